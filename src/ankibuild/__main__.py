@@ -1,0 +1,3 @@
+from ankibuild.cli import main
+
+main()

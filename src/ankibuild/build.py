@@ -1,0 +1,220 @@
+"""The pipeline: load and validate everything, then render, stamp and write.
+
+Nothing is written unless the whole bank is valid, and nothing is rewritten
+whose bytes would not change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import genanki
+
+from .changelog import Change, Changelog, write_changelog
+from .errors import AnkibuildError, BankError, LockChangedError, Problems, ShapeChangeError
+from .loader import bank_files, load
+from .lock import LOCK_FILE, Clock, Lock, read_lock, stamp_notes, stamp_notetype
+from .model import CARD_NAME, FIELDS, Bank, deck_id, notetype
+from .package import DeckInfo, NoteRow, PackageSpec, package_bytes, write_if_changed
+from .render import CardTemplates, RenderedNote, load_templates, render_note
+from .validate import check_unique_ids, validate_bank_file, validate_deck_file
+
+
+@dataclass(frozen=True)
+class Output:
+    """One ``.apkg`` of the build."""
+
+    path: Path
+    lang: str
+    decks: int
+    notes: int
+    written: bool
+
+
+@dataclass
+class BuildResult:
+    bank: Bank
+    outputs: list[Output] = field(default_factory=list)
+    changes: Changelog = field(default_factory=Changelog)
+    warnings: list[str] = field(default_factory=list)
+    lock_written: bool = False
+
+
+def load_bank(decks: Path, problems: Problems) -> Bank | None:
+    """Load and validate a bank folder: settings first, then every question file."""
+    bank_path, files = bank_files(decks)
+    if not bank_path.is_file():
+        problems.add(bank_path, "no bank file", hint="create bank.yaml with id, languages and topics")
+        return None
+    bank = validate_bank_file(load(bank_path, problems), problems)
+    if bank is None:
+        return None
+    parsed = [validate_deck_file(load(path, problems), bank, problems) for path in files]
+    decks_found = tuple(deck for deck in parsed if deck is not None)
+    check_unique_ids(decks_found, problems)
+    return Bank(bank.id, bank.languages, bank.titles, bank.topics, decks_found, bank.root, bank.shuffle)
+
+
+def check(*, decks: Path = Path("decks"), templates: Path = Path("templates"), strict: bool = False) -> Problems:
+    """Validate a bank and its templates without writing anything.
+
+    Raises :class:`BankError` when there are errors (or warnings, if ``strict``).
+    """
+    problems = Problems()
+    bank = load_bank(decks, problems)
+    if bank is not None:
+        for lang in bank.languages:
+            load_templates(templates, lang, problems)
+    _raise_for(problems, strict)
+    return problems
+
+
+def _raise_for(problems: Problems, strict: bool) -> None:
+    if problems.errors or (strict and problems.warnings):
+        raise BankError(problems.items)
+
+
+def build(
+    *,
+    decks: Path = Path("decks"),
+    templates: Path = Path("templates"),
+    out: Path = Path("dist"),
+    languages: Sequence[str] = (),
+    split: bool = False,
+    strict: bool = False,
+    frozen: bool = False,
+    dry_run: bool = False,
+    allow_shape_change: bool = False,
+    clock: Clock | None = None,
+) -> BuildResult:
+    """Build one ``.apkg`` per language (or per deck and language with ``split``).
+
+    ``frozen`` refuses to build when the lock would change; ``dry_run`` computes
+    everything and writes nothing (``--check`` uses it to tell if outputs would change).
+    """
+    problems = Problems()
+    bank = load_bank(decks, problems)
+    if bank is None:
+        raise BankError(problems.items)
+    langs = _languages(bank, languages)
+    card_templates = {lang: load_templates(templates, lang, problems) for lang in langs}
+    _raise_for(problems, strict)
+
+    result = BuildResult(bank, warnings=[p.describe() for p in problems.warnings])
+    notes = render_all(bank, langs)
+    types = {lang: notetype(bank, lang, t.front, t.back, t.css) for lang, t in card_templates.items()}
+    lock_path = decks / LOCK_FILE
+    old = read_lock(lock_path)
+    _guard_shape(old, langs, allow_shape_change, result)
+    new = _stamp(bank, card_templates, types, notes, old, clock or Clock(), result.changes)
+    lock_changed = new.dumps() != old.dumps()
+    if frozen and lock_changed:
+        raise LockChangedError(f"{lock_path} would change: run 'ankibuild build' and commit it.")
+    for path, lang, spec in _specs(bank, types, notes, new, out, split):
+        written = _write(path, package_bytes(spec), dry_run)
+        result.outputs.append(Output(path, lang, len(spec.decks), len(spec.notes), written))
+    if not dry_run:
+        result.lock_written = lock_changed and write_if_changed(lock_path, new.dumps().encode())
+        if result.changes:
+            write_changelog(out, result.changes, {lang: t.name for lang, t in types.items()})
+    return result
+
+
+def _write(path: Path, content: bytes, dry_run: bool) -> bool:
+    if dry_run:
+        return not path.is_file() or path.read_bytes() != content
+    return write_if_changed(path, content)
+
+
+def _languages(bank: Bank, requested: Sequence[str]) -> tuple[str, ...]:
+    unknown = [lang for lang in requested if lang not in bank.languages]
+    if unknown:
+        raise AnkibuildError(f"language(s) {', '.join(unknown)} not in the bank; it builds {', '.join(bank.languages)}")
+    return tuple(dict.fromkeys(requested)) or bank.languages
+
+
+def render_all(bank: Bank, langs: Sequence[str]) -> list[RenderedNote]:
+    """Every note of the build, by language, then in the bank's order."""
+    return [
+        render_note(bank, deck.key, question, lang)
+        for lang in langs
+        for deck in bank.decks
+        for question in deck.questions
+        if lang in question.translations
+    ]
+
+
+def _stamp(
+    bank: Bank,
+    card_templates: dict[str, CardTemplates],
+    types: dict[str, genanki.Model],
+    notes: list[RenderedNote],
+    old: Lock,
+    clock: Clock,
+    changes: Changelog,
+) -> Lock:
+    """The new lock: times for every note and notetype; what changed goes to ``changes``."""
+    entries, stamps = stamp_notes(((n.guid, n.question_id, n.lang, n.digest, n.parts) for n in notes), old, clock)
+    kept = {guid: e for guid, e in old.notes.items() if e.lang not in card_templates}  # other languages
+    new = Lock(bank.id, dict(old.notetypes), dict(sorted({**kept, **entries}.items())))
+    for lang, tpl in card_templates.items():
+        new.notetypes[lang] = stamp_notetype(lang, types[lang].model_id, FIELDS, (CARD_NAME,), tpl.digest, old, clock)
+        if lang in old.notetypes and new.notetypes[lang].mtime != old.notetypes[lang].mtime:
+            changes.add(Change(lang, "", "templates"))
+    for note in notes:
+        stamp = stamps[note.guid]
+        if stamp.status != "same":
+            changes.add(Change(note.lang, note.question_id, stamp.status, stamp.changed_parts))
+    for guid, entry in old.notes.items():
+        if entry.lang in card_templates and guid not in entries:
+            changes.add(Change(entry.lang, entry.question, "removed"))
+    changes.when = max([e.mtime for e in new.notes.values()] + [t.mtime for t in new.notetypes.values()])
+    return new
+
+
+def _guard_shape(old: Lock, langs: Sequence[str], allow: bool, result: BuildResult) -> None:
+    """Refuse to change the fields or card types of a notetype classmates already have."""
+    for lang in langs:
+        previous = old.notetypes.get(lang)
+        if previous is None or (previous.fields, previous.cards) == (FIELDS, (CARD_NAME,)):
+            continue
+        if not allow:
+            raise ShapeChangeError(
+                f"the '{lang}' note type would change its fields or card types "
+                f"(from {', '.join(previous.fields)} / {', '.join(previous.cards)} "
+                f"to {', '.join(FIELDS)} / {CARD_NAME}). Everyone who imported the deck would get "
+                "a copy of the note type and stop receiving updates to their existing notes. "
+                "If this is intended, rebuild with --allow-shape-change and tell them to tick "
+                "'Merge note types' when importing."
+            )
+        result.changes.add(Change(lang, "", "shape"))
+
+
+def _specs(
+    bank: Bank,
+    types: dict[str, genanki.Model],
+    notes: list[RenderedNote],
+    lock: Lock,
+    out: Path,
+    split: bool,
+) -> list[tuple[Path, str, PackageSpec]]:
+    """What each output file holds: all decks of a language, or one deck each with ``split``."""
+    by_deck: dict[tuple[str, str], list[NoteRow]] = {}
+    for note in notes:
+        did = deck_id(bank.id, note.deck_key, note.lang)
+        row = NoteRow(note.guid, note.fields, note.tags, lock.notes[note.guid].mtime, did)
+        by_deck.setdefault((note.lang, note.deck_key), []).append(row)
+    specs = []
+    for lang, model in types.items():
+        groups = (
+            [(f"{bank.id}-{d.key.replace('/', '-')}-{lang}", [d]) for d in bank.decks]
+            if split
+            else [(f"{bank.id}-{lang}", list(bank.decks))]
+        )
+        for stem, decks in groups:
+            infos = [DeckInfo(deck_id(bank.id, d.key, lang), bank.deck_name(d, lang)) for d in decks]
+            rows = [row for d in decks for row in by_deck.get((lang, d.key), [])]
+            specs.append((out / f"{stem}.apkg", lang, PackageSpec(model, lock.notetypes[lang].mtime, infos, rows)))
+    return specs

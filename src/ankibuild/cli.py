@@ -1,0 +1,134 @@
+"""The command line: options in, a library call, a summary out."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from . import __version__
+from .build import BuildResult, build, check
+from .errors import BankError, report
+
+_decks = click.option(
+    "--decks",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("decks"),
+    show_default=True,
+    help="The question bank folder.",
+)
+_templates = click.option(
+    "--templates",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("templates"),
+    show_default=True,
+    help="The card templates folder.",
+)
+_strict = click.option("--strict", is_flag=True, help="Treat warnings (e.g. missing translations) as errors.")
+
+
+@click.group()
+@click.version_option(__version__, prog_name="ankibuild")
+def main() -> None:
+    """Build multilingual multiple-choice Anki decks from a YAML question bank."""
+
+
+@main.command("build")
+@_decks
+@_templates
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("dist"),
+    show_default=True,
+    help="Where the .apkg files go.",
+)
+@click.option("--lang", "languages", multiple=True, metavar="CODE", help="Build only this language (repeatable).")
+@click.option("--split", is_flag=True, help="One .apkg per deck and language instead of one per language.")
+@_strict
+@click.option("--frozen", is_flag=True, help="Fail instead of updating the lock file (for CI).")
+@click.option(
+    "--check", "dry_run", is_flag=True, help="Write nothing; exit 1 if the outputs or the lock file would change."
+)
+@click.option(
+    "--allow-shape-change",
+    is_flag=True,
+    help="Allow changing a released note type's fields (classmates must merge note types).",
+)
+def build_command(
+    decks: Path,
+    templates: Path,
+    out: Path,
+    languages: tuple[str, ...],
+    split: bool,
+    strict: bool,
+    frozen: bool,
+    dry_run: bool,
+    allow_shape_change: bool,
+) -> None:
+    """Validate the bank and write one .apkg per language."""
+    result = build(
+        decks=decks,
+        templates=templates,
+        out=out,
+        languages=languages,
+        split=split,
+        strict=strict,
+        frozen=frozen,
+        dry_run=dry_run,
+        allow_shape_change=allow_shape_change,
+    )
+    _summary(result, dry_run)
+    if dry_run and (result.changes or any(o.written for o in result.outputs)):
+        raise SystemExit(1)
+
+
+@main.command("check")
+@_decks
+@_templates
+@_strict
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="json prints every problem as an object, for editors and CI.",
+)
+def check_command(decks: Path, templates: Path, strict: bool, fmt: str) -> None:
+    """Validate the bank and the templates; write nothing."""
+    try:
+        problems = check(decks=decks, templates=templates, strict=strict).items
+        failed = False
+    except BankError as err:
+        problems, failed = err.problems, True
+    if fmt == "json":
+        click.echo(json.dumps([p.as_dict() for p in sorted(problems)], ensure_ascii=False, indent=2))
+    else:
+        report(problems)
+        if not failed:
+            click.echo("The bank is valid.")
+    if failed:
+        raise SystemExit(1)
+
+
+def _summary(result: BuildResult, dry_run: bool) -> None:
+    for warning in result.warnings:
+        click.secho(f"warning: {warning}", fg="yellow", err=True)
+    bank = result.bank
+    questions = sum(len(d.questions) for d in bank.decks)
+    click.echo(f"Bank '{bank.id}': {len(bank.decks)} deck(s), {questions} question(s).")
+    verb = "would write" if dry_run else "wrote"
+    for output in result.outputs:
+        state = verb if output.written else "unchanged"
+        click.echo(f"  {output.lang}: {output.notes} notes in {output.decks} deck(s) -> {output.path} ({state})")
+    for lang, changes in result.changes.by_language().items():
+        click.echo(f"  {lang} changes: " + "; ".join(c.describe() for c in changes))
+    if not result.changes:
+        click.echo("  No changes since the last build.")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,185 @@
+"""The lock file: when each note's and notetype's content last changed.
+
+Anki updates an imported note only when the incoming modification time is newer
+than its own, and never compares content. So a note's time must move exactly
+when its content changes, and stay put otherwise, across builds on any machine:
+it is kept here, committed beside the bank.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from .errors import AnkibuildError
+
+LOCK_FILE = "ankibuild.lock"
+VERSION = 1
+
+
+@dataclass(frozen=True)
+class NoteLock:
+    guid: str
+    question: str
+    lang: str
+    digest: str
+    parts: tuple[str, ...]
+    mtime: int
+
+    def as_json(self) -> str:
+        return json.dumps(
+            {
+                "guid": self.guid,
+                "question": self.question,
+                "lang": self.lang,
+                "digest": self.digest,
+                "parts": " ".join(self.parts),
+                "mtime": self.mtime,
+            },
+            ensure_ascii=False,
+        )
+
+
+@dataclass(frozen=True)
+class NotetypeLock:
+    lang: str
+    id: int
+    fields: tuple[str, ...]
+    cards: tuple[str, ...]
+    digest: str
+    mtime: int
+
+    def as_json(self) -> str:
+        return json.dumps(
+            {
+                "id": self.id,
+                "fields": list(self.fields),
+                "cards": list(self.cards),
+                "digest": self.digest,
+                "mtime": self.mtime,
+            },
+            ensure_ascii=False,
+        )
+
+
+@dataclass
+class Lock:
+    bank: str = ""
+    notetypes: dict[str, NotetypeLock] = field(default_factory=dict)
+    notes: dict[str, NoteLock] = field(default_factory=dict)
+
+    def dumps(self) -> str:
+        """One line per note, in a stable order, so a change shows as a small diff."""
+        types = sorted(self.notetypes.values(), key=lambda t: t.lang)
+        notes = sorted(self.notes.values(), key=lambda n: (n.question, n.lang))
+        lines = [
+            "{",
+            f'"version": {VERSION},',
+            f'"bank": {json.dumps(self.bank)},',
+            '"notetypes": {',
+            ",\n".join(f"  {json.dumps(t.lang)}: {t.as_json()}" for t in types),
+            "},",
+            '"notes": [',
+            ",\n".join(f"  {n.as_json()}" for n in notes),
+            "]",
+            "}",
+        ]
+        return "\n".join(line for line in lines if line) + "\n"
+
+
+def read_lock(path: Path) -> Lock:
+    """The lock of the previous build, or an empty one for a bank's first build."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return Lock(
+            data["bank"],
+            {
+                lang: NotetypeLock(lang, t["id"], tuple(t["fields"]), tuple(t["cards"]), t["digest"], t["mtime"])
+                for lang, t in data["notetypes"].items()
+            },
+            {
+                n["guid"]: NoteLock(
+                    n["guid"], n["question"], n["lang"], n["digest"], tuple(n["parts"].split()), n["mtime"]
+                )
+                for n in data["notes"]
+            },
+        )
+    except FileNotFoundError:
+        return Lock()
+    except (ValueError, KeyError, TypeError) as err:
+        raise AnkibuildError(
+            f"{path}: the lock file is damaged ({err}). Restore it from git "
+            "(git checkout -- {path.name}): without it, classmates' decks stop updating."
+        ) from err
+
+
+class Clock:
+    """Hands out modification times: whole seconds, never in the future.
+
+    ``SOURCE_DATE_EPOCH`` fixes the time of a bank's first build, so that it is
+    reproducible from a clean checkout.
+    """
+
+    def __init__(self, now: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep) -> None:
+        self._now = now
+        self._sleep = sleep
+
+    def first(self) -> int:
+        epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
+        return int(epoch) if epoch.isdigit() else int(self._now())
+
+    def after(self, previous: int) -> int:
+        """A time strictly newer than ``previous``: waits out the current second if needed."""
+        while int(self._now()) <= previous:
+            self._sleep(previous + 1 - self._now())
+        return int(self._now())
+
+
+@dataclass(frozen=True)
+class Stamped:
+    """An item with the time its content last changed, and what changed."""
+
+    mtime: int
+    status: str  # "new", "changed" or "same"
+    changed_parts: tuple[int, ...] = ()
+
+
+def stamp_notes(
+    notes: Iterable[tuple[str, str, str, str, tuple[str, ...]]],
+    lock: Lock,
+    clock: Clock,
+) -> tuple[dict[str, NoteLock], dict[str, Stamped]]:
+    """New lock entries and stamps for ``(guid, question, lang, digest, parts)`` rows."""
+    entries: dict[str, NoteLock] = {}
+    stamps: dict[str, Stamped] = {}
+    now: int | None = None
+    for guid, question, lang, digest, parts in notes:
+        old = lock.notes.get(guid)
+        if old is not None and old.digest == digest:
+            entries[guid] = replace(old, question=question, lang=lang)
+            stamps[guid] = Stamped(old.mtime, "same")
+            continue
+        if old is None:
+            now = now if now is not None else (clock.first() if not lock.notes else clock.after(0))
+            mtime, status, diff = now, "new", tuple[int, ...]()
+        else:
+            mtime = clock.after(old.mtime)
+            status = "changed"
+            diff = tuple(i for i, (a, b) in enumerate(zip(old.parts, parts, strict=False)) if a != b)
+        entries[guid] = NoteLock(guid, question, lang, digest, parts, mtime)
+        stamps[guid] = Stamped(mtime, status, diff)
+    return entries, stamps
+
+
+def stamp_notetype(
+    lang: str, type_id: int, fields: tuple[str, ...], cards: tuple[str, ...], digest: str, lock: Lock, clock: Clock
+) -> NotetypeLock:
+    old = lock.notetypes.get(lang)
+    if old is not None and old.digest == digest and old.id == type_id:
+        return replace(old, fields=fields, cards=cards)
+    mtime = clock.first() if old is None else clock.after(old.mtime)
+    return NotetypeLock(lang, type_id, fields, cards, digest, mtime)

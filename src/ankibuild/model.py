@@ -1,0 +1,136 @@
+"""The validated bank, and the stable identities derived from it.
+
+Every id here is a pure function of names that never change (the bank id, a
+question id, a language code), so a rebuild lands on the same notes, notetypes
+and decks in a classmate's collection.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import genanki
+
+#: The notetype's fields, in order. Never change this list after a release:
+#: Anki forks a notetype whose fields differ ("Name+") and stops updating every
+#: note that uses it. ``tests/test_model.py`` guards it.
+FIELDS: tuple[str, ...] = (
+    "ID",
+    "Question",
+    "A",
+    "B",
+    "C",
+    "D",
+    "E",
+    "F",
+    "Answer",
+    "Explanation",
+)
+#: The notetype's single card type; its name is part of the notetype's shape too.
+CARD_NAME = "Multiple choice"
+LETTERS: tuple[str, ...] = FIELDS[2:8]
+MAX_OPTIONS = len(LETTERS)
+MIN_OPTIONS = 2
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where something was written, to point a student at it."""
+
+    path: Path
+    line: int = 0
+    column: int = 0
+
+
+@dataclass(frozen=True)
+class Translation:
+    """A question's text in one language."""
+
+    question: str
+    options: tuple[str, ...]
+    explanation: str
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    topics: tuple[str, ...]
+    answer: str
+    translations: dict[str, Translation]
+    source: Source
+
+    @property
+    def answer_index(self) -> int:
+        return LETTERS.index(self.answer)
+
+
+@dataclass(frozen=True)
+class Deck:
+    """One question file: a deck with a title per language."""
+
+    key: str
+    titles: dict[str, str]
+    questions: tuple[Question, ...]
+    source: Source
+
+
+@dataclass(frozen=True)
+class Bank:
+    id: str
+    languages: tuple[str, ...]
+    titles: dict[str, str]
+    topics: dict[str, dict[str, str]]
+    decks: tuple[Deck, ...]
+    root: Path
+    shuffle: bool = False
+
+    def deck_name(self, deck: Deck, lang: str) -> str:
+        title = deck.titles.get(lang) or deck.key
+        parent = self.titles.get(lang)
+        return f"{parent}::{title}" if parent else title
+
+
+def stable_int(*parts: str) -> int:
+    """A positive 63-bit-safe integer from names, for notetype, deck, note and card ids.
+
+    Kept within 2**50 and above 2**40 so it looks like a past millisecond
+    timestamp: Anki rewrites ids that lie more than a day in the future.
+    """
+    digest = hashlib.sha256("\x1f".join(parts).encode()).digest()
+    return (1 << 40) + int.from_bytes(digest[:8], "big") % (1 << 40)
+
+
+def note_guid(bank_id: str, question_id: str, lang: str) -> str:
+    """The GUID of a question in one language: never depends on the text.
+
+    The bank id namespaces it so that two banks with a question ``q1`` never
+    collide in one collection.
+    """
+    return str(genanki.guid_for("ankibuild", bank_id, question_id, lang))
+
+
+def notetype_id(bank_id: str, lang: str) -> int:
+    return stable_int("notetype", bank_id, lang)
+
+
+def deck_id(bank_id: str, deck_key: str, lang: str) -> int:
+    return stable_int("deck", bank_id, deck_key, lang)
+
+
+def topic_tag(slug: str) -> str:
+    """Topic slugs are validated as Anki-safe, so the tag is the slug itself."""
+    return slug
+
+
+def notetype(bank: Bank, lang: str, front: str, back: str, css: str) -> genanki.Model:
+    """The bank's notetype for one language: fixed fields, one card type."""
+    return genanki.Model(
+        notetype_id(bank.id, lang),
+        f"{bank.id} ({lang})",
+        fields=[{"name": name} for name in FIELDS],
+        templates=[{"name": CARD_NAME, "qfmt": front, "afmt": back}],
+        css=css,
+        sort_field_index=FIELDS.index("Question"),
+    )

@@ -1,0 +1,179 @@
+"""Package stage: write ``.apkg`` files that are byte-for-byte reproducible.
+
+genanki provides the collection schema, the notetype and the deck records;
+notes and cards are inserted here in bulk with their own modification times
+and ids derived from their GUIDs, so nothing depends on the wall clock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import sqlite3
+import tempfile
+import zipfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import genanki
+
+from .model import stable_int
+
+#: Every zip entry gets this time: the earliest a zip file can record.
+ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+
+
+@dataclass(frozen=True)
+class NoteRow:
+    """A note as it goes into the collection."""
+
+    guid: str
+    fields: tuple[str, ...]
+    tags: tuple[str, ...]
+    mtime: int
+    deck_id: int
+
+
+@dataclass(frozen=True)
+class DeckInfo:
+    id: int
+    name: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class PackageSpec:
+    """Everything one ``.apkg`` holds."""
+
+    notetype: genanki.Model
+    notetype_mtime: int
+    decks: Sequence[DeckInfo]
+    notes: Sequence[NoteRow]
+    media: Sequence[tuple[str, bytes]] = ()
+
+
+def _write_notes(cursor: sqlite3.Cursor, model: genanki.Model, notes: Sequence[NoteRow]) -> None:
+    sort_index = model.sort_field_index
+    cursor.executemany(
+        "INSERT INTO notes VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+        (
+            (
+                stable_int("note", n.guid),
+                n.guid,
+                model.model_id,
+                n.mtime,
+                -1,
+                f" {' '.join(n.tags)} " if n.tags else "",
+                "\x1f".join(n.fields),
+                n.fields[sort_index],
+                0,
+                0,
+                "",
+            )
+            for n in notes
+        ),
+    )
+    # One card per note (the notetype has one card type); new cards keep the
+    # bank's order through their due position.
+    cursor.executemany(
+        "INSERT INTO cards VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        (
+            (
+                stable_int("card", n.guid, "0"),
+                stable_int("note", n.guid),
+                n.deck_id,
+                0,
+                n.mtime,
+                -1,
+                0,
+                0,
+                position,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                "",
+            )
+            for position, n in enumerate(notes, start=1)
+        ),
+    )
+
+
+def collection_bytes(spec: PackageSpec) -> bytes:
+    """The SQLite collection of a package; identical input gives identical bytes."""
+    with _temporary_path(".anki2") as path:
+        conn = sqlite3.connect(path)
+        try:
+            cursor = conn.cursor()
+            # genanki writes the schema, decks and notetype; the notes follow in bulk.
+            decks = [genanki.Deck(deck.id, deck.name, deck.description) for deck in spec.decks]
+            for deck in decks:
+                deck.add_model(spec.notetype)
+            genanki.Package(decks).write_to_db(cursor, spec.notetype_mtime, iter(()))
+            _write_notes(cursor, spec.notetype, spec.notes)
+            conn.commit()
+        finally:
+            conn.close()
+        return path.read_bytes()
+
+
+@contextlib.contextmanager
+def _temporary_path(suffix: str) -> Iterator[Path]:
+    handle, name = tempfile.mkstemp(suffix=suffix)
+    os.close(handle)
+    try:
+        yield Path(name)
+    finally:
+        Path(name).unlink()
+
+
+def _entry(name: str) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name, date_time=ZIP_TIME)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.create_system = 3  # the same on every platform
+    info.external_attr = 0o644 << 16
+    return info
+
+
+def package_bytes(spec: PackageSpec) -> bytes:
+    """The whole ``.apkg``: fixed entry order and times, deflated."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr(_entry("collection.anki2"), collection_bytes(spec))
+        names = {str(index): name for index, (name, _) in enumerate(spec.media)}
+        archive.writestr(_entry("media"), json.dumps(names, sort_keys=True))
+        for index, (_, content) in enumerate(spec.media):
+            archive.writestr(_entry(str(index)), content)
+    return buffer.getvalue()
+
+
+def write_if_changed(path: Path, content: bytes) -> bool:
+    """Atomically replace ``path`` with ``content``; False when it already holds it.
+
+    The content goes to a temporary file beside the target and is renamed over
+    it, so an interrupted build leaves the previous file whole.
+    """
+    with contextlib.suppress(OSError):
+        if path.stat().st_size == len(content) and path.read_bytes() == content:
+            return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    temporary = Path(name)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(content)
+            out.flush()
+            os.fsync(out.fileno())
+        temporary.chmod(0o644)
+        temporary.replace(path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    return True

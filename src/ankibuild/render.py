@@ -1,0 +1,192 @@
+"""Render stage: card templates per language, and each question as note fields.
+
+Card templates are Anki templates (``{{Field}}``) with build-time placeholders
+``[[name]]`` for the language's wording, so the card structure is written once
+in ``templates/default/`` and each language folder holds only its labels (and,
+when it must, its own ``front.html`` or ``back.html``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import Problems, Severity
+from .languages import is_rtl
+from .loader import Map, load
+from .model import CARD_NAME, FIELDS, LETTERS, Bank, Question, note_guid, topic_tag
+
+DEFAULT = "default"
+TEMPLATE_FILES = ("front.html", "back.html")
+STYLESHEET = "style.css"
+LABELS = "labels.yaml"
+
+#: Fields Anki fills in itself; a template may use them beside ours.
+SPECIAL_FIELDS = frozenset({"FrontSide", "Tags", "Type", "Deck", "Subdeck", "Card", "CardFlag", "CardID"})
+_TAG = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
+_PLACEHOLDER = re.compile(r"\[\[\s*([a-z_]+)\s*\]\]")
+
+
+@dataclass(frozen=True)
+class CardTemplates:
+    """What one language's notetype is made of."""
+
+    lang: str
+    front: str
+    back: str
+    css: str
+
+    @property
+    def digest(self) -> str:
+        return _digest(CARD_NAME, *FIELDS, self.front, self.back, self.css)
+
+
+@dataclass(frozen=True)
+class RenderedNote:
+    """A question in one language, ready to be written as a note."""
+
+    guid: str
+    question_id: str
+    lang: str
+    deck_key: str
+    fields: tuple[str, ...]
+    tags: tuple[str, ...]
+
+    @property
+    def parts(self) -> tuple[str, ...]:
+        """A short digest per field and one for the tags, to tell what changed."""
+        return tuple(_digest(value)[:8] for value in (*self.fields, " ".join(self.tags)))
+
+    @property
+    def digest(self) -> str:
+        return _digest(*self.parts)
+
+
+def _digest(*parts: str) -> str:
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]
+
+
+def render_text(text: str) -> str:
+    """Plain text as HTML: shown exactly as written, line breaks kept."""
+    return html.escape(text, quote=False).replace("\n", "<br>")
+
+
+def render_note(bank: Bank, deck_key: str, question: Question, lang: str) -> RenderedNote:
+    text = question.translations[lang]
+    options = [render_text(option) for option in text.options]
+    options += [""] * (len(LETTERS) - len(options))
+    fields = (
+        html.escape(question.id),
+        render_text(text.question),
+        *options,
+        question.answer,
+        render_text(text.explanation),
+    )
+    return RenderedNote(
+        note_guid(bank.id, question.id, lang),
+        question.id,
+        lang,
+        deck_key,
+        fields,
+        tuple(sorted(topic_tag(t) for t in question.topics)),
+    )
+
+
+def load_templates(root: Path, lang: str, problems: Problems) -> CardTemplates:
+    """The templates of one language, strict: unknown fields and labels are errors."""
+    folder = root / lang
+    if not folder.is_dir():
+        problems.add(
+            folder,
+            f"no templates for '{lang}': the default (English) wording is used",
+            hint=f"create {folder.name}/{LABELS} with the labels in that language",
+            severity=Severity.WARNING,
+        )
+    labels = _labels(root, lang, problems)
+    front, back = (_template(root, lang, name, labels, problems) for name in TEMPLATE_FILES)
+    css_path = root / STYLESHEET
+    css = _read(css_path, problems) or ""
+    return CardTemplates(lang, front, back, css)
+
+
+def _find(root: Path, lang: str, name: str) -> Path:
+    own = root / lang / name
+    return own if own.is_file() else root / DEFAULT / name
+
+
+def _read(path: Path, problems: Problems) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        problems.add(path, "template file is missing", hint="restore it, or run from the folder that has 'templates/'")
+    except (OSError, UnicodeDecodeError) as err:
+        problems.add(path, f"cannot read the template: {err}")
+    return None
+
+
+def _labels(root: Path, lang: str, problems: Problems) -> dict[str, str]:
+    """Default wording overlaid with the language's own; the language and direction too."""
+    labels: dict[str, str] = {"lang": lang, "dir": "rtl" if is_rtl(lang) else "ltr"}
+    for path in (root / DEFAULT / LABELS, root / lang / LABELS):
+        if not path.is_file():
+            continue
+        data = load(path, problems).data
+        if not isinstance(data, Map):
+            problems.add(path, "labels must be a mapping of name: text", line=1, column=1)
+            continue
+        labels.update({str(k): str(v) for k, v in data.items()})
+    return labels
+
+
+def _template(root: Path, lang: str, name: str, labels: dict[str, str], problems: Problems) -> str:
+    path = _find(root, lang, name)
+    text = _read(path, problems)
+    if text is None:
+        return ""
+    check_template(path, text, problems)
+
+    def label(match: re.Match[str]) -> str:
+        key = match.group(1)
+        if key not in labels:
+            problems.add(
+                path,
+                f"unknown label [[{key}]]",
+                line=_line(text, match.start()),
+                hint=f"define '{key}' in {DEFAULT}/{LABELS}",
+            )
+            return ""
+        return html.escape(labels[key])
+
+    return _PLACEHOLDER.sub(label, text)
+
+
+def _line(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def check_template(path: Path, text: str, problems: Problems) -> None:
+    """Anki would show a template error on every card: catch it at build time."""
+    open_sections: list[tuple[str, int]] = []
+    for match in _TAG.finditer(text):
+        line = _line(text, match.start())
+        tag = match.group(1).strip()
+        kind, name = (tag[0], tag[1:].strip()) if tag[:1] in "#^/" else ("", tag.split(":")[-1].strip())
+        if kind in "#^" and kind:
+            open_sections.append((name, line))
+        elif kind == "/":
+            if not open_sections or open_sections[-1][0] != name:
+                expected = f"{{{{/{open_sections[-1][0]}}}}}" if open_sections else "nothing to close"
+                problems.add(
+                    path, f"{{{{/{name}}}}} closes a section that is not open", line=line, hint=f"expected {expected}"
+                )
+                continue
+            open_sections.pop()
+        if name not in FIELDS and name not in SPECIAL_FIELDS:
+            problems.add(
+                path, f"unknown field '{name}' in {{{{{tag}}}}}", line=line, hint=f"fields are: {', '.join(FIELDS)}"
+            )
+    for name, line in open_sections:
+        problems.add(path, f"section {{{{#{name}}}}} is never closed", line=line, hint=f"add {{{{/{name}}}}}")

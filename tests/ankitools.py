@@ -1,0 +1,53 @@
+"""The official Anki library, used the way Anki desktop imports a shared deck."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from anki.collection import Collection  # imported first: anki.cards depends on it
+
+from anki.cards import CardId  # isort: skip
+from anki.import_export_pb2 import ImportAnkiPackageOptions, ImportAnkiPackageRequest
+
+TEMPLATE_ERROR = "template-errors"  # Anki links to its help page inside a broken card
+
+
+@dataclass(frozen=True)
+class ImportLog:
+    new: int
+    updated: int
+    duplicate: int
+    conflicting: int
+
+
+@contextmanager
+def collection(path: Path) -> Iterator[Collection]:
+    col = Collection(str(path))
+    try:
+        yield col
+    finally:
+        col.close()
+
+
+def import_package(col: Collection, package: Path) -> ImportLog:
+    """Import with Anki desktop's defaults on a new profile (update if newer, no merge)."""
+    response = col.import_anki_package(
+        ImportAnkiPackageRequest(package_path=str(package.resolve()), options=ImportAnkiPackageOptions())
+    )
+    col._clear_caches()
+    log = response.log
+    return ImportLog(len(log.new), len(log.updated), len(log.duplicate), len(log.conflicting))
+
+
+def review_log(col: Collection) -> list[int]:
+    """Ids of every review ever made in the collection."""
+    assert col.db is not None
+    return list(col.db.list("select id from revlog order by id"))
+
+
+def render(col: Collection, card_id: CardId) -> tuple[str, str]:
+    output = col.get_card(card_id).render_output(reload=True)
+    return output.question_text, output.answer_text

@@ -1,0 +1,61 @@
+"""Shared fixtures: a copy of the sample bank to edit, and real Anki collections."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ankibuild import BuildResult, build
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).resolve().parent / "data"
+
+
+@dataclass
+class Project:
+    """A bank, its templates and an output folder, all inside ``tmp_path``."""
+
+    root: Path
+
+    @property
+    def decks(self) -> Path:
+        return self.root / "decks"
+
+    @property
+    def templates(self) -> Path:
+        return self.root / "templates"
+
+    @property
+    def out(self) -> Path:
+        return self.root / "dist"
+
+    def build(self, **options: Any) -> BuildResult:
+        """``ankibuild.build`` on this project's folders."""
+        return build(decks=self.decks, templates=self.templates, out=self.out, **options)
+
+    def edit(self, relative: str, old: str, new: str) -> None:
+        path = self.decks / relative
+        text = path.read_text(encoding="utf-8")
+        assert old in text, f"{old!r} not in {relative}"
+        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
+    """The sample bank and templates, without a lock: a bank's first build."""
+    shutil.copytree(ROOT / "decks", tmp_path / "decks", ignore=shutil.ignore_patterns("ankibuild.lock"))
+    shutil.copytree(ROOT / "templates", tmp_path / "templates")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    return Project(tmp_path)
+
+
+def use_scenario(project: Project, name: str) -> Project:
+    """Put the test bank ``tests/data/<name>`` in place of the project's sample bank."""
+    shutil.rmtree(project.decks)
+    shutil.copytree(DATA / name, project.decks)
+    return project
