@@ -105,14 +105,16 @@ def test_unchanged_sources_give_identical_bytes_and_write_nothing(project: Proje
         assert {i.compress_type for i in archive.infolist()} == {zipfile.ZIP_DEFLATED}
 
 
-def test_a_fresh_checkout_with_the_lock_builds_the_same_bytes(project: Project, tmp_path: Path) -> None:
-    """Outputs depend on sources and lock only: deleting dist/ and rebuilding restores them."""
+def test_a_fresh_checkout_with_the_lock_builds_the_same_bytes(project: Project) -> None:
+    """Outputs depend on the committed sources only: deleting dist/ and rebuilding restores them all."""
     project.build()
-    before = {p.name: _sha(p) for p in project.out.glob("*.apkg")}
+    before = {p.name: _sha(p) for p in project.out.iterdir()}
+    assert "CHANGELOG.md" in before and (project.decks / "CHANGELOG.md").is_file()
     for path in project.out.iterdir():
         path.unlink()
-    project.build()
-    assert {p.name: _sha(p) for p in project.out.glob("*.apkg")} == before
+    result = project.build()
+    assert not result.changes
+    assert {p.name: _sha(p) for p in project.out.iterdir()} == before
 
 
 def test_first_build_honours_source_date_epoch(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import genanki
 
-from .changelog import Change, Changelog, write_changelog
+from .changelog import CHANGELOG_FILE, Change, Changelog, publish_changelog, update_changelog
 from .errors import AnkibuildError, BankError, LockChangedError, Problems, ShapeChangeError
 from .loader import bank_files, load
 from .lock import LOCK_FILE, Clock, Lock, read_lock, stamp_notes, stamp_notetype
@@ -117,8 +117,10 @@ def build(
         result.outputs.append(Output(path, lang, len(spec.decks), len(spec.notes), written))
     if not dry_run:
         result.lock_written = lock_changed and write_if_changed(lock_path, new.dumps().encode())
+        history = decks / CHANGELOG_FILE
         if result.changes:
-            write_changelog(out, result.changes, {lang: t.name for lang, t in types.items()})
+            update_changelog(history, result.changes, {lang: t.name for lang, t in types.items()})
+        publish_changelog(history, out)
     return result
 
 

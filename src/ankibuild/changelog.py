@@ -13,6 +13,8 @@ CHANGELOG_FILE = "CHANGELOG.md"
 HEADER = "# Changelog\n"
 #: Names of the lock's parts: one per field, then the tags.
 PART_NAMES = (*FIELDS, "tags")
+#: A first build adds every question: list that many, then count the rest.
+MAX_LISTED = 50
 
 
 @dataclass(frozen=True)
@@ -65,7 +67,11 @@ def section(log: Changelog, notetype_names: dict[str, str]) -> str:
     lines = [f"## {stamp}", ""]
     for lang, changes in log.by_language().items():
         lines += [f"### {lang}", ""]
-        lines += [f"- {change.describe()}" for change in changes]
+        added = [c for c in changes if c.kind == "new"]
+        shown = [c for c in changes if c.kind != "new" or c in added[:MAX_LISTED]]
+        lines += [f"- {change.describe()}" for change in shown]
+        if len(added) > MAX_LISTED:
+            lines.append(f"- and {len(added) - MAX_LISTED} more questions added")
         removed = [c.question for c in changes if c.kind == "removed"]
         if removed:
             lines += ["", _removal_help(notetype_names.get(lang, lang), removed)]
@@ -81,12 +87,21 @@ def _removal_help(notetype_name: str, removed: list[str]) -> str:
     )
 
 
-def write_changelog(out: Path, log: Changelog, notetype_names: dict[str, str]) -> None:
-    """Put this build's section at the top of ``CHANGELOG.md`` (newest first)."""
-    path = out / CHANGELOG_FILE
+def update_changelog(history: Path, log: Changelog, notetype_names: dict[str, str]) -> None:
+    """Put this build's section at the top of the bank's changelog (newest first)."""
     try:
-        previous = path.read_text(encoding="utf-8").removeprefix(HEADER).lstrip("\n")
+        previous = history.read_text(encoding="utf-8").removeprefix(HEADER).lstrip("\n")
     except FileNotFoundError:
         previous = ""
     text = f"{HEADER}\n{section(log, notetype_names)}\n{previous}".rstrip("\n") + "\n"
-    write_if_changed(path, text.encode())
+    write_if_changed(history, text.encode())
+
+
+def publish_changelog(history: Path, out: Path) -> None:
+    """Copy the bank's changelog beside the packages, so it ships with them.
+
+    The history lives beside the lock and is committed with it: a build on a
+    fresh checkout (CI) finds nothing new, yet still publishes every entry.
+    """
+    if history.is_file():
+        write_if_changed(out / CHANGELOG_FILE, history.read_bytes())

@@ -113,7 +113,7 @@ def read_lock(path: Path) -> Lock:
     except (ValueError, KeyError, TypeError) as err:
         raise AnkibuildError(
             f"{path}: the lock file is damaged ({err}). Restore it from git "
-            "(git checkout -- {path.name}): without it, classmates' decks stop updating."
+            f"(git checkout -- {path}): without it, classmates' decks stop updating."
         ) from err
 
 

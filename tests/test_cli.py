@@ -1,0 +1,119 @@
+"""The command line: exit codes, --check, --frozen and the note type shape guard."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner, Result
+
+from ankibuild.cli import main
+from ankibuild.lock import LOCK_FILE
+
+from .conftest import Project
+
+EDIT = ("ai-hardware.yaml", "Die arithmetische Intensität ist sehr niedrig", "Die Intensität ist niedrig")
+
+
+def _run(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def _snapshot(project: Project) -> dict[Path, str]:
+    files = [*project.out.glob("*"), project.decks / LOCK_FILE]
+    return {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in files if p.exists()}
+
+
+def test_build_writes_a_package_per_language_and_says_so(project: Project) -> None:
+    """`ankibuild build` exits 0 and summarises decks, notes per language and files."""
+    result = _run("build")
+    assert result.exit_code == 0, result.output
+    assert "Bank 'ai-stack': 1 deck(s), 6 question(s)." in result.output
+    for lang in ("de", "fr", "en"):
+        assert f"{lang}: 6 notes in 1 deck(s) -> dist/ai-stack-{lang}.apkg (wrote)" in result.output
+        assert (project.out / f"ai-stack-{lang}.apkg").is_file()
+
+
+def test_lang_and_split_choose_the_packages(project: Project) -> None:
+    """--lang builds only that language; --split writes one package per deck."""
+    assert _run("build", "--lang", "fr", "--split", "--out", "out").exit_code == 0
+    assert sorted(p.name for p in (project.root / "out").glob("*.apkg")) == ["ai-stack-ai-hardware-fr.apkg"]
+
+
+def test_an_unknown_language_is_an_error_not_a_traceback(project: Project) -> None:
+    """Asking for a language the bank does not build exits 1 with the list of languages."""
+    result = _run("build", "--lang", "es")
+    assert result.exit_code == 1
+    assert "es not in the bank; it builds de, fr, en" in result.output
+
+
+def test_check_exits_1_when_a_build_would_change_something_and_writes_nothing(project: Project) -> None:
+    """--check: 1 before the first build and after an edit, 0 when up to date; never writes."""
+    assert _run("build", "--check").exit_code == 1
+    assert not project.out.exists() and not (project.decks / LOCK_FILE).exists()
+    assert _run("build").exit_code == 0
+    assert _run("build", "--check").exit_code == 0
+    project.edit(*EDIT)
+    before = _snapshot(project)
+    result = _run("build", "--check")
+    assert result.exit_code == 1
+    assert "changed elementwise-ops-memory-bound (Explanation)" in result.output
+    assert _snapshot(project) == before
+
+
+def test_frozen_refuses_to_change_the_lock(project: Project) -> None:
+    """--frozen (for CI) fails when the lock file is out of date, and writes nothing."""
+    assert _run("build").exit_code == 0
+    assert _run("build", "--frozen").exit_code == 0
+    project.edit(*EDIT)
+    before = _snapshot(project)
+    result = _run("build", "--frozen")
+    assert result.exit_code == 1
+    assert "would change: run 'ankibuild build' and commit it" in result.output
+    assert _snapshot(project) == before
+
+
+def _old_shape(project: Project) -> None:
+    """Pretend the released note types had one field fewer than this version's."""
+    path = project.decks / LOCK_FILE
+    data = json.loads(path.read_text(encoding="utf-8"))
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for lang in data["notetypes"]:
+        lines = [
+            line.replace('"Answer", "Explanation"]', '"Answer"]') if line.startswith(f'  "{lang}"') else line
+            for line in lines
+        ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def test_shape_guard_stops_a_build_that_would_fork_released_note_types(project: Project) -> None:
+    """A field list that differs from the released one stops the build and explains why."""
+    assert _run("build").exit_code == 0
+    _old_shape(project)
+    before = _snapshot(project)
+    result = _run("build")
+    assert result.exit_code == 1
+    assert "Everyone who imported the deck would get a copy of the note type" in result.output
+    assert "--allow-shape-change" in result.output
+    assert _snapshot(project) == before
+
+
+def test_allowed_shape_change_tells_classmates_to_merge_note_types(project: Project) -> None:
+    """With --allow-shape-change the build goes on and the changelog asks for a merge."""
+    assert _run("build").exit_code == 0
+    _old_shape(project)
+    result = _run("build", "--allow-shape-change")
+    assert result.exit_code == 0, result.output
+    changelog = (project.out / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert changelog.count("tick 'Merge note types' when importing") == 3
+    assert '"Explanation"]' in (project.decks / LOCK_FILE).read_text(encoding="utf-8")
+    assert _run("build").exit_code == 0  # the lock now records the new shape
+
+
+def test_python_dash_m_runs_the_same_cli() -> None:
+    """`python -m ankibuild` is the same program as `ankibuild`."""
+    result = subprocess.run([sys.executable, "-m", "ankibuild", "--version"], capture_output=True, text=True)
+    assert result.returncode == 0 and result.stdout.startswith("ankibuild, version")
