@@ -14,8 +14,10 @@ from ankibuild.cli import main
 from ankibuild.errors import Problem, Severity
 from ankibuild.media import MAX_IMAGE_BYTES
 
-from .ankitools import collection, import_package
+from .ankitools import collection, import_package, render
 from .conftest import Project, use_scenario
+
+LANGS = ("de", "fr", "en")
 
 
 def packaged_media(package: Path) -> dict[str, bytes]:
@@ -25,11 +27,68 @@ def packaged_media(package: Path) -> dict[str, bytes]:
         return {name: archive.read(index) for index, name in names.items()}
 
 
+def roofline_name(project: Project, lang: str = "en") -> str:
+    (name,) = packaged_media(project.out / f"ai-stack-{lang}.apkg")
+    return name
+
+
 def line_of(path: Path, text: str) -> int:
     """The line of a bank file that holds ``text``: where a problem about it must point."""
     lines = path.read_text(encoding="utf-8").splitlines()
     (number,) = [n for n, line in enumerate(lines, start=1) if text in line]
     return number
+
+
+def test_sample_packages_show_formula_code_and_image_and_anki_finds_no_media_problem(
+    project: Project, tmp_path: Path
+) -> None:
+    """Every language's package carries the diagram; Anki's media check finds nothing missing or unused."""
+    project.build()
+    svg = (project.decks / "media" / "roofline.svg").read_bytes()
+    with collection(tmp_path / "c.anki2") as col:
+        for lang in LANGS:
+            media = packaged_media(project.out / f"ai-stack-{lang}.apkg")
+            assert list(media.values()) == [svg]
+            (name,) = media
+            assert name.startswith("roofline-") and name.endswith(".svg")
+            import_package(col, project.out / f"ai-stack-{lang}.apkg")
+        check = col.media.check()
+        assert (list(check.missing), list(check.unused), list(check.missing_media_notes)) == ([], [], [])
+        assert (Path(col.media.dir()) / roofline_name(project)).read_bytes() == svg
+        for lang in LANGS:
+            decode = col.find_cards(f'"ID:w4a16-decode" "note:ai-stack ({lang})"')
+            _, back = render(col, decode[0])
+            assert f'<img src="{roofline_name(project, lang)}" alt="' in back
+            assert r"\( I = \frac{\text{FLOPs}}{\text{" in back and r"\( I \approx 4 \)" in back
+            conv = col.find_cards(f'"ID:conv-im2col-gemm" "note:ai-stack ({lang})"')
+            _, back = render(col, conv[0])
+            assert (
+                '<pre class="ab-code" data-lang="python"><code><span class="ab-hl-keyword">import</span> torch' in back
+            )
+            assert '<span class="ab-hl-comment"># N, C, H, W</span>' in back
+
+
+def test_a_changed_image_arrives_under_a_new_name_and_updates_the_note(project: Project, tmp_path: Path) -> None:
+    """The hash in the name changes the field, so the note is newer and Anki's default import updates it."""
+    project.build()
+    old = roofline_name(project)
+    with collection(tmp_path / "c.anki2") as col:
+        import_package(col, project.out / "ai-stack-en.apkg")
+        svg = project.decks / "media" / "roofline.svg"
+        svg.write_text(svg.read_text(encoding="utf-8").replace("#1f5fbf", "#0b7a75"), encoding="utf-8")
+        result = project.build()
+        new = roofline_name(project)
+        assert new != old and new.startswith("roofline-")
+        assert packaged_media(project.out / "ai-stack-en.apkg") == {new: svg.read_bytes()}
+        changes = {(c.lang, c.question) for c in result.changes.items}
+        assert changes == {(lang, "w4a16-decode") for lang in LANGS}
+
+        log = import_package(col, project.out / "ai-stack-en.apkg")
+        assert (log.new, log.updated, log.conflicting) == (0, 1, 0)
+        (nid,) = col.find_notes('"ID:w4a16-decode"')
+        assert f'<img src="{new}"' in col.get_note(nid)["Explanation"]
+        assert (Path(col.media.dir()) / new).read_bytes() == svg.read_bytes()
+        assert list(col.media.check().missing) == []
 
 
 def test_same_file_name_in_two_folders_never_collides(project: Project, tmp_path: Path) -> None:
