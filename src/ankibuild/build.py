@@ -6,7 +6,7 @@ whose bytes would not change.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,6 +16,7 @@ from .changelog import CHANGELOG_FILE, Change, Changelog, publish_changelog, upd
 from .errors import AnkibuildError, BankError, LockChangedError, Problems, ShapeChangeError
 from .loader import bank_files, load
 from .lock import LOCK_FILE, Clock, Lock, read_lock, stamp_notes, stamp_notetype
+from .media import Media, report_unused
 from .model import CARD_NAME, FIELDS, Bank, deck_id, notetype
 from .package import DeckInfo, NoteRow, PackageSpec, package_bytes, write_if_changed
 from .render import CardTemplates, RenderedNote, load_templates, render_note
@@ -67,6 +68,7 @@ def check(*, decks: Path = Path("decks"), templates: Path = Path("templates"), s
     if bank is not None:
         for lang in bank.languages:
             load_templates(templates, lang, problems)
+        render_all(bank, bank.languages, problems)
     _raise_for(problems, strict)
     return problems
 
@@ -100,10 +102,10 @@ def build(
         raise BankError(problems.items)
     langs = _languages(bank, languages)
     card_templates = {lang: load_templates(templates, lang, problems) for lang in langs}
+    notes, media = render_all(bank, langs, problems)
     _raise_for(problems, strict)
 
     result = BuildResult(bank, warnings=[p.describe() for p in problems.warnings])
-    notes = render_all(bank, langs)
     types = {lang: notetype(bank, lang, t.front, t.back, t.css) for lang, t in card_templates.items()}
     lock_path = decks / LOCK_FILE
     old = read_lock(lock_path)
@@ -112,7 +114,7 @@ def build(
     lock_changed = new.dumps() != old.dumps()
     if frozen and lock_changed:
         raise LockChangedError(f"{lock_path} would change: run 'ankibuild build' and commit it.")
-    for path, lang, spec in _specs(bank, types, notes, new, out, split):
+    for path, lang, spec in _specs(bank, types, notes, media, new, out, split):
         written = _write(path, package_bytes(spec), dry_run)
         result.outputs.append(Output(path, lang, len(spec.decks), len(spec.notes), written))
     if not dry_run:
@@ -137,15 +139,23 @@ def _languages(bank: Bank, requested: Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(requested)) or bank.languages
 
 
-def render_all(bank: Bank, langs: Sequence[str]) -> list[RenderedNote]:
-    """Every note of the build, by language, then in the bank's order."""
-    return [
-        render_note(bank, deck.key, question, lang)
+def render_all(bank: Bank, langs: Sequence[str], problems: Problems) -> tuple[list[RenderedNote], dict[str, bytes]]:
+    """Every note of the build, by language, then in the bank's order; and the images they show.
+
+    Media files no question shows are reported only when every language is
+    rendered: a build of some languages does not see the others' images.
+    """
+    media = Media(bank.root)
+    notes = [
+        render_note(bank, deck.key, question, lang, media, problems)
         for lang in langs
         for deck in bank.decks
         for question in deck.questions
         if lang in question.translations
     ]
+    if set(langs) == set(bank.languages):
+        report_unused(media, problems)
+    return notes, media.files
 
 
 def _stamp(
@@ -198,16 +208,23 @@ def _specs(
     bank: Bank,
     types: dict[str, genanki.Model],
     notes: list[RenderedNote],
+    media: Mapping[str, bytes],
     lock: Lock,
     out: Path,
     split: bool,
 ) -> list[tuple[Path, str, PackageSpec]]:
-    """What each output file holds: all decks of a language, or one deck each with ``split``."""
+    """What each output file holds: all decks of a language, or one deck each with ``split``.
+
+    A package carries the images its notes show, by name, so its bytes do not
+    depend on the order the notes were rendered in.
+    """
     by_deck: dict[tuple[str, str], list[NoteRow]] = {}
+    images: dict[tuple[str, str], set[str]] = {}
     for note in notes:
         did = deck_id(bank.id, note.deck_key, note.lang)
         row = NoteRow(note.guid, note.fields, note.tags, lock.notes[note.guid].mtime, did)
         by_deck.setdefault((note.lang, note.deck_key), []).append(row)
+        images.setdefault((note.lang, note.deck_key), set()).update(note.media)
     specs = []
     for lang, model in types.items():
         groups = (
@@ -218,5 +235,9 @@ def _specs(
         for stem, decks in groups:
             infos = [DeckInfo(deck_id(bank.id, d.key, lang), bank.deck_name(d, lang)) for d in decks]
             rows = [row for d in decks for row in by_deck.get((lang, d.key), [])]
-            specs.append((out / f"{stem}.apkg", lang, PackageSpec(model, lock.notetypes[lang].mtime, infos, rows)))
+            names = sorted(set().union(*(images.get((lang, d.key), set()) for d in decks)))
+            files = [(name, media[name]) for name in names]
+            specs.append(
+                (out / f"{stem}.apkg", lang, PackageSpec(model, lock.notetypes[lang].mtime, infos, rows, files))
+            )
     return specs

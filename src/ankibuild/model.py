@@ -8,7 +8,8 @@ and decks in a classmate's collection.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import genanki
@@ -53,6 +54,9 @@ class Translation:
     question: str
     options: tuple[str, ...]
     explanation: str
+    #: Line and column of each text, by the note field it fills ("Question",
+    #: "A" ... "F", "Explanation"), to point at a problem found while rendering.
+    marks: Mapping[str, tuple[int, int]] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)

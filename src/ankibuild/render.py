@@ -17,7 +17,9 @@ from pathlib import Path
 from .errors import Problems, Severity
 from .languages import is_rtl
 from .loader import Map, load
+from .media import Media, MediaError
 from .model import CARD_NAME, FIELDS, LETTERS, Bank, Question, note_guid, topic_tag
+from .richtext import to_html
 
 DEFAULT = "default"
 TEMPLATE_FILES = ("front.html", "back.html")
@@ -54,6 +56,8 @@ class RenderedNote:
     deck_key: str
     fields: tuple[str, ...]
     tags: tuple[str, ...]
+    #: Packaged names of the images the fields show.
+    media: tuple[str, ...] = ()
 
     @property
     def parts(self) -> tuple[str, ...]:
@@ -69,21 +73,60 @@ def _digest(*parts: str) -> str:
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]
 
 
-def render_text(text: str) -> str:
-    """Plain text as HTML: shown exactly as written, line breaks kept."""
-    return html.escape(text, quote=False).replace("\n", "<br>")
+@dataclass
+class _FieldResources:
+    """Images and warnings of one text, reported at the line it was written on."""
+
+    media: Media
+    problems: Problems
+    question: Question
+    where: tuple[int, int]
+    used: list[str]
+
+    def image(self, reference: str) -> str | None:
+        try:
+            file = self.media.image(reference, self.question.source.path.parent)
+        except MediaError as err:
+            self._report(err.message, err.hint, Severity.ERROR)
+            return None
+        self.used.append(file.name)
+        return file.name
+
+    def warn(self, message: str, hint: str) -> None:
+        self._report(message, hint, Severity.WARNING)
+
+    def _report(self, message: str, hint: str, severity: Severity) -> None:
+        line, column = self.where
+        self.problems.add(
+            self.question.source.path,
+            message,
+            line=line,
+            column=column,
+            hint=hint,
+            question=self.question.id,
+            severity=severity,
+        )
 
 
-def render_note(bank: Bank, deck_key: str, question: Question, lang: str) -> RenderedNote:
+def render_note(
+    bank: Bank, deck_key: str, question: Question, lang: str, media: Media, problems: Problems
+) -> RenderedNote:
+    """A question's note in one language; image and code problems go to ``problems``."""
     text = question.translations[lang]
-    options = [render_text(option) for option in text.options]
+    used: list[str] = []
+
+    def render(name: str, value: str) -> str:
+        where = text.marks.get(name, (question.source.line, question.source.column))
+        return to_html(value, _FieldResources(media, problems, question, where, used))
+
+    options = [render(letter, option) for letter, option in zip(LETTERS, text.options, strict=False)]
     options += [""] * (len(LETTERS) - len(options))
     fields = (
         html.escape(question.id),
-        render_text(text.question),
+        render("Question", text.question),
         *options,
         question.answer,
-        render_text(text.explanation),
+        render("Explanation", text.explanation),
     )
     return RenderedNote(
         note_guid(bank.id, question.id, lang),
@@ -92,6 +135,7 @@ def render_note(bank: Bank, deck_key: str, question: Question, lang: str) -> Ren
         deck_key,
         fields,
         tuple(sorted(topic_tag(t) for t in question.topics)),
+        tuple(sorted(set(used))),
     )
 
 

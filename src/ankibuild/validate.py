@@ -301,7 +301,9 @@ def _translation(check: _Checker, value: Any, where: tuple[int, int], qid: str, 
     options = _options(check, data, qid)
     if question is None or explanation is None or options is None:
         return None
-    return Translation(question, options, explanation)
+    marks = {"Question": data.at("question"), "Explanation": data.at("explanation")}
+    marks.update(zip(LETTERS, data["options"].marks, strict=False))
+    return Translation(question, options, explanation, marks)
 
 
 def _options(check: _Checker, data: Map, qid: str) -> tuple[str, ...] | None:

@@ -1,0 +1,248 @@
+"""Rich text: Markdown in every question text, with formulas, code and images.
+
+Texts are CommonMark with tables, turned into HTML once, at build time, so a
+card needs no script. Raw HTML written in a text is shown as text and never
+run; links markdown-it deems unsafe (``javascript:``, ``vbscript:``,
+``file:``, most ``data:``) stay text. A text that is one plain paragraph
+renders exactly as before Markdown existed here (escaped, line breaks as
+``<br>``, no ``<p>`` around it), so the notes already in classmates'
+collections keep their content and are not sent again.
+
+Formulas are left for Anki's MathJax: ``\\(...\\)`` and ``\\[...\\]`` pass
+through untouched, and ``$...$`` / ``$$...$$`` become them. Code is coloured
+with Pygments into a few classes that ``templates/style.css`` colours for day
+and night mode.
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+import re
+from collections.abc import Sequence
+from typing import Protocol
+from urllib.parse import unquote
+
+from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
+from markdown_it.rules_block import StateBlock
+from markdown_it.rules_inline import StateInline
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
+from pygments.lexer import Lexer
+from pygments.lexers import get_lexer_by_name
+from pygments.token import Comment, Keyword, Name, Number, Operator, String, _TokenType
+from pygments.util import ClassNotFound
+
+
+class Resources(Protocol):
+    """What rendering needs from the rest of the build: images, and somewhere to warn."""
+
+    def image(self, reference: str) -> str | None:
+        """The packaged file name of an image reference; None when it cannot be used (reported)."""
+
+    def warn(self, message: str, hint: str) -> None:
+        """Tell the author about something that renders, but not as they meant."""
+
+
+_RESOURCES = "ankibuild.resources"
+
+#: Closing delimiter of each formula opener, ``$$`` before ``$``.
+_MATH = {"\\(": "\\)", "\\[": "\\]", "$$": "$$", "$": "$"}
+#: Openers of display formulas (the others are inline).
+_DISPLAY = ("\\[", "$$")
+
+#: Highlight classes by Pygments token type; a type not listed takes its parent's.
+_HIGHLIGHT: dict[_TokenType, str] = {
+    Comment: "ab-hl-comment",
+    Comment.Preproc: "ab-hl-keyword",
+    Keyword: "ab-hl-keyword",
+    Operator.Word: "ab-hl-keyword",
+    String: "ab-hl-string",
+    Number: "ab-hl-number",
+    Name.Builtin: "ab-hl-builtin",
+    Name.Function: "ab-hl-function",
+    Name.Class: "ab-hl-function",
+    Name.Decorator: "ab-hl-function",
+}
+
+#: A one-line text without these renders as plain escaped text; Markdown is
+#: not run on it, which keeps large banks fast (tests prove both agree).
+_MARKUP = re.compile(r"[\n\r\0\\`*_\[<$&]|^(?:[#>+\-=~|]|\d{1,9}[.)](?:\s|$))")
+
+
+def to_html(text: str, resources: Resources) -> str:
+    """A question text as card HTML: Markdown rendered, formulas kept for MathJax."""
+    if not _MARKUP.search(text):
+        return _plain_html(text)
+    return markdown_html(text, resources)
+
+
+def markdown_html(text: str, resources: Resources) -> str:
+    """``to_html`` without its shortcut for text that has no Markdown in it."""
+    env: EnvType = {_RESOURCES: resources}
+    tokens = _MARKDOWN.parse(text, env)
+    if [token.type for token in tokens] == ["paragraph_open", "inline", "paragraph_close"]:
+        tokens = tokens[1:2]  # inline text stays inline, as it always was
+    return str(_MARKDOWN.renderer.render(tokens, _MARKDOWN.options, env)).rstrip("\n")
+
+
+def _plain_html(text: str) -> str:
+    """Text shown exactly as written, line breaks kept: the rendering before Markdown."""
+    return html.escape(text, quote=False).replace("\n", "<br>")
+
+
+def _math_inline(state: StateInline, silent: bool) -> bool:
+    opener = next((o for o in _MATH if state.src.startswith(o, state.pos)), None)
+    close = None if opener is None else _closer(state.src, state.pos, state.posMax, opener)
+    if opener is None or close is None:
+        return False
+    if not silent:
+        token = state.push("math_display" if opener in _DISPLAY else "math_inline", "math", 0)
+        token.content = state.src[state.pos + len(opener) : close]
+    state.pos = close + len(_MATH[opener])
+    return True
+
+
+def _closer(src: str, start: int, stop: int, opener: str) -> int | None:
+    """Where the formula opened at ``start`` closes; None when it is no formula."""
+    if opener == "$":
+        return _dollar_closer(src, start, stop)
+    close = src.find(_MATH[opener], start + len(opener), stop)
+    if close == -1 or not src[start + len(opener) : close].strip():
+        return None
+    return close
+
+
+def _dollar_closer(src: str, start: int, stop: int) -> int | None:
+    """``$...$`` by pandoc's rule, so that prices stay text ("$5 and $10").
+
+    The opening ``$`` is not followed by whitespace; the next unescaped ``$``
+    closes, and only if it is not preceded by whitespace nor followed by a digit.
+    """
+    if start + 1 >= stop or src[start + 1].isspace():
+        return None
+    close = start + 1
+    while close < stop and src[close] != "$":
+        close += 2 if src[close] == "\\" else 1
+    if close >= stop or src[close - 1].isspace() or (close + 1 < stop and src[close + 1].isdigit()):
+        return None
+    return close
+
+
+def _math_block(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+    """A display formula that starts a line is taken whole, blank lines and all.
+
+    Markdown must not read its lines as lists or headings; it ends at the first
+    closer, which must end its line (otherwise the inline rule handles it).
+    """
+    begin = state.bMarks[start_line] + state.tShift[start_line]
+    opener = next((o for o in _DISPLAY if state.src.startswith(o, begin)), None)
+    if opener is None or state.is_code_block(start_line):
+        return False
+    close = state.src.find(_MATH[opener], begin + len(opener))
+    line = start_line
+    while close != -1 and line < end_line and state.eMarks[line] < close:
+        line += 1
+    if close == -1 or line >= end_line or state.src[close + len(_MATH[opener]) : state.eMarks[line]].strip():
+        return False
+    if not silent:
+        token = state.push("math_display", "math", 0)
+        token.block = True
+        token.content = state.src[begin + len(opener) : close]
+        token.map = [start_line, line + 1]
+    state.line = line + 1
+    return True
+
+
+def _render_math(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+    token = tokens[idx]
+    opener, closer = ("\\[", "\\]") if token.type == "math_display" else ("\\(", "\\)")
+    return f"{opener}{html.escape(token.content, quote=False)}{closer}" + ("\n" if token.block else "")
+
+
+def _render_fence(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+    token = tokens[idx]
+    words = token.info.split(maxsplit=1)  # the language, then anything else the author wrote
+    return _code_block(token.content, words[0] if words else "", env[_RESOURCES])
+
+
+def _code_block(code: str, lang: str, resources: Resources) -> str:
+    """A block of code, coloured when its language is named and known to Pygments."""
+    lexer = _lexer(lang, resources) if lang else None
+    if lexer is None:
+        return f'<pre class="ab-code"><code>{html.escape(code, quote=False)}</code></pre>\n'
+    return f'<pre class="ab-code" data-lang="{html.escape(lang)}"><code>{_highlight(code, lexer)}</code></pre>\n'
+
+
+def _lexer(lang: str, resources: Resources) -> Lexer | None:
+    try:
+        # No stripping or added newline: the code comes out exactly as written.
+        return get_lexer_by_name(lang, stripnl=False, ensurenl=False)
+    except ClassNotFound:
+        resources.warn(
+            f"unknown code language '{lang}': the code is shown without colours",
+            "use a Pygments language name such as python, c, cuda, cpp or bash",
+        )
+        return None
+
+
+def _highlight(code: str, lexer: Lexer) -> str:
+    """Pygments tokens as spans of a few classes; neighbours of one class share a span."""
+    out: list[str] = []
+    tokens = lexer.get_tokens(code)
+    for css, group in itertools.groupby(tokens, key=lambda token: _css_class(token[0])):
+        text = html.escape("".join(value for _, value in group), quote=False)
+        out.append(f'<span class="{css}">{text}</span>' if css else text)
+    return "".join(out)
+
+
+def _css_class(kind: _TokenType) -> str:
+    while kind not in _HIGHLIGHT and kind.parent is not None:
+        kind = kind.parent
+    return _HIGHLIGHT.get(kind, "")
+
+
+def _render_image(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+    token = tokens[idx]
+    resources: Resources = env[_RESOURCES]
+    name = resources.image(unquote(str(token.attrGet("src") or "")))
+    if name is None:
+        return ""
+    alt = html.escape(self.renderInlineAsText(token.children, options, env))
+    title = token.attrGet("title")
+    title_attr = f' title="{html.escape(str(title))}"' if title else ""
+    return f'<img src="{html.escape(name)}" alt="{alt}"{title_attr}>'
+
+
+def _render_text(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+    return html.escape(tokens[idx].content, quote=False)
+
+
+def _render_break(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+    return "<br>"  # every line break is kept, as in the plain rendering
+
+
+def _markdown() -> MarkdownIt:
+    """CommonMark with tables; raw HTML off, so HTML in a text shows as text.
+
+    Entities are off too: ``&amp;`` stays as typed, like every other character.
+    """
+    md = MarkdownIt("commonmark", {"html": False}).enable("table").disable("entity")
+    md.inline.ruler.before("escape", "math", _math_inline)
+    md.block.ruler.before("fence", "math_block", _math_block, {"alt": ["paragraph", "blockquote", "list"]})
+    for name, rule in {
+        "math_inline": _render_math,
+        "math_display": _render_math,
+        "fence": _render_fence,
+        "code_block": _render_fence,
+        "image": _render_image,
+        "text": _render_text,
+        "softbreak": _render_break,
+        "hardbreak": _render_break,
+    }.items():
+        md.add_render_rule(name, rule)
+    return md
+
+
+_MARKDOWN = _markdown()
