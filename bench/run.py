@@ -194,7 +194,7 @@ def _about(markdown: bool) -> list[str]:
     commit = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     dirty = subprocess.run([*git, "status", "--porcelain", "--", "src"], capture_output=True, text=True).stdout
     lines = [
-        f"ankibuild: {ROOT / 'src'} at commit {commit or 'unknown'}{' (with uncommitted changes)' if dirty else ''}",
+        f"ankibuild: src/ at commit {commit or 'unknown'}{' with uncommitted changes' if dirty else ''}",
         f"machine: {os.cpu_count()} CPUs, {platform.platform()}, Python {platform.python_version()}",
         f"date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC",
     ]
