@@ -1,0 +1,234 @@
+"""Benchmark ``ankibuild build`` against a naive baseline and a floor.
+
+    python -m bench.run [--sizes 1000,10000,50000] [--repeat 5,3,1] [--markdown] [--keep]
+
+For each size a synthetic bank is generated (``bench/generate.py``), then every
+repetition runs each contender once, as its own process, round-robin:
+
+(a) the naive baseline (``bench/baseline.py``), (b) the floor (``bench/floor.py``),
+(c) ``ankibuild build`` cold, (d) the same again with nothing changed, and
+(e) again after one explanation in one language was edited.
+
+The build runs from this checkout's ``src``, whatever ankibuild is installed.
+See docs/performance.md for what is measured and the targets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import platform
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .generate import BANK_ID, GeneratedBank, edit_question, generate_bank
+from .measure import ContenderFailed, Sample, check_packages, run_process
+from .report import CONTENDERS, WITH_PACKAGES, SizeResult, render, tables
+
+ROOT = Path(__file__).resolve().parent.parent
+#: The first build stamps every note with this time instead of the clock's.
+#: Otherwise an edit measured within the same second as the cold build would
+#: wait for the next second: a changed note must get a strictly newer time.
+SOURCE_DATE_EPOCH = "1600000000"
+#: What a build leaves in the bank folder (both documented in the README).
+BUILD_STATE = ("ankibuild.lock", "CHANGELOG.md")
+#: The build's runs: each starts from what the one before left.
+BUILD_RUNS = ("cold", "noop", "edit")
+#: What runs back to back, in this order.
+UNITS = (("baseline",), ("floor",), BUILD_RUNS)
+
+
+@dataclass(frozen=True)
+class Project:
+    """A generated bank with its templates, and a folder per contender's output."""
+
+    root: Path
+    bank: GeneratedBank
+
+    @classmethod
+    def create(cls, root: Path, *, questions: int, seed: int) -> Project:
+        shutil.rmtree(root, ignore_errors=True)
+        bank = generate_bank(root / "decks", questions=questions, seed=seed)
+        shutil.copytree(ROOT / "templates", root / "templates")
+        return cls(root, bank)
+
+    def out(self, key: str) -> Path:
+        """Where a contender's packages go: the build's three runs share one folder."""
+        return self.root / ("dist" if key in BUILD_RUNS else key)
+
+    def packages(self, key: str) -> list[Path]:
+        return [self.out(key) / f"{BANK_ID}-{lang}.apkg" for lang in self.bank.languages]
+
+    def command(self, key: str) -> list[str]:
+        decks, out = str(self.bank.decks), str(self.out(key))
+        if key in BUILD_RUNS:
+            templates = str(self.root / "templates")
+            return [
+                sys.executable,
+                "-m",
+                "ankibuild",
+                "build",
+                "--decks",
+                decks,
+                "--templates",
+                templates,
+                "--out",
+                out,
+            ]
+        return [sys.executable, "-m", f"bench.{key}", "--decks", decks, "--out", out]
+
+    def environment(self) -> dict[str, str]:
+        """This checkout's sources first; any cache the build keeps goes inside the project."""
+        paths = [str(ROOT / "src"), str(ROOT), os.environ.get("PYTHONPATH", "")]
+        return {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(p for p in paths if p),
+            "XDG_CACHE_HOME": str(self.root / ".cache"),
+            "SOURCE_DATE_EPOCH": SOURCE_DATE_EPOCH,
+        }
+
+    def make_cold(self) -> None:
+        """A bank's first build: no lock, no changelog, no output folder, no cache anywhere."""
+        for name in BUILD_STATE:
+            (self.bank.decks / name).unlink(missing_ok=True)
+        shutil.rmtree(self.out("cold"), ignore_errors=True)
+        while cache := next((p for p in self.root.rglob("*") if "cache" in p.name.lower()), None):
+            if cache.is_dir() and not cache.is_symlink():
+                shutil.rmtree(cache)
+            else:
+                cache.unlink()
+
+    def prepare(self, key: str, repetition: int) -> Path | None:
+        """Set the scene for one run (nothing here is timed); the package the run must change."""
+        if key == "cold":
+            self.make_cold()
+        elif key == "edit":
+            edit = edit_question(self.bank, seed=repetition + 1)
+            return self.out(key) / f"{BANK_ID}-{edit.lang}.apkg"
+        elif key != "noop":
+            shutil.rmtree(self.out(key), ignore_errors=True)
+        return None
+
+
+def run_contender(project: Project, key: str, repetition: int) -> tuple[Sample, int]:
+    """One timed run, then a check of its packages; their total size in bytes.
+
+    After an edit, the edited language's package must change: a build that
+    missed the edit would look fast for the wrong reason.
+    """
+    must_change = project.prepare(key, repetition)
+    before = must_change.read_bytes() if must_change is not None else b""
+    sample = run_process(
+        project.command(key),
+        cwd=project.root,
+        env=project.environment(),
+        log=project.root / "logs" / f"{key}-{repetition + 1}",
+    )
+    size = check_packages(project.packages(key), notes=project.bank.questions)
+    if must_change is not None and must_change.read_bytes() == before:
+        raise ContenderFailed(f"{CONTENDERS[key]}: {must_change} is unchanged although its bank was edited")
+    return sample, size
+
+
+def measure(project: Project, *, repeat: int, progress: Callable[[str], None]) -> SizeResult:
+    """Every contender ``repeat`` times, interleaved."""
+    result = SizeResult(project.bank.questions)
+    for repetition in range(repeat):
+        # Start one unit later each time, so that no contender always runs right after the same other.
+        shift = repetition % len(UNITS)
+        for key in (key for unit in UNITS[shift:] + UNITS[:shift] for key in unit):
+            sample, size = run_contender(project, key, repetition)
+            result.add(key, sample)
+            if key in WITH_PACKAGES:
+                result.package_bytes[key] = size
+            progress(
+                f"N={result.questions:,} run {repetition + 1}/{repeat} {CONTENDERS[key]}: "
+                f"{sample.seconds:.2f} s, {sample.peak_mb:.0f} MB"
+            )
+    return result
+
+
+def warm_up(workdir: Path) -> None:
+    """Run every contender once on a tiny bank, untimed: compiled modules and the
+    file cache are then as warm for the first measured run as for the others."""
+    project = Project.create(workdir / "warm-up", questions=20, seed=0)
+    measure(project, repeat=1, progress=lambda line: None)
+    shutil.rmtree(project.root)
+
+
+def _numbers(text: str) -> list[int]:
+    try:
+        numbers = [int(part.replace("_", "")) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected numbers separated by commas, not {text!r}") from None
+    if any(n < 1 for n in numbers):
+        raise argparse.ArgumentTypeError("every number must be at least 1")
+    return numbers
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--sizes", type=_numbers, default=[1000, 10_000, 50_000], help="questions per bank (default 1000,10000,50000)"
+    )
+    parser.add_argument(
+        "--repeat",
+        type=_numbers,
+        default=[5, 3, 1],
+        help="repetitions: one number for every size, or one per size (default 5,3,1)",
+    )
+    parser.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
+    parser.add_argument("--workdir", type=Path, default=ROOT / "bench" / "out", help="where the banks are generated")
+    parser.add_argument("--keep", action="store_true", help="keep the generated banks and outputs afterwards")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the generated banks (default 0)")
+    return parser
+
+
+def _about(markdown: bool) -> list[str]:
+    git = ["git", "-C", str(ROOT)]
+    commit = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run([*git, "status", "--porcelain", "--", "src"], capture_output=True, text=True).stdout
+    lines = [
+        f"ankibuild: src/ at commit {commit or 'unknown'}{' with uncommitted changes' if dirty else ''}",
+        f"machine: {os.cpu_count()} CPUs, {platform.platform()}, Python {platform.python_version()}",
+        f"date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC",
+    ]
+    return [f"- {line}" for line in lines] if markdown else lines
+
+
+def measure_all(
+    sizes: Sequence[int], repeats: Sequence[int], *, workdir: Path, seed: int, keep: bool
+) -> list[SizeResult]:
+    """A warm-up, then every size in turn; each size's bank is removed unless ``keep``."""
+    warm_up(workdir)
+    results = []
+    for questions, repeat in zip(sizes, repeats, strict=True):
+        project = Project.create(workdir / f"n{questions}", questions=questions, seed=seed)
+        results.append(measure(project, repeat=repeat, progress=lambda line: print(line, file=sys.stderr)))
+        if not keep:
+            shutil.rmtree(project.root)
+    return results
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if len(args.repeat) not in (1, len(args.sizes)):
+        parser.error("--repeat takes one number, or one per size")
+    repeats = args.repeat * len(args.sizes) if len(args.repeat) == 1 else args.repeat
+    try:
+        results = measure_all(args.sizes, repeats, workdir=args.workdir, seed=args.seed, keep=args.keep)
+    except ContenderFailed as err:
+        raise SystemExit(f"benchmark stopped, a contender failed: {err}") from None
+    print("\n".join(_about(args.markdown)))
+    for table in tables(results):
+        print(f"\n{render(table, markdown=args.markdown)}")
+
+
+if __name__ == "__main__":
+    main()
