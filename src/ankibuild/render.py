@@ -11,7 +11,8 @@ from __future__ import annotations
 import hashlib
 import html
 import re
-from dataclasses import dataclass
+import zlib
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import Problems, Severity
@@ -58,15 +59,16 @@ class RenderedNote:
     tags: tuple[str, ...]
     #: Packaged names of the images the fields show.
     media: tuple[str, ...] = ()
+    #: What identifies the content: tells whether the note changed at all.
+    digest: str = field(init=False, compare=False)
+    #: A checksum per field and one for the tags: tells which parts changed.
+    parts: tuple[str, ...] = field(init=False, compare=False)
 
-    @property
-    def parts(self) -> tuple[str, ...]:
-        """A short digest per field and one for the tags, to tell what changed."""
-        return tuple(_digest(value)[:8] for value in (*self.fields, " ".join(self.tags)))
-
-    @property
-    def digest(self) -> str:
-        return _digest(*self.parts)
+    def __post_init__(self) -> None:
+        # Computed once per note: the lock needs both for every note of the bank.
+        values = (*self.fields, " ".join(self.tags))
+        object.__setattr__(self, "digest", _digest(*values))
+        object.__setattr__(self, "parts", tuple(f"{zlib.crc32(v.encode()):08x}" for v in values))
 
 
 def _digest(*parts: str) -> str:
