@@ -16,7 +16,7 @@ from .changelog import Change, Changelog, write_changelog
 from .errors import AnkibuildError, BankError, LockChangedError, Problems, ShapeChangeError
 from .loader import bank_files, load
 from .lock import LOCK_FILE, Clock, Lock, read_lock, stamp_notes, stamp_notetype
-from .model import CARD_NAME, FIELDS, Bank, deck_id, notetype
+from .model import CARD_NAME, FIELDS, Bank, Deck, deck_id, notetype
 from .package import DeckInfo, NoteRow, PackageSpec, package_bytes, write_if_changed
 from .render import CardTemplates, RenderedNote, load_templates, render_note
 from .validate import check_unique_ids, validate_bank_file, validate_deck_file
@@ -66,7 +66,7 @@ def check(*, decks: Path = Path("decks"), templates: Path = Path("templates"), s
     bank = load_bank(decks, problems)
     if bank is not None:
         for lang in bank.languages:
-            load_templates(templates, lang, problems)
+            load_templates(templates, lang, problems, shuffle=bank.shuffle)
     _raise_for(problems, strict)
     return problems
 
@@ -74,6 +74,23 @@ def check(*, decks: Path = Path("decks"), templates: Path = Path("templates"), s
 def _raise_for(problems: Problems, strict: bool) -> None:
     if problems.errors or (strict and problems.warnings):
         raise BankError(problems.items)
+
+
+def load_sources(
+    decks: Path, templates: Path, languages: Sequence[str], strict: bool
+) -> tuple[Bank, dict[str, CardTemplates], Problems]:
+    """The valid bank, the templates of the languages asked for, and the warnings found.
+
+    Raises :class:`BankError` when there are errors (or warnings, if ``strict``).
+    """
+    problems = Problems()
+    bank = load_bank(decks, problems)
+    if bank is None:
+        raise BankError(problems.items)
+    langs = _languages(bank, languages)
+    card_templates = {lang: load_templates(templates, lang, problems, shuffle=bank.shuffle) for lang in langs}
+    _raise_for(problems, strict)
+    return bank, card_templates, problems
 
 
 def build(
@@ -94,13 +111,8 @@ def build(
     ``frozen`` refuses to build when the lock would change; ``dry_run`` computes
     everything and writes nothing (``--check`` uses it to tell if outputs would change).
     """
-    problems = Problems()
-    bank = load_bank(decks, problems)
-    if bank is None:
-        raise BankError(problems.items)
-    langs = _languages(bank, languages)
-    card_templates = {lang: load_templates(templates, lang, problems) for lang in langs}
-    _raise_for(problems, strict)
+    bank, card_templates, problems = load_sources(decks, templates, languages, strict)
+    langs = tuple(card_templates)
 
     result = BuildResult(bank, warnings=[p.describe() for p in problems.warnings])
     notes = render_all(bank, langs)
@@ -112,7 +124,7 @@ def build(
     lock_changed = new.dumps() != old.dumps()
     if frozen and lock_changed:
         raise LockChangedError(f"{lock_path} would change: run 'ankibuild build' and commit it.")
-    for path, lang, spec in _specs(bank, types, notes, new, out, split):
+    for path, lang, spec in _specs(bank, card_templates, types, notes, new, out, split):
         written = _write(path, package_bytes(spec), dry_run)
         result.outputs.append(Output(path, lang, len(spec.decks), len(spec.notes), written))
     if not dry_run:
@@ -192,8 +204,16 @@ def _guard_shape(old: Lock, langs: Sequence[str], allow: bool, result: BuildResu
         result.changes.add(Change(lang, "", "shape"))
 
 
+def package_groups(bank: Bank, lang: str, out: Path, split: bool) -> list[tuple[Path, list[Deck]]]:
+    """Where a language's packages go and the decks each holds: all, or one each with ``split``."""
+    if split:
+        return [(out / f"{bank.id}-{d.key.replace('/', '-')}-{lang}.apkg", [d]) for d in bank.decks]
+    return [(out / f"{bank.id}-{lang}.apkg", list(bank.decks))]
+
+
 def _specs(
     bank: Bank,
+    card_templates: dict[str, CardTemplates],
     types: dict[str, genanki.Model],
     notes: list[RenderedNote],
     lock: Lock,
@@ -208,13 +228,9 @@ def _specs(
         by_deck.setdefault((note.lang, note.deck_key), []).append(row)
     specs = []
     for lang, model in types.items():
-        groups = (
-            [(f"{bank.id}-{d.key.replace('/', '-')}-{lang}", [d]) for d in bank.decks]
-            if split
-            else [(f"{bank.id}-{lang}", list(bank.decks))]
-        )
-        for stem, decks in groups:
+        media = [(asset.name, asset.content) for asset in card_templates[lang].media]
+        for path, decks in package_groups(bank, lang, out, split):
             infos = [DeckInfo(deck_id(bank.id, d.key, lang), bank.deck_name(d, lang)) for d in decks]
             rows = [row for d in decks for row in by_deck.get((lang, d.key), [])]
-            specs.append((out / f"{stem}.apkg", lang, PackageSpec(model, lock.notetypes[lang].mtime, infos, rows)))
+            specs.append((path, lang, PackageSpec(model, lock.notetypes[lang].mtime, infos, rows, media)))
     return specs
