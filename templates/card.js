@@ -149,7 +149,8 @@
       }
     });
     window.ankibuildKey = function (position) {
-      if (position < card.order.length) {
+      // Anki desktop may have moved on to a card of another kind since.
+      if (position < card.order.length && document.body.contains(card.list)) {
         choose(card.order[position]);
         return true;
       }
