@@ -51,3 +51,11 @@ def review_log(col: Collection) -> list[int]:
 def render(col: Collection, card_id: CardId) -> tuple[str, str]:
     output = col.get_card(card_id).render_output(reload=True)
     return output.question_text, output.answer_text
+
+
+def render_all_cards(col: Collection) -> dict[str, tuple[str, str]]:
+    """Front and back of every card, by the GUID of its note (one card per note)."""
+    rendered = {}
+    for card_id in col.find_cards(""):
+        rendered[col.get_card(card_id).note().guid] = render(col, card_id)
+    return rendered

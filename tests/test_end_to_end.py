@@ -61,7 +61,7 @@ def test_every_language_imports_with_all_notes_decks_fields_and_tags(project: Pr
 def test_every_card_renders_question_front_and_answer_back(project: Project, tmp_path: Path, lang: str) -> None:
     """No template error; front has the question and options, back the correct option and explanation."""
     project.build()
-    label = {"de": "Antwort:", "fr": "Réponse :", "en": "Answer:"}[lang]
+    label = {"de": "Antwort:", "fr": "Réponse\u00a0:", "en": "Answer:"}[lang]
     with collection(tmp_path / "c.anki2") as col:
         import_package(col, project.out / f"ai-stack-{lang}.apkg")
         for card_id in col.find_cards(""):
@@ -72,7 +72,7 @@ def test_every_card_renders_question_front_and_answer_back(project: Project, tmp
             assert note["Explanation"] not in front and label not in front
             answer = note["Answer"]
             assert f'data-answer="{answer}"' in back
-            assert f'data-letter="{answer}">{answer}. {note[answer]}</span>' in back
+            assert f'data-letter="{answer}"><span class="ab-letter">{answer}</span> {note[answer]}</span>' in back
             assert label in back and note["Explanation"] in back
             assert f'lang="{lang}"' in front
 

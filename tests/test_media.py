@@ -21,10 +21,10 @@ LANGS = ("de", "fr", "en")
 
 
 def packaged_media(package: Path) -> dict[str, bytes]:
-    """The media files of an .apkg, by the name Anki stores them under."""
+    """The images of an .apkg, by the name Anki stores them under (not the '_' card script)."""
     with zipfile.ZipFile(package) as archive:
         names: dict[str, str] = json.loads(archive.read("media"))
-        return {name: archive.read(index) for index, name in names.items()}
+        return {name: archive.read(index) for index, name in names.items() if not name.startswith("_")}
 
 
 def roofline_name(project: Project, lang: str = "en") -> str:

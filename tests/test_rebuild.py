@@ -100,7 +100,7 @@ def test_unchanged_sources_give_identical_bytes_and_write_nothing(project: Proje
     assert not any(o.written for o in result.outputs) and not result.lock_written
     assert {p: (_sha(p), p.stat().st_mtime_ns) for p in files} == before
     with zipfile.ZipFile(project.out / "ai-stack-de.apkg") as archive:
-        assert [i.filename for i in archive.infolist()] == ["collection.anki2", "media", "0"]
+        assert [i.filename for i in archive.infolist()] == ["collection.anki2", "media", "0", "1"]
         assert {i.date_time for i in archive.infolist()} == {(1980, 1, 1, 0, 0, 0)}
         assert {i.compress_type for i in archive.infolist()} == {zipfile.ZIP_DEFLATED}
 

@@ -17,7 +17,7 @@ from .errors import AnkibuildError, BankError, LockChangedError, Problems, Shape
 from .loader import bank_files, load
 from .lock import LOCK_FILE, Clock, Lock, read_lock, stamp_notes, stamp_notetype
 from .media import Media, report_unused
-from .model import CARD_NAME, FIELDS, Bank, deck_id, notetype
+from .model import CARD_NAME, FIELDS, Bank, Deck, deck_id, notetype
 from .package import DeckInfo, NoteRow, PackageSpec, package_bytes, write_if_changed
 from .render import CardTemplates, RenderedNote, load_templates, render_note
 from .validate import check_unique_ids, validate_bank_file, validate_deck_file
@@ -59,23 +59,44 @@ def load_bank(decks: Path, problems: Problems) -> Bank | None:
 
 
 def check(*, decks: Path = Path("decks"), templates: Path = Path("templates"), strict: bool = False) -> Problems:
-    """Validate a bank and its templates without writing anything.
+    """Validate a bank, its templates and its texts without writing anything.
 
     Raises :class:`BankError` when there are errors (or warnings, if ``strict``).
     """
-    problems = Problems()
-    bank = load_bank(decks, problems)
-    if bank is not None:
-        for lang in bank.languages:
-            load_templates(templates, lang, problems)
-        render_all(bank, bank.languages, problems)
-    _raise_for(problems, strict)
-    return problems
+    return load_sources(decks, templates, (), strict).problems
 
 
 def _raise_for(problems: Problems, strict: bool) -> None:
     if problems.errors or (strict and problems.warnings):
         raise BankError(problems.items)
+
+
+@dataclass(frozen=True)
+class Sources:
+    """Everything a build reads, validated and rendered, before anything is written."""
+
+    bank: Bank
+    templates: dict[str, CardTemplates]
+    notes: list[RenderedNote]
+    #: The images the notes show, by packaged name.
+    media: dict[str, bytes]
+    problems: Problems
+
+
+def load_sources(decks: Path, templates: Path, languages: Sequence[str], strict: bool) -> Sources:
+    """The valid bank, the templates and notes of the languages asked for, and the warnings found.
+
+    Raises :class:`BankError` when there are errors (or warnings, if ``strict``).
+    """
+    problems = Problems()
+    bank = load_bank(decks, problems)
+    if bank is None:
+        raise BankError(problems.items)
+    langs = _languages(bank, languages)
+    card_templates = {lang: load_templates(templates, lang, problems, shuffle=bank.shuffle) for lang in langs}
+    notes, media = render_all(bank, langs, problems)
+    _raise_for(problems, strict)
+    return Sources(bank, card_templates, notes, media, problems)
 
 
 def build(
@@ -96,16 +117,11 @@ def build(
     ``frozen`` refuses to build when the lock would change; ``dry_run`` computes
     everything and writes nothing (``--check`` uses it to tell if outputs would change).
     """
-    problems = Problems()
-    bank = load_bank(decks, problems)
-    if bank is None:
-        raise BankError(problems.items)
-    langs = _languages(bank, languages)
-    card_templates = {lang: load_templates(templates, lang, problems) for lang in langs}
-    notes, media = render_all(bank, langs, problems)
-    _raise_for(problems, strict)
+    sources = load_sources(decks, templates, languages, strict)
+    bank, card_templates, notes = sources.bank, sources.templates, sources.notes
+    langs = tuple(card_templates)
 
-    result = BuildResult(bank, warnings=[p.describe() for p in problems.warnings])
+    result = BuildResult(bank, warnings=[p.describe() for p in sources.problems.warnings])
     types = {lang: notetype(bank, lang, t.front, t.back, t.css) for lang, t in card_templates.items()}
     lock_path = decks / LOCK_FILE
     old = read_lock(lock_path)
@@ -114,7 +130,7 @@ def build(
     lock_changed = new.dumps() != old.dumps()
     if frozen and lock_changed:
         raise LockChangedError(f"{lock_path} would change: run 'ankibuild build' and commit it.")
-    for path, lang, spec in _specs(bank, types, notes, media, new, out, split):
+    for path, lang, spec in _specs(bank, card_templates, types, notes, sources.media, new, out, split):
         written = _write(path, package_bytes(spec), dry_run)
         result.outputs.append(Output(path, lang, len(spec.decks), len(spec.notes), written))
     if not dry_run:
@@ -204,8 +220,16 @@ def _guard_shape(old: Lock, langs: Sequence[str], allow: bool, result: BuildResu
         result.changes.add(Change(lang, "", "shape"))
 
 
+def package_groups(bank: Bank, lang: str, out: Path, split: bool) -> list[tuple[Path, list[Deck]]]:
+    """Where a language's packages go and the decks each holds: all, or one each with ``split``."""
+    if split:
+        return [(out / f"{bank.id}-{d.key.replace('/', '-')}-{lang}.apkg", [d]) for d in bank.decks]
+    return [(out / f"{bank.id}-{lang}.apkg", list(bank.decks))]
+
+
 def _specs(
     bank: Bank,
+    card_templates: dict[str, CardTemplates],
     types: dict[str, genanki.Model],
     notes: list[RenderedNote],
     media: Mapping[str, bytes],
@@ -227,17 +251,11 @@ def _specs(
         images.setdefault((note.lang, note.deck_key), set()).update(note.media)
     specs = []
     for lang, model in types.items():
-        groups = (
-            [(f"{bank.id}-{d.key.replace('/', '-')}-{lang}", [d]) for d in bank.decks]
-            if split
-            else [(f"{bank.id}-{lang}", list(bank.decks))]
-        )
-        for stem, decks in groups:
+        assets = [(asset.name, asset.content) for asset in card_templates[lang].media]
+        for path, decks in package_groups(bank, lang, out, split):
             infos = [DeckInfo(deck_id(bank.id, d.key, lang), bank.deck_name(d, lang)) for d in decks]
             rows = [row for d in decks for row in by_deck.get((lang, d.key), [])]
             names = sorted(set().union(*(images.get((lang, d.key), set()) for d in decks)))
-            files = [(name, media[name]) for name in names]
-            specs.append(
-                (out / f"{stem}.apkg", lang, PackageSpec(model, lock.notetypes[lang].mtime, infos, rows, files))
-            )
+            files = [*assets, *((name, media[name]) for name in names)]
+            specs.append((path, lang, PackageSpec(model, lock.notetypes[lang].mtime, infos, rows, files)))
     return specs

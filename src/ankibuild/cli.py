@@ -4,28 +4,28 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import click
 
 from . import __version__
 from .build import BuildResult, build, check
 from .errors import BankError, report
+from .preview import write_preview
 
-_decks = click.option(
-    "--decks",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("decks"),
-    show_default=True,
-    help="The question bank folder.",
-)
-_templates = click.option(
-    "--templates",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("templates"),
-    show_default=True,
-    help="The card templates folder.",
-)
+_F = TypeVar("_F", bound=Callable[..., object])
+
+
+def _folder(name: str, default: str, help: str) -> Callable[[_F], _F]:
+    return click.option(
+        name, type=click.Path(file_okay=False, path_type=Path), default=Path(default), show_default=True, help=help
+    )
+
+
+_decks = _folder("--decks", "decks", "The question bank folder.")
+_templates = _folder("--templates", "templates", "The card templates folder.")
 _strict = click.option("--strict", is_flag=True, help="Treat warnings (e.g. missing translations) as errors.")
 
 
@@ -38,13 +38,7 @@ def main() -> None:
 @main.command("build")
 @_decks
 @_templates
-@click.option(
-    "--out",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("dist"),
-    show_default=True,
-    help="Where the .apkg files go.",
-)
+@_folder("--out", "dist", "Where the .apkg files go.")
 @click.option("--lang", "languages", multiple=True, metavar="CODE", help="Build only this language (repeatable).")
 @click.option("--split", is_flag=True, help="One .apkg per deck and language instead of one per language.")
 @_strict
@@ -112,6 +106,27 @@ def check_command(decks: Path, templates: Path, strict: bool, fmt: str) -> None:
             click.echo("The bank is valid.")
     if failed:
         raise SystemExit(1)
+
+
+@main.command("preview")
+@_decks
+@_templates
+@_folder("--out", "dist/preview", "Where the page (index.html) goes.")
+@_folder("--packages", "dist", "Where 'ankibuild build' wrote the .apkg files the page links to.")
+@click.option("--lang", "languages", multiple=True, metavar="CODE", help="Only this language (repeatable).")
+@click.option("--split", is_flag=True, help="Link the packages of 'ankibuild build --split'.")
+@_strict
+def preview_command(
+    decks: Path, templates: Path, out: Path, packages: Path, languages: tuple[str, ...], split: bool, strict: bool
+) -> None:
+    """Write a static page with every card, front and back, and links to the packages."""
+    result = write_preview(
+        decks=decks, templates=templates, out=out, packages=packages, languages=languages, split=split, strict=strict
+    )
+    for warning in result.warnings:
+        click.secho(f"warning: {warning}", fg="yellow", err=True)
+    state = "wrote" if result.written else "unchanged"
+    click.echo(f"Preview of {len(result.cards)} card(s) -> {result.path} ({state})")
 
 
 def _summary(result: BuildResult, dry_run: bool) -> None:

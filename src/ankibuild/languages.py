@@ -35,3 +35,18 @@ def base(code: str) -> str:
 
 def is_rtl(code: str) -> bool:
     return base(code) in RTL
+
+
+#: Regions whose Chinese is written in traditional characters.
+TRADITIONAL_CHINESE = frozenset({"TW", "HK", "MO"})
+
+
+def lineage(code: str) -> tuple[str, ...]:
+    """Where a language's wording may come from, most specific first.
+
+    ``pt-BR`` -> ``pt-BR, pt``; ``zh-TW`` -> ``zh-TW, zh-Hant, zh`` (Taiwan writes
+    traditional characters, which ``zh`` alone does not).
+    """
+    region = code.partition("-")[2]
+    chinese = ("zh-Hant",) if base(code) == "zh" and region in TRADITIONAL_CHINESE else ()
+    return tuple(dict.fromkeys((code, *chinese, base(code))))

@@ -130,11 +130,15 @@ def topic_tag(slug: str) -> str:
     return slug
 
 
+def notetype_name(bank_id: str, lang: str) -> str:
+    return f"{bank_id} ({lang})"
+
+
 def notetype(bank: Bank, lang: str, front: str, back: str, css: str) -> genanki.Model:
     """The bank's notetype for one language: fixed fields, one card type."""
     return genanki.Model(
         notetype_id(bank.id, lang),
-        f"{bank.id} ({lang})",
+        notetype_name(bank.id, lang),
         fields=[{"name": name} for name in FIELDS],
         templates=[{"name": CARD_NAME, "qfmt": front, "afmt": back}],
         css=css,

@@ -3,7 +3,13 @@
 Card templates are Anki templates (``{{Field}}``) with build-time placeholders
 ``[[name]]`` for the language's wording, so the card structure is written once
 in ``templates/default/`` and each language folder holds only its labels (and,
-when it must, its own ``front.html`` or ``back.html``).
+when it must, its own ``front.html`` or ``back.html``). A regional language
+(``pt-BR``) falls back to its base language's folder (``pt``; ``zh-TW`` to
+``zh-Hant``) before the default.
+
+The card script ``templates/card.js`` travels as a media file under a
+content-hashed name, which the templates get as ``[[script]]``; the bank's
+settings arrive the same way (``[[shuffle]]``).
 """
 
 from __future__ import annotations
@@ -12,11 +18,13 @@ import hashlib
 import html
 import re
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .assets import Asset
 from .errors import Problems, Severity
-from .languages import is_rtl
+from .languages import is_rtl, lineage
 from .loader import Map, load
 from .media import Media, MediaError
 from .model import CARD_NAME, FIELDS, LETTERS, Bank, Question, note_guid, topic_tag
@@ -25,7 +33,11 @@ from .richtext import to_html
 DEFAULT = "default"
 TEMPLATE_FILES = ("front.html", "back.html")
 STYLESHEET = "style.css"
+SCRIPT = "card.js"
 LABELS = "labels.yaml"
+#: The label with the six letters shown before the options, space-separated
+#: (``A B C D E F``; Arabic ``أ ب ج د هـ و``); templates get one per option as ``[[letter_a]]``.
+LETTERS_LABEL = "letters"
 
 #: Fields Anki fills in itself; a template may use them beside ours.
 SPECIAL_FIELDS = frozenset({"FrontSide", "Tags", "Type", "Deck", "Subdeck", "Card", "CardFlag", "CardID"})
@@ -41,6 +53,8 @@ class CardTemplates:
     front: str
     back: str
     css: str
+    labels: Mapping[str, str] = field(default_factory=dict)
+    media: tuple[Asset, ...] = ()
 
     @property
     def digest(self) -> str:
@@ -141,26 +155,43 @@ def render_note(
     )
 
 
-def load_templates(root: Path, lang: str, problems: Problems) -> CardTemplates:
-    """The templates of one language, strict: unknown fields and labels are errors."""
-    folder = root / lang
-    if not folder.is_dir():
+def load_templates(root: Path, lang: str, problems: Problems, *, shuffle: bool = False) -> CardTemplates:
+    """The templates of one language, strict: unknown fields and labels are errors.
+
+    ``shuffle`` is the bank's setting: the card script then shows the options
+    in a random order per review.
+    """
+    if not _own_folders(root, lang):
         problems.add(
-            folder,
+            root / lang,
             f"no templates for '{lang}': the default (English) wording is used",
-            hint=f"create {folder.name}/{LABELS} with the labels in that language",
+            hint=f"create {lang}/{LABELS} with the labels in that language",
             severity=Severity.WARNING,
         )
+    script = _script(root / SCRIPT, problems)
     labels = _labels(root, lang, problems)
+    labels.update(script=script.name if script else "", shuffle="true" if shuffle else "false")
     front, back = (_template(root, lang, name, labels, problems) for name in TEMPLATE_FILES)
     css_path = root / STYLESHEET
     css = _read(css_path, problems) or ""
-    return CardTemplates(lang, front, back, css)
+    return CardTemplates(lang, front, back, css, labels, (script,) if script else ())
+
+
+def _own_folders(root: Path, lang: str) -> list[Path]:
+    """The language's folders that exist, the most general first: ``pt``, then ``pt-BR``."""
+    return [root / name for name in reversed(lineage(lang)) if (root / name).is_dir()]
 
 
 def _find(root: Path, lang: str, name: str) -> Path:
-    own = root / lang / name
-    return own if own.is_file() else root / DEFAULT / name
+    for folder in reversed(_own_folders(root, lang)):
+        if (folder / name).is_file():
+            return folder / name
+    return root / DEFAULT / name
+
+
+def _script(path: Path, problems: Problems) -> Asset | None:
+    text = _read(path, problems)
+    return None if text is None else Asset.hashed(path, text.encode())
 
 
 def _read(path: Path, problems: Problems) -> str | None:
@@ -176,15 +207,34 @@ def _read(path: Path, problems: Problems) -> str | None:
 def _labels(root: Path, lang: str, problems: Problems) -> dict[str, str]:
     """Default wording overlaid with the language's own; the language and direction too."""
     labels: dict[str, str] = {"lang": lang, "dir": "rtl" if is_rtl(lang) else "ltr"}
-    for path in (root / DEFAULT / LABELS, root / lang / LABELS):
+    for path in (root / DEFAULT / LABELS, *(folder / LABELS for folder in _own_folders(root, lang))):
         if not path.is_file():
             continue
         data = load(path, problems).data
         if not isinstance(data, Map):
             problems.add(path, "labels must be a mapping of name: text", line=1, column=1)
             continue
-        labels.update({str(k): str(v) for k, v in data.items()})
+        labels.update(
+            {str(k): str(v) for k, v in data.items() if k != LETTERS_LABEL or _letters_ok(path, data, problems)}
+        )
+    letters = labels.get(LETTERS_LABEL, "").split()
+    labels.update({f"letter_{letter.lower()}": shown for letter, shown in zip(LETTERS, letters, strict=False)})
     return labels
+
+
+def _letters_ok(path: Path, data: Map, problems: Problems) -> bool:
+    """Six letters, one per option; else one error here rather than one per missing letter later."""
+    if len(str(data[LETTERS_LABEL]).split()) == len(LETTERS):
+        return True
+    line, column = data.at(LETTERS_LABEL)
+    problems.add(
+        path,
+        f"'{LETTERS_LABEL}' must list {len(LETTERS)} letters separated by spaces",
+        line=line,
+        column=column,
+        hint="one per option, e.g. A B C D E F",
+    )
+    return False
 
 
 def _template(root: Path, lang: str, name: str, labels: dict[str, str], problems: Problems) -> str:

@@ -1,0 +1,263 @@
+"""Preview stage: one static page with every card, front and back, as Anki shows it.
+
+Cards are rendered from the same templates as the packages, with a renderer
+of Anki's template syntax (:mod:`ankibuild.ankitemplate`), and each is shown in
+a frame of its own with the card's stylesheet and script, so choosing an
+option and flipping the card work as in Anki. The page links the packages with
+their question counts and loads nothing from anywhere else: it can be opened
+from disk or published as it is (e.g. on GitHub Pages, beside the packages).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from .ankitemplate import Template
+from .assets import Asset
+from .build import load_sources, package_groups
+from .errors import Problems
+from .model import CARD_NAME, FIELDS, Bank, notetype_name, stable_int
+from .package import write_if_changed
+from .render import CardTemplates, RenderedNote
+
+PAGE = "index.html"
+
+
+@dataclass(frozen=True)
+class CardSides:
+    """One card as Anki renders it: the HTML inside the card's page, each side."""
+
+    lang: str
+    question_id: str
+    deck: str
+    front: str
+    back: str
+
+
+@dataclass(frozen=True)
+class PackageLink:
+    """A package the page offers for download."""
+
+    path: Path
+    lang: str
+    questions: int
+
+    @property
+    def exists(self) -> bool:
+        return self.path.is_file()
+
+
+@dataclass
+class PreviewResult:
+    path: Path
+    written: bool
+    cards: list[CardSides] = field(default_factory=list)
+    packages: list[PackageLink] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+class CardRenderer:
+    """Renders one language's notes as Anki does: front, then back with ``{{FrontSide}}``."""
+
+    def __init__(self, bank: Bank, templates: CardTemplates) -> None:
+        self.bank = bank
+        self._decks = {d.key: bank.deck_name(d, templates.lang) for d in bank.decks}
+        self._front = Template(templates.front, f"the front template of '{templates.lang}'")
+        self._back = Template(templates.back, f"the back template of '{templates.lang}'")
+
+    def sides(self, note: RenderedNote) -> CardSides:
+        deck = self._decks[note.deck_key]
+        fields = {
+            **dict(zip(FIELDS, note.fields, strict=True)),
+            "Tags": " ".join(note.tags),
+            "Type": notetype_name(self.bank.id, note.lang),
+            "Deck": deck,
+            "Subdeck": deck.split("::")[-1],
+            "Card": CARD_NAME,
+            "CardFlag": "flag0",
+            "CardID": str(stable_int("card", note.guid, "0")),
+        }
+        front = self._front.render(fields)
+        back = self._back.render({**fields, "FrontSide": front})
+        return CardSides(note.lang, note.question_id, deck, front, back)
+
+
+def card_document(css: str, body: str) -> str:
+    """A card's page as Anki builds it: the stylesheet, and the card in a body of class ``card``."""
+    before, after = document_shell(css)
+    return before + body + after
+
+
+def document_shell(css: str) -> tuple[str, str]:
+    """What comes before and after a card's HTML in its page."""
+    # "</" would end the style element early; "<\\/" means the same in CSS.
+    style = css.replace("</", "<\\/")
+    before = (
+        '<!DOCTYPE html>\n<html>\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f'<style>\n{style}\n</style>\n</head>\n<body class="card card1">\n<div id="qa">\n'
+    )
+    return before, "\n</div>\n</body>\n</html>\n"
+
+
+@dataclass(frozen=True)
+class RenderedCards:
+    """A bank's cards as Anki renders them, with what rendered them."""
+
+    bank: Bank
+    templates: dict[str, CardTemplates]
+    notes: list[RenderedNote]
+    cards: list[CardSides]
+    problems: Problems
+    #: The images the cards show, by packaged name.
+    images: dict[str, bytes] = field(default_factory=dict)
+
+
+def render_cards(
+    *,
+    decks: Path = Path("decks"),
+    templates: Path = Path("templates"),
+    languages: Sequence[str] = (),
+    strict: bool = False,
+) -> RenderedCards:
+    """Every card of the bank, front and back, from the same templates as the packages.
+
+    Raises :class:`BankError` when the bank or the templates have errors (or warnings, if ``strict``).
+    """
+    sources = load_sources(decks, templates, languages, strict)
+    renderers = {lang: CardRenderer(sources.bank, t) for lang, t in sources.templates.items()}
+    cards = [renderers[n.lang].sides(n) for n in sources.notes]
+    return RenderedCards(sources.bank, sources.templates, sources.notes, cards, sources.problems, sources.media)
+
+
+def write_preview(
+    *,
+    decks: Path = Path("decks"),
+    templates: Path = Path("templates"),
+    out: Path = Path("dist/preview"),
+    packages: Path = Path("dist"),
+    languages: Sequence[str] = (),
+    split: bool = False,
+    strict: bool = False,
+) -> PreviewResult:
+    """Write ``out/index.html``: every card of the bank, and links to its packages in ``packages``.
+
+    ``split`` links the packages of ``ankibuild build --split``. Nothing is
+    written when the bank or the templates have errors.
+    """
+    rendered = render_cards(decks=decks, templates=templates, languages=languages, strict=strict)
+    links = _package_links(rendered, packages, split)
+    path = out / PAGE
+    page = _page(rendered, links, out)
+    result = PreviewResult(path, write_if_changed(path, page.encode()), rendered.cards, links)
+    result.warnings = [p.describe() for p in rendered.problems.warnings] + [
+        f"{link.path} is not built yet: run 'ankibuild build' before publishing the preview"
+        for link in links
+        if not link.exists
+    ]
+    return result
+
+
+def _package_links(rendered: RenderedCards, packages: Path, split: bool) -> list[PackageLink]:
+    """The packages 'ankibuild build' writes for these languages, with the questions each holds."""
+    counts = Counter((note.lang, note.deck_key) for note in rendered.notes)
+    return [
+        PackageLink(path, lang, sum(counts[lang, deck.key] for deck in held))
+        for lang in rendered.templates
+        for path, held in package_groups(rendered.bank, lang, packages, split)
+    ]
+
+
+def _page(rendered: RenderedCards, links: list[PackageLink], out: Path) -> str:
+    bank, card_templates, cards = rendered.bank, rendered.templates, rendered.cards
+    files = [*(a for t in card_templates.values() for a in t.media), *(Asset(n, c) for n, c in rendered.images.items())]
+    media = {a.name: a.data_url() for a in files}
+    data = {
+        "media": dict(sorted(media.items())),
+        "shells": {lang: document_shell(t.css) for lang, t in card_templates.items()},
+        "cards": [[card.lang, card.front, card.back] for card in cards],
+    }
+    # Inside <script>, "<" could close the element or open a comment: JSON can escape it.
+    payload = json.dumps(data, ensure_ascii=False).replace("<", "\\u003c")
+    title = " · ".join(dict.fromkeys(bank.titles.values())) or bank.id
+    numbered = list(enumerate(cards))
+    sections = "\n".join(
+        _language_section(t, [(i, c) for i, c in numbered if c.lang == t.lang]) for t in card_templates.values()
+    )
+    return _asset("page.html").format(
+        title=html.escape(title),
+        summary=html.escape(_summary(bank, cards, card_templates)),
+        nav="\n".join(_nav_item(t) for t in card_templates.values()),
+        downloads="\n".join(_download_row(link, card_templates[link.lang], out) for link in links),
+        sections=sections,
+        style=_asset("page.css"),
+        data=payload,
+        script=_asset("page.js"),
+    )
+
+
+def _asset(name: str) -> str:
+    return resources.files("ankibuild").joinpath("page", name).read_text(encoding="utf-8")
+
+
+def _summary(bank: Bank, cards: list[CardSides], card_templates: dict[str, CardTemplates]) -> str:
+    questions = sum(len(d.questions) for d in bank.decks)
+    return f"{questions} question(s) in {len(card_templates)} language(s), {len(cards)} card(s)."
+
+
+def _language_name(templates: CardTemplates) -> str:
+    name = templates.labels.get("language", "")
+    return f"{name} ({templates.lang})" if name else templates.lang
+
+
+def _nav_item(templates: CardTemplates) -> str:
+    lang = html.escape(templates.lang)
+    return f'<li><a href="#lang-{lang}" lang="{lang}">{html.escape(_language_name(templates))}</a></li>'
+
+
+def _download_row(link: PackageLink, templates: CardTemplates, out: Path) -> str:
+    href = Path(os.path.relpath(link.path, out)).as_posix()
+    missing = "" if link.exists else ' <span class="pv-missing">(not built yet)</span>'
+    return (
+        f'<tr><td lang="{html.escape(link.lang)}">{html.escape(_language_name(templates))}</td>'
+        f'<td><a href="{html.escape(href)}" download>{html.escape(link.path.name)}</a>{missing}</td>'
+        f'<td class="pv-count">{link.questions}</td></tr>'
+    )
+
+
+def _language_section(templates: CardTemplates, cards: list[tuple[int, CardSides]]) -> str:
+    """A language's cards under their decks; ``dir`` makes a right-to-left language read as one."""
+    lang = html.escape(templates.lang)
+    parts = [
+        f'<section class="pv-lang" id="lang-{lang}" lang="{lang}" dir="{html.escape(templates.labels["dir"])}">',
+        f"<h2>{html.escape(_language_name(templates))}</h2>",
+    ]
+    deck = None
+    for index, card in cards:
+        if card.deck != deck:
+            deck = card.deck
+            parts.append(f'<h3 class="pv-deck">{html.escape(deck)}</h3>')
+        parts.append(_card_article(card, index, templates.labels))
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+def _card_article(card: CardSides, index: int, labels: Mapping[str, str]) -> str:
+    """A card's place: a frame the page's script fills, and the buttons that flip it."""
+    qid = html.escape(card.question_id)
+    flip = html.escape(labels.get("show_answer", "Show answer"))
+    again = html.escape(labels.get("again", "Again"))
+    return (
+        f'<article class="pv-card" id="{html.escape(card.lang)}-{qid}" data-card="{index}">\n'
+        f'<p class="pv-id"><code>{qid}</code></p>\n<div class="pv-frame"></div>\n'
+        f'<p class="pv-buttons"><button type="button" class="pv-flip">{flip}</button>'
+        f'<button type="button" class="pv-again" hidden>{again}</button></p>\n'
+        "</article>"
+    )

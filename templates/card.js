@@ -1,0 +1,220 @@
+/* Multiple-choice cards: tap an option (or press 1-6) on the front; the back
+ * marks the correct option, and the chosen one as right or wrong.
+ *
+ * Without this script the card still works: the back's stylesheet marks the
+ * correct option from data-answer.
+ *
+ * Anki desktop keeps one page and swaps the card's HTML, so globals survive
+ * the flip; AnkiDroid loads a new page for each side, so only storage does.
+ * The review's state (display order and choice) therefore goes to every store
+ * available: a global, sessionStorage and window.name. It is keyed by the note
+ * type and the question id, and each showing of a front starts a new review,
+ * so a choice never reaches another card or a later review.
+ *
+ * Written in ES5 for the oldest webviews Anki clients still run on.
+ */
+(function () {
+  "use strict";
+
+  var KEY = "ankibuild-review";
+  var NAME_PREFIX = "ankibuild-review:";
+
+  var memory = {
+    read: function () { return window.ankibuildReview || null; },
+    write: function (text) { window.ankibuildReview = text; }
+  };
+  var session = {
+    read: function () { return window.sessionStorage.getItem(KEY); },
+    write: function (text) { window.sessionStorage.setItem(KEY, text); }
+  };
+  // window.name survives a reload of the same tab; leave it alone if another
+  // script uses it.
+  var windowName = {
+    read: function () {
+      var name = window.name || "";
+      return name.indexOf(NAME_PREFIX) === 0 ? name.slice(NAME_PREFIX.length) : null;
+    },
+    write: function (text) {
+      if (!window.name || window.name.indexOf(NAME_PREFIX) === 0) {
+        window.name = NAME_PREFIX + text;
+      }
+    }
+  };
+  var STORES = [memory, session, windowName];
+
+  function save(review) {
+    var text = JSON.stringify(review);
+    for (var i = 0; i < STORES.length; i++) {
+      try {
+        STORES[i].write(text);
+      } catch (blocked) {
+        // Storage can be disabled or refused (a SecurityError): the other stores remain.
+      }
+    }
+  }
+
+  function load(key) {
+    for (var i = 0; i < STORES.length; i++) {
+      try {
+        var review = JSON.parse(STORES[i].read() || "null");
+        if (review && review.key === key) {
+          return review;
+        }
+      } catch (unreadable) {
+        // Refused or not ours: try the next store.
+      }
+    }
+    return null;
+  }
+
+  function shuffled(items) {
+    var result = items.slice();
+    for (var i = result.length - 1; i > 0; i--) {
+      var j = Math.floor(Math.random() * (i + 1));
+      var swap = result[i];
+      result[i] = result[j];
+      result[j] = swap;
+    }
+    return result;
+  }
+
+  function sameLetters(order, letters) {
+    return Array.isArray(order) && order.length === letters.length &&
+      order.slice().sort().join() === letters.slice().sort().join();
+  }
+
+  function Card(quiz) {
+    this.quiz = quiz;
+    this.list = quiz.querySelector(".ab-options");
+    this.key = quiz.getAttribute("data-type") + "\u001f" + quiz.getAttribute("data-id");
+    this.shown = (quiz.getAttribute("data-letters") || "").split(" ");
+    this.options = {};
+    this.letters = [];
+    var items = this.list.querySelectorAll(".ab-option");
+    for (var i = 0; i < items.length; i++) {
+      var letter = items[i].getAttribute("data-letter");
+      this.options[letter] = items[i];
+      this.letters.push(letter);
+    }
+  }
+
+  // Put the options in the review's order; the letters shown follow the
+  // position, so the first option is always A (or its language's first letter).
+  Card.prototype.arrange = function (order) {
+    for (var i = 0; i < order.length; i++) {
+      var option = this.options[order[i]];
+      this.list.appendChild(option);
+      option.querySelector(".ab-letter").textContent = this.shown[i] || String(i + 1);
+      var answer = document.querySelector('.ab-answer-text[data-letter="' + order[i] + '"] .ab-letter');
+      if (answer) {
+        answer.textContent = this.shown[i] || String(i + 1);
+      }
+    }
+    this.order = order;
+  };
+
+  Card.prototype.select = function (letter) {
+    for (var i = 0; i < this.letters.length; i++) {
+      var option = this.options[this.letters[i]];
+      var chosen = this.letters[i] === letter;
+      option.classList.toggle("ab-selected", chosen);
+      option.setAttribute("aria-checked", chosen ? "true" : "false");
+    }
+  };
+
+  Card.prototype.front = function () {
+    var order = this.quiz.getAttribute("data-shuffle") === "true" ? shuffled(this.letters) : this.letters;
+    var review = { key: this.key, order: order, choice: null };
+    var card = this;
+    save(review);
+    this.arrange(order);
+    this.quiz.classList.add("ab-js");
+    this.list.setAttribute("role", "radiogroup");
+    for (var i = 0; i < this.letters.length; i++) {
+      this.options[this.letters[i]].setAttribute("role", "radio");
+    }
+    this.select(null);
+    function choose(letter) {
+      review.choice = letter;
+      save(review);
+      card.select(letter);
+    }
+    this.list.addEventListener("click", function (event) {
+      var node = event.target;
+      while (node && node !== card.list && !node.getAttribute("data-letter")) {
+        node = node.parentNode;
+      }
+      if (node && node !== card.list) {
+        choose(node.getAttribute("data-letter"));
+      }
+    });
+    window.ankibuildKey = function (position) {
+      // Anki desktop may have moved on to a card of another kind since.
+      if (position < card.order.length && document.body.contains(card.list)) {
+        choose(card.order[position]);
+        return true;
+      }
+      return false;
+    };
+  };
+
+  Card.prototype.back = function (back) {
+    window.ankibuildKey = null; // Anki's own keys rate the card on the back
+    var review = load(this.key);
+    if (!review || !sameLetters(review.order, this.letters)) {
+      return; // shown without its front, or edited in between: the stylesheet marks the answer
+    }
+    this.arrange(review.order);
+    var chosen = this.options[review.choice];
+    if (!chosen) {
+      return;
+    }
+    var right = review.choice === back.getAttribute("data-answer");
+    chosen.classList.add("ab-chosen", right ? "ab-right" : "ab-wrong");
+    back.classList.add(right ? "ab-result-right" : "ab-result-wrong");
+  };
+
+  // 1-6 (top row or keypad, on any layout; with Alt too, since Anki desktop
+  // keeps the plain digits for its answer buttons).
+  function position(event) {
+    var match = /^(?:Digit|Numpad)([1-6])$/.exec(event.code || "") || /^([1-6])$/.exec(event.key || "");
+    return match ? Number(match[1]) - 1 : -1;
+  }
+
+  function onKey(event) {
+    var target = event.target || {};
+    if (!window.ankibuildKey || event.ctrlKey || event.metaKey || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName)) {
+      return;
+    }
+    var index = position(event);
+    if (index >= 0 && window.ankibuildKey(index)) {
+      event.preventDefault();
+    }
+  }
+
+  function start() {
+    var quiz = document.querySelector(".ab-quiz");
+    if (!quiz) {
+      return;
+    }
+    var card = new Card(quiz);
+    var back = document.querySelector(".ab-back");
+    if (back) {
+      card.back(back);
+    } else {
+      card.front();
+    }
+  }
+
+  // The page survives on Anki desktop: listen to keys once per page.
+  if (!window.ankibuildKeys) {
+    window.ankibuildKeys = true;
+    document.addEventListener("keydown", onKey);
+  }
+  // AnkiDroid runs this while the page is still loading, before the back's part exists.
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
+})();

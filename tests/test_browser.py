@@ -1,0 +1,371 @@
+"""The cards in a real browser: choose, flip, and see the choice marked, as on each Anki client.
+
+Headless Chromium (Debian's ``chromium`` package) is driven through the
+DevTools protocol over a pipe (tests/cdp.py). The preview page flips a card by
+loading its back as a new page, as AnkiDroid does; the card pages are also
+loaded on their own from a local server (AnkiDroid's way again), and swapped
+inside one page (Anki desktop's way). Screenshots go to tests/output/.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ankibuild import build
+from ankibuild.preview import CardSides, card_document, render_cards, write_preview
+
+from .cdp import Browser, Page, chromium, launch
+from .conftest import DATA, ROOT
+
+pytestmark = pytest.mark.skipif(
+    chromium() is None, reason="no Chromium installed: apt-get install chromium (Debian) to run the browser tests"
+)
+
+OUTPUT = Path(__file__).resolve().parent / "output"
+
+#: What a person sees of a card, read from its page: each option (field letter,
+#: letter shown, and how its border is marked), the verdict, the answer line.
+STATE = """(doc) => {
+  const view = doc.defaultView;
+  const colour = (name) => {
+    const probe = doc.createElement("span");
+    probe.style.color = "var(" + name + ")";
+    doc.body.appendChild(probe);
+    const value = view.getComputedStyle(probe).color;
+    probe.remove();
+    return value;
+  };
+  const marks = {right: colour("--ab-right"), wrong: colour("--ab-wrong"), selected: colour("--ab-accent")};
+  const mark = (li) => Object.keys(marks).find((k) => marks[k] === view.getComputedStyle(li).borderTopColor) || "plain";
+  const visible = (element) => !!element && view.getComputedStyle(element).display !== "none";
+  const verdict = doc.querySelector(".ab-verdict");
+  return {
+    options: [...doc.querySelectorAll(".ab-quiz .ab-option")].map(
+      (li) => [li.dataset.letter, li.querySelector(".ab-letter").textContent, mark(li)]),
+    verdict: visible(verdict) ? verdict.innerText.trim() : "",
+    answer: [...doc.querySelectorAll(".ab-answer-text")].filter(visible).map((a) => a.innerText.trim()),
+    explanation: visible(doc.querySelector(".ab-explanation")),
+    direction: view.getComputedStyle(doc.querySelector(".ab-quiz")).direction,
+    overflow: doc.documentElement.scrollWidth > doc.documentElement.clientWidth,
+  };
+}"""
+
+#: Anki desktop's way of showing a side: the card's HTML goes into the page
+#: that is already there, and each script is run again (external ones loaded).
+SWAP = """async (html) => {
+  const qa = document.getElementById("qa");
+  qa.innerHTML = html;
+  for (const old of [...qa.querySelectorAll("script")]) {
+    const fresh = document.createElement("script");
+    for (const attribute of old.attributes) fresh.setAttribute(attribute.name, attribute.value);
+    fresh.text = old.text;
+    const loaded = fresh.src ? new Promise((done, failed) => { fresh.onload = done; fresh.onerror = failed; }) : null;
+    old.replaceWith(fresh);
+    await loaded;
+  }
+  return true;
+}"""
+
+#: A webview that refuses sessionStorage, as some do.
+NO_SESSION_STORAGE = """Object.defineProperty(window, "sessionStorage", {
+  get() { throw new DOMException("The operation is insecure.", "SecurityError"); }
+});"""
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
+    executable = chromium()
+    assert executable is not None
+    with launch(executable, tmp_path_factory.mktemp("profile")) as running:
+        yield running
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    opened = browser.new_page(900, 1000)
+    yield opened
+    opened.close()
+
+
+def _published(root: Path, scenario: str) -> Path:
+    """A scenario bank built and previewed as a student would publish it; the page's path."""
+    shutil.copytree(DATA / scenario, root / "decks")
+    build(decks=root / "decks", templates=ROOT / "templates", out=root / "dist")
+    return write_preview(
+        decks=root / "decks", templates=ROOT / "templates", out=root / "dist" / "preview", packages=root / "dist"
+    ).path
+
+
+@pytest.fixture(scope="module")
+def every_language(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _published(tmp_path_factory.mktemp("every-language"), "every-language")
+
+
+@pytest.fixture(scope="module")
+def rtl_sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _published(tmp_path_factory.mktemp("rtl-sample"), "rtl-sample")
+
+
+@dataclass
+class PreviewCard:
+    """A card of the preview page, driven as a person would: taps, keys and buttons."""
+
+    page: Page
+    id: str
+
+    @property
+    def _article(self) -> str:
+        return f"document.getElementById({json.dumps(self.id)})"
+
+    @property
+    def document(self) -> str:
+        return f"{self._article}.querySelector('iframe').contentDocument"
+
+    def wait(self, side: str) -> None:
+        self.page.evaluate(f"{self._article}.scrollIntoView()")
+        self.page.wait_for(f"{self._article}.dataset.ready === 'true' && {self._article}.dataset.side === '{side}'")
+        self.page.evaluate(f"{self._article}.scrollIntoView()")
+
+    def state(self) -> dict[str, Any]:
+        state: dict[str, Any] = self.page.evaluate(f"({STATE})({self.document})")
+        return state
+
+    def tap(self, selector: str, index: int = 0) -> None:
+        """A click in the middle of an element of the card, through its frame."""
+        x, y = self.page.evaluate(
+            f"(() => {{ const frame = {self._article}.querySelector('iframe').getBoundingClientRect();"
+            f" const box = {self.document}.querySelectorAll({json.dumps(selector)})[{index}].getBoundingClientRect();"
+            " return [frame.x + box.x + box.width / 2, frame.y + box.y + box.height / 2]; })()"
+        )
+        self.page.click(x, y)
+
+    def button(self, name: str) -> None:
+        x, y = self.page.evaluate(
+            f"(() => {{ const box = {self._article}.querySelector('.pv-{name}').getBoundingClientRect();"
+            " return [box.x + box.width / 2, box.y + box.height / 2]; })()"
+        )
+        self.page.click(x, y)
+        self.wait("back" if name == "flip" else "front")
+
+    def screenshot(self, name: str) -> None:
+        self.page.screenshot(OUTPUT / f"{name}.png", f"[id={json.dumps(self.id)}]")
+
+
+def _only_local(page: Page) -> None:
+    """No script error, and nothing fetched but the page itself and what it carries inside."""
+    assert page.errors() == []
+    assert all(url.split(":")[0] in ("file", "data", "about", "http") for url in page.requested())
+    assert not [url for url in page.requested() if url.startswith("http") and "127.0.0.1" not in url]
+
+
+@pytest.mark.parametrize(
+    ("lang", "tapped", "verdict"),
+    [("de", "A", "Falsch"), ("fr", "B", "Bonne réponse"), ("ja", "D", "不正解")],
+)
+def test_a_tapped_option_is_marked_after_the_flip(
+    page: Page, every_language: Path, lang: str, tapped: str, verdict: str
+) -> None:
+    """Tap an option, show the answer (a new page): the choice is marked right or wrong, the answer right."""
+    page.navigate(every_language.as_uri())
+    card = PreviewCard(page, f"{lang}-closest-planet")
+    card.wait("front")
+    card.tap(".ab-option", "ABCD".index(tapped))
+    front = card.state()
+    card.screenshot(f"preview-{lang}-front")
+    card.button("flip")
+    back = card.state()
+    card.screenshot(f"preview-{lang}-back")
+    assert [mark for _, _, mark in front["options"]] == ["selected" if o == tapped else "plain" for o in "ABCD"]
+    chosen = "right" if tapped == "B" else "wrong"
+    assert [mark for _, _, mark in back["options"]] == [
+        chosen if o == tapped else "right" if o == "B" else "plain" for o in "ABCD"
+    ]
+    assert back["verdict"] == verdict and back["explanation"] and len(back["answer"]) == 1
+    assert (front["verdict"], front["explanation"]) == ("", False)
+    _only_local(page)
+
+
+def test_again_starts_a_new_review_without_the_old_choice(page: Page, every_language: Path) -> None:
+    """After 'Again' the front is fresh, and flipping without choosing marks only the correct option."""
+    page.navigate(every_language.as_uri())
+    card = PreviewCard(page, "en-closest-planet")
+    card.wait("front")
+    card.tap(".ab-option", 0)
+    card.button("flip")
+    card.button("again")
+    front = card.state()
+    card.button("flip")
+    back = card.state()
+    assert [mark for _, _, mark in front["options"]] == ["plain"] * 4
+    assert [mark for _, _, mark in back["options"]] == ["plain", "right", "plain", "plain"]
+    assert back["verdict"] == ""
+    _only_local(page)
+
+
+def test_number_keys_follow_the_shuffled_order_right_to_left(page: Page, rtl_sample: Path) -> None:
+    """With shuffle, 2 and Alt+3 pick the second and third options shown; the back keeps the order."""
+    page.navigate(rtl_sample.as_uri())
+    card = PreviewCard(page, "ar-cpu-acronym")
+    card.wait("front")
+    card.tap(".ab-question")  # the keyboard now goes to the card
+    page.press(2)
+    second = card.state()
+    page.press(3, alt=True)
+    front = card.state()
+    card.screenshot("preview-ar-shuffled-front")
+    card.button("flip")
+    back = card.state()
+    card.screenshot("preview-ar-shuffled-back")
+    order = [letter for letter, _, _ in front["options"]]
+    assert sorted(order) == ["A", "B", "C"]
+    assert [mark for _, _, mark in second["options"]] == ["plain", "selected", "plain"]
+    assert [shown for _, shown, _ in front["options"]] == ["أ", "ب", "ج"]  # letters follow the places
+    assert [letter for letter, _, _ in back["options"]] == order
+    assert [shown for _, shown, _ in back["options"]] == ["أ", "ب", "ج"]
+    right = "right" if order[2] == "A" else "wrong"
+    assert [mark for _, _, mark in back["options"]] == [
+        right if i == 2 else "right" if letter == "A" else "plain" for i, letter in enumerate(order)
+    ]
+    assert back["answer"][0].startswith("أبج"[order.index("A")])  # the answer line names the letter shown
+    assert (front["direction"], back["direction"]) == ("rtl", "rtl")
+    assert back["verdict"] == ("إجابة صحيحة" if right == "right" else "إجابة خاطئة")
+    _only_local(page)
+
+
+def test_every_language_fits_a_phone_and_night_mode_applies(browser: Browser, every_language: Path) -> None:
+    """At 375 pixels no card scrolls sideways, front or back; night mode darkens every card."""
+    page = browser.new_page(375, 800)
+    try:
+        page.navigate(every_language.as_uri())
+        page.evaluate("document.getElementById('pv-night').click()")
+        for lang in ("de", "fr", "en", "es", "it", "pt", "nl", "pl", "ru", "ja", "zh", "zh-Hant", "ko", "ar", "he"):
+            card = PreviewCard(page, f"{lang}-closest-planet")
+            card.wait("front")
+            assert not card.state()["overflow"], lang
+            card.button("flip")
+            assert not card.state()["overflow"], lang
+            assert page.evaluate(f"getComputedStyle({card.document}.body).backgroundColor") == "rgb(30, 30, 30)"
+            if lang in ("de", "ja", "he"):
+                card.screenshot(f"preview-{lang}-phone-night")
+        _only_local(page)
+    finally:
+        page.close()
+
+
+@pytest.fixture(scope="module")
+def card_pages(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Each card's front and back as pages of their own on a local server, with the script as a file."""
+    root = tmp_path_factory.mktemp("card-pages")
+    rendered = render_cards(decks=DATA / "every-language", templates=ROOT / "templates")
+    for card in rendered.cards:
+        css = rendered.templates[card.lang].css
+        (root / f"{card.lang}-front.html").write_text(card_document(css, card.front), encoding="utf-8")
+        (root / f"{card.lang}-back.html").write_text(card_document(css, card.back), encoding="utf-8")
+        (root / "empty.html").write_text(card_document(css, ""), encoding="utf-8")
+    for asset in rendered.templates["de"].media:
+        (root / asset.name).write_bytes(asset.content)
+    (root / "favicon.ico").write_bytes(b"")  # asked for by the browser, not by the card
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(Quiet, directory=str(root)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    thread.join()
+    server.server_close()
+
+
+def _document_state(page: Page) -> dict[str, Any]:
+    state: dict[str, Any] = page.evaluate(f"({STATE})(document)")
+    return state
+
+
+def _tap_option(page: Page, index: int) -> None:
+    x, y = page.evaluate(
+        f"(() => {{ const box = document.querySelectorAll('.ab-quiz .ab-option')[{index}].getBoundingClientRect();"
+        " return [box.x + box.width / 2, box.y + box.height / 2]; })()"
+    )
+    page.click(x, y)
+
+
+@pytest.mark.parametrize("store", ["sessionStorage", "window.name"])
+def test_the_choice_survives_a_reload_between_sides_as_on_ankidroid(page: Page, card_pages: str, store: str) -> None:
+    """The back is a new page of the same origin: the choice comes back through storage alone."""
+    if store == "window.name":
+        page.send("Page.addScriptToEvaluateOnNewDocument", {"source": NO_SESSION_STORAGE})
+    page.navigate(f"{card_pages}/de-front.html")
+    assert page.evaluate("(() => { try { return !!sessionStorage; } catch (e) { return false; } })()") == (
+        store == "sessionStorage"
+    )
+    _tap_option(page, 2)
+    if store == "sessionStorage":
+        page.evaluate("window.name = ''")
+    page.navigate(f"{card_pages}/de-back.html")
+    back = _document_state(page)
+    page.screenshot(OUTPUT / f"ankidroid-de-back-{store.replace('.', '-')}.png")
+    page.navigate(f"{card_pages}/fr-back.html")  # another card's back, never its front: nothing chosen there
+    other = _document_state(page)
+    assert [mark for _, _, mark in back["options"]] == ["plain", "right", "wrong", "plain"]
+    assert back["verdict"] == "Falsch"
+    assert [mark for _, _, mark in other["options"]] == ["plain", "right", "plain", "plain"]
+    assert other["verdict"] == ""
+    assert page.errors() == []
+
+
+def test_the_choice_survives_the_flip_as_on_anki_desktop(page: Page, card_pages: str) -> None:
+    """One page whose content is swapped, scripts run again, without sessionStorage: a global keeps the choice.
+
+    window.name is taken by another script here, and the card leaves it alone.
+    """
+    page.send("Page.addScriptToEvaluateOnNewDocument", {"source": NO_SESSION_STORAGE})
+    page.navigate(f"{card_pages}/empty.html")
+    page.evaluate("window.name = 'another script'")
+    sides = {c.lang: c for c in render_cards(decks=DATA / "every-language", templates=ROOT / "templates").cards}
+
+    def show(card: CardSides, side: str) -> None:
+        page.evaluate(f"({SWAP})({json.dumps(card.front if side == 'front' else card.back)})")
+
+    show(sides["ja"], "front")
+    page.click(5, 5)  # the page has the keyboard, as Anki's card view does
+    page.press(4)
+    show(sides["ja"], "back")
+    page.press(1)  # on the back the digits are Anki's rating keys: the card ignores them
+    back = _document_state(page)
+    page.screenshot(OUTPUT / "desktop-ja-back.png")
+    show(sides["ja"], "front")  # the next review of the same card starts afresh
+    again = _document_state(page)
+    assert page.evaluate("(() => { try { sessionStorage; return false; } catch (e) { return true; } })()")
+    assert page.evaluate("window.name") == "another script"
+    assert [mark for _, _, mark in back["options"]] == ["plain", "right", "plain", "wrong"]
+    assert back["verdict"] == "不正解"
+    assert [mark for _, _, mark in again["options"]] == ["plain"] * 4
+    assert page.errors() == []
+
+
+def test_without_javascript_the_back_still_shows_the_answer(page: Page, card_pages: str) -> None:
+    """Scripts off: the front lists the options; the back marks the correct one and explains it."""
+    page.send("Emulation.setScriptExecutionDisabled", {"value": True})
+    page.navigate(f"{card_pages}/he-front.html")
+    front = page.evaluate("[...document.querySelectorAll('.ab-option')].map((li) => li.innerText.trim())")
+    page.navigate(f"{card_pages}/he-back.html")
+    page.send("Emulation.setScriptExecutionDisabled", {"value": False})  # to read the page, not to run the card
+    back = _document_state(page)
+    page.screenshot(OUTPUT / "no-script-he-back.png")
+    assert front == ["א\nנוגה", "ב\nכוכב חמה", "ג\nמאדים", "ד\nכדור הארץ"]  # noqa: RUF001 (Hebrew letters)
+    assert [mark for _, _, mark in back["options"]] == ["plain", "right", "plain", "plain"]
+    assert back["answer"] == ["ב כוכב חמה"] and back["explanation"] and back["verdict"] == ""
+    assert back["direction"] == "rtl"

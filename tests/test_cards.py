@@ -1,0 +1,163 @@
+"""The card templates in Anki: script packaged as hashed media, shuffle as a setting, every language."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from ankibuild import BankError
+from ankibuild.errors import Problems
+from ankibuild.lock import LOCK_FILE, read_lock
+from ankibuild.model import FIELDS
+from ankibuild.preview import render_cards
+from ankibuild.render import load_templates
+
+from .ankitools import TEMPLATE_ERROR, collection, import_package, render_all_cards
+from .conftest import DATA, ROOT, Project, use_scenario
+
+
+def _media(package: Path) -> dict[str, bytes]:
+    """The media files of a package, by name."""
+    with zipfile.ZipFile(package) as archive:
+        names: dict[str, str] = json.loads(archive.read("media"))
+        return {name: archive.read(index) for index, name in names.items()}
+
+
+@pytest.mark.parametrize("scenario", ["sample", "every-language", "rtl-sample"])
+def test_every_card_renders_with_its_script_and_a_clean_media_check(
+    project: Project, tmp_path: Path, scenario: str
+) -> None:
+    """Each language's cards render without template errors, load the packaged script, and no media is amiss."""
+    if scenario != "sample":
+        use_scenario(project, scenario)
+    result = project.build()
+    script = (project.templates / "card.js").read_bytes()
+    with collection(tmp_path / "c.anki2") as col:
+        for output in result.outputs:
+            ((name, content),) = _scripts(output.path).items()
+            assert name.startswith("_ankibuild-") and name.endswith(".js") and content == script
+            import_package(col, output.path)
+            assert (Path(col.media.dir()) / name).read_bytes() == script
+        cards = render_all_cards(col)
+        check = col.media.check()
+    assert len(cards) == sum(output.notes for output in result.outputs)
+    for front, back in cards.values():
+        assert TEMPLATE_ERROR not in front + back
+        assert f'<script src="{name}"></script>' in front and front in back
+    assert (list(check.missing), list(check.unused), list(check.missing_media_notes)) == ([], [], [])
+
+
+def _scripts(package: Path) -> dict[str, bytes]:
+    """The card scripts a package carries (beside the images its questions show)."""
+    return {name: content for name, content in _media(package).items() if name.endswith(".js")}
+
+
+def _script_name(project: Project) -> str:
+    (name,) = _scripts(project.out / "ai-stack-de.apkg")
+    return name
+
+
+def test_a_changed_script_arrives_under_a_new_name_that_the_templates_use(project: Project, tmp_path: Path) -> None:
+    """Anki never overwrites a '_' file, so an edited card.js must get a new name; the templates follow it."""
+    project.build()
+    first = _script_name(project)
+    with collection(tmp_path / "c.anki2") as col:
+        import_package(col, project.out / "ai-stack-de.apkg")
+        script = project.templates / "card.js"
+        script.write_text(script.read_text(encoding="utf-8") + "\n// changed\n", encoding="utf-8")
+        result = project.build()
+        second = _script_name(project)
+        log = import_package(col, project.out / "ai-stack-de.apkg")
+        (notetype,) = (m for m in col.models.all() if m["name"] == "ai-stack (de)")
+        media = Path(col.media.dir())
+        check = col.media.check()
+    assert second != first and second.startswith("_ankibuild-")
+    assert {(c.lang, c.kind) for c in result.changes.items} == {
+        ("de", "templates"),
+        ("fr", "templates"),
+        ("en", "templates"),
+    }
+    assert (log.new, log.updated, log.conflicting) == (0, 0, 0)
+    assert f'<script src="{second}"></script>' in notetype["tmpls"][0]["qfmt"]
+    assert (media / second).read_text(encoding="utf-8").endswith("// changed\n")
+    assert (media / first).is_file()  # Anki keeps the old one; nothing refers to it any more
+    assert (list(check.missing), list(check.unused)) == ([], [])
+
+
+def test_shuffle_changes_the_templates_never_the_fields(project: Project, tmp_path: Path) -> None:
+    """'shuffle: true' moves only the note types' digests and times; classmates get it as a template update."""
+    project.build()
+    before = read_lock(project.decks / LOCK_FILE)
+    with collection(tmp_path / "c.anki2") as col:
+        import_package(col, project.out / "ai-stack-fr.apkg")
+        (project.decks / "bank.yaml").write_text(
+            (project.decks / "bank.yaml").read_text(encoding="utf-8") + "shuffle: true\n", encoding="utf-8"
+        )
+        result = project.build()
+        log = import_package(col, project.out / "ai-stack-fr.apkg")
+        names = sorted(m["name"] for m in col.models.all() if m["name"].startswith("ai-stack"))
+        (notetype,) = (m for m in col.models.all() if m["name"] == "ai-stack (fr)")
+    after = read_lock(project.decks / LOCK_FILE)
+    assert after.notes == before.notes
+    for lang, entry in after.notetypes.items():
+        assert entry.fields == FIELDS and entry.digest != before.notetypes[lang].digest
+        assert entry.mtime > before.notetypes[lang].mtime
+    assert {c.kind for c in result.changes.items} == {"templates"}
+    assert (log.updated, log.conflicting, names) == (0, 0, ["ai-stack (fr)"])
+    assert 'data-shuffle="true"' in notetype["tmpls"][0]["qfmt"]
+    assert [f["name"] for f in notetype["flds"]] == list(FIELDS)
+
+
+def test_labels_carry_each_languages_typography_and_direction() -> None:
+    """French spaces its colon, Chinese and Japanese use a full-width one; Arabic and Hebrew read right to left."""
+    cards = {c.lang: c for c in render_cards(decks=DATA / "every-language", templates=ROOT / "templates").cards}
+    assert '<span class="ab-label">Réponse\u00a0:</span>' in cards["fr"].back
+    full_width = ("ja", "答え："), ("zh", "答案："), ("zh-Hant", "答案：")  # noqa: RUF001 (full-width colons)
+    for lang, label in (*full_width, ("ko", "정답:"), ("ar", "الإجابة:")):
+        assert f'<span class="ab-label">{label}</span>' in cards[lang].back
+    for lang, card in cards.items():
+        direction = "rtl" if lang in ("ar", "he") else "ltr"
+        assert card.back.count(f'lang="{lang}" dir="{direction}"') == 2  # the question and the answer part
+    cyrillic_a = "\u0410"
+    for lang, first in (("en", "A"), ("ru", cyrillic_a), ("ja", "ア"), ("ko", "①"), ("ar", "أ"), ("he", "א")):
+        assert f'data-letter="A"><span class="ab-letter">{first}</span>' in cards[lang].front
+
+
+def test_a_regional_language_uses_its_base_languages_labels() -> None:
+    """pt-BR gets the Portuguese wording, zh-TW the traditional Chinese one; a language with no labels gets English."""
+    problems = Problems()
+    brazilian = load_templates(ROOT / "templates", "pt-BR", problems)
+    taiwanese = load_templates(ROOT / "templates", "zh-TW", problems)
+    swedish = load_templates(ROOT / "templates", "sv", problems)
+    assert (brazilian.labels["answer"], brazilian.labels["lang"]) == ("Resposta:", "pt-BR")
+    assert 'lang="pt-BR"' in brazilian.front
+    assert taiwanese.labels["correct"] == "正確"  # traditional characters, not the simplified 正确
+    assert swedish.labels["answer"] == "Answer:"
+    assert [(p.severity.value, p.message) for p in problems.items] == [
+        ("warning", "no templates for 'sv': the default (English) wording is used")
+    ]
+
+
+def test_letters_must_be_six(project: Project) -> None:
+    """A letters label with too few letters is one error at its line, not one per option."""
+    labels = project.templates / "ja" / "labels.yaml"
+    labels.write_text(labels.read_text(encoding="utf-8").replace("ア イ ウ エ オ カ", "ア イ"), encoding="utf-8")
+    problems = Problems()
+    load_templates(project.templates, "ja", problems)
+    (problem,) = problems.errors
+    assert (problem.file, problem.line) == ("templates/ja/labels.yaml", 7)
+    assert problem.message == "'letters' must list 6 letters separated by spaces"
+
+
+def test_a_missing_card_script_is_an_error_and_nothing_is_written(project: Project) -> None:
+    """The templates need templates/card.js: without it the build stops before writing."""
+    (project.templates / "card.js").unlink()
+    with pytest.raises(BankError) as raised:
+        project.build()
+    assert [(p.file, p.message) for p in raised.value.problems][:1] == [
+        ("templates/card.js", "template file is missing")
+    ]
+    assert not project.out.exists() and not (project.decks / LOCK_FILE).exists()

@@ -1,0 +1,159 @@
+"""The preview page: every card from the same templates, the packages linked, nothing loaded from elsewhere."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ankibuild import AnkibuildError
+from ankibuild.cli import main
+from ankibuild.preview import render_cards, write_preview
+
+from .conftest import Project, use_scenario
+
+
+class _Page(HTMLParser):
+    """Every URL attribute, the data of the cards, and the language sections of a page."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.urls: list[str] = []
+        self.sections: dict[str, str] = {}
+        self._in_data = False
+        self.data = ""
+        self.feed(text)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = {k: v or "" for k, v in attrs}
+        self.urls += [values[k] for k in ("src", "href", "action", "poster") if k in values]
+        if tag == "section" and "pv-lang" in values.get("class", ""):
+            self.sections[values["lang"]] = values["dir"]
+        self._in_data = values.get("id") == "pv-data"
+
+    def handle_data(self, data: str) -> None:
+        if self._in_data:
+            self.data += data
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_data = False
+
+
+def _preview(project: Project) -> tuple[_Page, str]:
+    result = write_preview(
+        decks=project.decks, templates=project.templates, out=project.out / "preview", packages=project.out
+    )
+    text = result.path.read_text(encoding="utf-8")
+    return _Page(text), text
+
+
+def test_the_page_shows_every_card_and_links_each_package_with_its_question_count(project: Project) -> None:
+    """Each card of each language is on the page as Anki renders it; each .apkg is linked relatively, with its count."""
+    project.build()
+    result = write_preview(
+        decks=project.decks, templates=project.templates, out=project.out / "preview", packages=project.out
+    )
+    page = _Page(result.path.read_text(encoding="utf-8"))
+    data = json.loads(page.data)
+    rendered = render_cards(decks=project.decks, templates=project.templates)
+    assert result.path == project.out / "preview" / "index.html" and result.written
+    assert data["cards"] == [[c.lang, c.front, c.back] for c in rendered.cards]
+    assert len(data["cards"]) == 18 and {lang for lang, _, _ in data["cards"]} == {"de", "fr", "en"}
+    assert [(link.path.name, link.questions, link.exists) for link in result.packages] == [
+        ("ai-stack-de.apkg", 6, True),
+        ("ai-stack-fr.apkg", 6, True),
+        ("ai-stack-en.apkg", 6, True),
+    ]
+    text = result.path.read_text(encoding="utf-8")
+    for lang in ("de", "fr", "en"):
+        assert (
+            f'<a href="../ai-stack-{lang}.apkg" download>ai-stack-{lang}.apkg</a></td><td class="pv-count">6</td>'
+            in text
+        )
+    assert result.warnings == []
+
+
+def test_the_page_loads_nothing_from_anywhere_else(project: Project) -> None:
+    """Links are the packages and anchors; the card script and images travel inside the page as data URLs."""
+    project.build()
+    page, text = _preview(project)
+    assert page.urls and all(re.fullmatch(r"#[\w-]+|\.\./[\w-]+\.apkg", url) for url in page.urls), page.urls
+    assert not re.search(r"@import|url\(|https?:|//[a-z]", text.split('<script type="application/json"')[0])
+    media = json.loads(page.data)["media"]
+    assert sorted(url.split(";")[0] for url in media.values()) == ["data:image/svg+xml", "data:text/javascript"]
+
+
+def test_split_packages_are_linked_one_per_deck(project: Project) -> None:
+    """With --split the page links the per-deck packages the split build wrote."""
+    project.build(split=True)
+    result = write_preview(
+        decks=project.decks, templates=project.templates, out=project.out / "preview", packages=project.out, split=True
+    )
+    assert [(link.path.name, link.questions, link.exists) for link in result.packages] == [
+        (f"ai-stack-ai-hardware-{lang}.apkg", 6, True) for lang in ("de", "fr", "en")
+    ]
+
+
+def test_packages_not_built_yet_are_marked_and_warned_about(project: Project) -> None:
+    """A preview written before the build still links the packages, says they are missing, and warns."""
+    result = write_preview(
+        decks=project.decks, templates=project.templates, out=project.out / "preview", packages=project.out
+    )
+    assert result.path.read_text(encoding="utf-8").count("(not built yet)") == 3
+    assert result.warnings == [
+        f"{project.out / f'ai-stack-{lang}.apkg'} is not built yet: run 'ankibuild build' before publishing the preview"
+        for lang in ("de", "fr", "en")
+    ]
+
+
+def test_a_right_to_left_bank_reads_right_to_left(project: Project) -> None:
+    """Arabic and Hebrew sections and cards are marked dir="rtl"; the bank's shuffle reaches the cards."""
+    use_scenario(project, "rtl-sample")
+    project.build()
+    page, _ = _preview(project)
+    assert page.sections == {"ar": "rtl", "he": "rtl"}
+    for lang, front, back in json.loads(page.data)["cards"]:
+        assert f'lang="{lang}" dir="rtl"' in front and 'data-shuffle="true"' in front
+        assert back.count('dir="rtl"') == 2
+
+
+def test_syntax_the_preview_cannot_render_is_an_error_and_nothing_is_written(project: Project) -> None:
+    """A filter is valid for Anki but not rendered by the preview: it says so instead of guessing."""
+    front = project.templates / "default" / "front.html"
+    front.write_text(front.read_text(encoding="utf-8").replace("{{Question}}", "{{text:Question}}"), encoding="utf-8")
+    with pytest.raises(AnkibuildError) as raised:
+        _preview(project)
+    assert raised.value.message == (
+        "the front template of 'de', line 2: {{text:Question}} is not supported by the preview (only fields)"
+    )
+    assert not (project.out / "preview").exists()
+
+
+def test_the_command_writes_the_page_once_and_reports_problems_like_build(project: Project) -> None:
+    """'ankibuild preview' writes dist/preview/index.html; unchanged sources leave it untouched; errors exit 1."""
+    project.build()
+    runner = CliRunner()
+    first = runner.invoke(main, ["preview"])
+    page = project.out / "preview" / "index.html"
+    before = page.read_bytes()
+    second = runner.invoke(main, ["preview", "--lang", "fr"])
+    third = runner.invoke(main, ["preview", "--lang", "fr"])
+    project.edit("ai-hardware.yaml", "answer: B", "answer: Z")
+    broken = runner.invoke(main, ["preview", "--out", "elsewhere"])
+    assert (first.exit_code, first.output) == (0, "Preview of 18 card(s) -> dist/preview/index.html (wrote)\n")
+    assert (second.exit_code, third.output) == (0, "Preview of 6 card(s) -> dist/preview/index.html (unchanged)\n")
+    assert page.read_bytes() != before and broken.exit_code == 1
+    assert "answer must be one letter A-F, not 'Z'" in broken.output and not Path("elsewhere").exists()
+
+
+def test_the_preview_shows_the_sample_diagram_inline(project: Project) -> None:
+    """Images of the questions travel inside the page, like the card script: nothing is fetched."""
+    write_preview(decks=project.decks, templates=project.templates, out=project.out / "preview", packages=project.out)
+    page = (project.out / "preview" / "index.html").read_text(encoding="utf-8")
+    svg = (project.decks / "media" / "roofline.svg").read_bytes()
+    assert f"data:image/svg+xml;base64,{base64.b64encode(svg).decode('ascii')}" in page
