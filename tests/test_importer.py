@@ -305,6 +305,16 @@ def test_pages_that_disagree_are_refused(project: Project, other: str, message: 
     assert Path(problem.file).name == other and message in problem.message and "000_" in problem.message
 
 
+def test_every_bad_page_of_a_call_is_reported_at_once(project: Project) -> None:
+    """Three broken pages, three errors: one run shows everything to fix."""
+    error = _refused(project, [BAD / "no-options.txt", BAD / "unknown-language.txt", BAD / "no-explanation.txt"])
+    assert sorted(Path(p.file).name for p in error.problems) == [
+        "no-explanation.txt",
+        "no-options.txt",
+        "unknown-language.txt",
+    ]
+
+
 def test_two_pages_in_one_language_are_refused(project: Project) -> None:
     """One page per language in a call."""
     error = _refused(project, [SEEDS[0], BAD / "fr-answer-c.txt", SEEDS[0]])

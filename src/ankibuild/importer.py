@@ -100,7 +100,7 @@ def import_pages(
     problems = Problems()
     read = [read_page(path, problems) for path in pages]
     bank = _bank(decks)
-    by_language = _by_language(read, languages, problems) if not problems.errors else {}
+    by_language = _by_language(read, languages, problems)
     _agree(list(by_language.values()), problems)
     if problems.errors:
         raise BankError(problems.errors)
@@ -147,8 +147,11 @@ def _bank(decks: Path) -> Bank:
 def _by_language(read: list[Page | None], override: Sequence[str], problems: Problems) -> dict[str, Page]:
     """The pages by language: given with ``--lang``, else detected; one page per language."""
     result: dict[str, Page] = {}
-    for index, page in enumerate(p for p in read if p is not None):
-        lang = override[index] if override else page.language
+    given: Sequence[str | None] = override or [None] * len(read)
+    for page, code in zip(read, given, strict=True):
+        if page is None:
+            continue  # unreadable: reported already
+        lang = code or page.language
         if lang is None:
             hint = "name it with --lang, e.g. --lang es (once per page, in order)"
             _report(problems, page, page.question_line, "cannot tell the page's language", hint)
