@@ -105,6 +105,24 @@ def test_imported_seed_question_builds_and_imports_into_anki(project: Project, t
             assert TEMPLATE_ERROR not in front + back and note["B"] in back
 
 
+def test_page_text_that_looks_like_markdown_shows_as_on_the_page(project: Project, tmp_path: Path) -> None:
+    """Stars, underscores, brackets, dollars and leading list marks of a page are shown, not read as markup."""
+    _without_sample_questions(project)
+    page = PAGES / "markup" / "de.txt"
+    result = _import(project, [page])
+    stored = _question(project.decks / "imported.yaml", result.question)["de"]
+    assert stored["question"].startswith("Was bedeutet \\*W4A16\\* bei der Quantisierung")
+    assert stored["options"][0] == "Gewichte mit 4 Bit, Aktivierungen mit 16 Bit (FP16)"  # plain text stays as it is
+    project.build()
+    lines = page.read_text(encoding="utf-8").splitlines()
+    with collection(tmp_path / "de.anki2") as col:
+        import_package(col, project.out / "ai-stack-de.apkg")
+        note = col.get_note(col.find_notes(f'"ID:{result.question}"')[0])
+        assert note["Question"] == html.escape(lines[2], quote=False)
+        assert note["C"] == html.escape(lines[6].strip()[4:], quote=False)
+        assert note["Explanation"] == "<br>".join(html.escape(line, quote=False) for line in lines[11:14])
+
+
 @pytest.mark.parametrize("question_id", [None, SAMPLE_ID])
 def test_seed_pages_already_in_the_sample_bank_change_nothing(project: Project, question_id: str | None) -> None:
     """Found by its text (or its id): both languages are there already and no file is touched."""

@@ -7,6 +7,8 @@ languages it lacks, or added as a new question; its topic is found by its name
 in the bank or declared; the titles of further questions the pages list are
 kept under ``todo``.
 
+Texts are kept as Markdown that shows them as the page did (a ``*`` or a
+leading ``1.`` of the page gets a backslash where Markdown would read it).
 Nothing is written until the bank as it would be after the import has been
 validated the way a build validates it. Files are added to by inserting lines
 (:mod:`ankibuild.yamltext`), so what is already in them stays as it was.
@@ -19,7 +21,7 @@ import hashlib
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
@@ -31,6 +33,7 @@ from .lock import LOCK_FILE
 from .model import Bank, Question
 from .package import write_if_changed
 from .pages import Page, read_page, same_text
+from .richtext import literal
 from .validate import SLUG, TOPIC
 from .yamltext import STEP, Block, Document, Flow, Noted, Value, item_lines, mapping_lines, scalar
 
@@ -98,7 +101,7 @@ def import_pages(
     _check_options(pages, question_id, languages, topic)
     target = _target(decks, out)
     problems = Problems()
-    read = [read_page(path, problems) for path in pages]
+    read = [_as_markdown(page) if page else None for page in (read_page(path, problems) for path in pages)]
     bank = _bank(decks)
     by_language = _by_language(read, languages, problems)
     _agree(list(by_language.values()), problems)
@@ -108,6 +111,17 @@ def import_pages(
     if problems.errors:
         raise BankError(problems.errors)
     return _write(decks, plan, bank)
+
+
+def _as_markdown(page: Page) -> Page:
+    """The page's texts as the bank keeps them: Markdown that shows them as the page did."""
+    return replace(
+        page,
+        question=literal(page.question),
+        options=tuple(literal(option) for option in page.options),
+        explanation=literal(page.explanation),
+        further=tuple(literal(title) for title in page.further),
+    )
 
 
 def _check_options(pages: Sequence[Path], question_id: str | None, languages: Sequence[str], topic: str | None) -> None:
