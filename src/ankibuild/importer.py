@@ -447,8 +447,9 @@ def _append_todo(document: Document, todo: dict[str, list[str]]) -> None:
         document.append((), lambda indent: mapping_lines({"todo": todo}, indent))
         return
     current = document.root["todo"] or {}
-    for lang in todo.keys() & current.keys():
-        document.append(("todo", lang), partial(_items, todo[lang]))
+    for lang, titles in todo.items():
+        if lang in current:
+            document.append(("todo", lang), partial(_items, titles))
     new = {lang: titles for lang, titles in todo.items() if lang not in current}
     if new:
         document.append(("todo",), lambda indent: mapping_lines(new, indent))
