@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ankibuild.richtext import markdown_html, to_html
+from ankibuild.richtext import literal, markdown_html, to_html
 
 
 class Recorder:
@@ -211,3 +211,29 @@ def test_images_are_handed_to_the_build_and_point_at_the_packaged_name() -> None
     out = to_html('See ![a "roof" *line*](media/roof%20line.svg "Roofline")', recorder)
     assert out == 'See <img src="packaged-roof line.svg" alt="a &quot;roof&quot; line" title="Roofline">'
     assert recorder.images == ["media/roof line.svg"]
+
+
+#: Lines as a web page gives them: no leading or trailing spaces, any markup characters.
+PAGE_CHARS = st.sampled_from([*"aZ09 .,;:!?'\"()-+=/#>|~&<*_`[]$\\\t\u00a0\u2003\u00e9\u00d7\u00b2"])
+PAGE_LINE = st.text(PAGE_CHARS, min_size=1).map(str.strip).filter(bool)
+
+
+@given(st.lists(PAGE_LINE, min_size=1, max_size=4).map("\n".join))
+def test_literal_text_shows_as_written(text: str) -> None:
+    """Text that is not Markdown (a quiz page's) is stored so that it renders exactly as written."""
+    assert render(literal(text)) == before_markdown(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "stored"),
+    [
+        ("5 * 3 = 15 and snake_case stay", "5 * 3 = 15 and snake_case stay"),
+        ("*not emphasis*", "\\*not emphasis\\*"),
+        ("1. not a list", "1\\. not a list"),
+        ("[not](a link) nor $x$", "[not\\](a link) nor \\$x\\$"),
+        ("first\n\n# second", "first\n\n\\# second"),
+    ],
+)
+def test_literal_escapes_only_what_markdown_would_change(text: str, stored: str) -> None:
+    """Plain paragraphs are kept as they are; a paragraph that reads as markup gets backslashes."""
+    assert literal(text) == stored

@@ -14,7 +14,7 @@ import genanki
 
 from .changelog import CHANGELOG_FILE, Change, Changelog, publish_changelog, update_changelog
 from .errors import AnkibuildError, BankError, LockChangedError, Problems, ShapeChangeError
-from .loader import bank_files, load
+from .loader import SourceFile, bank_files, load, parse
 from .lock import LOCK_FILE, Clock, Lock, read_lock, stamp_notes, stamp_notetype
 from .media import Media, report_unused
 from .model import CARD_NAME, FIELDS, Bank, Deck, deck_id, notetype
@@ -43,16 +43,31 @@ class BuildResult:
     lock_written: bool = False
 
 
-def load_bank(decks: Path, problems: Problems) -> Bank | None:
-    """Load and validate a bank folder: settings first, then every question file."""
-    bank_path, files = bank_files(decks)
-    if not bank_path.is_file():
+def load_bank(decks: Path, problems: Problems, pending: Mapping[Path, bytes] | None = None) -> Bank | None:
+    """Load and validate a bank folder: settings first, then every question file.
+
+    ``pending`` holds files (by their path below ``decks``) as they are about to
+    be written, new or changed: they are read from there instead of the disk, so
+    that a bank can be checked before anything is written to it.
+    """
+    pending = pending or {}
+
+    def read(path: Path) -> SourceFile:
+        return (
+            SourceFile(path, parse(path, pending[path], problems), pending[path])
+            if path in pending
+            else load(path, problems)
+        )
+
+    bank_path, found = bank_files(decks)
+    if not bank_path.is_file() and bank_path not in pending:
         problems.add(bank_path, "no bank file", hint="create bank.yaml with id, languages and topics")
         return None
-    bank = validate_bank_file(load(bank_path, problems), problems)
+    bank = validate_bank_file(read(bank_path), problems)
     if bank is None:
         return None
-    parsed = [validate_deck_file(load(path, problems), bank, problems) for path in files]
+    files = sorted({*found, *pending} - {bank_path})
+    parsed = [validate_deck_file(read(path), bank, problems) for path in files]
     decks_found = tuple(deck for deck in parsed if deck is not None)
     check_unique_ids(decks_found, problems)
     return Bank(bank.id, bank.languages, bank.titles, bank.topics, decks_found, bank.root, bank.shuffle)

@@ -13,6 +13,7 @@ import click
 from . import __version__
 from .build import BuildResult, build, check
 from .errors import BankError, report
+from .importer import ImportResult, import_pages
 from .preview import write_preview
 
 _F = TypeVar("_F", bound=Callable[..., object])
@@ -127,6 +128,50 @@ def preview_command(
         click.secho(f"warning: {warning}", fg="yellow", err=True)
     state = "wrote" if result.written else "unchanged"
     click.echo(f"Preview of {len(result.cards)} card(s) -> {result.path} ({state})")
+
+
+@main.command("import")
+@click.argument("pages", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option(
+    "-o",
+    "--out",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The question file a new question goes to (created if missing).",
+)
+@click.option("--id", "question_id", metavar="ID", help="The question's id. Default: from the first page's question.")
+@click.option(
+    "--lang", "languages", multiple=True, metavar="CODE", help="Each page's language, in order. Default: detected."
+)
+@click.option("--topic", metavar="SLUG", help="The question's topic. Default: the bank's topic named like the pages'.")
+@_decks
+def import_command(
+    pages: tuple[Path, ...],
+    out: Path,
+    question_id: str | None,
+    languages: tuple[str, ...],
+    topic: str | None,
+    decks: Path,
+) -> None:
+    """Import quiz pages copied from the web: one question, a page per language."""
+    result = import_pages(pages, out=out, decks=decks, question_id=question_id, languages=languages, topic=topic)
+    _import_summary(result)
+
+
+def _import_summary(result: ImportResult) -> None:
+    where = click.format_filename(result.path)
+    if result.added:
+        topic = f", topic '{result.topic}'" if result.topic else ""
+        topic += " (new in bank.yaml)" if result.new_topic else ""
+        click.echo(f"Imported '{result.question}' ({', '.join(result.added)}) into {where}{topic}.")
+    if result.kept:
+        click.echo(f"'{result.question}' in {where} already has {', '.join(result.kept)}: left as it was.")
+    for lang, titles in result.todo.items():
+        click.echo(f"  todo: {len(titles)} further question title(s) in {lang}")
+    for note in result.notes:
+        click.secho(f"note: {note}", fg="yellow", err=True)
+    if not result.written:
+        click.echo("Nothing written: the bank already holds these pages.")
 
 
 def _summary(result: BuildResult, dry_run: bool) -> None:

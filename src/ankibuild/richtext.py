@@ -78,6 +78,41 @@ def to_html(text: str, resources: Resources) -> str:
     return markdown_html(text, resources)
 
 
+#: Characters that may start markup anywhere in a line, and at the start of a line only.
+#: ``]`` is escaped rather than ``[``: it breaks links as well, and ``\[`` would open a formula.
+_INLINE_MARKS = re.compile(r"[\\`*_\]<>$|~]")
+_LINE_MARKS = re.compile(r"^[#+\-=]", re.MULTILINE)
+_LIST_NUMBER = re.compile(r"^(\d{1,9})(?=[.)])", re.MULTILINE)
+
+
+def literal(text: str) -> str:
+    """Markdown that shows ``text`` exactly as written, for text that is not Markdown (a web page's).
+
+    Paragraphs (apart by a blank line) stay paragraphs. A paragraph Markdown
+    would show otherwise gets its markup characters escaped with ``\\``; every
+    other one is kept as it is, so ordinary text is stored unchanged. Lines are
+    taken without leading or trailing spaces, as a page's are.
+    """
+    return "\n\n".join(_literal_paragraph(paragraph) for paragraph in text.split("\n\n"))
+
+
+def _literal_paragraph(text: str) -> str:
+    if to_html(text, _Unpackaged()) == _plain_html(text):
+        return text
+    escaped = _LINE_MARKS.sub(r"\\\g<0>", _INLINE_MARKS.sub(r"\\\g<0>", text))
+    return _LIST_NUMBER.sub(r"\1\\", escaped)  # "1." starts a list, "1\." does not
+
+
+class _Unpackaged:
+    """Resources for telling whether a text is plain: images are not packaged, nothing is reported."""
+
+    def image(self, reference: str) -> str | None:
+        return None
+
+    def warn(self, message: str, hint: str) -> None:
+        return None
+
+
 def markdown_html(text: str, resources: Resources) -> str:
     """``to_html`` without its shortcut for text that has no Markdown in it."""
     env: EnvType = {_RESOURCES: resources}

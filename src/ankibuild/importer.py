@@ -1,0 +1,459 @@
+"""Import quiz pages copied from the web into the question bank.
+
+The pages of one call are one question, a page per language (see
+:mod:`ankibuild.pages` for what a page looks like). The question is found in the
+bank (by ``--id`` or by its text in one of the pages' languages) and given the
+languages it lacks, or added as a new question; its topic is found by its name
+in the bank or declared; the titles of further questions the pages list are
+kept under ``todo``.
+
+Texts are kept as Markdown that shows them as the page did (a ``*`` or a
+leading ``1.`` of the page gets a backslash where Markdown would read it).
+Nothing is written until the bank as it would be after the import has been
+validated the way a build validates it. Files are added to by inserting lines
+(:mod:`ankibuild.yamltext`), so what is already in them stays as it was.
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from functools import partial
+from pathlib import Path
+
+from .build import load_bank
+from .errors import AnkibuildError, BankError, Problems
+from .languages import is_language
+from .loader import BANK_FILE, Map, Seq, decode, load
+from .lock import LOCK_FILE
+from .model import Bank, Question
+from .package import write_if_changed
+from .pages import Page, read_page, same_text
+from .richtext import literal
+from .validate import SLUG, TOPIC
+from .yamltext import STEP, Block, Document, Flow, Noted, Value, item_lines, mapping_lines, scalar
+
+#: A derived question id stops before it gets longer than this.
+ID_LENGTH = 40
+#: Letters NFKD does not take apart into ASCII.
+_ASCII = str.maketrans({"ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ø": "o", "Ø": "O", "ł": "l", "Ł": "L"})
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """What an import did (or found already done)."""
+
+    question: str
+    #: The question file that holds the question.
+    path: Path
+    #: Languages this import wrote, and those the question had already (left as they were).
+    added: tuple[str, ...]
+    kept: tuple[str, ...]
+    #: The question's topic, and whether this import declared it in bank.yaml.
+    topic: str | None
+    new_topic: bool
+    #: Titles of further questions added under ``todo``, by language.
+    todo: dict[str, tuple[str, ...]]
+    written: tuple[Path, ...]
+    #: What to look at: names to translate, languages the bank does not build.
+    notes: tuple[str, ...] = ()
+
+
+@dataclass
+class _Plan:
+    """The import worked out, before any text is written."""
+
+    question: str
+    path: Path
+    pages: dict[str, Page]
+    existing: Question | None = None
+    topic: str | None = None
+    topic_names: dict[str, Value] = field(default_factory=dict)
+    todo: dict[str, list[str]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def added(self) -> dict[str, Page]:
+        have = self.existing.translations if self.existing else {}
+        return {lang: page for lang, page in self.pages.items() if lang not in have}
+
+
+def import_pages(
+    pages: Sequence[Path],
+    *,
+    out: Path,
+    decks: Path = Path("decks"),
+    question_id: str | None = None,
+    languages: Sequence[str] = (),
+    topic: str | None = None,
+) -> ImportResult:
+    """Import ``pages`` (one question, a page per language) into the bank at ``decks``.
+
+    ``out`` is the question file a new question goes to (created if missing).
+    ``languages`` gives each page's language in order instead of detecting it;
+    ``topic`` the topic slug instead of matching the pages' topic title.
+    Raises :class:`BankError` listing every problem, with nothing written.
+    """
+    _check_options(pages, question_id, languages, topic)
+    target = _target(decks, out)
+    problems = Problems()
+    read = [_as_markdown(page) if page else None for page in (read_page(path, problems) for path in pages)]
+    bank = _bank(decks)
+    by_language = _by_language(read, languages, problems)
+    _agree(list(by_language.values()), problems)
+    if problems.errors:
+        raise BankError(problems.errors)
+    plan = _plan(bank, by_language, target, question_id, topic, problems)
+    if problems.errors:
+        raise BankError(problems.errors)
+    return _write(decks, plan, bank)
+
+
+def _as_markdown(page: Page) -> Page:
+    """The page's texts as the bank keeps them: Markdown that shows them as the page did."""
+    return replace(
+        page,
+        question=literal(page.question),
+        options=tuple(literal(option) for option in page.options),
+        explanation=literal(page.explanation),
+        further=tuple(literal(title) for title in page.further),
+    )
+
+
+def _check_options(pages: Sequence[Path], question_id: str | None, languages: Sequence[str], topic: str | None) -> None:
+    if question_id is not None and not SLUG.match(question_id):
+        raise AnkibuildError(f"--id '{question_id}' is not a slug: use lowercase letters, digits and - _ .")
+    if topic is not None and not TOPIC.match(topic):
+        raise AnkibuildError(f"--topic '{topic}' is not a valid tag: use letters, digits, - _ . and :: , no spaces")
+    for code in languages:
+        if not is_language(code):
+            raise AnkibuildError(f"--lang '{code}' is not a language code: use one such as de, fr, ja or pt-BR")
+    if languages and len(languages) != len(pages):
+        raise AnkibuildError(
+            f"--lang is given {len(languages)} time(s) for {len(pages)} page(s): give it once per page"
+        )
+
+
+def _target(decks: Path, out: Path) -> Path:
+    """``out`` as the bank names its files (below ``decks``), or an error if it is not a question file there."""
+    try:
+        relative = out.resolve().relative_to(decks.resolve())
+    except ValueError:
+        raise AnkibuildError(f"{out} is not in the bank folder {decks}: question files live there") from None
+    if out.suffix not in (".yaml", ".yml") or relative.as_posix() in (BANK_FILE, LOCK_FILE):
+        raise AnkibuildError(f"{out} is not a question file: name one such as {decks / 'imported.yaml'}")
+    return decks / relative
+
+
+def _bank(decks: Path) -> Bank:
+    """The bank as it is: it must be valid before anything is added to it."""
+    problems = Problems()
+    bank = load_bank(decks, problems)
+    if bank is None or problems.errors:
+        raise BankError(problems.errors)
+    return bank
+
+
+def _by_language(read: list[Page | None], override: Sequence[str], problems: Problems) -> dict[str, Page]:
+    """The pages by language: given with ``--lang``, else detected; one page per language."""
+    result: dict[str, Page] = {}
+    given: Sequence[str | None] = override or [None] * len(read)
+    for page, code in zip(read, given, strict=True):
+        if page is None:
+            continue  # unreadable: reported already
+        lang = code or page.language
+        if lang is None:
+            hint = "name it with --lang, e.g. --lang es (once per page, in order)"
+            _report(problems, page, page.question_line, "cannot tell the page's language", hint)
+        elif lang in result:
+            _report(
+                problems,
+                page,
+                page.question_line,
+                f"a second page in '{lang}' (the first is {problems.name(result[lang].path)})",
+                "one page per language: import other questions in calls of their own, or set --lang",
+            )
+        else:
+            result[lang] = page
+    return result
+
+
+def _agree(pages: list[Page], problems: Problems) -> None:
+    """Pages imported together are one question: the same answer and number of options."""
+    for page in pages[1:]:
+        first = pages[0]
+        if (page.answer, len(page.options)) != (first.answer, len(first.options)):
+            _report(
+                problems,
+                page,
+                page.answer_line,
+                f"answer {page.answer} of {len(page.options)} options, but {problems.name(first.path)} "
+                f"has answer {first.answer} of {len(first.options)}",
+                "pages imported together must be the same question in other languages",
+            )
+
+
+def _plan(
+    bank: Bank, pages: dict[str, Page], target: Path, question_id: str | None, topic: str | None, problems: Problems
+) -> _Plan:
+    existing = _existing(bank, pages, question_id, problems)
+    if existing is not None:
+        plan = _Plan(existing.id, existing.source.path, pages, existing)
+    else:
+        qid = question_id or _unique(
+            _question_slug(next(iter(pages.values())).question), {q.id for q in _questions(bank)}
+        )
+        plan = _Plan(qid, target, pages)
+        _plan_topic(plan, bank, topic, problems)
+    return plan
+
+
+def _questions(bank: Bank) -> Iterable[Question]:
+    return (q for deck in bank.decks for q in deck.questions)
+
+
+def _existing(bank: Bank, pages: dict[str, Page], question_id: str | None, problems: Problems) -> Question | None:
+    """The bank's question these pages are: by ``--id``, else by the question's text in a page's language."""
+    asked = {lang: q for lang, page in pages.items() if (q := _asked(bank, lang, page.question)) is not None}
+    by_id = next((q for q in _questions(bank) if q.id == question_id), None)
+    found = by_id if question_id else next(iter(asked.values()), None)
+    for lang, same in asked.items():
+        if same is not found:
+            where = f"{problems.name(same.source.path)}:{same.source.line}"
+            _report(
+                problems,
+                pages[lang],
+                pages[lang].question_line,
+                f"this '{lang}' question is already '{same.id}' ({where}), not '{question_id or (found and found.id)}'",
+                f"import it with --id {same.id}, or leave it out",
+            )
+    if found is not None:
+        _same_shape(found, pages, problems)
+    return found
+
+
+def _asked(bank: Bank, lang: str, text: str) -> Question | None:
+    """The bank's question that asks ``text`` in ``lang``."""
+    return next(
+        (q for q in _questions(bank) if lang in q.translations and same_text(q.translations[lang].question, text)), None
+    )
+
+
+def _report(problems: Problems, page: Page, line: int, message: str, hint: str) -> None:
+    problems.add(page.path, message, line=line, column=1, hint=hint)
+
+
+def _same_shape(question: Question, pages: dict[str, Page], problems: Problems) -> None:
+    """Translations added to a question must have its answer and number of options."""
+    options = len(next(iter(question.translations.values())).options)
+    for page in pages.values():
+        if (page.answer, len(page.options)) != (question.answer, options):
+            where = f"{problems.name(question.source.path)}:{question.source.line}"
+            _report(
+                problems,
+                page,
+                page.answer_line,
+                f"answer {page.answer} of {len(page.options)} options, but question '{question.id}' ({where}) "
+                f"has answer {question.answer} of {options}",
+                "is this another question? then import it with another --id",
+            )
+
+
+def _plan_topic(plan: _Plan, bank: Bank, slug: str | None, problems: Problems) -> None:
+    """The topic named with ``--topic``, else the bank's topic of the pages' title, else a new one."""
+    titles = {lang: page.topic for lang, page in plan.pages.items() if page.topic}
+    if slug is None:
+        slug = _matching_topic(bank, plan.pages, problems)
+    if slug is None and not titles:
+        for page in plan.pages.values():
+            _report(problems, page, page.question_line, "no topic title above the question", "pass --topic SLUG")
+        return
+    if slug in bank.topics:
+        plan.topic = slug
+        return
+    plan.topic = slug or _unique(_topic_slug(list(titles.values())), set(bank.topics))
+    plan.topic_names = _topic_names(bank, titles or {lang: plan.topic for lang in plan.pages}, plan)
+
+
+def _matching_topic(bank: Bank, pages: dict[str, Page], problems: Problems) -> str | None:
+    found = {
+        slug
+        for lang, page in pages.items()
+        for slug, names in bank.topics.items()
+        if page.topic and lang in names and same_text(names[lang], page.topic)
+    }
+    if len(found) > 1:
+        page = next(iter(pages.values()))
+        listed = ", ".join(sorted(found))
+        _report(
+            problems, page, 1, f"the pages' topic titles name different topics of the bank: {listed}", "pass --topic"
+        )
+    return found.pop() if len(found) == 1 else None
+
+
+def _topic_names(bank: Bank, titles: dict[str, str], plan: _Plan) -> dict[str, Value]:
+    """A new topic's names: the pages' titles; other languages of the bank get one to translate."""
+    first_lang, first = next(iter(titles.items()))
+    names: dict[str, Value] = {}
+    for lang in bank.languages:
+        names[lang] = titles.get(lang) or Noted(first, f"copied from '{first_lang}': translate it")
+        if lang not in titles:
+            plan.notes.append(f"topic '{plan.topic}' has no name in '{lang}' yet: translate it in bank.yaml")
+    return {**names, **titles}
+
+
+def _ascii_slug(text: str) -> str:
+    """The first words of ``text`` in ASCII, joined by ``-``; empty if it has no Latin letters or digits."""
+    # Accents come off (é -> e); other letters separate words, as "BF16がFP16" holds two.
+    decomposed = unicodedata.normalize("NFKD", text.translate(_ASCII))
+    folded = "".join(ch if ch.isascii() else "" if unicodedata.combining(ch) else " " for ch in decomposed)
+    words: list[str] = []
+    for word in re.findall(r"[a-z0-9]+", folded.lower()):
+        if len("-".join([*words, word])) > ID_LENGTH:
+            break
+        words.append(word)
+    return "-".join(words)
+
+
+def _question_slug(text: str) -> str:
+    """The question's first words, or a digest of its text when it has no Latin words."""
+    return _ascii_slug(text) or "q-" + hashlib.sha256(text.encode()).hexdigest()[:8]
+
+
+def _topic_slug(titles: list[str]) -> str:
+    """The first title that has Latin words, as ASCII; else the first title's own words (a valid tag too)."""
+    ascii_slug = next((slug for title in titles if (slug := _ascii_slug(title))), "")
+    return ascii_slug or "-".join(re.findall(r"\w+", titles[0].casefold())) or "topic"
+
+
+def _unique(slug: str, taken: set[str]) -> str:
+    if slug not in taken:
+        return slug
+    return next(f"{slug}-{n}" for n in range(2, len(taken) + 3) if f"{slug}-{n}" not in taken)
+
+
+# -- writing ----------------------------------------------------------------
+
+
+def _write(decks: Path, plan: _Plan, bank: Bank) -> ImportResult:
+    """Work out the new texts, validate the bank they make, then write them."""
+    document = _document(plan.path) if plan.path.is_file() else None
+    plan.todo = _todo(plan, bank, document.root.get("todo") if document else None)
+    pending: dict[Path, bytes] = {}
+    if plan.topic_names:
+        # bank.yaml goes first: a topic nobody uses yet is valid, a question with an undeclared one is not.
+        declared = _document(decks / BANK_FILE)
+        declared.append(("topics",), lambda indent: mapping_lines({plan.topic or "": plan.topic_names}, indent))
+        pending[decks / BANK_FILE] = declared.content()
+    pending[plan.path] = _add_to(document, plan) if document else _new_file(plan, bank)
+    notes = [*plan.notes, *_validate(decks, pending, plan.question)]
+    written = tuple(path for path, content in pending.items() if write_if_changed(path, content))
+    return ImportResult(
+        plan.question,
+        plan.path,
+        tuple(plan.added),
+        tuple(lang for lang in plan.pages if lang not in plan.added),
+        plan.topic if plan.existing is None else None,
+        bool(plan.topic_names),
+        {lang: tuple(titles) for lang, titles in plan.todo.items()},
+        written,
+        tuple(notes),
+    )
+
+
+def _document(path: Path) -> Document:
+    problems = Problems()
+    source = load(path, problems)
+    text = decode(path, source.raw, problems)
+    assert isinstance(source.data, Map) and text is not None  # the bank was validated
+    return Document(text, source.data, problems.name(path), bom=source.raw.startswith(codecs.BOM_UTF8))
+
+
+def _validate(decks: Path, pending: dict[Path, bytes], question: str) -> list[str]:
+    """The bank as it would be; its errors stop the import, its warnings about the question are returned."""
+    problems = Problems()
+    load_bank(decks, problems, pending)
+    if problems.errors:
+        raise BankError(problems.errors)
+    return [p.describe() for p in problems.warnings if p.question == question]
+
+
+def _add_to(document: Document, plan: _Plan) -> bytes:
+    """The new question, or the languages it lacks, and the new titles under ``todo``."""
+    if plan.existing is None:
+        document.append(("questions",), lambda indent: item_lines(_question(plan), indent))
+    elif plan.added:
+        index = next(i for i, item in enumerate(document.root["questions"]) if item.get("id") == plan.question)
+        added = {lang: _translation(page) for lang, page in plan.added.items()}
+        document.append(("questions", index), lambda indent: mapping_lines(added, indent))
+    _append_todo(document, plan.todo)
+    return document.content()
+
+
+def _new_file(plan: _Plan, bank: Bank) -> bytes:
+    names = bank.topics.get(plan.topic or "") or plan.topic_names
+    deck = {lang: name for lang, name in names.items() if isinstance(name, str)}
+    lines = [*mapping_lines({"deck": deck}, 0), "questions:", *item_lines(_question(plan), STEP)]
+    if plan.todo:
+        lines += mapping_lines({"todo": plan.todo}, 0)
+    return "".join(f"{line}\n" for line in lines).encode()
+
+
+def _question(plan: _Plan) -> dict[str, Value]:
+    page = next(iter(plan.pages.values()))
+    head: dict[str, Value] = {"id": plan.question, "topics": Flow((plan.topic or "",)), "answer": page.answer}
+    return {**head, **{lang: _translation(p) for lang, p in plan.pages.items()}}
+
+
+def _translation(page: Page) -> dict[str, Value]:
+    question: Value = Block(page.question) if "\n" in page.question else page.question
+    return {"question": question, "options": list(page.options), "explanation": Block(page.explanation)}
+
+
+def _todo(plan: _Plan, bank: Bank, current: object) -> dict[str, list[str]]:
+    """The pages' further titles that are neither under ``todo`` yet nor asked by a question of the bank."""
+    existing = _todo_titles(current, plan.path)
+    result: dict[str, list[str]] = {}
+    for lang, page in plan.pages.items():
+        if any(same_text(page.question, title) for title in existing.get(lang, [])):
+            plan.notes.append(f"the '{lang}' question is also under 'todo' in {plan.path}: remove it there")
+        known = [*existing.get(lang, []), page.question]
+        known += [q.translations[lang].question for q in _questions(bank) if lang in q.translations]
+        for title in page.further:
+            if not any(same_text(title, other) for other in known):
+                result.setdefault(lang, []).append(title)
+                known.append(title)
+    return result
+
+
+def _todo_titles(current: object, path: Path) -> dict[str, list[str]]:
+    if current is None:
+        return {}
+    if not isinstance(current, Map) or not all(isinstance(v, Seq) or v is None for v in current.values()):
+        line = current.line if isinstance(current, (Map, Seq)) else 0
+        raise AnkibuildError(f"{path}:{line}: 'todo' must be a mapping of languages to lists of titles")
+    return {lang: [str(title) for title in titles or ()] for lang, titles in current.items()}
+
+
+def _append_todo(document: Document, todo: dict[str, list[str]]) -> None:
+    """Titles go below their language in ``todo``; languages and ``todo`` itself are added where missing."""
+    if not todo:
+        return
+    if "todo" not in document.root:
+        document.append((), lambda indent: mapping_lines({"todo": todo}, indent))
+        return
+    current = document.root["todo"] or {}
+    for lang, titles in todo.items():
+        if lang in current:
+            document.append(("todo", lang), partial(_items, titles))
+    new = {lang: titles for lang, titles in todo.items() if lang not in current}
+    if new:
+        document.append(("todo",), lambda indent: mapping_lines(new, indent))
+
+
+def _items(titles: list[str], dash: int) -> list[str]:
+    return [f"{' ' * dash}- {scalar(title)}" for title in titles]
