@@ -250,7 +250,8 @@ def parse_source(path: Path, raw: bytes, problems: Problems) -> SourceFile:
         problems.add(path, _yaml_message(err), line=line, column=column, hint=_yaml_hint(err))
         return SourceFile(path, raw=raw)
     except yaml.reader.ReaderError as err:
-        line, column = text_position(text, err.position)
+        # The reader stops at the first such character (libyaml counts its position in bytes)
+        line, column = text_position(text, text.find(chr(err.character)))
         hint = "remove the character: it is invisible and has no place in text"
         problems.add(path, f"YAML: character U+{err.character:04X} is not allowed", line=line, column=column, hint=hint)
         return SourceFile(path, raw=raw)

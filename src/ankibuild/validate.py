@@ -96,6 +96,12 @@ class _Checker:
             hint = "put it in quotes if it is meant as text" if isinstance(value, bool) else "write the text itself"
             self.report(where, f"{what} must be text, not {_kind(value)}", hint, question)
             return None
+        control = _CONTROL.search(value)
+        if control:
+            # U+001F separates a note's fields inside Anki: such a text would corrupt the note
+            message = f"{what} contains the invisible control character U+{ord(control.group()):04X}"
+            self.report(where, message, "remove it; it comes from an escape such as \\x1f in quotes", question)
+            return None
         return value.strip()
 
     def localized(self, value: Any, where: tuple[int, int], what: str) -> dict[str, str]:
@@ -114,6 +120,8 @@ class _Checker:
         return result
 
 
+#: Control characters other than tab and line break (YAML only lets them in through escapes).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _LANG_HINT = "use an ISO 639-1 code such as de, fr, en, or a regional one such as pt-BR"
 
 
