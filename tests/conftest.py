@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from ankibuild import BuildResult, build
+from ankibuild.buildlock import BUILD_LOCK_FILE
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
@@ -55,7 +56,25 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
 
 
 def use_scenario(project: Project, name: str) -> Project:
-    """Put the test bank ``tests/data/<name>`` in place of the project's sample bank."""
+    """Put the test bank ``tests/data/<name>`` in place of the project's sample bank.
+
+    A ``templates/`` folder in the scenario is laid over the project's templates.
+    """
     shutil.rmtree(project.decks)
-    shutil.copytree(DATA / name, project.decks)
+    shutil.copytree(DATA / name, project.decks, ignore=shutil.ignore_patterns("templates"))
+    if (DATA / name / "templates").is_dir():
+        shutil.copytree(DATA / name / "templates", project.templates, dirs_exist_ok=True)
     return project
+
+
+def snapshot(*folders: Path) -> dict[Path, tuple[bytes, int]]:
+    """Every file below ``folders`` with its bytes and modification time, to prove nothing was written.
+
+    The build's inter-process lock file is left out: taking the lock is not writing an output.
+    """
+    return {
+        path: (path.read_bytes(), path.stat().st_mtime_ns)
+        for folder in folders
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and path.name != BUILD_LOCK_FILE
+    }

@@ -44,9 +44,9 @@ def test_lang_and_split_choose_the_packages(project: Project) -> None:
 
 
 def test_an_unknown_language_is_an_error_not_a_traceback(project: Project) -> None:
-    """Asking for a language the bank does not build exits 1 with the list of languages."""
+    """Asking for a language the bank does not build is a usage error (exit 2) listing the languages."""
     result = _run("build", "--lang", "es")
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "es not in the bank; it builds de, fr, en" in result.output
 
 

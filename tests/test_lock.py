@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from ankibuild.errors import AnkibuildError
+from ankibuild.errors import BankError
 from ankibuild.lock import LOCK_FILE, Clock, Lock, read_lock, stamp_notes
 
 from .conftest import Project
@@ -78,6 +78,8 @@ def test_lock_file_is_one_line_per_note_in_a_stable_order(project: Project) -> N
 def test_a_damaged_lock_is_an_error_that_says_how_to_recover(project: Project) -> None:
     """A lock that is not JSON stops the build with advice instead of restarting every time."""
     (project.decks / LOCK_FILE).write_text("{ not json", encoding="utf-8")
-    with pytest.raises(AnkibuildError) as caught:
+    with pytest.raises(BankError) as caught:
         project.build()
-    assert f"git checkout -- {project.decks / LOCK_FILE}" in str(caught.value)
+    (problem,) = caught.value.problems
+    assert (problem.file, problem.line, problem.column) == (f"decks/{LOCK_FILE}", 1, 1)
+    assert f"git checkout -- {project.decks / LOCK_FILE}" in problem.hint

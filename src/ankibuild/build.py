@@ -7,18 +7,27 @@ whose bytes would not change.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import genanki
 
+from .buildlock import DEFAULT_WAIT, exclusive
 from .changelog import CHANGELOG_FILE, Change, Changelog, publish_changelog, update_changelog
-from .errors import AnkibuildError, BankError, LockChangedError, Problems, ShapeChangeError
-from .loader import SourceFile, bank_files, load, parse
+from .errors import BankError, LockChangedError, Problems, ShapeChangeError, UnknownLanguageError
+from .loader import BANK_FILE, SourceFile, bank_files, load, parse_source
 from .lock import LOCK_FILE, Clock, Lock, read_lock, stamp_notes, stamp_notetype
 from .media import Media, report_unused
 from .model import CARD_NAME, FIELDS, Bank, Deck, deck_id, notetype
-from .package import DeckInfo, NoteRow, PackageSpec, package_bytes, write_if_changed
+from .package import (
+    DeckInfo,
+    NoteRow,
+    PackageSpec,
+    package_bytes,
+    remove_stale_temporaries,
+    write_if_changed,
+)
 from .render import CardTemplates, RenderedNote, load_templates, render_note
 from .validate import check_unique_ids, validate_bank_file, validate_deck_file
 
@@ -43,30 +52,28 @@ class BuildResult:
     lock_written: bool = False
 
 
-def load_bank(decks: Path, problems: Problems, pending: Mapping[Path, bytes] | None = None) -> Bank | None:
+def load_bank(
+    decks: Path, problems: Problems, pending: Mapping[Path, bytes] | None = None, released_id: str = ""
+) -> Bank | None:
     """Load and validate a bank folder: settings first, then every question file.
 
     ``pending`` holds files (by their path below ``decks``) as they are about to
     be written, new or changed: they are read from there instead of the disk, so
-    that a bank can be checked before anything is written to it.
+    that a bank can be checked before anything is written to it. ``released_id``
+    is the bank id of the previous build (from the lock file), if any.
     """
     pending = pending or {}
 
     def read(path: Path) -> SourceFile:
-        return (
-            SourceFile(path, parse(path, pending[path], problems), pending[path])
-            if path in pending
-            else load(path, problems)
-        )
+        return parse_source(path, pending[path], problems) if path in pending else load(path, problems)
 
-    bank_path, found = bank_files(decks)
-    if not bank_path.is_file() and bank_path not in pending:
-        problems.add(bank_path, "no bank file", hint="create bank.yaml with id, languages and topics")
-        return None
-    bank = validate_bank_file(read(bank_path), problems)
+    bank_path, found = bank_files(decks, problems)
+    files = sorted({*found, *pending} - {decks / BANK_FILE})
+    bank = validate_bank_file(read(bank_path), problems, released_id) if bank_path else None
     if bank is None:
+        for path in files:  # without the bank's settings, their syntax can still be checked
+            read(path)
         return None
-    files = sorted({*found, *pending} - {bank_path})
     parsed = [validate_deck_file(read(path), bank, problems) for path in files]
     decks_found = tuple(deck for deck in parsed if deck is not None)
     check_unique_ids(decks_found, problems)
@@ -74,16 +81,12 @@ def load_bank(decks: Path, problems: Problems, pending: Mapping[Path, bytes] | N
 
 
 def check(*, decks: Path = Path("decks"), templates: Path = Path("templates"), strict: bool = False) -> Problems:
-    """Validate a bank, its templates and its texts without writing anything.
+    """Validate a bank, its lock file, its templates and its texts without writing anything.
 
-    Raises :class:`BankError` when there are errors (or warnings, if ``strict``).
+    Raises :class:`BankError` when there are errors (or warnings, if ``strict``);
+    returns the warnings otherwise.
     """
     return load_sources(decks, templates, (), strict).problems
-
-
-def _raise_for(problems: Problems, strict: bool) -> None:
-    if problems.errors or (strict and problems.warnings):
-        raise BankError(problems.items)
 
 
 @dataclass(frozen=True)
@@ -96,22 +99,35 @@ class Sources:
     #: The images the notes show, by packaged name.
     media: dict[str, bytes]
     problems: Problems
+    #: The previous build's lock file.
+    lock: Lock
 
 
-def load_sources(decks: Path, templates: Path, languages: Sequence[str], strict: bool) -> Sources:
-    """The valid bank, the templates and notes of the languages asked for, and the warnings found.
+def load_sources(decks: Path, templates: Path, languages: Sequence[str], strict: bool, split: bool = False) -> Sources:
+    """The valid bank and lock, the templates and notes of the languages asked for, and the warnings found.
 
-    Raises :class:`BankError` when there are errors (or warnings, if ``strict``).
+    Raises :class:`BankError` with every problem when there are errors (or warnings, if ``strict``).
     """
     problems = Problems()
-    bank = load_bank(decks, problems)
+    lock = _read_lock(decks / LOCK_FILE, problems)
+    bank = load_bank(decks, problems, released_id=lock.bank)
     if bank is None:
-        raise BankError(problems.items)
+        problems.fail(strict=strict)
     langs = _languages(bank, languages)
     card_templates = {lang: load_templates(templates, lang, problems, shuffle=bank.shuffle) for lang in langs}
     notes, media = render_all(bank, langs, problems)
-    _raise_for(problems, strict)
-    return Sources(bank, card_templates, notes, media, problems)
+    if split:
+        _check_split_names(bank, problems)
+    problems.raise_for(strict=strict)
+    return Sources(bank, card_templates, notes, media, problems, lock)
+
+
+def _read_lock(path: Path, problems: Problems) -> Lock:
+    try:
+        return read_lock(path)
+    except BankError as err:
+        problems.extend(err.problems)
+        return Lock()
 
 
 def build(
@@ -126,35 +142,40 @@ def build(
     dry_run: bool = False,
     allow_shape_change: bool = False,
     clock: Clock | None = None,
+    wait: float = DEFAULT_WAIT,
 ) -> BuildResult:
     """Build one ``.apkg`` per language (or per deck and language with ``split``).
 
     ``frozen`` refuses to build when the lock would change; ``dry_run`` computes
     everything and writes nothing (``--check`` uses it to tell if outputs would change).
+    A build waits up to ``wait`` seconds for another build of the same bank to finish.
     """
-    sources = load_sources(decks, templates, languages, strict)
-    bank, card_templates, notes = sources.bank, sources.templates, sources.notes
-    langs = tuple(card_templates)
-
-    result = BuildResult(bank, warnings=[p.describe() for p in sources.problems.warnings])
-    types = {lang: notetype(bank, lang, t.front, t.back, t.css) for lang, t in card_templates.items()}
-    lock_path = decks / LOCK_FILE
-    old = read_lock(lock_path)
-    _guard_shape(old, langs, allow_shape_change, result)
-    new = _stamp(bank, card_templates, types, notes, old, clock or Clock(), result.changes)
-    lock_changed = new.dumps() != old.dumps()
-    if frozen and lock_changed:
-        raise LockChangedError(f"{lock_path} would change: run 'ankibuild build' and commit it.")
-    for path, lang, spec in _specs(bank, card_templates, types, notes, sources.media, new, out, split):
-        written = _write(path, package_bytes(spec), dry_run)
-        result.outputs.append(Output(path, lang, len(spec.decks), len(spec.notes), written))
-    if not dry_run:
-        result.lock_written = lock_changed and write_if_changed(lock_path, new.dumps().encode())
+    with nullcontext() if dry_run else exclusive(decks, wait=wait):
+        sources = load_sources(decks, templates, languages, strict, split)
+        bank, card_templates, old, notes = sources.bank, sources.templates, sources.lock, sources.notes
+        result = BuildResult(bank, warnings=[p.describe() for p in sources.problems.warnings])
+        types = {lang: notetype(bank, lang, t.front, t.back, t.css) for lang, t in card_templates.items()}
+        lock_path = decks / LOCK_FILE
+        _guard_shape(old, tuple(card_templates), allow_shape_change, result)
+        new = _stamp(bank, card_templates, types, notes, old, clock or Clock(), result.changes)
+        lock_changed = new.dumps() != old.dumps()
+        if frozen and lock_changed:
+            raise LockChangedError(f"{lock_path} would change: run 'ankibuild build' and commit it.")
+        specs = _specs(bank, card_templates, types, notes, sources.media, new, out, split)
         history = decks / CHANGELOG_FILE
-        if result.changes:
-            update_changelog(history, result.changes, {lang: t.name for lang, t in types.items()})
-        publish_changelog(history, out)
-    return result
+        if not dry_run:
+            for target in (lock_path, history, out / CHANGELOG_FILE, *(path for path, _, _ in specs)):
+                remove_stale_temporaries(target)
+        for path, lang, spec in specs:
+            written = _write(path, package_bytes(spec), dry_run)
+            result.outputs.append(Output(path, lang, len(spec.decks), len(spec.notes), written))
+        if not dry_run:
+            # The lock goes last: a build stopped before it is simply done again by the next one.
+            if result.changes:
+                update_changelog(history, result.changes, {lang: t.name for lang, t in types.items()})
+            publish_changelog(history, out)
+            result.lock_written = lock_changed and write_if_changed(lock_path, new.dumps().encode())
+        return result
 
 
 def _write(path: Path, content: bytes, dry_run: bool) -> bool:
@@ -166,15 +187,33 @@ def _write(path: Path, content: bytes, dry_run: bool) -> bool:
 def _languages(bank: Bank, requested: Sequence[str]) -> tuple[str, ...]:
     unknown = [lang for lang in requested if lang not in bank.languages]
     if unknown:
-        raise AnkibuildError(f"language(s) {', '.join(unknown)} not in the bank; it builds {', '.join(bank.languages)}")
+        raise UnknownLanguageError(
+            f"language(s) {', '.join(unknown)} not in the bank; it builds {', '.join(bank.languages)}"
+        )
     return tuple(dict.fromkeys(requested)) or bank.languages
+
+
+def _check_split_names(bank: Bank, problems: Problems) -> None:
+    """With ``--split``, two question files must not write one package (nor differ only in case)."""
+    seen: dict[str, Deck] = {}
+    for path, (deck,) in package_groups(bank, "<lang>", Path(), split=True):
+        other = seen.setdefault(path.name.lower(), deck)
+        if other is not deck:
+            problems.add(
+                deck.source.path,
+                f"with --split, this file and {problems.name(other.source.path)} would both write {path.name}",
+                line=deck.source.line,
+                column=deck.source.column,
+                hint="rename one of the two files",
+            )
 
 
 def render_all(bank: Bank, langs: Sequence[str], problems: Problems) -> tuple[list[RenderedNote], dict[str, bytes]]:
     """Every note of the build, by language, then in the bank's order; and the images they show.
 
     Media files no question shows are reported only when every language is
-    rendered: a build of some languages does not see the others' images.
+    rendered (a build of some languages does not see the others' images) and
+    every question was read (a file with errors may be the one that shows them).
     """
     media = Media(bank.root)
     notes = [
@@ -184,7 +223,7 @@ def render_all(bank: Bank, langs: Sequence[str], problems: Problems) -> tuple[li
         for question in deck.questions
         if lang in question.translations
     ]
-    if set(langs) == set(bank.languages):
+    if set(langs) == set(bank.languages) and not problems.errors:
         report_unused(media, problems)
     return notes, media.files
 

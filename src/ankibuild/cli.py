@@ -12,9 +12,11 @@ import click
 
 from . import __version__
 from .build import BuildResult, build, check
+from .buildlock import DEFAULT_WAIT
 from .errors import BankError, report
 from .importer import ImportResult, import_pages
 from .preview import write_preview
+from .schema import schema_text
 
 _F = TypeVar("_F", bound=Callable[..., object])
 
@@ -52,6 +54,14 @@ def main() -> None:
     is_flag=True,
     help="Allow changing a released note type's fields (classmates must merge note types).",
 )
+@click.option(
+    "--wait",
+    type=click.FloatRange(min=0),
+    default=DEFAULT_WAIT,
+    show_default=True,
+    metavar="SECONDS",
+    help="How long to wait for another build of the same bank to finish.",
+)
 def build_command(
     decks: Path,
     templates: Path,
@@ -62,6 +72,7 @@ def build_command(
     frozen: bool,
     dry_run: bool,
     allow_shape_change: bool,
+    wait: float,
 ) -> None:
     """Validate the bank and write one .apkg per language."""
     result = build(
@@ -74,6 +85,7 @@ def build_command(
         frozen=frozen,
         dry_run=dry_run,
         allow_shape_change=allow_shape_change,
+        wait=wait,
     )
     _summary(result, dry_run)
     if dry_run and (result.changes or any(o.written for o in result.outputs)):
@@ -172,6 +184,13 @@ def _import_summary(result: ImportResult) -> None:
         click.secho(f"note: {note}", fg="yellow", err=True)
     if not result.written:
         click.echo("Nothing written: the bank already holds these pages.")
+
+
+@main.command("schema")
+@click.option("--bank", is_flag=True, help="The schema of bank.yaml instead of a question file.")
+def schema_command(bank: bool) -> None:
+    """Print the JSON Schema of a question file (or of bank.yaml), for editors."""
+    click.echo(schema_text(bank=bank), nl=False)
 
 
 def _summary(result: BuildResult, dry_run: bool) -> None:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import enum
+import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 import click
 
@@ -57,11 +58,13 @@ class Problems:
 
     def __init__(self) -> None:
         self.items: list[Problem] = []
+        self._seen: set[Problem] = set()
 
     def name(self, path: Path) -> str:
         """The path as a student would type it: relative to where they build."""
         try:
-            return str(path.resolve().relative_to(Path.cwd().resolve()))
+            # abspath, not resolve(): a problem with a link names the link, not its target
+            return str(Path(os.path.abspath(path)).relative_to(Path.cwd()))  # noqa: PTH100
         except ValueError:
             return str(path)
 
@@ -76,10 +79,14 @@ class Problems:
         question: str = "",
         severity: Severity = Severity.ERROR,
     ) -> None:
-        self.items.append(Problem(self.name(path), line, column, message, hint, question, severity))
+        # shared templates are checked once per language: a problem is listed once
+        self.extend([Problem(self.name(path), line, column, message, hint, question, severity)])
 
     def extend(self, problems: Iterable[Problem]) -> None:
-        self.items.extend(problems)
+        for problem in problems:
+            if problem not in self._seen:
+                self._seen.add(problem)
+                self.items.append(problem)
 
     @property
     def errors(self) -> list[Problem]:
@@ -88,6 +95,17 @@ class Problems:
     @property
     def warnings(self) -> list[Problem]:
         return [p for p in self.items if p.severity is Severity.WARNING]
+
+    def raise_for(self, *, strict: bool = False) -> None:
+        """Raise :class:`BankError` when there are errors (or, with ``strict``, warnings)."""
+        if self.errors or (strict and self.warnings):
+            self.fail(strict=strict)
+
+    def fail(self, *, strict: bool = False) -> NoReturn:
+        """Raise :class:`BankError` with every problem; with ``strict``, warnings count as errors."""
+        if strict:
+            self.items = [replace(p, severity=Severity.ERROR) for p in self.items]
+        raise BankError(self.items)
 
 
 class AnkibuildError(click.ClickException):
@@ -114,18 +132,18 @@ class BankError(AnkibuildError):
 
 
 def report(problems: list[Problem]) -> None:
-    """Print problems to stderr grouped by file; colours only on a terminal."""
+    """Print problems to stderr grouped by file, each with its full location; colours only on a terminal."""
     current = None
     for problem in sorted(problems):
-        if problem.file != current:
-            current = problem.file
-            click.secho(problem.file, bold=True, err=True)
+        if current is not None and problem.file != current:
+            click.echo(err=True)
+        current = problem.file
         colour = "red" if problem.severity is Severity.ERROR else "yellow"
-        where = f"{problem.line}:{problem.column}" if problem.line else "-"
-        about = f"[{problem.question}] " if problem.question else ""
-        hint = f"\n      hint: {problem.hint}" if problem.hint else ""
+        about = f" [{problem.question}]" if problem.question else ""
         label = click.style(problem.severity.value, fg=colour, bold=True)
-        click.echo(f"  {where:>8}  {label}: {about}{problem.message}{hint}", err=True)
+        click.echo(f"{click.style(problem.location, bold=True)}: {label}{about}: {problem.message}", err=True)
+        if problem.hint:
+            click.echo(f"    hint: {problem.hint}", err=True)
     errors = sum(p.severity is Severity.ERROR for p in problems)
     if errors:
         click.secho(f"{errors} error(s); nothing was written.", fg="red", err=True)
@@ -137,3 +155,13 @@ class ShapeChangeError(AnkibuildError):
 
 class LockChangedError(AnkibuildError):
     """Raised by --frozen or --check when the build would change the lock or outputs."""
+
+
+class UnknownLanguageError(AnkibuildError):
+    """Raised when asked to build a language the bank does not have: a usage error."""
+
+    exit_code = 2
+
+
+class BuildLockedError(AnkibuildError):
+    """Raised when another build of the same bank is still running after the wait."""

@@ -1,13 +1,22 @@
-"""Load stage: read YAML files safely, keeping where every key was written.
+"""Load stage: find the bank's files and read them safely, keeping where every key was written.
 
-The libyaml C parser is used when present (about ten times faster than the
-pure-Python one); construction stays in Python so that every mapping remembers
-the line of each key and duplicate keys are caught instead of silently merged.
+libyaml parses when PyYAML has it (about ten times faster than pure Python);
+the document is put together in Python so that, before a single object is
+built, it can refuse what a question bank never needs and a hostile file
+would use: YAML tags, alias expansion bombs, absurd nesting. Only text, lists,
+mappings, ``true``/``false`` and empty values come out, and every mapping
+remembers the line of each key; a key written twice is caught instead of
+silently merged.
+
+Scalars follow YAML 1.2: ``yes``, ``no``, ``on``, ``off``, ``1.50`` and
+``2024-01-01`` stay text exactly as written (options such as "Yes" and "No",
+or "0.10", must not turn into booleans or ``0.1``).
 """
 
 from __future__ import annotations
 
 import gc
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -15,21 +24,40 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from yaml.composer import Composer
+from yaml.constructor import SafeConstructor
+from yaml.resolver import Resolver
 
 from .errors import Problems
+from .paths import within
 
 try:
-    _BaseLoader: type[yaml.SafeLoader] = yaml.CSafeLoader  # type: ignore[assignment]
-except AttributeError:  # PyYAML built without libyaml
-    _BaseLoader = yaml.SafeLoader
+    from yaml._yaml import CParser as _Parser
+except ImportError:  # PyYAML built without libyaml
 
-#: Larger files are refused: a question file is kilobytes, not this.
+    class _Parser(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser):  # type: ignore[no-redef]
+        def __init__(self, stream: str) -> None:
+            yaml.reader.Reader.__init__(self, stream)
+            yaml.scanner.Scanner.__init__(self)
+            yaml.parser.Parser.__init__(self)
+
+
+#: Larger files are refused before they are parsed: a question file is kilobytes, not this.
 MAX_FILE_BYTES = 32 * 1024 * 1024
-#: How often an anchor may be reused in one file before it looks like an
-#: expansion bomb ("billion laughs") rather than a convenience.
-MAX_ALIAS_USES = 1000
+#: A bank needs six levels (file, questions, question, language, options, text).
+MAX_DEPTH = 64
+#: Aliases (``*name``) may repeat as many values as the file writes out, plus this;
+#: a "billion laughs" document repeats billions from a few lines.
+ALIAS_ALLOWANCE = 100_000
 
 BANK_FILE = "bank.yaml"
+YAML_SUFFIXES = (".yaml", ".yml")
+
+_CORE = "tag:yaml.org,2002:"
+_MERGE = _CORE + "merge"
+#: Tags a file may write explicitly: ``!!str "42"`` is harmless, everything else
+#: (``!!python/object``, ``!!binary``, ``!local``) is refused.
+_EXPLICIT_TAGS = frozenset({"!", _CORE + "str", _CORE + "seq", _CORE + "map"})
 
 
 class Map(dict[str, Any]):
@@ -51,39 +79,91 @@ class Seq(list[Any]):
     marks: list[tuple[int, int]]
 
 
+class RefusedError(yaml.MarkedYAMLError):
+    """Raised while loading for YAML that is valid but has no place in a question bank."""
+
+    def __init__(self, problem: str, mark: Any, hint: str) -> None:
+        super().__init__(problem=problem, problem_mark=mark)
+        self.hint = hint
+
+
 def _mark(node: yaml.Node) -> tuple[int, int]:
     return node.start_mark.line + 1, node.start_mark.column + 1
 
 
-class _LocatingLoader(_BaseLoader):  # type: ignore[valid-type,misc]
-    """Safe loader that records positions, duplicate keys and alias reuse."""
+def _shown(tag: str) -> str:
+    return tag.replace(_CORE, "!!", 1)
+
+
+class _LocatingLoader(Composer, _Parser, SafeConstructor, Resolver):
+    """Safe loader that bounds the document and records positions and duplicate keys.
+
+    ``Composer`` comes first so that its Python ``compose_node`` (overridden
+    below) puts the document together, over the parser's events.
+    """
 
     def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self.duplicates: list[tuple[str, int, int]] = []
-        self.alias_uses = 0
+        _Parser.__init__(self, stream)
+        Composer.__init__(self)
+        SafeConstructor.__init__(self)
+        Resolver.__init__(self)
+        self.duplicates: list[tuple[str, tuple[int, int], tuple[int, int]]] = []
+        self.depth = 0
+        self.nodes = 0
+        self.repeated = 0
+        self.sizes: dict[str, int] = {}
 
-    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
-        if node in self.constructed_objects:
-            self.alias_uses += 1
-            if self.alias_uses > MAX_ALIAS_USES:
-                raise yaml.constructor.ConstructorError(
-                    None, None, "too many alias references (*name)", node.start_mark
-                )
-        return super().construct_object(node, deep=deep)
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
+        event: Any = self.peek_event()
+        if isinstance(event, yaml.AliasEvent):
+            self._count_alias(event)
+            return super().compose_node(parent, index)
+        if event.tag not in _EXPLICIT_TAGS and event.tag is not None:
+            hint = "a question bank holds only text, lists and mappings: remove the tag"
+            raise RefusedError(f"tag '{_shown(event.tag)}' is not allowed", event.start_mark, hint)
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            hint = "a bank needs a handful of levels: check the brackets and the indentation"
+            raise RefusedError(f"nested more than {MAX_DEPTH} levels deep", event.start_mark, hint)
+        start = self.nodes
+        self.nodes += 1
+        node = super().compose_node(parent, index)
+        self.depth -= 1
+        if event.anchor is not None:
+            self.sizes[event.anchor] = self.nodes - start
+        return node
+
+    def _count_alias(self, event: yaml.AliasEvent) -> None:
+        """Count what an alias repeats, so that a small file cannot expand into billions of values."""
+        anchor = str(event.anchor)
+        if anchor in self.anchors and anchor not in self.sizes:
+            hint = "an alias may only name a value written completely before it"
+            raise RefusedError(f"the alias *{anchor} is inside the value it names", event.start_mark, hint)
+        size = self.sizes.get(anchor, 0)
+        self.nodes += size
+        self.repeated += size
+        if self.repeated > ALIAS_ALLOWANCE + self.nodes - self.repeated:
+            hint = "write the values out, or use far fewer anchors and aliases (&name / *name)"
+            raise RefusedError("aliases (*name) repeat too many values", event.start_mark, hint)
 
     def construct_located_map(self, node: yaml.MappingNode) -> Iterator[Map]:
         result = Map()
         result.line, result.column = _mark(node)
         result.marks = {}
         yield result
+        own = sum(key.tag != _MERGE for key, _ in node.value)
         self.flatten_mapping(node)
-        for key_node, value_node in node.value:
-            key = self.construct_object(key_node)
-            if not isinstance(key, str):
-                key = str(key)
-            if key in result.marks:
-                self.duplicates.append((key, *_mark(key_node)))
+        merged = len(node.value) - own  # merged keys come first; the mapping's own keys may override them
+        written: set[str] = set()
+        for index, (key_node, value_node) in enumerate(node.value):
+            if not isinstance(key_node, yaml.ScalarNode):
+                hint = "write 'key: value' with a plain word as the key"
+                raise RefusedError("a key must be text, not a list or mapping", key_node.start_mark, hint)
+            key = str(key_node.value)  # a key is the text as written: 'no' is Norwegian, not false
+            if key in written:
+                self.duplicates.append((key, _mark(key_node), result.marks[key]))
+            if index >= merged:
+                written.add(key)
             result.marks[key] = _mark(key_node)
             result[key] = self.construct_object(value_node)
 
@@ -95,17 +175,25 @@ class _LocatingLoader(_BaseLoader):  # type: ignore[valid-type,misc]
         result.extend(self.construct_object(item) for item in node.value)
 
 
-_LocatingLoader.add_constructor("tag:yaml.org,2002:map", _LocatingLoader.construct_located_map)
-_LocatingLoader.add_constructor("tag:yaml.org,2002:seq", _LocatingLoader.construct_located_seq)
+# YAML 1.2 scalars: only these words are not text (and "<<" merges a mapping).
+_LocatingLoader.yaml_implicit_resolvers = {}
+_LocatingLoader.add_implicit_resolver(
+    _CORE + "bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+_LocatingLoader.add_implicit_resolver(_CORE + "null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""])
+_LocatingLoader.add_implicit_resolver(_MERGE, re.compile(r"^<<$"), ["<"])
+_LocatingLoader.add_constructor(_CORE + "map", _LocatingLoader.construct_located_map)  # type: ignore[type-var]
+_LocatingLoader.add_constructor(_CORE + "seq", _LocatingLoader.construct_located_seq)  # type: ignore[type-var]
 
 
 @dataclass
 class SourceFile:
-    """One YAML file of the bank, parsed (``data`` is None when it could not be)."""
+    """One YAML file of the bank; ``parsed`` is False when it could not be read or parsed."""
 
     path: Path
     data: Any = None
     raw: bytes = field(default=b"", repr=False)
+    parsed: bool = False
 
 
 @contextmanager
@@ -120,16 +208,24 @@ def _no_gc() -> Iterator[None]:
             gc.enable()
 
 
+def text_position(text: str, offset: int) -> tuple[int, int]:
+    """Line and column (from 1) of a character offset."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    return text.count("\n", 0, offset) + 1, offset - line_start + 1
+
+
 def decode(path: Path, raw: bytes, problems: Problems) -> str | None:
     """UTF-8 text of a file (a BOM is accepted), or None with a problem reported."""
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
-        line = raw[: err.start].count(b"\n") + 1
+        before = raw[: err.start].decode("utf-8-sig")  # valid up to the first bad byte
+        line, column = text_position(before, len(before))
         problems.add(
             path,
             f"not valid UTF-8 (byte 0x{raw[err.start]:02x})",
             line=line,
+            column=column,
             hint="save the file with UTF-8 encoding",
         )
         return None
@@ -137,66 +233,133 @@ def decode(path: Path, raw: bytes, problems: Problems) -> str | None:
 
 def parse(path: Path, raw: bytes, problems: Problems) -> Any:
     """The YAML document in ``raw``, or None with every problem reported."""
-    if len(raw) > MAX_FILE_BYTES:
-        problems.add(
-            path,
-            f"file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB",
-            hint="split it into several question files",
-        )
-        return None
+    return parse_source(path, raw, problems).data
+
+
+def parse_source(path: Path, raw: bytes, problems: Problems) -> SourceFile:
+    """The YAML document in ``raw`` as a source file; when it cannot be had, every problem is reported."""
     text = decode(path, raw, problems)
     if text is None:
-        return None
+        return SourceFile(path, raw=raw)
     loader = _LocatingLoader(text)
     try:
         with _no_gc():
             data = loader.get_single_data()
     except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
-        line, column = (mark.line + 1, mark.column + 1) if mark else (0, 0)
-        problems.add(
-            path,
-            f"YAML: {err.problem or err.context}",
-            line=line,
-            column=column,
-            hint=_yaml_hint(err),
-        )
-        return None
-    except yaml.YAMLError as err:
-        problems.add(path, f"YAML: {err}", hint="check the file's syntax")
-        return None
+        line, column = _yaml_position(err, text)
+        problems.add(path, _yaml_message(err), line=line, column=column, hint=_yaml_hint(err))
+        return SourceFile(path, raw=raw)
+    except yaml.reader.ReaderError as err:
+        # The reader stops at the first such character (libyaml counts its position in bytes)
+        line, column = text_position(text, text.find(chr(err.character)))
+        hint = "remove the character: it is invisible and has no place in text"
+        problems.add(path, f"YAML: character U+{err.character:04X} is not allowed", line=line, column=column, hint=hint)
+        return SourceFile(path, raw=raw)
     finally:
         loader.dispose()
-    for key, line, column in loader.duplicates:
-        problems.add(
-            path,
-            f"duplicate key '{key}'",
-            line=line,
-            column=column,
-            hint="a key may appear once per mapping; YAML would keep only the last",
-        )
-    return data
+    for key, (line, column), (first, _) in loader.duplicates:
+        hint = "a key may appear once per mapping; YAML would keep only the last"
+        problems.add(path, f"duplicate key '{key}' (first at line {first})", line=line, column=column, hint=hint)
+    return SourceFile(path, data, raw, parsed=True)
+
+
+def _yaml_position(err: yaml.MarkedYAMLError, text: str) -> tuple[int, int]:
+    """Where to look: the problem, unless it is the end of the file (an unclosed quote or
+    bracket), then where the unfinished thing began."""
+    mark = err.problem_mark
+    if mark is None or (mark.index >= len(text.rstrip()) and err.context_mark is not None):
+        mark = err.context_mark
+    return (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
+
+
+def _yaml_message(err: yaml.MarkedYAMLError) -> str:
+    if err.context and err.context_mark is not None:
+        where = f"line {err.context_mark.line + 1}, column {err.context_mark.column + 1}"
+        return f"YAML: {err.context} ({where}): {err.problem}"
+    return f"YAML: {err.problem or err.context}"
 
 
 def _yaml_hint(err: yaml.MarkedYAMLError) -> str:
-    problem = str(err.problem or "")
-    if "constructor" in problem or "tag" in problem:
-        return "YAML tags (!!python/..., !name) are not allowed in a question bank"
+    problem = str(err.problem)
+    if isinstance(err, RefusedError):
+        return err.hint
+    if "quoted scalar" in str(err.context):
+        return "a quote opened here is never closed"
+    if "another document" in problem:
+        return "a file holds one YAML document: move what follows '---' to a file of its own"
     if "alias" in problem:
-        return "use fewer anchors and aliases (&name / *name)"
+        return "define the anchor (&name) before the alias (*name) that repeats it"
+    if "tag" in problem:
+        return "a question bank holds only text, lists and mappings"
     return "check indentation, colons and quotes on this line or the one before"
 
 
-def bank_files(root: Path) -> tuple[Path, list[Path]]:
-    """The bank file and the question files of a bank folder, in a stable order."""
-    files = sorted(p for p in root.rglob("*.y*ml") if p.suffix in {".yaml", ".yml"} and p.name != BANK_FILE)
-    return root / BANK_FILE, files
+def read(path: Path, problems: Problems) -> bytes | None:
+    """The bytes of a file, reading no more than the size limit allows."""
+    try:
+        with path.open("rb") as file:
+            raw = file.read(MAX_FILE_BYTES + 1)
+    except OSError as err:
+        problems.add(path, f"cannot read the file: {err.strerror}")
+        return None
+    if len(raw) > MAX_FILE_BYTES:
+        hint = "split it into several question files"
+        problems.add(path, f"the file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB", hint=hint)
+        return None
+    return raw
 
 
 def load(path: Path, problems: Problems) -> SourceFile:
+    raw = read(path, problems)
+    return SourceFile(path) if raw is None else parse_source(path, raw, problems)
+
+
+def bank_files(root: Path, problems: Problems) -> tuple[Path | None, list[Path]]:
+    """The bank file and the question files of a bank folder, in a stable order.
+
+    Hidden files and folders (``.git``, editors' backups) are skipped. A link is
+    followed only while it stays inside the bank folder; a file reached twice
+    through links is read once, under its real place in the folder.
+    """
+    if not root.is_dir():
+        problems.add(root, "no bank folder", hint="run from the folder that holds it, or name it with --decks")
+        return None, []
+    real_root = root.resolve()
+    found: set[Path] = set()
+    _collect(root, real_root, found, problems)
+    files = sorted(root / real.relative_to(real_root) for real in found if real.suffix in YAML_SUFFIXES)
+    questions = [path for path in files if path.name != BANK_FILE]
+    bank = root / BANK_FILE
+    if not within(root, bank):
+        return None, questions  # reported as a link leading outside
+    if not bank.is_file():
+        problems.add(bank, "no bank file", hint="create bank.yaml with id, languages and topics")
+        return None, questions
+    return bank, questions
+
+
+def _collect(folder: Path, root: Path, found: set[Path], problems: Problems) -> None:
+    """Add the real paths of the folders and YAML files below ``folder`` to ``found``."""
     try:
-        raw = path.read_bytes()
+        entries = sorted(entry for entry in folder.iterdir() if not entry.name.startswith("."))
     except OSError as err:
-        problems.add(path, f"cannot read the file: {err.strerror}")
-        return SourceFile(path)
-    return SourceFile(path, parse(path, raw, problems), raw)
+        problems.add(folder, f"cannot list the folder: {err.strerror}")
+        return
+    for entry in entries:
+        wanted = entry.suffix in YAML_SUFFIXES or entry.is_dir()
+        if not wanted:
+            continue
+        if not within(root, entry):
+            hint = "move it into the bank folder: a link may only point inside it"
+            problems.add(entry, "is a link to a place outside the bank folder; it is not read", hint=hint)
+            continue
+        real = entry.resolve()
+        if real in found:
+            continue  # reached again through a link
+        if entry.is_dir():
+            found.add(real)
+            _collect(entry, root, found, problems)
+        elif entry.is_file():
+            found.add(real)
+        else:
+            problems.add(entry, "is not a file that can be read (a broken link?)")

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from .errors import AnkibuildError
+from .errors import BankError, Problems
 
 LOCK_FILE = "ankibuild.lock"
 VERSION = 1
@@ -110,11 +111,29 @@ def read_lock(path: Path) -> Lock:
         )
     except FileNotFoundError:
         return Lock()
-    except (ValueError, KeyError, TypeError) as err:
-        raise AnkibuildError(
-            f"{path}: the lock file is damaged ({err}). Restore it from git "
-            f"(git checkout -- {path}): without it, classmates' decks stop updating."
-        ) from err
+    except (ValueError, KeyError, TypeError, AttributeError) as err:
+        raise _damaged(path, err) from err
+
+
+def _damaged(path: Path, err: Exception) -> BankError:
+    problems = Problems()
+    text = path.read_text(encoding="utf-8", errors="replace")
+    conflict = re.search(r"^<<<<<<< ", text, re.MULTILINE)
+    if conflict:
+        line, message = text.count("\n", 0, conflict.start()) + 1, "merge conflict markers"
+    elif isinstance(err, json.JSONDecodeError):
+        line, message = err.lineno, f"not valid JSON ({err.msg}, column {err.colno})"
+    else:
+        line, message = 0, f"an entry is missing or of the wrong kind ({err!r})"
+    problems.add(
+        path,
+        f"the lock file is damaged: {message}",
+        line=line,
+        column=1 if line else 0,
+        hint=f"restore it from git (git checkout -- {path}); after a merge conflict, keep either side "
+        "and build again. Without it, classmates' decks stop updating.",
+    )
+    return BankError(problems.items)
 
 
 class Clock:

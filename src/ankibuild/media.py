@@ -12,9 +12,10 @@ import hashlib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path
 
 from .errors import Problems, Severity
+from .paths import UnsafePathError, inside
 
 #: Folders of a bank whose files are expected to be used by some question.
 MEDIA_FOLDER = "media"
@@ -88,10 +89,10 @@ def path_inside_bank(root: Path, folder: Path, reference: str) -> Path | None:
     Refused: absolute paths, ``..`` that climbs out, and symbolic links that
     point outside ``root`` (the path is resolved before it is compared).
     """
-    if PurePosixPath(reference).is_absolute() or PureWindowsPath(reference).is_absolute():
+    try:
+        return inside(root, reference, base=folder).resolve()
+    except UnsafePathError:
         return None
-    path = (folder / reference).resolve()
-    return path if path.is_relative_to(root.resolve()) else None
 
 
 def _read_image(path: Path, reference: str, shown: str) -> MediaFile:

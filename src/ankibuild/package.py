@@ -8,6 +8,7 @@ and ids derived from their GUIDs, so nothing depends on the wall clock.
 from __future__ import annotations
 
 import contextlib
+import glob
 import io
 import json
 import os
@@ -152,6 +153,20 @@ def package_bytes(spec: PackageSpec) -> bytes:
         for index, (_, content) in enumerate(spec.media):
             archive.writestr(_entry(str(index)), content)
     return buffer.getvalue()
+
+
+def _temporaries(path: Path) -> str:
+    """The names of :func:`write_if_changed`'s temporary files for ``path``, as a glob pattern."""
+    return f".{glob.escape(path.name)}.*.tmp"
+
+
+def remove_stale_temporaries(path: Path) -> None:
+    """Delete what a write of ``path`` killed half-way left behind.
+
+    Only while no other process may be writing ``path`` (the build holds the bank's lock).
+    """
+    for stale in path.parent.glob(_temporaries(path)):
+        stale.unlink(missing_ok=True)
 
 
 def write_if_changed(path: Path, content: bytes) -> bool:

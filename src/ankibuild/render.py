@@ -25,7 +25,7 @@ from pathlib import Path
 from .assets import Asset
 from .errors import Problems, Severity
 from .languages import is_rtl, lineage
-from .loader import Map, load
+from .loader import Map, load, text_position
 from .media import Media, MediaError
 from .model import CARD_NAME, FIELDS, LETTERS, Bank, Question, note_guid, topic_tag
 from .richtext import to_html
@@ -247,42 +247,59 @@ def _template(root: Path, lang: str, name: str, labels: dict[str, str], problems
     def label(match: re.Match[str]) -> str:
         key = match.group(1)
         if key not in labels:
-            problems.add(
-                path,
-                f"unknown label [[{key}]]",
-                line=_line(text, match.start()),
-                hint=f"define '{key}' in {DEFAULT}/{LABELS}",
-            )
+            line, column = text_position(text, match.start())
+            hint = f"define '{key}' in {DEFAULT}/{LABELS}"
+            problems.add(path, f"unknown label [[{key}]]", line=line, column=column, hint=hint)
             return ""
         return html.escape(labels[key])
 
     return _PLACEHOLDER.sub(label, text)
 
 
-def _line(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
-
-
 def check_template(path: Path, text: str, problems: Problems) -> None:
     """Anki would show a template error on every card: catch it at build time."""
-    open_sections: list[tuple[str, int]] = []
+    open_sections: list[tuple[str, tuple[int, int]]] = []
     for match in _TAG.finditer(text):
-        line = _line(text, match.start())
+        line, column = where = text_position(text, match.start())
         tag = match.group(1).strip()
         kind, name = (tag[0], tag[1:].strip()) if tag[:1] in "#^/" else ("", tag.split(":")[-1].strip())
         if kind in "#^" and kind:
-            open_sections.append((name, line))
-        elif kind == "/":
-            if not open_sections or open_sections[-1][0] != name:
-                expected = f"{{{{/{open_sections[-1][0]}}}}}" if open_sections else "nothing to close"
-                problems.add(
-                    path, f"{{{{/{name}}}}} closes a section that is not open", line=line, hint=f"expected {expected}"
-                )
-                continue
-            open_sections.pop()
+            open_sections.append((name, where))
+        elif kind == "/" and not _closes(path, name, open_sections, where, problems):
+            continue
         if name not in FIELDS and name not in SPECIAL_FIELDS:
-            problems.add(
-                path, f"unknown field '{name}' in {{{{{tag}}}}}", line=line, hint=f"fields are: {', '.join(FIELDS)}"
-            )
-    for name, line in open_sections:
-        problems.add(path, f"section {{{{#{name}}}}} is never closed", line=line, hint=f"add {{{{/{name}}}}}")
+            hint = f"fields are: {', '.join(FIELDS)}"
+            problems.add(path, f"unknown field '{name}' in {{{{{tag}}}}}", line=line, column=column, hint=hint)
+    for name, (line, column) in open_sections:
+        problems.add(
+            path, f"section {{{{#{name}}}}} is never closed", line=line, column=column, hint=f"add {{{{/{name}}}}}"
+        )
+    _check_braces(path, text, problems)
+
+
+def _closes(
+    path: Path, name: str, open_sections: list[tuple[str, tuple[int, int]]], where: tuple[int, int], problems: Problems
+) -> bool:
+    """Close the innermost section if ``{{/name}}`` matches it; report it otherwise."""
+    if open_sections and open_sections[-1][0] == name:
+        open_sections.pop()
+        return True
+    expected = f"{{{{/{open_sections[-1][0]}}}}}" if open_sections else "nothing to close"
+    problems.add(
+        path,
+        f"{{{{/{name}}}}} closes a section that is not open",
+        line=where[0],
+        column=where[1],
+        hint=f"expected {expected}",
+    )
+    return False
+
+
+def _check_braces(path: Path, text: str, problems: Problems) -> None:
+    """A ``{{`` that no ``}}`` closes would show as a template error on every card."""
+    stray = _TAG.sub(lambda match: " " * len(match.group(0)), text).find("{{")
+    if stray != -1:
+        line, column = text_position(text, stray)
+        problems.add(
+            path, "'{{' is never closed", line=line, column=column, hint="write {{Field}} with two braces on each side"
+        )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,33 +55,32 @@ class _Checker:
     def mapping(self, value: Any, where: tuple[int, int], what: str, question: str = "") -> Map | None:
         if isinstance(value, Map):
             return value
-        self.report(where, f"{what} must be a mapping (key: value), not {_kind(value)}", question=question)
+        hint = "write one 'key: value' per line, indented below it, or {key: value, ...}"
+        self.report(where, f"{what} must be a mapping (key: value), not {_kind(value)}", hint, question)
         return None
 
     def sequence(self, value: Any, where: tuple[int, int], what: str, question: str = "") -> Seq | None:
         if isinstance(value, Seq):
             return value
-        self.report(where, f"{what} must be a list (- item), not {_kind(value)}", question=question)
+        hint = "write one '- item' per line, indented below it, or [item, item]"
+        self.report(where, f"{what} must be a list (- item), not {_kind(value)}", hint, question)
         return None
 
     def keys(
-        self,
-        data: Map,
-        spec: dict[str, bool],
-        what: str,
-        question: str = "",
-        extra: Iterable[str] = (),
+        self, data: Map, spec: dict[str, bool], what: str, question: str = "", languages: Sequence[str] = ()
     ) -> None:
-        """Report missing required keys and unknown keys (with a suggestion)."""
-        allowed = set(spec) | set(extra)
+        """Report missing required keys and unknown keys (with a suggestion).
+
+        Language codes are keys only where ``languages`` (the bank's) are given, in a
+        question: anywhere else, ``en:`` is a mistake; in a translation, one indented too far.
+        """
         for key in data:
-            if key not in allowed and not is_language(key):
-                close = difflib.get_close_matches(key, sorted(allowed), n=1)
-                hint = f"did you mean '{close[0]}'?" if close else f"allowed: {', '.join(sorted(spec))}"
+            if key not in spec and not (languages and is_language(key)):
+                hint = _key_hint(key, [*spec, *languages], nested=spec is TRANSLATION_KEYS)
                 self.report(data.at(key), f"unknown key '{key}' in {what}", hint, question)
         for key, required in spec.items():
             if required and key not in data:
-                self.report((data.line, data.column), f"missing key '{key}' in {what}", question=question)
+                self.report((data.line, data.column), f"missing key '{key}' in {what}", f"add '{key}:'", question)
 
     def text(self, data: Map, key: str, question: str = "") -> str | None:
         value = data.get(key)
@@ -90,13 +89,18 @@ class _Checker:
         return self.text_value(value, data.at(key), f"'{key}'", question)
 
     def text_value(self, value: Any, where: tuple[int, int], what: str, question: str = "") -> str | None:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            value = str(value)  # "answer: 42" means the text 42
-        if not isinstance(value, str):
-            self.report(where, f"{what} must be text, not {_kind(value)}", question=question)
+        if value is None or (isinstance(value, str) and not value.strip()):
+            self.report(where, f"{what} is empty", "write the text", question)
             return None
-        if not value.strip():
-            self.report(where, f"{what} is empty", "write the text or remove the key", question)
+        if not isinstance(value, str):
+            hint = "put it in quotes if it is meant as text" if isinstance(value, bool) else "write the text itself"
+            self.report(where, f"{what} must be text, not {_kind(value)}", hint, question)
+            return None
+        control = _CONTROL.search(value)
+        if control:
+            # U+001F separates a note's fields inside Anki: such a text would corrupt the note
+            message = f"{what} contains the invisible control character U+{ord(control.group()):04X}"
+            self.report(where, message, "remove it; it comes from an escape such as \\x1f in quotes", question)
             return None
         return value.strip()
 
@@ -116,34 +120,83 @@ class _Checker:
         return result
 
 
+#: Control characters other than tab and line break (YAML only lets them in through escapes).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _LANG_HINT = "use an ISO 639-1 code such as de, fr, en, or a regional one such as pt-BR"
+
+
+def _key_hint(key: str, allowed: list[str], nested: bool) -> str:
+    close = difflib.get_close_matches(key, allowed, n=1)
+    if close:
+        return f"did you mean '{close[0]}'?"
+    if nested and is_language(key):
+        return "a translation sits directly under the question: is it indented too far?"
+    return f"allowed: {', '.join(allowed)}"
 
 
 def _kind(value: Any) -> str:
     if value is None:
         return "empty"
-    return {Map: "a mapping", Seq: "a list", str: "text", bool: "true/false"}.get(type(value), type(value).__name__)
+    if isinstance(value, bool):
+        return str(value).lower()
+    kinds: dict[type, str] = {Map: "a mapping", Seq: "a list", str: "text"}
+    return kinds.get(type(value), type(value).__name__)
 
 
-def validate_bank_file(source: SourceFile, problems: Problems) -> Bank | None:
-    """The bank's settings (id, languages, topics), without its decks yet."""
+def _top(check: _Checker, source: SourceFile, what: str, hint: str) -> Map | None:
+    """The mapping a file holds; nothing when it could not be parsed (already reported)."""
+    if not source.parsed:
+        return None
+    if source.data is None:
+        check.report((1, 1), "the file is empty", hint)
+        return None
+    return check.mapping(source.data, (1, 1), what)
+
+
+def _slug(check: _Checker, data: Map, what: str, question: str = "") -> str | None:
+    """The ``id`` of a bank or question: reported unless it is a slug."""
+    value = check.text(data, "id", question)
+    if value is not None and not SLUG.match(value):
+        check.report(
+            data.at("id"), f"{what} '{value}' is not a slug", "use lowercase letters, digits and - _ .", question
+        )
+    return value
+
+
+def validate_bank_file(source: SourceFile, problems: Problems, released_id: str = "") -> Bank | None:
+    """The bank's settings (id, languages, topics), without its decks yet.
+
+    ``released_id`` is the id of the bank's previous build, which it must keep.
+    """
     check = _Checker(source.path, problems)
-    data = check.mapping(source.data, (1, 1), "the bank file")
+    data = _top(check, source, "the bank file", "write the bank's id, languages and topics")
     if data is None:
         return None
     check.keys(data, BANK_KEYS, "the bank file")
-    bank_id = check.text(data, "id")
-    if bank_id is not None and not SLUG.match(bank_id):
-        check.report(data.at("id"), f"bank id '{bank_id}' is not a slug", "use lowercase letters, digits and - _ .")
+    bank_id = _bank_id(check, data, released_id)
     languages = _languages(check, data)
     titles = check.localized(data["title"], data.at("title"), "'title'") if "title" in data else {}
     topics = _topics(check, data, languages)
     shuffle = data.get("shuffle", False)
     if not isinstance(shuffle, bool):
-        check.report(data.at("shuffle"), "'shuffle' must be true or false")
-    if bank_id is None or not languages:
+        check.report(
+            data.at("shuffle"), f"'shuffle' must be true or false, not {_kind(shuffle)}", "write true or false"
+        )
+    if bank_id is None or not SLUG.match(bank_id) or not languages:
         return None
     return Bank(bank_id, languages, titles, topics, (), source.path.parent, shuffle is True)
+
+
+def _bank_id(check: _Checker, data: Map, released_id: str) -> str | None:
+    bank_id = _slug(check, data, "bank id")
+    if bank_id is not None and released_id and bank_id != released_id:
+        check.report(
+            data.at("id"),
+            f"the bank id changed from '{released_id}' (in ankibuild.lock) to '{bank_id}'",
+            f"change it back to '{released_id}': every note's identity derives from it, so classmates would "
+            "get a second copy of every question; to start a new bank on purpose, delete ankibuild.lock",
+        )
+    return bank_id
 
 
 def _languages(check: _Checker, data: Map) -> tuple[str, ...]:
@@ -152,17 +205,28 @@ def _languages(check: _Checker, data: Map) -> tuple[str, ...]:
     seq = check.sequence(data["languages"], data.at("languages"), "'languages'")
     if seq is None:
         return ()
-    result: list[str] = []
-    for lang, where in zip(seq, seq.marks, strict=True):
-        if not is_language(lang):
-            check.report(where, f"unknown language code '{lang}'", _LANG_HINT)
-        elif lang in result:
-            check.report(where, f"language '{lang}' is listed twice")
-        else:
-            result.append(lang)
     if not seq:
         check.report(data.at("languages"), "'languages' is empty", "list the languages to build, e.g. [de, fr, en]")
+    result: list[str] = []
+    for lang, where in zip(seq, seq.marks, strict=True):
+        if _language(check, lang, where, result):
+            result.append(lang)
     return tuple(result)
+
+
+def _language(check: _Checker, lang: Any, where: tuple[int, int], listed: list[str]) -> bool:
+    """True for a language code the bank can build and has not listed yet."""
+    if not isinstance(lang, str):
+        check.report(where, f"a language code must be text, not {_kind(lang)}", _LANG_HINT)
+    elif not is_language(lang):
+        check.report(where, f"unknown language code '{lang}'", _LANG_HINT)
+    elif lang in QUESTION_KEYS:
+        check.report(where, f"'{lang}' is also a key of every question", f"write it with its region, e.g. {lang}-ID")
+    elif lang in listed:
+        check.report(where, f"language '{lang}' is listed twice", "list each language once")
+    else:
+        return True
+    return False
 
 
 def _topics(check: _Checker, data: Map, languages: tuple[str, ...]) -> dict[str, dict[str, str]]:
@@ -188,13 +252,18 @@ def _topics(check: _Checker, data: Map, languages: tuple[str, ...]) -> dict[str,
 def validate_deck_file(source: SourceFile, bank: Bank, problems: Problems) -> Deck | None:
     """One question file as a deck; problems are reported, valid questions kept."""
     check = _Checker(source.path, problems)
-    data = check.mapping(source.data, (1, 1), "a question file")
+    data = _top(check, source, "a question file", "add 'questions:' or delete the file")
     if data is None:
-        if source.data is None and not problems.errors:
-            check.report((1, 1), "the file is empty", "add 'questions:' or delete the file")
         return None
     check.keys(data, FILE_KEYS, "a question file")
     key = source.path.relative_to(bank.root).with_suffix("").as_posix()
+    titles = _deck_titles(check, data, bank, key)
+    _todo(check, data)
+    questions = _questions(check, data, bank)
+    return Deck(key, titles, tuple(questions), Source(source.path, data.line, data.column))
+
+
+def _deck_titles(check: _Checker, data: Map, bank: Bank, key: str) -> dict[str, str]:
     titles = check.localized(data["deck"], data.at("deck"), "'deck'") if "deck" in data else {}
     for lang in bank.languages:
         if lang not in titles:
@@ -204,42 +273,59 @@ def validate_deck_file(source: SourceFile, bank: Bank, problems: Problems) -> De
                 f"add '{lang}: <title>' under 'deck'",
                 severity=Severity.WARNING,
             )
-    questions: list[Question] = []
-    seq = None
-    if "questions" in data:
-        seq = check.sequence(data["questions"], data.at("questions"), "'questions'")
-    for item, where in zip(seq or (), seq.marks if seq else (), strict=True):
-        question = _question(check, item, where, bank)
-        if question is not None:
-            questions.append(question)
-    return Deck(key, titles, tuple(questions), Source(source.path, data.line, data.column))
+    return titles
+
+
+def _todo(check: _Checker, data: Map) -> None:
+    """Questions still to write (``{lang: [titles]}``) are not built, but must be well formed."""
+    if "todo" not in data:
+        return
+    todo = check.mapping(data["todo"], data.at("todo"), "'todo'")
+    for lang, titles in (todo or Map()).items():
+        where = todo.at(lang) if todo is not None else (0, 0)
+        if not is_language(lang):
+            check.report(where, f"unknown language code '{lang}' in 'todo'", _LANG_HINT)
+        seq = check.sequence(titles, where, f"'todo' in '{lang}'")
+        for title, at in zip(seq or (), seq.marks if seq else (), strict=True):
+            check.text_value(title, at, f"a 'todo' title in '{lang}'")
+
+
+def _questions(check: _Checker, data: Map, bank: Bank) -> list[Question]:
+    if "questions" not in data:
+        return []
+    seq = check.sequence(data["questions"], data.at("questions"), "'questions'")
+    found = [
+        _question(check, item, where, bank) for item, where in zip(seq or (), seq.marks if seq else (), strict=True)
+    ]
+    return [question for question in found if question is not None]
 
 
 def _question(check: _Checker, item: Any, where: tuple[int, int], bank: Bank) -> Question | None:
     data = check.mapping(item, where, "a question")
     if data is None:
         return None
-    qid = check.text(data, "id") or ""
-    check.keys(data, QUESTION_KEYS, "a question", qid)
-    if qid and not SLUG.match(qid):
-        hint = "use lowercase letters, digits and - _ ."
-        check.report(data.at("id"), f"question id '{qid}' is not a slug", hint, qid)
+    qid = _slug(check, data, "question id") or ""
+    check.keys(data, QUESTION_KEYS, "a question", qid, languages=bank.languages)
     topics = _question_topics(check, data, bank, qid)
     answer = _answer(check, data, qid)
     translations = _translations(check, data, bank, qid)
-    _check_options(check, data, translations, answer, qid)
+    agree = _options_agree(check, data, translations, answer, qid)
+    _missing_translations(check, data, bank, qid)
+    if not (qid and answer and topics and translations and agree):
+        return None
+    return Question(qid, topics, answer, translations, Source(check.path, data.line, data.column))
+
+
+def _missing_translations(check: _Checker, data: Map, bank: Bank, qid: str) -> None:
     for lang in bank.languages:
         if lang not in data:
             check.report(
                 (data.line, data.column),
                 f"no '{lang}' translation: the question is left out of the '{lang}' deck",
-                f"add a '{lang}:' section",
+                f"add the '{lang}:' section",
                 qid,
                 Severity.WARNING,
             )
-    if not qid or answer is None or topics is None or not translations:
-        return None
-    return Question(qid, topics, answer, translations, Source(check.path, data.line, data.column))
 
 
 def _question_topics(check: _Checker, data: Map, bank: Bank, qid: str) -> tuple[str, ...] | None:
@@ -251,24 +337,32 @@ def _question_topics(check: _Checker, data: Map, bank: Bank, qid: str) -> tuple[
     if not seq:
         check.report(data.at("topics"), "'topics' is empty", "give at least one topic declared in bank.yaml", qid)
         return None
-    ok = True
-    for slug, where in zip(seq, seq.marks, strict=True):
-        if slug not in bank.topics:
-            close = difflib.get_close_matches(str(slug), sorted(bank.topics), n=1)
-            hint = f"did you mean '{close[0]}'?" if close else "declare it under 'topics' in bank.yaml"
-            check.report(where, f"undeclared topic '{slug}'", hint, qid)
-            ok = False
-    return tuple(dict.fromkeys(seq)) if ok else None
+    slugs = [_topic(check, value, where, bank, qid) for value, where in zip(seq, seq.marks, strict=True)]
+    valid = [slug for slug in slugs if slug is not None]
+    return tuple(dict.fromkeys(valid)) if len(valid) == len(slugs) else None
+
+
+def _topic(check: _Checker, value: Any, where: tuple[int, int], bank: Bank, qid: str) -> str | None:
+    slug = check.text_value(value, where, "a topic", qid)
+    if slug is None or slug in bank.topics:
+        return slug
+    close = difflib.get_close_matches(slug, sorted(bank.topics), n=1)
+    hint = f"did you mean '{close[0]}'?" if close else "declare it under 'topics' in bank.yaml"
+    check.report(where, f"undeclared topic '{slug}'", hint, qid)
+    return None
 
 
 def _answer(check: _Checker, data: Map, qid: str) -> str | None:
     if "answer" not in data:
         return None
     answer = data["answer"]
-    if not isinstance(answer, str) or answer.strip().upper() not in LETTERS:
-        check.report(data.at("answer"), f"answer must be one letter A-{LETTERS[-1]}, not {answer!r}", question=qid)
+    letter = answer.strip().upper() if isinstance(answer, str) else ""
+    if letter not in LETTERS:
+        shown = f"'{answer}'" if isinstance(answer, str) else _kind(answer)
+        hint = "the letter of the correct option: A is the first"
+        check.report(data.at("answer"), f"answer must be one letter A-{LETTERS[-1]}, not {shown}", hint, qid)
         return None
-    return answer.strip().upper()
+    return letter
 
 
 def _translations(check: _Checker, data: Map, bank: Bank, qid: str) -> dict[str, Translation]:
@@ -316,29 +410,31 @@ def _options(check: _Checker, data: Map, qid: str) -> tuple[str, ...] | None:
         check.text_value(v, w, f"option {i + 1}", qid) for i, (v, w) in enumerate(zip(seq, seq.marks, strict=True))
     ]
     if not MIN_OPTIONS <= len(seq) <= MAX_OPTIONS:
+        hint = f"give {MIN_OPTIONS} to {MAX_OPTIONS} options, one per letter {LETTERS[0]} to {LETTERS[-1]}"
         check.report(
-            data.at("options"), f"{len(seq)} option(s); a question needs {MIN_OPTIONS} to {MAX_OPTIONS}", question=qid
+            data.at("options"), f"{len(seq)} option(s); a question needs {MIN_OPTIONS} to {MAX_OPTIONS}", hint, qid
         )
         return None
-    seen: dict[str, int] = {}
-    for index, text in enumerate(texts):
-        if text is not None and text in seen:
-            check.report(
-                seq.marks[index],
-                f"option {LETTERS[index]} repeats option {LETTERS[seen[text]]}",
-                "every option must be different",
-                qid,
-            )
-        elif text is not None:
-            seen[text] = index
-    if None in texts or len(seen) != len(texts):
+    options = tuple(text for text in texts if text is not None)
+    if len(options) != len(texts) or not _distinct(check, options, seq.marks, qid):
         return None
-    return tuple(t for t in texts if t is not None)
+    return options
 
 
-def _check_options(
+def _distinct(check: _Checker, options: tuple[str, ...], marks: list[tuple[int, int]], qid: str) -> bool:
+    """Two identical options would make the answer ambiguous."""
+    seen: dict[str, int] = {}
+    for index, text in enumerate(options):
+        if text in seen:
+            letters = LETTERS[index], LETTERS[seen[text]]
+            check.report(marks[index], "option {} repeats option {}".format(*letters), "every option must differ", qid)
+        seen.setdefault(text, index)
+    return len(seen) == len(options)
+
+
+def _options_agree(
     check: _Checker, data: Map, translations: dict[str, Translation], answer: str | None, qid: str
-) -> None:
+) -> bool:
     """Every language offers the same number of options, and the answer is one of them."""
     counts = {lang: len(t.options) for lang, t in translations.items()}
     if len(set(counts.values())) > 1:
@@ -349,15 +445,16 @@ def _check_options(
             "every translation lists the same options in the same order",
             qid,
         )
-        translations.clear()
-    elif answer is not None and counts and LETTERS.index(answer) >= min(counts.values()):
+        return False
+    if answer is not None and counts and LETTERS.index(answer) >= min(counts.values()):
         check.report(
             data.at("answer"),
             f"answer {answer} is not among the {min(counts.values())} options",
             f"use a letter from A to {LETTERS[min(counts.values()) - 1]}",
             qid,
         )
-        translations.clear()
+        return False
+    return True
 
 
 def check_unique_ids(decks: Iterable[Deck], problems: Problems) -> None:
@@ -370,9 +467,10 @@ def check_unique_ids(decks: Iterable[Deck], problems: Problems) -> None:
                 where = earlier.source
                 problems.add(
                     question.source.path,
-                    f"duplicate question id '{question.id}'",
+                    f"duplicate question id '{question.id}': "
+                    f"also at {problems.name(where.path)}:{where.line}:{where.column}",
                     line=question.source.line,
                     column=question.source.column,
                     question=question.id,
-                    hint=f"first used at {problems.name(where.path)}:{where.line}; give each question its own id",
+                    hint="give this question its own id; the other one keeps it, as classmates' notes use it",
                 )

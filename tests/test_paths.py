@@ -1,0 +1,67 @@
+"""A path named inside the bank stays inside it: ``..``, absolute paths and links are refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ankibuild.paths import UnsafePathError, inside, within
+
+
+@pytest.fixture
+def bank(tmp_path: Path) -> Path:
+    """A bank folder with an image, a link inside it and links that lead out of it."""
+    root = tmp_path / "decks"
+    (root / "images").mkdir(parents=True)
+    (root / "images" / "diagram.png").write_bytes(b"png")
+    (tmp_path / "secret.txt").write_text("not for a deck")
+    (root / "images" / "same.png").symlink_to(root / "images" / "diagram.png")
+    (root / "images" / "escape.png").symlink_to(tmp_path / "secret.txt")
+    (root / "elsewhere").symlink_to(tmp_path, target_is_directory=True)
+    (root / "loop").symlink_to(root / "loop")
+    return root
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["images/diagram.png", "images/../images/diagram.png", "images/same.png", "images/not-yet-there.png"],
+)
+def test_names_that_stay_inside_resolve_below_the_bank(bank: Path, name: str) -> None:
+    """Relative names, a `..` that stays inside, a link to a file inside, a file still to be created."""
+    path = inside(bank, name)
+    assert path == bank / name
+    assert path.resolve().is_relative_to(bank.resolve())
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("../secret.txt", "leads outside"),
+        ("images/../../secret.txt", "leads outside"),
+        ("/etc/passwd", "absolute path"),
+        ("C:\\Windows\\win.ini", "absolute path"),
+        ("\\\\server\\share\\x.png", "absolute path"),
+        ("images/escape.png", "leads outside"),
+        ("elsewhere/secret.txt", "leads outside"),
+        ("loop/x.png", "leads outside"),
+        ("", "not a file name"),
+        ("images/a\0.png", "not a file name"),
+    ],
+    ids=["dotdot", "dotdot-deep", "posix-absolute", "windows-drive", "windows-unc", "file-link", "folder-link", "loop",
+         "empty", "nul"],
+)  # fmt: skip
+def test_names_that_leave_the_bank_are_refused_with_a_reason_and_a_hint(bank: Path, name: str, reason: str) -> None:
+    """Each way out is refused with a message a student understands."""
+    with pytest.raises(UnsafePathError) as caught:
+        inside(bank, name)
+    assert reason in caught.value.message
+    assert "inside the bank folder" in caught.value.hint
+
+
+def test_within_follows_links_of_both_paths(bank: Path, tmp_path: Path) -> None:
+    """A bank reached through a link of its own is still the same folder."""
+    linked_bank = tmp_path / "linked-decks"
+    linked_bank.symlink_to(bank, target_is_directory=True)
+    assert within(linked_bank, bank / "images" / "diagram.png")
+    assert not within(bank, tmp_path / "secret.txt")
