@@ -1,12 +1,12 @@
 """Load stage: find the bank's files and read them safely, keeping where every key was written.
 
-libyaml parses when PyYAML has it (about ten times faster than pure Python);
-the document is put together in Python so that, before a single object is
-built, it can refuse what a question bank never needs and a hostile file
-would use: YAML tags, alias expansion bombs, absurd nesting. Only text, lists,
-mappings, ``true``/``false`` and empty values come out, and every mapping
-remembers the line of each key; a key written twice is caught instead of
-silently merged.
+libyaml parses when PyYAML has it (about ten times faster than pure Python).
+The values are then built straight from the parser's events, in one loop
+without recursion, so that, before anything else is built, it can refuse what
+a question bank never needs and a hostile file would use: YAML tags, alias
+expansion bombs, absurd nesting. Only text, lists, mappings, ``true``/``false``
+and empty values come out, and every mapping remembers the line of each key; a
+key written twice is caught instead of silently merged.
 
 Scalars follow YAML 1.2: ``yes``, ``no``, ``on``, ``off``, ``1.50`` and
 ``2024-01-01`` stay text exactly as written (options such as "Yes" and "No",
@@ -16,7 +16,6 @@ or "0.10", must not turn into booleans or ``0.1``).
 from __future__ import annotations
 
 import gc
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -24,9 +23,6 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from yaml.composer import Composer
-from yaml.constructor import SafeConstructor
-from yaml.resolver import Resolver
 
 from .errors import Problems
 from .paths import within
@@ -41,6 +37,9 @@ except ImportError:  # PyYAML built without libyaml
             yaml.scanner.Scanner.__init__(self)
             yaml.parser.Parser.__init__(self)
 
+        def dispose(self) -> None:
+            """Nothing to free: only libyaml's parser holds memory outside Python."""
+
 
 #: Larger files are refused before they are parsed: a question file is kilobytes, not this.
 MAX_FILE_BYTES = 32 * 1024 * 1024
@@ -54,10 +53,16 @@ BANK_FILE = "bank.yaml"
 YAML_SUFFIXES = (".yaml", ".yml")
 
 _CORE = "tag:yaml.org,2002:"
-_MERGE = _CORE + "merge"
 #: Tags a file may write explicitly: ``!!str "42"`` is harmless, everything else
 #: (``!!python/object``, ``!!binary``, ``!local``) is refused.
 _EXPLICIT_TAGS = frozenset({"!", _CORE + "str", _CORE + "seq", _CORE + "map"})
+#: YAML 1.2 core schema: the only plain words that are not text. Numbers stay text.
+_PLAIN_WORDS: dict[str, Any] = {
+    **dict.fromkeys(("true", "True", "TRUE"), True),
+    **dict.fromkeys(("false", "False", "FALSE"), False),
+    **dict.fromkeys(("~", "null", "Null", "NULL", ""), None),
+}
+_MERGE_KEY = "<<"
 
 
 class Map(dict[str, Any]):
@@ -87,103 +92,185 @@ class RefusedError(yaml.MarkedYAMLError):
         self.hint = hint
 
 
-def _mark(node: yaml.Node) -> tuple[int, int]:
-    return node.start_mark.line + 1, node.start_mark.column + 1
+def _mark(event: Any) -> tuple[int, int]:
+    return event.start_mark.line + 1, event.start_mark.column + 1
 
 
-def _shown(tag: str) -> str:
-    return tag.replace(_CORE, "!!", 1)
+class _Open:
+    """A mapping or list being filled, with what its next value needs."""
+
+    __slots__ = ("anchor", "key", "key_event", "merges", "start", "value", "written")
+
+    def __init__(self, value: Map | Seq, anchor: str | None, start: int) -> None:
+        self.value = value
+        self.anchor = anchor
+        self.start = start  # values built before it: its size is what it adds to that
+        self.key: str | None = None
+        self.key_event: Any = None
+        self.merges: list[tuple[Any, Any]] = []  # (value, the '<<' key's event)
+        self.written: set[str] = set()
 
 
-class _LocatingLoader(Composer, _Parser, SafeConstructor, Resolver):
-    """Safe loader that bounds the document and records positions and duplicate keys.
+class _Builder:
+    """Builds one document from parser events: bounded, positioned, with duplicates noted."""
 
-    ``Composer`` comes first so that its Python ``compose_node`` (overridden
-    below) puts the document together, over the parser's events.
-    """
-
-    def __init__(self, stream: str) -> None:
-        _Parser.__init__(self, stream)
-        Composer.__init__(self)
-        SafeConstructor.__init__(self)
-        Resolver.__init__(self)
+    def __init__(self, parser: Any) -> None:
+        self.parser = parser
         self.duplicates: list[tuple[str, tuple[int, int], tuple[int, int]]] = []
-        self.depth = 0
-        self.nodes = 0
-        self.repeated = 0
+        self.anchors: dict[str, Any] = {}
         self.sizes: dict[str, int] = {}
+        self.values = 0
+        self.repeated = 0
 
-    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
-        event: Any = self.peek_event()
-        if isinstance(event, yaml.AliasEvent):
-            self._count_alias(event)
-            return super().compose_node(parent, index)
-        if event.tag not in _EXPLICIT_TAGS and event.tag is not None:
-            hint = "a question bank holds only text, lists and mappings: remove the tag"
-            raise RefusedError(f"tag '{_shown(event.tag)}' is not allowed", event.start_mark, hint)
-        self.depth += 1
-        if self.depth > MAX_DEPTH:
+    def document(self) -> Any:
+        """The single document of the stream (None for an empty file)."""
+        get = self.parser.get_event
+        get()  # stream start
+        if isinstance(self.parser.peek_event(), yaml.StreamEndEvent):
+            return None
+        get()  # document start
+        value = self._value()
+        get()  # document end
+        event: Any = self.parser.peek_event()
+        if not isinstance(event, yaml.StreamEndEvent):
+            raise yaml.composer.ComposerError(
+                "expected a single document in the stream", None, "but found another document", event.start_mark
+            )
+        return value
+
+    def _value(self) -> Any:
+        """Build values event by event until the outermost one is complete."""
+        stack: list[_Open] = []
+        get = self.parser.get_event
+        while True:
+            event = get()
+            kind = type(event)
+            if kind is yaml.ScalarEvent:
+                value = self._scalar(event)
+            elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+                stack.append(self._open(event, len(stack)))
+                continue
+            elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+                value = self._close(stack.pop())
+            else:  # an alias
+                value = self._alias(event)
+            if not stack:
+                return value
+            self._add(stack[-1], value, event)
+
+    # Events are typed Any: libyaml's and PyYAML's event classes differ in their stubs.
+    def _scalar(self, event: Any) -> Any:
+        self.values += 1
+        tag = event.tag
+        if tag is not None and tag not in _EXPLICIT_TAGS:
+            self._refuse_tag(event)
+        value: Any = event.value
+        if tag is None and event.implicit[0]:  # plain, untagged: the only kind that can be a word
+            value = _PLAIN_WORDS.get(value, value)
+        if event.anchor is not None:
+            self.anchors[event.anchor] = value
+            self.sizes[event.anchor] = 1
+        return value
+
+    def _open(self, event: Any, depth: int) -> _Open:
+        if depth >= MAX_DEPTH:
             hint = "a bank needs a handful of levels: check the brackets and the indentation"
             raise RefusedError(f"nested more than {MAX_DEPTH} levels deep", event.start_mark, hint)
-        start = self.nodes
-        self.nodes += 1
-        node = super().compose_node(parent, index)
-        self.depth -= 1
-        if event.anchor is not None:
-            self.sizes[event.anchor] = self.nodes - start
-        return node
+        if event.tag is not None and event.tag not in _EXPLICIT_TAGS - {_CORE + "str"}:
+            self._refuse_tag(event)
+        value: Map | Seq
+        if isinstance(event, yaml.MappingStartEvent):
+            value = Map()
+            value.marks = {}
+        else:
+            value = Seq()
+            value.marks = []
+        value.line, value.column = _mark(event)
+        self.values += 1
+        return _Open(value, event.anchor, self.values)
 
-    def _count_alias(self, event: yaml.AliasEvent) -> None:
-        """Count what an alias repeats, so that a small file cannot expand into billions of values."""
+    def _close(self, open_: _Open) -> Any:
+        value = open_.value
+        if open_.merges and isinstance(value, Map):
+            _merge(value, open_.merges)
+        if open_.anchor is not None:
+            self.anchors[open_.anchor] = value
+            self.sizes[open_.anchor] = self.values - open_.start + 1
+        return value
+
+    def _alias(self, event: Any) -> Any:
+        """What an alias names, counted, so that a small file cannot expand into billions of values."""
         anchor = str(event.anchor)
-        if anchor in self.anchors and anchor not in self.sizes:
+        if anchor not in self.sizes:
             hint = "an alias may only name a value written completely before it"
-            raise RefusedError(f"the alias *{anchor} is inside the value it names", event.start_mark, hint)
-        size = self.sizes.get(anchor, 0)
-        self.nodes += size
+            if anchor in self.anchors:
+                raise RefusedError(f"the alias *{anchor} is inside the value it names", event.start_mark, hint)
+            raise yaml.composer.ComposerError(None, None, f"found undefined alias '{anchor}'", event.start_mark)
+        size = self.sizes[anchor]
+        self.values += size
         self.repeated += size
-        if self.repeated > ALIAS_ALLOWANCE + self.nodes - self.repeated:
+        if self.repeated > ALIAS_ALLOWANCE + self.values - self.repeated:
             hint = "write the values out, or use far fewer anchors and aliases (&name / *name)"
             raise RefusedError("aliases (*name) repeat too many values", event.start_mark, hint)
+        return self.anchors[anchor]
 
-    def construct_located_map(self, node: yaml.MappingNode) -> Iterator[Map]:
-        result = Map()
-        result.line, result.column = _mark(node)
-        result.marks = {}
-        yield result
-        own = sum(key.tag != _MERGE for key, _ in node.value)
-        self.flatten_mapping(node)
-        merged = len(node.value) - own  # merged keys come first; the mapping's own keys may override them
-        written: set[str] = set()
-        for index, (key_node, value_node) in enumerate(node.value):
-            if not isinstance(key_node, yaml.ScalarNode):
-                hint = "write 'key: value' with a plain word as the key"
-                raise RefusedError("a key must be text, not a list or mapping", key_node.start_mark, hint)
-            key = str(key_node.value)  # a key is the text as written: 'no' is Norwegian, not false
-            if key in written:
-                self.duplicates.append((key, _mark(key_node), result.marks[key]))
-            if index >= merged:
-                written.add(key)
-            result.marks[key] = _mark(key_node)
-            result[key] = self.construct_object(value_node)
+    def _add(self, open_: _Open, value: Any, event: Any) -> None:
+        """Put a complete value in its list, or in its mapping as a key or under the last key."""
+        target = open_.value
+        if isinstance(target, Seq):
+            target.append(value)
+            # A list or mapping item's event is its end: its place is where it began.
+            target.marks.append(_mark(event) if isinstance(event, yaml.NodeEvent) else (value.line, value.column))
+        elif open_.key is None:
+            open_.key = self._key(value, event)
+            open_.key_event = event
+        else:
+            self._set(open_, open_.key, value)
+            open_.key = None
 
-    def construct_located_seq(self, node: yaml.SequenceNode) -> Iterator[Seq]:
-        result = Seq()
-        result.line, result.column = _mark(node)
-        yield result
-        result.marks = [_mark(item) for item in node.value]
-        result.extend(self.construct_object(item) for item in node.value)
+    def _key(self, value: Any, event: Any) -> str:
+        if isinstance(value, (Map, Seq)) or isinstance(event, yaml.AliasEvent):
+            hint = "write 'key: value' with a plain word as the key"
+            raise RefusedError("a key must be text, not a list or mapping", event.start_mark, hint)
+        if isinstance(event, yaml.ScalarEvent) and event.value == _MERGE_KEY and event.implicit[0]:
+            return _MERGE_KEY
+        return str(event.value)  # a key is the text as written: 'no' is Norwegian, not false
+
+    def _set(self, open_: _Open, key: str, value: Any) -> None:
+        target = open_.value
+        assert isinstance(target, Map)
+        if key == _MERGE_KEY:
+            open_.merges.append((value, open_.key_event))
+            return
+        mark = _mark(open_.key_event)
+        if key in open_.written:
+            self.duplicates.append((key, mark, target.marks[key]))
+        open_.written.add(key)
+        target.marks[key] = mark
+        target[key] = value
+
+    def _refuse_tag(self, event: Any) -> None:
+        shown = str(event.tag).replace(_CORE, "!!", 1)
+        hint = "a question bank holds only text, lists and mappings: remove the tag"
+        raise RefusedError(f"tag '{shown}' is not allowed", event.start_mark, hint)
 
 
-# YAML 1.2 scalars: only these words are not text (and "<<" merges a mapping).
-_LocatingLoader.yaml_implicit_resolvers = {}
-_LocatingLoader.add_implicit_resolver(
-    _CORE + "bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
-)
-_LocatingLoader.add_implicit_resolver(_CORE + "null", re.compile(r"^(?:~|null|Null|NULL|)$"), ["~", "n", "N", ""])
-_LocatingLoader.add_implicit_resolver(_MERGE, re.compile(r"^<<$"), ["<"])
-_LocatingLoader.add_constructor(_CORE + "map", _LocatingLoader.construct_located_map)  # type: ignore[type-var]
-_LocatingLoader.add_constructor(_CORE + "seq", _LocatingLoader.construct_located_seq)  # type: ignore[type-var]
+def _merge(target: Map, merges: list[tuple[Any, Any]]) -> None:
+    """Apply ``<<: *base`` keys: the mapping's own keys win, then the first merged mapping."""
+    sources: list[Map] = []
+    for value, key_event in merges:
+        items = value if isinstance(value, Seq) else [value]
+        if not all(isinstance(item, Map) for item in items):
+            hint = "'<<' takes a mapping (<<: *name) or a list of them"
+            raise RefusedError("expected a mapping or list of mappings for merging", key_event.start_mark, hint)
+        sources.extend(items)
+    own, own_marks = dict(target), dict(target.marks)
+    target.clear()
+    for source in reversed(sources):
+        target.update(source)
+        target.marks.update(source.marks)
+    target.update(own)
+    target.marks.update(own_marks)
 
 
 @dataclass
@@ -241,10 +328,11 @@ def parse_source(path: Path, raw: bytes, problems: Problems) -> SourceFile:
     text = decode(path, raw, problems)
     if text is None:
         return SourceFile(path, raw=raw)
-    loader = _LocatingLoader(text)
+    parser = _Parser(text)
+    builder = _Builder(parser)
     try:
         with _no_gc():
-            data = loader.get_single_data()
+            data = builder.document()
     except yaml.MarkedYAMLError as err:
         line, column = _yaml_position(err, text)
         problems.add(path, _yaml_message(err), line=line, column=column, hint=_yaml_hint(err))
@@ -256,8 +344,8 @@ def parse_source(path: Path, raw: bytes, problems: Problems) -> SourceFile:
         problems.add(path, f"YAML: character U+{err.character:04X} is not allowed", line=line, column=column, hint=hint)
         return SourceFile(path, raw=raw)
     finally:
-        loader.dispose()
-    for key, (line, column), (first, _) in loader.duplicates:
+        parser.dispose()
+    for key, (line, column), (first, _) in builder.duplicates:
         hint = "a key may appear once per mapping; YAML would keep only the last"
         problems.add(path, f"duplicate key '{key}' (first at line {first})", line=line, column=column, hint=hint)
     return SourceFile(path, data, raw, parsed=True)

@@ -81,7 +81,7 @@ def to_html(text: str, resources: Resources) -> str:
 #: Characters that may start markup anywhere in a line, and at the start of a line only.
 #: ``]`` is escaped rather than ``[``: it breaks links as well, and ``\[`` would open a formula.
 _INLINE_MARKS = re.compile(r"[\\`*_\]<>$|~]")
-_LINE_MARKS = re.compile(r"^[#+\-=]", re.MULTILINE)
+_LINE_MARKS = re.compile(r"^[#+\-=:]", re.MULTILINE)  # ":-" under a line makes a table
 _LIST_NUMBER = re.compile(r"^(\d{1,9})(?=[.)])", re.MULTILINE)
 
 

@@ -1,0 +1,66 @@
+"""The loader: values straight from libyaml's events, each with the place it was written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ankibuild.errors import Problems
+from ankibuild.loader import Map, Seq, parse
+
+DOCUMENT = b"""\
+base: &base
+  answer: A
+  topics: [x]
+questions:
+  - id: one
+    <<: *base
+    answer: B
+  - id: two
+    options:
+      - Yes
+      - 0.10
+      - {nested: true}
+"""
+
+
+def _parse(raw: bytes) -> tuple[object, Problems]:
+    problems = Problems()
+    return parse(Path("q.yaml"), raw, problems), problems
+
+
+def test_every_key_and_item_knows_where_it_was_written() -> None:
+    """Lines and columns of keys, and of list items that are mappings (where they begin, not end)."""
+    data, problems = _parse(DOCUMENT)
+    assert not problems.items and isinstance(data, Map)
+    questions = data["questions"]
+    assert isinstance(questions, Seq)
+    assert questions.marks == [(5, 5), (8, 5)]
+    assert (questions[1].line, questions[1].column) == (8, 5)
+    assert questions[1].at("options") == (9, 5)
+    assert questions[1]["options"].marks == [(10, 9), (11, 9), (12, 9)]
+
+
+def test_merge_keys_fill_in_and_own_keys_win() -> None:
+    """``<<: *base`` copies the anchored keys; a key the mapping writes itself overrides them."""
+    data, _ = _parse(DOCUMENT)
+    assert isinstance(data, Map)
+    first = data["questions"][0]
+    assert dict(first) == {"answer": "B", "topics": ["x"], "id": "one"}
+    assert first.at("answer") == (7, 5) and first.at("topics") == (3, 3)
+
+
+def test_scalars_follow_yaml_1_2() -> None:
+    """'Yes' and '0.10' stay text as written; only true/false and empty values are not text."""
+    data, _ = _parse(DOCUMENT)
+    assert isinstance(data, Map)
+    assert data["questions"][1]["options"] == ["Yes", "0.10", {"nested": True}]
+    empty, _ = _parse(b"a:\nb: ~\nc: 'true'\n")
+    assert empty == {"a": None, "b": None, "c": "true"}
+
+
+def test_a_duplicate_key_is_reported_with_both_lines() -> None:
+    """PyYAML would keep the last value silently; the loader names both places."""
+    _, problems = _parse(b"id: a\nanswer: A\nid: b\n")
+    (problem,) = problems.items
+    assert (problem.line, problem.column) == (3, 1)
+    assert "duplicate key 'id' (first at line 1)" in problem.message
