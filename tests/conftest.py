@@ -45,6 +45,12 @@ class Project:
         path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test has its own build cache: none reads what another left behind, or the user's."""
+    monkeypatch.setenv("ANKIBUILD_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+
+
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
     """The sample bank and templates, without a lock: a bank's first build."""

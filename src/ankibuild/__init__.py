@@ -1,11 +1,32 @@
-"""ankibuild: multilingual multiple-choice Anki decks from a YAML question bank."""
+"""ankibuild: multilingual multiple-choice Anki decks from a YAML question bank.
+
+The public names are imported on first use, so that ``ankibuild build`` with
+nothing to do does not pay for loading the whole pipeline.
+"""
 
 from __future__ import annotations
 
-from .build import BuildResult, Output, build, check
-from .errors import AnkibuildError, BankError, Problem
-from .importer import ImportResult, import_pages
+import importlib
+from typing import TYPE_CHECKING, Any
 
+from .version import __version__
+
+if TYPE_CHECKING:
+    from .errors import AnkibuildError, BankError, Problem
+    from .importer import ImportResult, import_pages
+    from .pipeline import BuildResult, Output, build, check
+
+_HOMES = {
+    "AnkibuildError": "errors",
+    "BankError": "errors",
+    "BuildResult": "pipeline",
+    "ImportResult": "importer",
+    "Output": "pipeline",
+    "Problem": "errors",
+    "build": "pipeline",
+    "check": "pipeline",
+    "import_pages": "importer",
+}
 __all__ = [
     "AnkibuildError",
     "BankError",
@@ -13,8 +34,14 @@ __all__ = [
     "ImportResult",
     "Output",
     "Problem",
+    "__version__",
     "build",
     "check",
     "import_pages",
 ]
-__version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module 'ankibuild' has no attribute {name!r}")
+    return getattr(importlib.import_module(f".{_HOMES[name]}", __name__), name)

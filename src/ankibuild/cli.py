@@ -10,13 +10,13 @@ from typing import TypeVar
 
 import click
 
-from . import __version__
-from .build import BuildResult, build, check
 from .buildlock import DEFAULT_WAIT
 from .errors import BankError, report
 from .importer import ImportResult, import_pages
+from .pipeline import BuildResult, build, check
 from .preview import write_preview
 from .schema import schema_text
+from .version import __version__
 
 _F = TypeVar("_F", bound=Callable[..., object])
 

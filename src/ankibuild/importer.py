@@ -25,7 +25,6 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
-from .build import load_bank
 from .errors import AnkibuildError, BankError, Problems
 from .languages import is_language
 from .loader import BANK_FILE, Map, Seq, decode, load
@@ -33,6 +32,7 @@ from .lock import LOCK_FILE
 from .model import Bank, Question
 from .package import write_if_changed
 from .pages import Page, read_page, same_text
+from .pipeline import load_bank
 from .richtext import literal
 from .validate import SLUG, TOPIC
 from .yamltext import STEP, Block, Document, Flow, Noted, Value, item_lines, mapping_lines, scalar

@@ -78,9 +78,10 @@ class Media:
             self._by_path[path] = _read_image(path, reference, shown)
         return self._by_path[path]
 
-    def unused(self) -> list[Path]:
-        """Files in the bank's media folders that no text refers to."""
-        return [path for path in _media_files(self.root) if path.resolve() not in self._referenced]
+    @property
+    def referenced(self) -> frozenset[Path]:
+        """Every file a text referred to so far, even those that could not be used."""
+        return frozenset(self._referenced)
 
 
 def path_inside_bank(root: Path, folder: Path, reference: str) -> Path | None:
@@ -128,15 +129,15 @@ def _looks_like(content: bytes, suffix: str) -> bool:
     return content.startswith(_SIGNATURES[suffix])
 
 
-def _media_files(root: Path) -> Iterator[Path]:
+def media_files(root: Path) -> Iterator[Path]:
     for folder in sorted(root.rglob(MEDIA_FOLDER)):
         if folder.is_dir():
             yield from sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith("."))
 
 
-def report_unused(media: Media, problems: Problems) -> None:
+def report_unused(root: Path, referenced: set[Path], problems: Problems) -> None:
     """A file nobody shows is dead weight, or a reference with a typo."""
-    for path in media.unused():
+    for path in (p for p in media_files(root) if p.resolve() not in referenced):
         problems.add(
             path,
             "media file is not used by any question",

@@ -21,10 +21,10 @@ from pathlib import Path
 
 from .ankitemplate import Template
 from .assets import Asset
-from .build import load_sources, package_groups
 from .errors import Problems
 from .model import CARD_NAME, FIELDS, Bank, notetype_name, stable_int
 from .package import write_if_changed
+from .pipeline import load_sources, package_groups
 from .render import CardTemplates, RenderedNote
 
 PAGE = "index.html"

@@ -8,17 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import genanki
 
 from .buildlock import DEFAULT_WAIT, exclusive
+from .cache import Cache
 from .changelog import CHANGELOG_FILE, Change, Changelog, publish_changelog, update_changelog
+from .deckfiles import FileResult, process_all
 from .errors import BankError, LockChangedError, Problems, ShapeChangeError, UnknownLanguageError
-from .loader import BANK_FILE, SourceFile, bank_files, load, parse_source
+from .loader import BANK_FILE, bank_files, parse_source, read
 from .lock import LOCK_FILE, Clock, Lock, read_lock, stamp_notes, stamp_notetype
-from .media import Media, report_unused
+from .media import report_unused
 from .model import CARD_NAME, FIELDS, Bank, Deck, deck_id, notetype
 from .package import (
     DeckInfo,
@@ -28,8 +30,8 @@ from .package import (
     remove_stale_temporaries,
     write_if_changed,
 )
-from .render import CardTemplates, RenderedNote, load_templates, render_note
-from .validate import check_unique_ids, validate_bank_file, validate_deck_file
+from .render import CardTemplates, RenderedNote, load_templates
+from .validate import check_unique_ids, validate_bank_file
 
 
 @dataclass(frozen=True)
@@ -62,22 +64,36 @@ def load_bank(
     that a bank can be checked before anything is written to it. ``released_id``
     is the bank id of the previous build (from the lock file), if any.
     """
-    pending = pending or {}
+    loaded = _load(decks, problems, (), pending or {}, released_id, None)
+    return loaded[0] if loaded else None
 
-    def read(path: Path) -> SourceFile:
-        return parse_source(path, pending[path], problems) if path in pending else load(path, problems)
 
+def _load(
+    decks: Path,
+    problems: Problems,
+    langs: Sequence[str],
+    pending: Mapping[Path, bytes],
+    released_id: str,
+    cache: Cache | None,
+) -> tuple[Bank, list[FileResult]] | None:
+    """The bank with its decks, and each question file's result with its notes in ``langs``."""
     bank_path, found = bank_files(decks, problems)
     files = sorted({*found, *pending} - {decks / BANK_FILE})
-    bank = validate_bank_file(read(bank_path), problems, released_id) if bank_path else None
-    if bank is None:
+    bank_raw = (pending.get(bank_path) or read(bank_path, problems)) if bank_path else None
+    source = parse_source(bank_path, bank_raw, problems) if bank_path and bank_raw is not None else None
+    bank = validate_bank_file(source, problems, released_id) if source else None
+    if bank is None or bank_raw is None:
         for path in files:  # without the bank's settings, their syntax can still be checked
-            read(path)
+            raw = pending.get(path) or read(path, problems)
+            if raw is not None:
+                parse_source(path, raw, problems)
         return None
-    parsed = [validate_deck_file(read(path), bank, problems) for path in files]
-    decks_found = tuple(deck for deck in parsed if deck is not None)
+    results = process_all(bank, bank_raw, files, langs or bank.languages, problems, pending, cache)
+    for result in results:
+        problems.extend(result.problems)
+    decks_found = tuple(result.deck for result in results if result.deck is not None)
     check_unique_ids(decks_found, problems)
-    return Bank(bank.id, bank.languages, bank.titles, bank.topics, decks_found, bank.root, bank.shuffle)
+    return replace(bank, decks=decks_found), results
 
 
 def check(*, decks: Path = Path("decks"), templates: Path = Path("templates"), strict: bool = False) -> Problems:
@@ -103,19 +119,26 @@ class Sources:
     lock: Lock
 
 
-def load_sources(decks: Path, templates: Path, languages: Sequence[str], strict: bool, split: bool = False) -> Sources:
+def load_sources(
+    decks: Path, templates: Path, languages: Sequence[str], strict: bool, split: bool = False, cached: bool = True
+) -> Sources:
     """The valid bank and lock, the templates and notes of the languages asked for, and the warnings found.
 
     Raises :class:`BankError` with every problem when there are errors (or warnings, if ``strict``).
     """
     problems = Problems()
     lock = _read_lock(decks / LOCK_FILE, problems)
-    bank = load_bank(decks, problems, released_id=lock.bank)
-    if bank is None:
+    loaded = _load(decks, problems, tuple(dict.fromkeys(languages)), {}, lock.bank, Cache(decks) if cached else None)
+    if loaded is None:
         problems.fail(strict=strict)
+    bank, results = loaded
     langs = _languages(bank, languages)
     card_templates = {lang: load_templates(templates, lang, problems, shuffle=bank.shuffle) for lang in langs}
-    notes, media = render_all(bank, langs, problems)
+    notes = [note for lang in langs for result in results for note in result.notes if note.lang == lang]
+    media = {name: content for result in results for name, content in result.media.items()}
+    if set(langs) == set(bank.languages) and not problems.errors:
+        # Only now is every image reference known: a file with errors may be the one that shows it.
+        report_unused(bank.root, set().union(*(result.referenced for result in results)), problems)
     if split:
         _check_split_names(bank, problems)
     problems.raise_for(strict=strict)
@@ -206,26 +229,6 @@ def _check_split_names(bank: Bank, problems: Problems) -> None:
                 column=deck.source.column,
                 hint="rename one of the two files",
             )
-
-
-def render_all(bank: Bank, langs: Sequence[str], problems: Problems) -> tuple[list[RenderedNote], dict[str, bytes]]:
-    """Every note of the build, by language, then in the bank's order; and the images they show.
-
-    Media files no question shows are reported only when every language is
-    rendered (a build of some languages does not see the others' images) and
-    every question was read (a file with errors may be the one that shows them).
-    """
-    media = Media(bank.root)
-    notes = [
-        render_note(bank, deck.key, question, lang, media, problems)
-        for lang in langs
-        for deck in bank.decks
-        for question in deck.questions
-        if lang in question.translations
-    ]
-    if set(langs) == set(bank.languages) and not problems.errors:
-        report_unused(media, problems)
-    return notes, media.files
 
 
 def _stamp(

@@ -1,0 +1,70 @@
+"""A cache of work already done, keyed by the content it was done on.
+
+Entries live in the user's cache folder (``$ANKIBUILD_CACHE_DIR``, else
+``$XDG_CACHE_HOME/ankibuild``, else ``~/.cache/ankibuild``), never in the bank
+or the output folder: a repository that someone shares cannot plant one.
+A key is a digest of every input of the work, never a file's size or time, so
+an entry is either exactly right or not found. A damaged entry is a miss.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import pickle
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from .package import write_if_changed
+
+#: Changes whenever what is cached changes shape; old entries are then never read.
+FORMAT = "1"
+
+
+def cache_root() -> Path:
+    explicit = os.environ.get("ANKIBUILD_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "ankibuild"
+
+
+def digest(*parts: bytes | str) -> str:
+    """A digest of several inputs, each length-prefixed so that no two sequences collide."""
+    hasher = hashlib.blake2b(digest_size=20)
+    for part in parts:
+        data = part.encode() if isinstance(part, str) else part
+        hasher.update(len(data).to_bytes(8, "little"))
+        hasher.update(data)
+    return hasher.hexdigest()
+
+
+class Cache:
+    """Entries for one bank folder, in a folder of their own."""
+
+    def __init__(self, bank: Path, root: Path | None = None) -> None:
+        self.folder = (root or cache_root()) / digest(FORMAT, str(bank.resolve()))[:16]
+
+    def _path(self, key: str) -> Path:
+        return self.folder / f"{key}.pickle"
+
+    def get(self, key: str) -> Any:
+        """The value stored under ``key``, or None."""
+        try:
+            return pickle.loads(self._path(key).read_bytes())
+        except Exception:
+            return None
+
+    def put(self, key: str, value: Any) -> None:
+        with contextlib.suppress(OSError):  # a cache that cannot be written only costs time
+            write_if_changed(self._path(key), pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+
+    def keep_only(self, keys: Iterable[str]) -> None:
+        """Forget entries the last build did not use, so the cache does not grow forever."""
+        wanted = {f"{key}.pickle" for key in keys}
+        with contextlib.suppress(OSError):
+            for entry in self.folder.glob("*.pickle"):
+                if entry.name not in wanted:
+                    entry.unlink(missing_ok=True)

@@ -1,0 +1,76 @@
+"""The build cache: it saves work, and it can never serve what the files no longer say."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ankibuild import deckfiles
+from ankibuild.cache import cache_root
+
+from .conftest import Project
+
+OLD = "Die arithmetische Intensität ist sehr niedrig"
+
+
+def _same_size_edit(path: Path) -> None:
+    """Change text without changing the file's size or modification time."""
+    before = path.stat()
+    text = path.read_text(encoding="utf-8")
+    edited = text.replace(OLD, OLD.replace("niedrig", "NIEDRIG"), 1)
+    assert edited != text and len(edited.encode()) == len(text.encode())
+    path.write_text(edited, encoding="utf-8")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_size == before.st_size and path.stat().st_mtime_ns == before.st_mtime_ns
+
+
+def test_an_edit_that_keeps_size_and_time_is_still_seen(project: Project) -> None:
+    """The cache is keyed by content: an edit invisible to size and modification time still counts."""
+    project.build()
+    _same_size_edit(project.decks / "ai-hardware.yaml")
+    result = project.build()
+    changed = [(c.lang, c.question, c.kind) for c in result.changes.items]
+    assert changed == [("de", "elementwise-ops-memory-bound", "changed")]
+    assert [o.lang for o in result.outputs if o.written] == ["de"]
+
+
+def test_only_the_edited_file_is_worked_on_again(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rebuild after editing one question file loads, validates and renders that file alone."""
+    second = project.decks / "more.yaml"
+    shutil.copy(project.decks / "ai-hardware.yaml", second)
+    text = second.read_text(encoding="utf-8").replace("  - id: ", "  - id: copy-")
+    second.write_text(text, encoding="utf-8")
+    project.build()
+    worked: list[str] = []
+    process = deckfiles.process
+    monkeypatch.setattr(
+        deckfiles, "process", lambda bank, path, *a: worked.append(path.name) or process(bank, path, *a)
+    )
+    project.build()
+    assert worked == []
+    project.edit("more.yaml", OLD, "Die Intensität ist gering")
+    result = project.build()
+    assert worked == ["more.yaml"]
+    assert [(c.question, c.kind) for c in result.changes.items] == [("copy-elementwise-ops-memory-bound", "changed")]
+
+
+def test_a_damaged_cache_is_only_a_miss(project: Project) -> None:
+    """Garbage in the cache folder is ignored: the build does the work again, correctly."""
+    first = project.build()
+    for entry in cache_root().rglob("*"):
+        if entry.is_file():
+            entry.write_bytes(b"not a pickle")
+    project.edit("ai-hardware.yaml", OLD, "Die Intensität ist gering")
+    result = project.build()
+    assert [o.lang for o in result.outputs if o.written] == ["de"]
+    assert len(result.outputs) == len(first.outputs)
+
+
+def test_the_cache_lives_outside_the_project(project: Project) -> None:
+    """A shared repository or output folder can never carry a cache entry into a build."""
+    project.build()
+    assert any(cache_root().rglob("*.pickle"))
+    assert not any(p.suffix == ".pickle" for p in project.root.rglob("*"))
