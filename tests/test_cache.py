@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from ankibuild import deckfiles
 from ankibuild.cache import cache_root
+from ankibuild.model import Bank
 
 from .conftest import Project
 
