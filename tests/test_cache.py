@@ -48,9 +48,12 @@ def test_only_the_edited_file_is_worked_on_again(project: Project, monkeypatch: 
     project.build()
     worked: list[str] = []
     process = deckfiles.process
-    monkeypatch.setattr(
-        deckfiles, "process", lambda bank, path, *a: worked.append(path.name) or process(bank, path, *a)
-    )
+
+    def counted(bank: Bank, path: Path, *rest: Any) -> deckfiles.FileResult:
+        worked.append(path.name)
+        return process(bank, path, *rest)
+
+    monkeypatch.setattr(deckfiles, "process", counted)
     project.build()
     assert worked == []
     project.edit("more.yaml", OLD, "Die Intensität ist gering")
