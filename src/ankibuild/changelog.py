@@ -63,12 +63,13 @@ class Changelog:
 
 def section(log: Changelog, notetype_names: dict[str, str]) -> str:
     """The Markdown section of one build, for the top of ``CHANGELOG.md``."""
-    stamp = dt.datetime.fromtimestamp(log.when, dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    stamp = dt.datetime.fromtimestamp(log.when, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [f"## {stamp}", ""]
     for lang, changes in log.by_language().items():
         lines += [f"### {lang}", ""]
         added = [c for c in changes if c.kind == "new"]
-        shown = [c for c in changes if c.kind != "new" or c in added[:MAX_LISTED]]
+        listed = {id(c) for c in added[:MAX_LISTED]}
+        shown = [c for c in changes if c.kind != "new" or id(c) in listed]
         lines += [f"- {change.describe()}" for change in shown]
         if len(added) > MAX_LISTED:
             lines.append(f"- and {len(added) - MAX_LISTED} more questions added")

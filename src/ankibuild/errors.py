@@ -12,7 +12,7 @@ from typing import IO, Any, NoReturn
 import click
 
 
-class Severity(str, enum.Enum):
+class Severity(enum.StrEnum):
     ERROR = "error"
     WARNING = "warning"
 

@@ -15,7 +15,7 @@ import os
 import sqlite3
 import tempfile
 import zipfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -108,31 +108,23 @@ def _write_notes(cursor: sqlite3.Cursor, model: genanki.Model, notes: Sequence[N
 
 
 def collection_bytes(spec: PackageSpec) -> bytes:
-    """The SQLite collection of a package; identical input gives identical bytes."""
-    with _temporary_path(".anki2") as path:
-        conn = sqlite3.connect(path)
-        try:
-            cursor = conn.cursor()
-            # genanki writes the schema, decks and notetype; the notes follow in bulk.
-            decks = [genanki.Deck(deck.id, deck.name, deck.description) for deck in spec.decks]
-            for deck in decks:
-                deck.add_model(spec.notetype)
-            genanki.Package(decks).write_to_db(cursor, spec.notetype_mtime, iter(()))
-            _write_notes(cursor, spec.notetype, spec.notes)
-            conn.commit()
-        finally:
-            conn.close()
-        return path.read_bytes()
+    """The SQLite collection of a package; identical input gives identical bytes.
 
-
-@contextlib.contextmanager
-def _temporary_path(suffix: str) -> Iterator[Path]:
-    handle, name = tempfile.mkstemp(suffix=suffix)
-    os.close(handle)
+    Built in memory: the file never needs to exist on disk, only inside the zip.
+    """
+    conn = sqlite3.connect(":memory:")
     try:
-        yield Path(name)
+        cursor = conn.cursor()
+        # genanki writes the schema, decks and notetype; the notes follow in bulk.
+        decks = [genanki.Deck(deck.id, deck.name, deck.description) for deck in spec.decks]
+        for deck in decks:
+            deck.add_model(spec.notetype)
+        genanki.Package(decks).write_to_db(cursor, spec.notetype_mtime, iter(()))
+        _write_notes(cursor, spec.notetype, spec.notes)
+        conn.commit()
+        return conn.serialize()
     finally:
-        Path(name).unlink()
+        conn.close()
 
 
 def _entry(name: str) -> zipfile.ZipInfo:

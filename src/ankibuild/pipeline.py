@@ -6,7 +6,9 @@ whose bytes would not change.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -181,7 +183,8 @@ def build(
         lock_path = decks / LOCK_FILE
         _guard_shape(old, tuple(card_templates), allow_shape_change, result)
         new = _stamp(bank, card_templates, types, notes, old, clock or Clock(), result.changes)
-        lock_changed = new.dumps() != old.dumps()
+        lock_text = new.dumps()
+        lock_changed = lock_text != (lock_path.read_text(encoding="utf-8") if lock_path.is_file() else "")
         if frozen and lock_changed:
             raise LockChangedError(f"{lock_path} would change: run 'ankibuild build' and commit it.")
         specs = _specs(bank, card_templates, types, notes, sources.media, new, out, split)
@@ -189,15 +192,18 @@ def build(
         if not dry_run:
             for target in (lock_path, history, out / CHANGELOG_FILE, *(path for path, _, _ in specs)):
                 remove_stale_temporaries(target)
-        for path, lang, spec in specs:
-            written = _write(path, package_bytes(spec), dry_run)
-            result.outputs.append(Output(path, lang, len(spec.decks), len(spec.notes), written))
+        # zlib and SQLite let go of the interpreter while they work: packages build side by side.
+        with ThreadPoolExecutor(min(2, os.cpu_count() or 1)) as pool:
+            contents = pool.map(package_bytes, [spec for _, _, spec in specs])
+            for (path, lang, spec), content in zip(specs, contents, strict=True):
+                written = _write(path, content, dry_run)
+                result.outputs.append(Output(path, lang, len(spec.decks), len(spec.notes), written))
         if not dry_run:
             # The lock goes last: a build stopped before it is simply done again by the next one.
             if result.changes:
                 update_changelog(history, result.changes, {lang: t.name for lang, t in types.items()})
             publish_changelog(history, out)
-            result.lock_written = lock_changed and write_if_changed(lock_path, new.dumps().encode())
+            result.lock_written = lock_changed and write_if_changed(lock_path, lock_text.encode())
         return result
 
 
