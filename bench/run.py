@@ -196,7 +196,7 @@ def _about(markdown: bool) -> list[str]:
     lines = [
         f"ankibuild: src/ at commit {commit or 'unknown'}{' with uncommitted changes' if dirty else ''}",
         f"machine: {os.cpu_count()} CPUs, {platform.platform()}, Python {platform.python_version()}",
-        f"date: {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC",
+        f"date: {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC",
     ]
     return [f"- {line}" for line in lines] if markdown else lines
 
