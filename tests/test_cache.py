@@ -49,9 +49,9 @@ def test_only_the_edited_file_is_worked_on_again(project: Project, monkeypatch: 
     worked: list[str] = []
     process = deckfiles.process
 
-    def counted(bank: Bank, path: Path, *rest: Any) -> deckfiles.FileResult:
+    def counted(bank: Bank, path: Path, *rest: Any, **options: Any) -> deckfiles.FileResult:
         worked.append(path.name)
-        return process(bank, path, *rest)
+        return process(bank, path, *rest, **options)
 
     monkeypatch.setattr(deckfiles, "process", counted)
     project.build()

@@ -27,8 +27,8 @@ class FakeTime:
         self.now += seconds
 
 
-def _row(guid: str, digest: str) -> tuple[str, str, str, str, tuple[str, ...]]:
-    return guid, "q", "de", digest, (digest[:8],)
+def _row(guid: str, digest: str) -> tuple[str, str, str, str, str]:
+    return guid, "q", "de", digest, digest[:8]
 
 
 def test_a_change_in_the_same_second_waits_for_a_strictly_newer_time() -> None:

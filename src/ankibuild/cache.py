@@ -41,6 +41,14 @@ def digest(*parts: bytes | str) -> str:
     return hasher.hexdigest()
 
 
+def pack(value: Any) -> bytes:
+    return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def unpack(packed: bytes) -> Any:
+    return pickle.loads(packed)
+
+
 class Cache:
     """Entries for one bank folder, in a folder of their own."""
 
@@ -53,13 +61,14 @@ class Cache:
     def get(self, key: str) -> Any:
         """The value stored under ``key``, or None."""
         try:
-            return pickle.loads(self._path(key).read_bytes())
-        except Exception:
+            return unpack(self._path(key).read_bytes())
+        except Exception:  # a missing or damaged entry is only a miss
             return None
 
-    def put(self, key: str, value: Any) -> None:
+    def put(self, key: str, packed: bytes) -> None:
+        """Store a value :func:`pack` made."""
         with contextlib.suppress(OSError):  # a cache that cannot be written only costs time
-            write_if_changed(self._path(key), pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+            write_if_changed(self._path(key), packed)
 
     def keep_only(self, keys: Iterable[str]) -> None:
         """Forget entries the last build did not use, so the cache does not grow forever."""

@@ -12,10 +12,10 @@ import multiprocessing
 import os
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .cache import Cache, digest
+from .cache import Cache, digest, pack, unpack
 from .errors import Problem, Problems
 from .loader import parse_source, read
 from .media import Media, media_files
@@ -42,22 +42,32 @@ class FileResult:
     referenced: frozenset[Path]
 
 
-def process(bank: Bank, path: Path, raw: bytes, langs: Sequence[str]) -> FileResult:
-    """Validate and render one question file of ``bank`` (whose own decks are not needed)."""
+def process(bank: Bank, path: Path, raw: bytes, langs: Sequence[str], keep_texts: bool = True) -> FileResult:
+    """Validate and render one question file of ``bank`` (whose own decks are not needed).
+
+    Without ``keep_texts`` the deck's questions come without their texts: once
+    rendered into notes, a build needs only their ids and places, and the texts
+    of a large bank are most of its memory.
+    """
     problems = Problems()
     deck = validate_deck_file(parse_source(path, raw, problems), bank, problems)
+    if deck is None:
+        return FileResult(None, tuple(problems.items), (), {}, frozenset())
     media = Media(bank.root)
-    notes = (
-        ()
-        if deck is None
-        else tuple(
-            render_note(bank, deck.key, question, lang, media, problems)
-            for lang in langs
-            for question in deck.questions
-            if lang in question.translations
-        )
+    notes = tuple(
+        render_note(bank, deck.key, question, lang, media, problems)
+        for lang in langs
+        for question in deck.questions
+        if lang in question.translations
     )
+    if not keep_texts:
+        deck = replace(deck, questions=tuple(replace(q, translations={}) for q in deck.questions))
     return FileResult(deck, tuple(problems.items), notes, media.files, media.referenced)
+
+
+def _process_packed(bank: Bank, path: Path, raw: bytes, langs: Sequence[str]) -> bytes:
+    """:func:`process` for a build, packed for the cache (and, from a worker, for the way back)."""
+    return pack(process(bank, path, raw, langs, keep_texts=False))
 
 
 def _context(bank: Bank, bank_raw: bytes, langs: Sequence[str]) -> str:
@@ -76,27 +86,34 @@ def process_all(
     pending: Mapping[Path, bytes],
     cache: Cache | None,
 ) -> list[FileResult]:
-    """Every question file's result, in order: from the cache, else computed (in parallel if large)."""
-    context = _context(bank, bank_raw, langs)
+    """Every question file's result, in order.
+
+    With a ``cache`` (a build), results are looked up there first, what is missing
+    is computed (in parallel if large) and stored, and texts are left out.
+    Without one (checking a bank about to be written), everything is computed here.
+    """
     raws = {path: pending[path] if path in pending else read(path, problems) for path in files}
-    keys = {path: digest(context, raw) for path, raw in raws.items() if raw is not None}
-    found = {path: cache.get(key) for path, key in keys.items()} if cache else {}
-    missing = [path for path in keys if found.get(path) is None]
-    computed = _compute(bank, [(path, raws[path]) for path in missing], langs)
-    if cache is not None:
-        for path in missing:
-            cache.put(keys[path], computed[path])
-        cache.keep_only(keys.values())
-    return [found.get(path) or computed[path] for path in keys]
+    jobs = {path: raw for path, raw in raws.items() if raw is not None}
+    if cache is None:
+        return [process(bank, path, raw, langs) for path, raw in jobs.items()]
+    context = _context(bank, bank_raw, langs)
+    keys = {path: digest(context, raw) for path, raw in jobs.items()}
+    found = {path: cache.get(key) for path, key in keys.items()}
+    missing = {path: raw for path, raw in jobs.items() if found[path] is None}
+    for path, packed in _compute(bank, missing, langs).items():
+        cache.put(keys[path], packed)
+        found[path] = unpack(packed)
+    cache.keep_only(keys.values())
+    return [found[path] for path in jobs]
 
 
-def _compute(bank: Bank, work: list[tuple[Path, bytes | None]], langs: Sequence[str]) -> dict[Path, FileResult]:
-    jobs = [(path, raw) for path, raw in work if raw is not None]
-    workers = min(len(jobs), os.cpu_count() or 1, 2 if sum(len(raw) for _, raw in jobs) > PARALLEL_BYTES else 1)
+def _compute(bank: Bank, jobs: Mapping[Path, bytes], langs: Sequence[str]) -> dict[Path, bytes]:
+    """Packed results of the files in ``jobs``: on two cores when there is enough to parse."""
+    workers = min(len(jobs), os.cpu_count() or 1, 2 if sum(map(len, jobs.values())) > PARALLEL_BYTES else 1)
     if workers <= 1:
-        return {path: process(bank, path, raw, langs) for path, raw in jobs}
+        return {path: _process_packed(bank, path, raw, langs) for path, raw in jobs.items()}
     # Forked workers start at once and share what is loaded; elsewhere the default start method.
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        results = pool.map(process, *zip(*((bank, path, raw, langs) for path, raw in jobs), strict=True))
-        return dict(zip((path for path, _ in jobs), results, strict=True))
+        args = [(bank, path, raw, langs) for path, raw in jobs.items()]
+        return dict(zip(jobs, pool.map(_process_packed, *zip(*args, strict=True)), strict=True))

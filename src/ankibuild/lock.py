@@ -28,7 +28,8 @@ class NoteLock:
     question: str
     lang: str
     digest: str
-    parts: tuple[str, ...]
+    #: A checksum per field and one for the tags, space-separated.
+    parts: str
     mtime: int
 
     def as_json(self) -> str:
@@ -37,7 +38,7 @@ class NoteLock:
         # language codes and hexadecimal digits.
         return (
             f'{{"guid": {json.dumps(self.guid)}, "question": "{self.question}", "lang": "{self.lang}", '
-            f'"digest": "{self.digest}", "parts": "{" ".join(self.parts)}", "mtime": {self.mtime}}}'
+            f'"digest": "{self.digest}", "parts": "{self.parts}", "mtime": {self.mtime}}}'
         )
 
 
@@ -99,9 +100,7 @@ def read_lock(path: Path) -> Lock:
                 for lang, t in data["notetypes"].items()
             },
             {
-                n["guid"]: NoteLock(
-                    n["guid"], n["question"], n["lang"], n["digest"], tuple(n["parts"].split()), n["mtime"]
-                )
+                n["guid"]: NoteLock(n["guid"], n["question"], n["lang"], n["digest"], n["parts"], n["mtime"])
                 for n in data["notes"]
             },
         )
@@ -164,7 +163,7 @@ class Stamped:
 
 
 def stamp_notes(
-    notes: Iterable[tuple[str, str, str, str, tuple[str, ...]]],
+    notes: Iterable[tuple[str, str, str, str, str]],
     lock: Lock,
     clock: Clock,
 ) -> tuple[dict[str, NoteLock], dict[str, Stamped]]:
@@ -184,7 +183,7 @@ def stamp_notes(
         else:
             mtime = clock.after(old.mtime)
             status = "changed"
-            diff = tuple(i for i, (a, b) in enumerate(zip(old.parts, parts, strict=False)) if a != b)
+            diff = tuple(i for i, (a, b) in enumerate(zip(old.parts.split(), parts.split(), strict=False)) if a != b)
         entries[guid] = NoteLock(guid, question, lang, digest, parts, mtime)
         stamps[guid] = Stamped(mtime, status, diff)
     return entries, stamps

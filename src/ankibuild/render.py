@@ -75,14 +75,15 @@ class RenderedNote:
     media: tuple[str, ...] = ()
     #: What identifies the content: tells whether the note changed at all.
     digest: str = field(init=False, compare=False)
-    #: A checksum per field and one for the tags: tells which parts changed.
-    parts: tuple[str, ...] = field(init=False, compare=False)
+    #: A checksum per field and one for the tags, space-separated: tells which parts changed.
+    parts: str = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
         # Computed once per note: the lock needs both for every note of the bank.
         values = (*self.fields, " ".join(self.tags))
         object.__setattr__(self, "digest", _digest(*values))
-        object.__setattr__(self, "parts", tuple(f"{zlib.crc32(v.encode()):08x}" for v in values))
+        # One string, not a tuple of eleven: a large bank keeps this for every note.
+        object.__setattr__(self, "parts", " ".join(f"{zlib.crc32(v.encode()):08x}" for v in values))
 
 
 def _digest(*parts: str) -> str:
