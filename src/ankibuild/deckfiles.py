@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -100,20 +100,21 @@ def process_all(
     keys = {path: digest(context, raw) for path, raw in jobs.items()}
     found = {path: cache.get(key) for path, key in keys.items()}
     missing = {path: raw for path, raw in jobs.items() if found[path] is None}
-    for path, packed in _compute(bank, missing, langs).items():
+    for path, packed in _compute(bank, missing, langs):
         cache.put(keys[path], packed)
         found[path] = unpack(packed)
     cache.keep_only(keys.values())
     return [found[path] for path in jobs]
 
 
-def _compute(bank: Bank, jobs: Mapping[Path, bytes], langs: Sequence[str]) -> dict[Path, bytes]:
-    """Packed results of the files in ``jobs``: on two cores when there is enough to parse."""
+def _compute(bank: Bank, jobs: Mapping[Path, bytes], langs: Sequence[str]) -> Iterator[tuple[Path, bytes]]:
+    """Packed results of the files in ``jobs``, one at a time: on two cores when there is enough to parse."""
     workers = min(len(jobs), os.cpu_count() or 1, 2 if sum(map(len, jobs.values())) > PARALLEL_BYTES else 1)
     if workers <= 1:
-        return {path: _process_packed(bank, path, raw, langs) for path, raw in jobs.items()}
+        yield from ((path, _process_packed(bank, path, raw, langs)) for path, raw in jobs.items())
+        return
     # Forked workers start at once and share what is loaded; elsewhere the default start method.
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
         args = [(bank, path, raw, langs) for path, raw in jobs.items()]
-        return dict(zip(jobs, pool.map(_process_packed, *zip(*args, strict=True)), strict=True))
+        yield from zip(jobs, pool.map(_process_packed, *zip(*args, strict=True)), strict=True)

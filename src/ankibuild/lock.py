@@ -22,7 +22,7 @@ LOCK_FILE = "ankibuild.lock"
 VERSION = 1
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NoteLock:
     guid: str
     question: str
@@ -153,7 +153,7 @@ class Clock:
         return int(self._now())
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Stamped:
     """An item with the time its content last changed, and what changed."""
 

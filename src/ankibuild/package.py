@@ -12,6 +12,7 @@ import glob
 import io
 import json
 import os
+import shutil
 import sqlite3
 import tempfile
 import zipfile
@@ -27,7 +28,7 @@ from .model import stable_int
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NoteRow:
     """A note as it goes into the collection."""
 
@@ -107,13 +108,13 @@ def _write_notes(cursor: sqlite3.Cursor, model: genanki.Model, notes: Sequence[N
     )
 
 
-def collection_bytes(spec: PackageSpec) -> bytes:
-    """The SQLite collection of a package; identical input gives identical bytes.
-
-    Built in memory: the file never needs to exist on disk, only inside the zip.
-    """
-    conn = sqlite3.connect(":memory:")
+def _write_collection(spec: PackageSpec, path: Path) -> None:
+    """The SQLite collection of a package; identical input gives identical bytes."""
+    conn = sqlite3.connect(path)
     try:
+        # A scratch file: no journal, no syncing to disk; only its final bytes matter.
+        conn.execute("PRAGMA journal_mode=OFF")
+        conn.execute("PRAGMA synchronous=OFF")
         cursor = conn.cursor()
         # genanki writes the schema, decks and notetype; the notes follow in bulk.
         decks = [genanki.Deck(deck.id, deck.name, deck.description) for deck in spec.decks]
@@ -122,7 +123,6 @@ def collection_bytes(spec: PackageSpec) -> bytes:
         genanki.Package(decks).write_to_db(cursor, spec.notetype_mtime, iter(()))
         _write_notes(cursor, spec.notetype, spec.notes)
         conn.commit()
-        return conn.serialize()
     finally:
         conn.close()
 
@@ -136,10 +136,17 @@ def _entry(name: str) -> zipfile.ZipInfo:
 
 
 def package_bytes(spec: PackageSpec) -> bytes:
-    """The whole ``.apkg``: fixed entry order and times, deflated."""
+    """The whole ``.apkg``: fixed entry order and times, deflated.
+
+    The collection goes through a scratch file and is streamed into the zip: a
+    large bank's collection is never held in memory whole.
+    """
     buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        archive.writestr(_entry("collection.anki2"), collection_bytes(spec))
+    with tempfile.TemporaryDirectory(prefix="ankibuild-") as scratch, zipfile.ZipFile(buffer, "w") as archive:
+        collection = Path(scratch) / "collection.anki2"
+        _write_collection(spec, collection)
+        with collection.open("rb") as source, archive.open(_entry("collection.anki2"), "w") as target:
+            shutil.copyfileobj(source, target, 1 << 20)
         names = {str(index): name for index, (name, _) in enumerate(spec.media)}
         archive.writestr(_entry("media"), json.dumps(names, sort_keys=True))
         for index, (_, content) in enumerate(spec.media):

@@ -61,7 +61,7 @@ class CardTemplates:
         return _digest(CARD_NAME, *FIELDS, self.front, self.back, self.css)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RenderedNote:
     """A question in one language, ready to be written as a note."""
 
