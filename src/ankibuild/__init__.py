@@ -12,18 +12,20 @@ from typing import TYPE_CHECKING, Any
 from .version import __version__
 
 if TYPE_CHECKING:
+    from .api import build
     from .errors import AnkibuildError, BankError, Problem
     from .importer import ImportResult, import_pages
-    from .pipeline import BuildResult, Output, build, check
+    from .pipeline import check
+    from .state import BuildResult, Output
 
 _HOMES = {
     "AnkibuildError": "errors",
     "BankError": "errors",
-    "BuildResult": "pipeline",
+    "BuildResult": "state",
     "ImportResult": "importer",
-    "Output": "pipeline",
+    "Output": "state",
     "Problem": "errors",
-    "build": "pipeline",
+    "build": "api",
     "check": "pipeline",
     "import_pages": "importer",
 }

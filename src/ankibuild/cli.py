@@ -6,17 +6,19 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
+from .api import build
 from .buildlock import DEFAULT_WAIT
 from .errors import BankError, report
-from .importer import ImportResult, import_pages
-from .pipeline import BuildResult, build, check
-from .preview import write_preview
 from .schema import schema_text
+from .state import BuildResult
 from .version import __version__
+
+if TYPE_CHECKING:
+    from .importer import ImportResult
 
 _F = TypeVar("_F", bound=Callable[..., object])
 
@@ -107,6 +109,8 @@ def build_command(
 def check_command(decks: Path, templates: Path, strict: bool, fmt: str) -> None:
     """Validate the bank and the templates; write nothing."""
     try:
+        from .pipeline import check  # each command loads only what it uses
+
         problems = check(decks=decks, templates=templates, strict=strict).items
         failed = False
     except BankError as err:
@@ -133,6 +137,8 @@ def preview_command(
     decks: Path, templates: Path, out: Path, packages: Path, languages: tuple[str, ...], split: bool, strict: bool
 ) -> None:
     """Write a static page with every card, front and back, and links to the packages."""
+    from .preview import write_preview  # each command loads only what it uses
+
     result = write_preview(
         decks=decks, templates=templates, out=out, packages=packages, languages=languages, split=split, strict=strict
     )
@@ -166,6 +172,8 @@ def import_command(
     decks: Path,
 ) -> None:
     """Import quiz pages copied from the web: one question, a page per language."""
+    from .importer import import_pages  # each command loads only what it uses
+
     result = import_pages(pages, out=out, decks=decks, question_id=question_id, languages=languages, topic=topic)
     _import_summary(result)
 
@@ -196,9 +204,7 @@ def schema_command(bank: bool) -> None:
 def _summary(result: BuildResult, dry_run: bool) -> None:
     for warning in result.warnings:
         click.secho(f"warning: {warning}", fg="yellow", err=True)
-    bank = result.bank
-    questions = sum(len(d.questions) for d in bank.decks)
-    click.echo(f"Bank '{bank.id}': {len(bank.decks)} deck(s), {questions} question(s).")
+    click.echo(f"Bank '{result.bank_id}': {result.decks} deck(s), {result.questions} question(s).")
     verb = "would write" if dry_run else "wrote"
     for output in result.outputs:
         state = verb if output.written else "unchanged"

@@ -11,8 +11,11 @@ import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import genanki
+if TYPE_CHECKING:
+    import genanki
+
 
 #: The notetype's fields, in order. Never change this list after a release:
 #: Anki forks a notetype whose fields differ ("Name+") and stops updating every
@@ -114,7 +117,9 @@ def note_guid(bank_id: str, question_id: str, lang: str) -> str:
     The bank id namespaces it so that two banks with a question ``q1`` never
     collide in one collection.
     """
-    return str(genanki.guid_for("ankibuild", bank_id, question_id, lang))
+    from genanki import guid_for  # loaded on first use: a build with nothing to do never needs it
+
+    return str(guid_for("ankibuild", bank_id, question_id, lang))
 
 
 def notetype_id(bank_id: str, lang: str) -> int:
@@ -136,6 +141,8 @@ def notetype_name(bank_id: str, lang: str) -> str:
 
 def notetype(bank: Bank, lang: str, front: str, back: str, css: str) -> genanki.Model:
     """The bank's notetype for one language: fixed fields, one card type."""
+    import genanki  # loaded on first use: a build with nothing to do never needs it
+
     return genanki.Model(
         notetype_id(bank.id, lang),
         notetype_name(bank.id, lang),

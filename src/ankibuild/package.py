@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import hashlib
 import io
 import json
 import os
@@ -19,10 +20,13 @@ import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-import genanki
+from typing import TYPE_CHECKING
 
 from .model import stable_int
+from .version import __version__
+
+if TYPE_CHECKING:
+    import genanki
 
 #: Every zip entry gets this time: the earliest a zip file can record.
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
@@ -37,6 +41,8 @@ class NoteRow:
     tags: tuple[str, ...]
     mtime: int
     deck_id: int
+    #: Identifies the fields and tags (the note's digest in the lock).
+    digest: str
 
 
 @dataclass(frozen=True)
@@ -55,6 +61,17 @@ class PackageSpec:
     decks: Sequence[DeckInfo]
     notes: Sequence[NoteRow]
     media: Sequence[tuple[str, bytes]] = ()
+
+    @property
+    def contents(self) -> str:
+        """A digest of everything the package's bytes are made from, without making them."""
+        model = self.notetype
+        templates = [(t["name"], t["qfmt"], t["afmt"]) for t in model.templates]
+        head = json.dumps([__version__, model.model_id, model.name, templates, model.css, self.notetype_mtime])
+        decks = [(deck.id, deck.name, deck.description) for deck in self.decks]
+        rows = "\n".join(f"{n.guid}\x1f{n.digest}\x1f{n.mtime}\x1f{n.deck_id}" for n in self.notes)
+        media = [(name, hashlib.sha256(content).hexdigest()) for name, content in self.media]
+        return hashlib.sha256(f"{head}\n{decks}\n{media}\n{rows}".encode()).hexdigest()
 
 
 def _write_notes(cursor: sqlite3.Cursor, model: genanki.Model, notes: Sequence[NoteRow]) -> None:
@@ -110,6 +127,8 @@ def _write_notes(cursor: sqlite3.Cursor, model: genanki.Model, notes: Sequence[N
 
 def _write_collection(spec: PackageSpec, path: Path) -> None:
     """The SQLite collection of a package; identical input gives identical bytes."""
+    import genanki  # loaded on first use: a build with nothing to do never needs it
+
     conn = sqlite3.connect(path)
     try:
         # A scratch file: no journal, no syncing to disk; only its final bytes matter.

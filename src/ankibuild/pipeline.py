@@ -10,12 +10,11 @@ import os
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import genanki
-
-from .buildlock import DEFAULT_WAIT, exclusive
+from .buildlock import exclusive
 from .cache import Cache
 from .changelog import CHANGELOG_FILE, Change, Changelog, publish_changelog, update_changelog
 from .deckfiles import FileResult, process_all
@@ -33,27 +32,11 @@ from .package import (
     write_if_changed,
 )
 from .render import CardTemplates, RenderedNote, load_templates
+from .state import BuildResult, Output
 from .validate import check_unique_ids, validate_bank_file
 
-
-@dataclass(frozen=True)
-class Output:
-    """One ``.apkg`` of the build."""
-
-    path: Path
-    lang: str
-    decks: int
-    notes: int
-    written: bool
-
-
-@dataclass
-class BuildResult:
-    bank: Bank
-    outputs: list[Output] = field(default_factory=list)
-    changes: Changelog = field(default_factory=Changelog)
-    warnings: list[str] = field(default_factory=list)
-    lock_written: bool = False
+if TYPE_CHECKING:
+    import genanki
 
 
 def load_bank(
@@ -155,30 +138,33 @@ def _read_lock(path: Path, problems: Problems) -> Lock:
         return Lock()
 
 
-def build(
+def run(
     *,
-    decks: Path = Path("decks"),
-    templates: Path = Path("templates"),
-    out: Path = Path("dist"),
-    languages: Sequence[str] = (),
-    split: bool = False,
-    strict: bool = False,
-    frozen: bool = False,
-    dry_run: bool = False,
-    allow_shape_change: bool = False,
-    clock: Clock | None = None,
-    wait: float = DEFAULT_WAIT,
+    decks: Path,
+    templates: Path,
+    out: Path,
+    languages: Sequence[str],
+    split: bool,
+    strict: bool,
+    frozen: bool,
+    dry_run: bool,
+    allow_shape_change: bool,
+    clock: Clock | None,
+    wait: float,
+    built: Mapping[str, str],
 ) -> BuildResult:
-    """Build one ``.apkg`` per language (or per deck and language with ``split``).
+    """The whole build, as :func:`ankibuild.build` describes it.
 
-    ``frozen`` refuses to build when the lock would change; ``dry_run`` computes
-    everything and writes nothing (``--check`` uses it to tell if outputs would change).
-    A build waits up to ``wait`` seconds for another build of the same bank to finish.
+    ``built`` tells what each package of the last build was made of (by path):
+    a package whose content would be the same is not made again.
     """
     with nullcontext() if dry_run else exclusive(decks, wait=wait):
         sources = load_sources(decks, templates, languages, strict, split)
         bank, card_templates, old, notes = sources.bank, sources.templates, sources.lock, sources.notes
-        result = BuildResult(bank, warnings=[p.describe() for p in sources.problems.warnings])
+        questions = sum(len(deck.questions) for deck in bank.decks)
+        result = BuildResult(
+            bank.id, len(bank.decks), questions, warnings=[p.describe() for p in sources.problems.warnings]
+        )
         types = {lang: notetype(bank, lang, t.front, t.back, t.css) for lang, t in card_templates.items()}
         lock_path = decks / LOCK_FILE
         _guard_shape(old, tuple(card_templates), allow_shape_change, result)
@@ -192,12 +178,14 @@ def build(
         if not dry_run:
             for target in (lock_path, history, out / CHANGELOG_FILE, *(path for path, _, _ in specs)):
                 remove_stale_temporaries(target)
+        result.contents = {str(path): spec.contents for path, _, spec in specs}
+        todo = [(path, spec) for path, _, spec in specs if built.get(str(path)) != spec.contents]
         # zlib and SQLite let go of the interpreter while they work: packages build side by side.
         with ThreadPoolExecutor(min(2, os.cpu_count() or 1)) as pool:
-            contents = pool.map(package_bytes, [spec for _, _, spec in specs])
-            for (path, lang, spec), content in zip(specs, contents, strict=True):
-                written = _write(path, content, dry_run)
-                result.outputs.append(Output(path, lang, len(spec.decks), len(spec.notes), written))
+            made = dict(zip((path for path, _ in todo), pool.map(package_bytes, [s for _, s in todo]), strict=True))
+        for path, lang, spec in specs:
+            written = path in made and _write(path, made.pop(path), dry_run)
+            result.outputs.append(Output(path, lang, len(spec.decks), len(spec.notes), written))
         if not dry_run:
             # The lock goes last: a build stopped before it is simply done again by the next one.
             if result.changes:
@@ -309,7 +297,7 @@ def _specs(
     images: dict[tuple[str, str], set[str]] = {}
     for note in notes:
         did = deck_id(bank.id, note.deck_key, note.lang)
-        row = NoteRow(note.guid, note.fields, note.tags, lock.notes[note.guid].mtime, did)
+        row = NoteRow(note.guid, note.fields, note.tags, lock.notes[note.guid].mtime, did, note.digest)
         by_deck.setdefault((note.lang, note.deck_key), []).append(row)
         images.setdefault((note.lang, note.deck_key), set()).update(note.media)
     specs = []

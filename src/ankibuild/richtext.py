@@ -20,19 +20,21 @@ import html
 import itertools
 import re
 from collections.abc import Sequence
-from typing import Protocol
+from functools import cache
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import unquote
 
-from markdown_it import MarkdownIt
-from markdown_it.renderer import RendererHTML
-from markdown_it.rules_block import StateBlock
-from markdown_it.rules_inline import StateInline
-from markdown_it.token import Token
-from markdown_it.utils import EnvType, OptionsDict
-from pygments.lexer import Lexer
-from pygments.lexers import get_lexer_by_name
-from pygments.token import Comment, Keyword, Name, Number, Operator, String, _TokenType
-from pygments.util import ClassNotFound
+if TYPE_CHECKING:
+    # markdown-it and Pygments are loaded when a text first needs them: a plain
+    # text, or a build with nothing to do, never does.
+    from markdown_it import MarkdownIt
+    from markdown_it.renderer import RendererHTML
+    from markdown_it.rules_block import StateBlock
+    from markdown_it.rules_inline import StateInline
+    from markdown_it.token import Token
+    from markdown_it.utils import EnvType, OptionsDict
+    from pygments.lexer import Lexer
+    from pygments.token import _TokenType
 
 
 class Resources(Protocol):
@@ -52,19 +54,25 @@ _MATH = {"\\(": "\\)", "\\[": "\\]", "$$": "$$", "$": "$"}
 #: Openers of display formulas (the others are inline).
 _DISPLAY = ("\\[", "$$")
 
-#: Highlight classes by Pygments token type; a type not listed takes its parent's.
-_HIGHLIGHT: dict[_TokenType, str] = {
-    Comment: "ab-hl-comment",
-    Comment.Preproc: "ab-hl-keyword",
-    Keyword: "ab-hl-keyword",
-    Operator.Word: "ab-hl-keyword",
-    String: "ab-hl-string",
-    Number: "ab-hl-number",
-    Name.Builtin: "ab-hl-builtin",
-    Name.Function: "ab-hl-function",
-    Name.Class: "ab-hl-function",
-    Name.Decorator: "ab-hl-function",
-}
+
+@cache
+def _highlight_classes() -> dict[_TokenType, str]:
+    """Highlight classes by Pygments token type; a type not listed takes its parent's."""
+    from pygments.token import Comment, Keyword, Name, Number, Operator, String
+
+    return {
+        Comment: "ab-hl-comment",
+        Comment.Preproc: "ab-hl-keyword",
+        Keyword: "ab-hl-keyword",
+        Operator.Word: "ab-hl-keyword",
+        String: "ab-hl-string",
+        Number: "ab-hl-number",
+        Name.Builtin: "ab-hl-builtin",
+        Name.Function: "ab-hl-function",
+        Name.Class: "ab-hl-function",
+        Name.Decorator: "ab-hl-function",
+    }
+
 
 #: A one-line text without these renders as plain escaped text; Markdown is
 #: not run on it, which keeps large banks fast (tests prove both agree).
@@ -116,10 +124,11 @@ class _Unpackaged:
 def markdown_html(text: str, resources: Resources) -> str:
     """``to_html`` without its shortcut for text that has no Markdown in it."""
     env: EnvType = {_RESOURCES: resources}
-    tokens = _MARKDOWN.parse(text, env)
+    markdown = _markdown()
+    tokens = markdown.parse(text, env)
     if [token.type for token in tokens] == ["paragraph_open", "inline", "paragraph_close"]:
         tokens = tokens[1:2]  # inline text stays inline, as it always was
-    return str(_MARKDOWN.renderer.render(tokens, _MARKDOWN.options, env)).rstrip("\n")
+    return str(markdown.renderer.render(tokens, markdown.options, env)).rstrip("\n")
 
 
 def _plain_html(text: str) -> str:
@@ -211,6 +220,9 @@ def _code_block(code: str, lang: str, resources: Resources) -> str:
 
 
 def _lexer(lang: str, resources: Resources) -> Lexer | None:
+    from pygments.lexers import get_lexer_by_name
+    from pygments.util import ClassNotFound
+
     try:
         # No stripping or added newline: the code comes out exactly as written.
         return get_lexer_by_name(lang, stripnl=False, ensurenl=False)
@@ -233,9 +245,10 @@ def _highlight(code: str, lexer: Lexer) -> str:
 
 
 def _css_class(kind: _TokenType) -> str:
-    while kind not in _HIGHLIGHT and kind.parent is not None:
+    classes = _highlight_classes()
+    while kind not in classes and kind.parent is not None:
         kind = kind.parent
-    return _HIGHLIGHT.get(kind, "")
+    return classes.get(kind, "")
 
 
 def _render_image(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
@@ -258,11 +271,14 @@ def _render_break(self: RendererHTML, tokens: Sequence[Token], idx: int, options
     return "<br>"  # every line break is kept, as in the plain rendering
 
 
+@cache
 def _markdown() -> MarkdownIt:
     """CommonMark with tables; raw HTML off, so HTML in a text shows as text.
 
     Entities are off too: ``&amp;`` stays as typed, like every other character.
     """
+    from markdown_it import MarkdownIt
+
     md = MarkdownIt("commonmark", {"html": False}).enable("table").disable("entity")
     md.inline.ruler.before("escape", "math", _math_inline)
     md.block.ruler.before("fence", "math_block", _math_block, {"alt": ["paragraph", "blockquote", "list"]})
@@ -278,6 +294,3 @@ def _markdown() -> MarkdownIt:
     }.items():
         md.add_render_rule(name, rule)
     return md
-
-
-_MARKDOWN = _markdown()

@@ -1,0 +1,57 @@
+"""``ankibuild.build``: the pipeline, behind a quick look at whether anything changed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from .buildlock import DEFAULT_WAIT
+from .lock import Clock
+from .state import BuildResult, BuildState
+
+
+def build(
+    *,
+    decks: Path = Path("decks"),
+    templates: Path = Path("templates"),
+    out: Path = Path("dist"),
+    languages: Sequence[str] = (),
+    split: bool = False,
+    strict: bool = False,
+    frozen: bool = False,
+    dry_run: bool = False,
+    allow_shape_change: bool = False,
+    clock: Clock | None = None,
+    wait: float = DEFAULT_WAIT,
+) -> BuildResult:
+    """Build one ``.apkg`` per language (or per deck and language with ``split``).
+
+    ``frozen`` refuses to build when the lock would change; ``dry_run`` computes
+    everything and writes nothing (``--check`` uses it to tell if outputs would change).
+    A build waits up to ``wait`` seconds for another build of the same bank to finish.
+    When no file the last build read has changed and its packages are intact, the
+    result is the last build's, found without loading the pipeline.
+    """
+    state = BuildState(decks, templates, out, [tuple(languages), split, strict])
+    unchanged = state.unchanged()
+    if unchanged is not None:
+        return unchanged
+    from .pipeline import run  # loaded only when there is work to do
+
+    result = run(
+        decks=decks,
+        templates=templates,
+        out=out,
+        languages=languages,
+        split=split,
+        strict=strict,
+        frozen=frozen,
+        dry_run=dry_run,
+        allow_shape_change=allow_shape_change,
+        clock=clock,
+        wait=wait,
+        built=state.contents(),
+    )
+    if not dry_run:
+        state.record(result)
+    return result

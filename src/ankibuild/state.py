@@ -1,0 +1,154 @@
+"""What the last build of a bank read and wrote, to tell at once when nothing changed.
+
+A scheduled rebuild usually finds nothing new. Comparing a digest of every
+input file's content (never sizes or times) with the one recorded after the
+last build, and checking that its packages are still there, answers that
+question without loading the pipeline, parsing a single file or writing
+anything. The record also remembers what each package was made of, so that a
+build after an edit writes only the packages the edit touches.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .cache import Cache, digest
+from .changelog import CHANGELOG_FILE, Changelog
+from .package import write_if_changed
+from .version import __version__
+
+
+@dataclass(frozen=True)
+class Output:
+    """One ``.apkg`` of the build."""
+
+    path: Path
+    lang: str
+    decks: int
+    notes: int
+    written: bool
+
+
+@dataclass
+class BuildResult:
+    bank_id: str
+    decks: int
+    questions: int
+    outputs: list[Output] = field(default_factory=list)
+    changes: Changelog = field(default_factory=Changelog)
+    warnings: list[str] = field(default_factory=list)
+    lock_written: bool = False
+    #: What each package was made of (by path), so an unchanged one is not rebuilt next time.
+    contents: dict[str, str] = field(default_factory=dict, repr=False)
+
+
+def _files(folder: Path) -> Iterator[Path]:
+    """Every file below ``folder`` except hidden ones (locks, temporary files, editors' backups)."""
+    if not folder.is_dir():
+        return
+    for entry in sorted(folder.iterdir()):
+        if entry.name.startswith("."):
+            continue
+        if entry.is_dir():
+            yield from _files(entry)
+        elif entry.is_file():
+            yield entry
+
+
+def _sha(path: Path) -> str | None:
+    try:
+        with path.open("rb") as file:
+            return hashlib.file_digest(file, "sha256").hexdigest()
+    except OSError:
+        return None
+
+
+class BuildState:
+    """The record of the last successful build of one bank with one set of options."""
+
+    def __init__(self, decks: Path, templates: Path, out: Path, options: Sequence[object]) -> None:
+        self.decks, self.templates, self.out = decks, templates, out
+        # Problems name files relative to the working folder, and a first build takes its time from here.
+        self.options = json.dumps(
+            [
+                __version__,
+                str(Path.cwd()),
+                str(out.resolve()),
+                str(templates.resolve()),
+                *map(str, options),
+                os.environ.get("SOURCE_DATE_EPOCH", ""),
+            ]
+        )
+        self.path = Cache(decks).folder / f"build-{digest(self.options)[:16]}.json"
+
+    def inputs(self) -> str:
+        """A digest of the content of every file the build reads, and of the options."""
+        parts: list[str] = [self.options]
+        for root in (self.decks, self.templates):
+            for path in _files(root):
+                parts += [path.relative_to(root).as_posix(), _sha(path) or ""]
+        return digest(*parts)
+
+    def _load(self) -> dict[str, Any] | None:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def unchanged(self) -> BuildResult | None:
+        """The last build's result, if nothing it read has changed and its packages are intact."""
+        data = self._load()
+        try:
+            if data is None or data["inputs"] != self.inputs():
+                return None
+            outputs = [Output(Path(o["path"]), o["lang"], o["decks"], o["notes"], False) for o in data["outputs"]]
+            if any(_sha(Path(o["path"])) != o["sha"] for o in data["outputs"]) or not self._published():
+                return None
+            return BuildResult(data["bank"], data["decks"], data["questions"], outputs, warnings=data["warnings"])
+        except (KeyError, TypeError):  # a record of another shape: build
+            return None
+
+    def _published(self) -> bool:
+        """The changelog beside the packages is the bank's, as the build copied it."""
+        history = self.decks / CHANGELOG_FILE
+        return not history.is_file() or _sha(history) == _sha(self.out / CHANGELOG_FILE)
+
+    def contents(self) -> dict[str, str]:
+        """What each package of the last build was made of, by path, for those still as it wrote them."""
+        data = self._load() or {}
+        try:
+            return {o["path"]: o["contents"] for o in data.get("outputs", []) if _sha(Path(o["path"])) == o["sha"]}
+        except (KeyError, TypeError, AttributeError):
+            return {}
+
+    def record(self, result: BuildResult) -> None:
+        """Remember a successful build: its inputs as they are now, after it wrote the lock."""
+        outputs = [
+            {
+                "path": str(o.path),
+                "lang": o.lang,
+                "decks": o.decks,
+                "notes": o.notes,
+                "sha": _sha(o.path),
+                "contents": result.contents.get(str(o.path), ""),
+            }
+            for o in result.outputs
+        ]
+        data = {
+            "inputs": self.inputs(),
+            "bank": result.bank_id,
+            "decks": result.decks,
+            "questions": result.questions,
+            "warnings": result.warnings,
+            "outputs": outputs,
+        }
+        with contextlib.suppress(OSError):  # without a record the next build only takes longer
+            write_if_changed(self.path, json.dumps(data, indent=1).encode())

@@ -1,0 +1,78 @@
+"""Rebuilds do only the work their changes need: none when nothing changed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ankibuild import pipeline
+from ankibuild.lock import LOCK_FILE
+
+from .conftest import Project
+
+EDIT = ("ai-hardware.yaml", "Die arithmetische Intensität ist sehr niedrig", "Die Intensität ist niedrig")
+
+
+def _no_pipeline(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(**options: Any) -> None:
+        raise AssertionError("the pipeline ran")
+
+    monkeypatch.setattr(pipeline, "run", refuse)
+
+
+def test_nothing_changed_answers_without_running_the_pipeline(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The second build of unchanged sources returns the first one's summary and touches nothing."""
+    first = project.build()
+    _no_pipeline(monkeypatch)
+    second = project.build()
+    assert (second.bank_id, second.decks, second.questions) == (first.bank_id, first.decks, first.questions)
+    assert [(o.path, o.notes, o.written) for o in second.outputs] == [(o.path, o.notes, False) for o in first.outputs]
+    assert not second.changes and not second.lock_written
+
+
+@pytest.mark.parametrize(
+    "damage",
+    ["edit a question", "delete a package", "alter a package", "edit a template", "delete the published changelog"],
+)
+def test_any_change_to_inputs_or_outputs_runs_the_pipeline(project: Project, damage: str) -> None:
+    """Content of every input and every output is compared, so no change goes unnoticed."""
+    project.build()
+    package = project.out / "ai-stack-de.apkg"
+    before = package.read_bytes()
+    if damage == "edit a question":
+        project.edit(*EDIT)
+    elif damage == "delete a package":
+        package.unlink()
+    elif damage == "alter a package":
+        package.write_bytes(before[:-1] + bytes([before[-1] ^ 1]))
+    elif damage == "edit a template":
+        labels = project.templates / "de" / "labels.yaml"
+        labels.write_text(labels.read_text(encoding="utf-8").replace("Antwort", "Lösung"), encoding="utf-8")
+    else:
+        (project.out / "CHANGELOG.md").unlink()
+    result = project.build()
+    assert (project.out / "CHANGELOG.md").is_file()
+    restored = [o.lang for o in result.outputs if o.written]
+    assert restored == ([] if damage == "delete the published changelog" else ["de"])
+    if damage in ("delete a package", "alter a package"):
+        assert package.read_bytes() == before  # the same bytes again: nothing else changed
+
+
+def test_an_edit_rebuilds_only_the_packages_it_touches(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Editing German text makes the German package again; French and English are left as they are."""
+    project.build()
+    made: list[int] = []
+    package_bytes = pipeline.package_bytes
+
+    def counted(spec: Any) -> bytes:
+        made.append(spec.notetype.model_id)
+        return package_bytes(spec)
+
+    monkeypatch.setattr(pipeline, "package_bytes", counted)
+    project.edit(*EDIT)
+    result = project.build()
+    assert len(made) == 1
+    assert [o.lang for o in result.outputs if o.written] == ["de"]
