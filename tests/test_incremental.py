@@ -7,7 +7,6 @@ from typing import Any
 import pytest
 
 from ankibuild import pipeline
-from ankibuild.lock import LOCK_FILE
 
 from .conftest import Project
 
