@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .buildlock import DEFAULT_WAIT
-from .lock import Clock
 from .state import BuildResult, BuildState
+
+if TYPE_CHECKING:
+    from .lock import Clock
 
 
 def build(

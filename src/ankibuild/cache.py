@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .package import write_if_changed
+from .atomic import write_if_changed
 
 #: Changes whenever what is cached changes shape; old entries are then never read.
 FORMAT = "1"

@@ -6,8 +6,8 @@ import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .atomic import write_if_changed
 from .model import FIELDS
-from .package import write_if_changed
 
 CHANGELOG_FILE = "CHANGELOG.md"
 HEADER = "# Changelog\n"

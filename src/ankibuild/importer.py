@@ -25,12 +25,12 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
+from .atomic import write_if_changed
 from .errors import AnkibuildError, BankError, Problems
 from .languages import is_language
 from .loader import BANK_FILE, Map, Seq, decode, load
 from .lock import LOCK_FILE
 from .model import Bank, Question
-from .package import write_if_changed
 from .pages import Page, read_page, same_text
 from .pipeline import load_bank
 from .richtext import literal

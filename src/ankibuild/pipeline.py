@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .atomic import remove_stale_temporaries, write_if_changed
 from .buildlock import exclusive
 from .cache import Cache
 from .changelog import CHANGELOG_FILE, Change, Changelog, publish_changelog, update_changelog
@@ -28,8 +29,6 @@ from .package import (
     NoteRow,
     PackageSpec,
     package_bytes,
-    remove_stale_temporaries,
-    write_if_changed,
 )
 from .render import CardTemplates, RenderedNote, load_templates
 from .state import BuildResult, Output

@@ -21,9 +21,9 @@ from pathlib import Path
 
 from .ankitemplate import Template
 from .assets import Asset
+from .atomic import write_if_changed
 from .errors import Problems
 from .model import CARD_NAME, FIELDS, Bank, notetype_name, stable_int
-from .package import write_if_changed
 from .pipeline import load_sources, package_groups
 from .render import CardTemplates, RenderedNote
 

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .atomic import write_if_changed
 from .cache import Cache, digest
 from .changelog import CHANGELOG_FILE, Changelog
-from .package import write_if_changed
 from .version import __version__
 
 

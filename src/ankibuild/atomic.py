@@ -1,0 +1,48 @@
+"""Writing files so that a reader only ever sees the old content or the new, whole."""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+import tempfile
+from pathlib import Path
+
+
+def _temporaries(path: Path) -> str:
+    """The names of :func:`write_if_changed`'s temporary files for ``path``, as a glob pattern."""
+    return f".{glob.escape(path.name)}.*.tmp"
+
+
+def remove_stale_temporaries(path: Path) -> None:
+    """Delete what a write of ``path`` killed half-way left behind.
+
+    Only while no other process may be writing ``path`` (the build holds the bank's lock).
+    """
+    for stale in path.parent.glob(_temporaries(path)):
+        stale.unlink(missing_ok=True)
+
+
+def write_if_changed(path: Path, content: bytes) -> bool:
+    """Atomically replace ``path`` with ``content``; False when it already holds it.
+
+    The content goes to a temporary file beside the target and is renamed over
+    it, so an interrupted build leaves the previous file whole.
+    """
+    with contextlib.suppress(OSError):
+        if path.stat().st_size == len(content) and path.read_bytes() == content:
+            return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    temporary = Path(name)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(content)
+            out.flush()
+            os.fsync(out.fileno())
+        temporary.chmod(0o644)
+        temporary.replace(path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    return True
