@@ -26,6 +26,8 @@ import yaml
 from genanki.apkg_col import APKG_COL
 from genanki.apkg_schema import APKG_SCHEMA
 
+from ankibuild.package import COMPRESS_LEVEL
+
 from .plain import PlainBank, deck_name, notes, notetype, read_bank, script, stable_id
 
 NoteRow = tuple[int, str, int, int, int, str, str, str, int, int, str]
@@ -52,7 +54,7 @@ def write_package(bank: PlainBank, lang: str, path: Path) -> None:
             conn.commit()
         finally:
             conn.close()
-        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=COMPRESS_LEVEL) as archive:
             archive.write(name, "collection.anki2")
             archive.writestr("media", "{}")
     finally:

@@ -174,7 +174,8 @@ def stamp_notes(
     for guid, question, lang, digest, parts in notes:
         old = lock.notes.get(guid)
         if old is not None and old.digest == digest:
-            entries[guid] = replace(old, question=question, lang=lang)
+            same_place = old.question == question and old.lang == lang
+            entries[guid] = old if same_place else replace(old, question=question, lang=lang)
             stamps[guid] = Stamped(old.mtime, "same")
             continue
         if old is None:

@@ -294,8 +294,9 @@ def _specs(
     """
     by_deck: dict[tuple[str, str], list[NoteRow]] = {}
     images: dict[tuple[str, str], set[str]] = {}
+    deck_ids = {(d.key, lang): deck_id(bank.id, d.key, lang) for d in bank.decks for lang in types}
     for note in notes:
-        did = deck_id(bank.id, note.deck_key, note.lang)
+        did = deck_ids[note.deck_key, note.lang]
         row = NoteRow(note.guid, note.fields, note.tags, lock.notes[note.guid].mtime, did, note.digest)
         by_deck.setdefault((note.lang, note.deck_key), []).append(row)
         images.setdefault((note.lang, note.deck_key), set()).update(note.media)

@@ -21,6 +21,7 @@ import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from .assets import Asset
 from .errors import Problems, Severity
@@ -61,9 +62,12 @@ class CardTemplates:
         return _digest(CARD_NAME, *FIELDS, self.front, self.back, self.css)
 
 
-@dataclass(frozen=True, slots=True)
-class RenderedNote:
-    """A question in one language, ready to be written as a note."""
+class RenderedNote(NamedTuple):
+    """A question in one language, ready to be written as a note.
+
+    A named tuple: a large bank has tens of thousands, read back from the
+    cache on every build, and tuples are the cheapest objects to restore.
+    """
 
     guid: str
     question_id: str
@@ -72,18 +76,28 @@ class RenderedNote:
     fields: tuple[str, ...]
     tags: tuple[str, ...]
     #: Packaged names of the images the fields show.
-    media: tuple[str, ...] = ()
+    media: tuple[str, ...]
     #: What identifies the content: tells whether the note changed at all.
-    digest: str = field(init=False, compare=False)
+    digest: str
     #: A checksum per field and one for the tags, space-separated: tells which parts changed.
-    parts: str = field(init=False, compare=False)
+    parts: str
 
-    def __post_init__(self) -> None:
-        # Computed once per note: the lock needs both for every note of the bank.
-        values = (*self.fields, " ".join(self.tags))
-        object.__setattr__(self, "digest", _digest(*values))
+    @classmethod
+    def of(
+        cls,
+        guid: str,
+        question_id: str,
+        lang: str,
+        deck_key: str,
+        fields: tuple[str, ...],
+        tags: tuple[str, ...],
+        media: tuple[str, ...] = (),
+    ) -> RenderedNote:
+        """A note with its digest and checksums, computed once: the lock needs both for every note."""
+        values = (*fields, " ".join(tags))
         # One string, not a tuple of eleven: a large bank keeps this for every note.
-        object.__setattr__(self, "parts", " ".join(f"{zlib.crc32(v.encode()):08x}" for v in values))
+        parts = " ".join(f"{zlib.crc32(v.encode()):08x}" for v in values)
+        return cls(guid, question_id, lang, deck_key, fields, tags, media, _digest(*values), parts)
 
 
 def _digest(*parts: str) -> str:
@@ -145,7 +159,7 @@ def render_note(
         question.answer,
         render("Explanation", text.explanation),
     )
-    return RenderedNote(
+    return RenderedNote.of(
         note_guid(bank.id, question.id, lang),
         question.id,
         lang,
