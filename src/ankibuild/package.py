@@ -17,7 +17,7 @@ import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from .model import stable_int
 from .version import __version__
@@ -32,9 +32,8 @@ COMPRESS_LEVEL = 1
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
 
-@dataclass(frozen=True, slots=True)
-class NoteRow:
-    """A note as it goes into the collection."""
+class NoteRow(NamedTuple):
+    """A note as it goes into the collection (a tuple: a large bank makes tens of thousands)."""
 
     guid: str
     fields: tuple[str, ...]
