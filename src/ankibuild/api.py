@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .buildlock import DEFAULT_WAIT
+from .progress import Progress, silent
 from .state import BuildResult, BuildState
 
 if TYPE_CHECKING:
@@ -26,6 +27,7 @@ def build(
     allow_shape_change: bool = False,
     clock: Clock | None = None,
     wait: float = DEFAULT_WAIT,
+    progress: Progress = silent,
 ) -> BuildResult:
     """Build one ``.apkg`` per language (or per deck and language with ``split``).
 
@@ -33,7 +35,8 @@ def build(
     everything and writes nothing (``--check`` uses it to tell if outputs would change).
     A build waits up to ``wait`` seconds for another build of the same bank to finish.
     When no file the last build read has changed and its packages are intact, the
-    result is the last build's, found without loading the pipeline.
+    result is the last build's, found without loading the pipeline. ``progress``
+    hears how many files were read and how many notes written, as the build goes.
     """
     state = BuildState(decks, templates, out, [tuple(languages), split, strict])
     unchanged = state.unchanged()
@@ -54,6 +57,7 @@ def build(
         clock=clock,
         wait=wait,
         built=state.contents(),
+        progress=progress,
     )
     if not dry_run:
         state.record(result)

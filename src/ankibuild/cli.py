@@ -13,6 +13,7 @@ import click
 from .api import build
 from .buildlock import DEFAULT_WAIT
 from .errors import BankError, report
+from .progress import for_terminal
 from .schema import schema_text
 from .state import BuildResult
 from .version import __version__
@@ -28,6 +29,9 @@ def _folder(name: str, default: str, help: str) -> Callable[[_F], _F]:
         name, type=click.Path(file_okay=False, path_type=Path), default=Path(default), show_default=True, help=help
     )
 
+
+#: More changes than this in one language are counted, not listed.
+MAX_LISTED_CHANGES = 12
 
 _decks = _folder("--decks", "decks", "The question bank folder.")
 _templates = _folder("--templates", "templates", "The card templates folder.")
@@ -64,6 +68,7 @@ def main() -> None:
     metavar="SECONDS",
     help="How long to wait for another build of the same bank to finish.",
 )
+@click.option("-q", "--quiet", is_flag=True, help="Print only warnings and errors: no progress, no summary.")
 def build_command(
     decks: Path,
     templates: Path,
@@ -75,6 +80,7 @@ def build_command(
     dry_run: bool,
     allow_shape_change: bool,
     wait: float,
+    quiet: bool,
 ) -> None:
     """Validate the bank and write one .apkg per language."""
     result = build(
@@ -88,8 +94,9 @@ def build_command(
         dry_run=dry_run,
         allow_shape_change=allow_shape_change,
         wait=wait,
+        progress=for_terminal(quiet),
     )
-    _summary(result, dry_run)
+    _summary(result, dry_run, quiet)
     if dry_run and (result.changes or any(o.written for o in result.outputs)):
         raise SystemExit(1)
 
@@ -201,16 +208,22 @@ def schema_command(bank: bool) -> None:
     click.echo(schema_text(bank=bank), nl=False)
 
 
-def _summary(result: BuildResult, dry_run: bool) -> None:
+def _summary(result: BuildResult, dry_run: bool, quiet: bool) -> None:
     for warning in result.warnings:
         click.secho(f"warning: {warning}", fg="yellow", err=True)
+    if quiet:
+        return
     click.echo(f"Bank '{result.bank_id}': {result.decks} deck(s), {result.questions} question(s).")
     verb = "would write" if dry_run else "wrote"
     for output in result.outputs:
         state = verb if output.written else "unchanged"
         click.echo(f"  {output.lang}: {output.notes} notes in {output.decks} deck(s) -> {output.path} ({state})")
     for lang, changes in result.changes.by_language().items():
-        click.echo(f"  {lang} changes: " + "; ".join(c.describe() for c in changes))
+        if len(changes) <= MAX_LISTED_CHANGES:
+            click.echo(f"  {lang} changes: " + "; ".join(c.describe() for c in changes))
+        else:  # a first build adds everything: count, the changelog lists
+            counts = ", ".join(f"{kind} {n}" for kind, n in result.changes.counts(lang).items())
+            click.echo(f"  {lang} changes: {counts} (see the changelog)")
     if not result.changes:
         click.echo("  No changes since the last build.")
 

@@ -20,6 +20,7 @@ from .errors import Problem, Problems
 from .loader import parse_source, read
 from .media import Media, media_files
 from .model import Bank, Deck
+from .progress import Progress, silent
 from .render import RenderedNote, render_note
 from .validate import validate_deck_file
 from .version import __version__
@@ -85,6 +86,7 @@ def process_all(
     problems: Problems,
     pending: Mapping[Path, bytes],
     cache: Cache | None,
+    progress: Progress = silent,
 ) -> list[FileResult]:
     """Every question file's result, in order.
 
@@ -100,9 +102,10 @@ def process_all(
     keys = {path: digest(context, raw) for path, raw in jobs.items()}
     found = {path: cache.get(key) for path, key in keys.items()}
     missing = {path: raw for path, raw in jobs.items() if found[path] is None}
-    for path, packed in _compute(bank, missing, langs):
+    for done, (path, packed) in enumerate(_compute(bank, missing, langs), start=len(jobs) - len(missing) + 1):
         cache.put(keys[path], packed)
         found[path] = unpack(packed)
+        progress("files read", done, len(jobs))
     cache.keep_only(keys.values())
     return [found[path] for path in jobs]
 

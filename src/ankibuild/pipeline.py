@@ -30,6 +30,7 @@ from .package import (
     PackageSpec,
     package_bytes,
 )
+from .progress import Progress, silent
 from .render import CardTemplates, RenderedNote, load_templates
 from .state import BuildResult, Output
 from .validate import check_unique_ids, validate_bank_file
@@ -59,6 +60,7 @@ def _load(
     pending: Mapping[Path, bytes],
     released_id: str,
     cache: Cache | None,
+    progress: Progress = silent,
 ) -> tuple[Bank, list[FileResult]] | None:
     """The bank with its decks, and each question file's result with its notes in ``langs``."""
     bank_path, found = bank_files(decks, problems)
@@ -72,7 +74,7 @@ def _load(
             if raw is not None:
                 parse_source(path, raw, problems)
         return None
-    results = process_all(bank, bank_raw, files, langs or bank.languages, problems, pending, cache)
+    results = process_all(bank, bank_raw, files, langs or bank.languages, problems, pending, cache, progress)
     for result in results:
         problems.extend(result.problems)
     decks_found = tuple(result.deck for result in results if result.deck is not None)
@@ -104,7 +106,13 @@ class Sources:
 
 
 def load_sources(
-    decks: Path, templates: Path, languages: Sequence[str], strict: bool, split: bool = False, cached: bool = True
+    decks: Path,
+    templates: Path,
+    languages: Sequence[str],
+    strict: bool,
+    split: bool = False,
+    cached: bool = True,
+    progress: Progress = silent,
 ) -> Sources:
     """The valid bank and lock, the templates and notes of the languages asked for, and the warnings found.
 
@@ -112,7 +120,8 @@ def load_sources(
     """
     problems = Problems()
     lock = _read_lock(decks / LOCK_FILE, problems)
-    loaded = _load(decks, problems, tuple(dict.fromkeys(languages)), {}, lock.bank, Cache(decks) if cached else None)
+    cache = Cache(decks) if cached else None
+    loaded = _load(decks, problems, tuple(dict.fromkeys(languages)), {}, lock.bank, cache, progress)
     if loaded is None:
         problems.fail(strict=strict)
     bank, results = loaded
@@ -151,6 +160,7 @@ def run(
     clock: Clock | None,
     wait: float,
     built: Mapping[str, str],
+    progress: Progress = silent,
 ) -> BuildResult:
     """The whole build, as :func:`ankibuild.build` describes it.
 
@@ -158,7 +168,7 @@ def run(
     a package whose content would be the same is not made again.
     """
     with nullcontext() if dry_run else exclusive(decks, wait=wait):
-        sources = load_sources(decks, templates, languages, strict, split)
+        sources = load_sources(decks, templates, languages, strict, split, progress=progress)
         bank, card_templates, old, notes = sources.bank, sources.templates, sources.lock, sources.notes
         questions = sum(len(deck.questions) for deck in bank.decks)
         result = BuildResult(
@@ -178,10 +188,7 @@ def run(
             for target in (lock_path, history, out / CHANGELOG_FILE, *(path for path, _, _ in specs)):
                 remove_stale_temporaries(target)
         result.contents = {str(path): spec.contents for path, _, spec in specs}
-        todo = [(path, spec) for path, _, spec in specs if built.get(str(path)) != spec.contents]
-        # zlib and SQLite let go of the interpreter while they work: packages build side by side.
-        with ThreadPoolExecutor(min(2, os.cpu_count() or 1)) as pool:
-            made = dict(zip((path for path, _ in todo), pool.map(package_bytes, [s for _, s in todo]), strict=True))
+        made = _make_packages([s for s in specs if built.get(str(s[0])) != result.contents[str(s[0])]], progress)
         for path, lang, spec in specs:
             written = path in made and _write(path, made.pop(path), dry_run)
             result.outputs.append(Output(path, lang, len(spec.decks), len(spec.notes), written))
@@ -192,6 +199,19 @@ def run(
             publish_changelog(history, out)
             result.lock_written = lock_changed and write_if_changed(lock_path, lock_text.encode())
         return result
+
+
+def _make_packages(todo: list[tuple[Path, str, PackageSpec]], progress: Progress) -> dict[Path, bytes]:
+    """The bytes of the packages to make, two at a time: zlib and SQLite let go of the interpreter."""
+    made: dict[Path, bytes] = {}
+    written, total = 0, sum(len(spec.notes) for _, _, spec in todo)
+    with ThreadPoolExecutor(min(2, os.cpu_count() or 1)) as pool:
+        contents = pool.map(package_bytes, [spec for _, _, spec in todo])
+        for (path, lang, spec), content in zip(todo, contents, strict=True):
+            made[path] = content
+            written += len(spec.notes)
+            progress(f"notes written ({lang})", written, total)
+    return made
 
 
 def _write(path: Path, content: bytes, dry_run: bool) -> bool:
