@@ -85,8 +85,9 @@ class Project:
     def environment(self) -> dict[str, str]:
         """This checkout's sources first; any cache the build keeps goes inside the project."""
         paths = [str(ROOT / "src"), str(ROOT), os.environ.get("PYTHONPATH", "")]
+        inherited = {k: v for k, v in os.environ.items() if k != "ANKIBUILD_CACHE_DIR"}  # it would win over XDG
         return {
-            **os.environ,
+            **inherited,
             "PYTHONPATH": os.pathsep.join(p for p in paths if p),
             "XDG_CACHE_HOME": str(self.root / ".cache"),
             "SOURCE_DATE_EPOCH": SOURCE_DATE_EPOCH,
