@@ -79,3 +79,27 @@ def test_the_cache_lives_outside_the_project(project: Project) -> None:
     project.build()
     assert any(cache_root().rglob("*.pickle"))
     assert not any(p.suffix == ".pickle" for p in project.root.rglob("*"))
+
+
+def test_a_renamed_file_is_read_again_under_its_new_name(project: Project) -> None:
+    """A file's place is part of its result (deck key, package name, images' folder): a move is seen."""
+    project.build(split=True)
+    (project.decks / "ai-hardware.yaml").rename(project.decks / "hw.yaml")
+    result = project.build(split=True)
+    assert sorted(o.path.name for o in result.outputs) == [f"ai-stack-hw-{lang}.apkg" for lang in ("de", "en", "fr")]
+    assert all(o.written for o in result.outputs)
+
+
+def test_an_image_outside_a_media_folder_that_changes_is_seen(project: Project) -> None:
+    """Every image a file shows is checked on a cache hit, wherever it lives in the bank."""
+    pictures = project.decks / "pics"
+    pictures.mkdir()
+    shutil.move(project.decks / "media" / "roofline.svg", pictures / "roofline.svg")
+    text = (project.decks / "ai-hardware.yaml").read_text(encoding="utf-8")
+    (project.decks / "ai-hardware.yaml").write_text(text.replace("media/roofline.svg", "pics/roofline.svg"), "utf-8")
+    project.build()
+    svg = pictures / "roofline.svg"
+    svg.write_text(svg.read_text(encoding="utf-8").replace("</svg>", "<circle r='1'/></svg>"), encoding="utf-8")
+    result = project.build()
+    assert {(c.question, c.kind) for c in result.changes.items} == {("w4a16-decode", "changed")}
+    assert all(o.written for o in result.outputs)

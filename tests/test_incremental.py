@@ -75,3 +75,19 @@ def test_an_edit_rebuilds_only_the_packages_it_touches(project: Project, monkeyp
     result = project.build()
     assert len(made) == 1
     assert [o.lang for o in result.outputs if o.written] == ["de"]
+
+
+def test_a_source_saved_during_a_build_is_not_forgotten(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """If a file changes while a build runs, that build is not recorded: the next one looks again."""
+    run = pipeline.run
+
+    def edited_meanwhile(**options: Any) -> Any:
+        result = run(**options)
+        project.edit(*EDIT)  # as if saved in an editor just before the build finished
+        return result
+
+    monkeypatch.setattr(pipeline, "run", edited_meanwhile)
+    project.build()
+    monkeypatch.setattr(pipeline, "run", run)
+    result = project.build()
+    assert [(c.question, c.kind) for c in result.changes.items] == [("elementwise-ops-memory-bound", "changed")]

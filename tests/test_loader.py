@@ -64,3 +64,16 @@ def test_a_duplicate_key_is_reported_with_both_lines() -> None:
     (problem,) = problems.items
     assert (problem.line, problem.column) == (3, 1)
     assert "duplicate key 'id' (first at line 1)" in problem.message
+
+
+def test_only_a_plain_double_angle_merges() -> None:
+    """``<<: *base`` merges; a quoted ``'<<'`` is an ordinary key."""
+    data, _ = _parse(b"base: &b {k: v}\nm:\n  '<<': *b\n")
+    assert isinstance(data, Map) and data["m"] == {"<<": {"k": "v"}}
+
+
+def test_an_alias_inside_the_value_it_names_is_refused_with_its_reason() -> None:
+    """A value cannot contain itself: the message says so instead of 'undefined alias'."""
+    _, problems = _parse(b"a: &a [*a]\n")
+    (problem,) = problems.items
+    assert "inside the value it names" in problem.message and (problem.line, problem.column) == (1, 8)

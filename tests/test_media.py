@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -173,3 +174,13 @@ def test_check_reports_image_errors_with_file_and_line(project: Project) -> None
             "hint": "no file decks/media/nowhere.png; paths are relative to the YAML file",
         }
     ]
+
+
+def test_a_hidden_image_is_refused(project: Project) -> None:
+    """Hidden files are not part of a bank (nor of what tells whether it changed): say so."""
+    shutil.copy(project.decks / "media" / "roofline.svg", project.decks / "media" / ".roofline.svg")
+    path = project.decks / "ai-hardware.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("media/roofline.svg", "media/.roofline.svg", 1), "utf-8")
+    with pytest.raises(BankError) as caught:
+        project.build()
+    assert any("is a hidden file" in p.message for p in caught.value.problems)

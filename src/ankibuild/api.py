@@ -44,7 +44,7 @@ def build(
         return unchanged
     from .pipeline import run  # loaded only when there is work to do
 
-    result = run(
+    return run(
         decks=decks,
         templates=templates,
         out=out,
@@ -56,9 +56,6 @@ def build(
         allow_shape_change=allow_shape_change,
         clock=clock,
         wait=wait,
-        built=state.contents(),
+        state=state,
         progress=progress,
     )
-    if not dry_run:
-        state.record(result)
-    return result

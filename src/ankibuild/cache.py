@@ -41,6 +41,15 @@ def digest(*parts: bytes | str) -> str:
     return hasher.hexdigest()
 
 
+def file_sha(path: Path) -> str | None:
+    """The sha256 of a file's content, or None when it cannot be read."""
+    try:
+        with path.open("rb") as file:
+            return hashlib.file_digest(file, "sha256").hexdigest()
+    except OSError:
+        return None
+
+
 def pack(value: Any) -> bytes:
     return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
 

@@ -15,15 +15,15 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .cache import Cache, digest, pack, unpack
+from .cache import Cache, digest, file_sha, pack, unpack
 from .errors import Problem, Problems
 from .loader import parse_source, read
-from .media import Media, media_files
+from .media import Media
 from .model import Bank, Deck
 from .progress import Progress, silent
 from .render import RenderedNote, render_note
 from .validate import validate_deck_file
-from .version import __version__
+from .version import code_fingerprint
 
 #: Below this many bytes to parse, starting processes costs more than it saves.
 PARALLEL_BYTES = 2 * 1024 * 1024
@@ -39,8 +39,9 @@ class FileResult:
     notes: tuple[RenderedNote, ...]
     #: The images its notes show, by packaged name.
     media: Mapping[str, bytes]
-    #: Every image path its texts refer to, shown or not.
-    referenced: frozenset[Path]
+    #: Every image path its texts refer to, shown or not, with a digest of its content
+    #: (None where there was no file): a cached result is only valid while these hold.
+    referenced: Mapping[Path, str | None]
 
 
 def process(bank: Bank, path: Path, raw: bytes, langs: Sequence[str], keep_texts: bool = True) -> FileResult:
@@ -53,7 +54,7 @@ def process(bank: Bank, path: Path, raw: bytes, langs: Sequence[str], keep_texts
     problems = Problems()
     deck = validate_deck_file(parse_source(path, raw, problems), bank, problems)
     if deck is None:
-        return FileResult(None, tuple(problems.items), (), {}, frozenset())
+        return FileResult(None, tuple(problems.items), (), {}, {})
     media = Media(bank.root)
     notes = tuple(
         render_note(bank, deck.key, question, lang, media, problems)
@@ -63,7 +64,7 @@ def process(bank: Bank, path: Path, raw: bytes, langs: Sequence[str], keep_texts
     )
     if not keep_texts:
         deck = replace(deck, questions=tuple(replace(q, translations={}) for q in deck.questions))
-    return FileResult(deck, tuple(problems.items), notes, media.files, media.referenced)
+    return FileResult(deck, tuple(problems.items), notes, media.files, {p: file_sha(p) for p in media.referenced})
 
 
 def _process_packed(bank: Bank, path: Path, raw: bytes, langs: Sequence[str]) -> bytes:
@@ -72,10 +73,14 @@ def _process_packed(bank: Bank, path: Path, raw: bytes, langs: Sequence[str]) ->
 
 
 def _context(bank: Bank, bank_raw: bytes, langs: Sequence[str]) -> str:
-    """Everything besides a file's own bytes that its result depends on."""
-    images = [part for path in media_files(bank.root) for part in (str(path), path.read_bytes())]
+    """Everything besides a file's own place and bytes, and its images, that its result depends on."""
     # Problems name files relative to the working folder: a result is only valid from there.
-    return digest(__version__, str(Path.cwd()), str(bank.root.resolve()), bank_raw, *langs, *images)
+    return digest(code_fingerprint(), str(Path.cwd()), str(bank.root.resolve()), bank_raw, *langs)
+
+
+def _still_valid(result: FileResult | None) -> bool:
+    """A cached result holds while every image it referred to is as it was (or still missing)."""
+    return result is not None and all(file_sha(path) == sha for path, sha in result.referenced.items())
 
 
 def process_all(
@@ -99,9 +104,10 @@ def process_all(
     if cache is None:
         return [process(bank, path, raw, langs) for path, raw in jobs.items()]
     context = _context(bank, bank_raw, langs)
-    keys = {path: digest(context, raw) for path, raw in jobs.items()}
+    # The file's place is part of its result: its deck key, its images' folder, its problems.
+    keys = {path: digest(context, path.resolve().as_posix(), raw) for path, raw in jobs.items()}
     found = {path: cache.get(key) for path, key in keys.items()}
-    missing = {path: raw for path, raw in jobs.items() if found[path] is None}
+    missing = {path: raw for path, raw in jobs.items() if not _still_valid(found[path])}
     for done, (path, packed) in enumerate(_compute(bank, missing, langs), start=len(jobs) - len(missing) + 1):
         cache.put(keys[path], packed)
         found[path] = unpack(packed)

@@ -128,13 +128,13 @@ class _Builder:
         get()  # stream start
         if isinstance(self.parser.peek_event(), yaml.StreamEndEvent):
             return None
-        get()  # document start
+        start = get().start_mark  # document start
         value = self._value()
         get()  # document end
         event: Any = self.parser.peek_event()
         if not isinstance(event, yaml.StreamEndEvent):
             raise yaml.composer.ComposerError(
-                "expected a single document in the stream", None, "but found another document", event.start_mark
+                "expected a single document in the stream", start, "but found another document", event.start_mark
             )
         return value
 
@@ -187,6 +187,8 @@ class _Builder:
             value.marks = []
         value.line, value.column = _mark(event)
         self.values += 1
+        if event.anchor is not None:
+            self.anchors[event.anchor] = value  # known, not yet complete: see _alias
         return _Open(value, event.anchor, self.values)
 
     def _close(self, open_: _Open) -> Any:
@@ -232,15 +234,14 @@ class _Builder:
         if isinstance(value, (Map, Seq)) or isinstance(event, yaml.AliasEvent):
             hint = "write 'key: value' with a plain word as the key"
             raise RefusedError("a key must be text, not a list or mapping", event.start_mark, hint)
-        if isinstance(event, yaml.ScalarEvent) and event.value == _MERGE_KEY and event.implicit[0]:
-            return _MERGE_KEY
         return str(event.value)  # a key is the text as written: 'no' is Norwegian, not false
 
     def _set(self, open_: _Open, key: str, value: Any) -> None:
         target = open_.value
         assert isinstance(target, Map)
-        if key == _MERGE_KEY:
-            open_.merges.append((value, open_.key_event))
+        key_event = open_.key_event
+        if key == _MERGE_KEY and key_event.tag is None and key_event.implicit[0]:  # a plain <<, not '<<'
+            open_.merges.append((value, key_event))
             return
         mark = _mark(open_.key_event)
         if key in open_.written:

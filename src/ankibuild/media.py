@@ -67,6 +67,9 @@ class Media:
                 "put the image in the bank's media folder and write ![text](media/name.png)",
             )
         self._referenced.add((folder / reference).resolve())  # even when refused: no "unused" on top
+        if any(part.startswith(".") and part not in {".", ".."} for part in Path(reference).parts):
+            # Hidden files are not part of the bank (nor of what tells whether it changed).
+            raise MediaError(f"image '{reference}' is a hidden file", "rename it without the leading '.'")
         path = path_inside_bank(self.root, folder, reference)
         if path is None:
             raise MediaError(

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from .model import stable_int
-from .version import __version__
+from .version import code_fingerprint
 
 if TYPE_CHECKING:
     import genanki
@@ -66,7 +66,7 @@ class PackageSpec:
         """A digest of everything the package's bytes are made from, without making them."""
         model = self.notetype
         templates = [(t["name"], t["qfmt"], t["afmt"]) for t in model.templates]
-        head = json.dumps([__version__, model.model_id, model.name, templates, model.css, self.notetype_mtime])
+        head = json.dumps([code_fingerprint(), model.model_id, model.name, templates, model.css, self.notetype_mtime])
         decks = [(deck.id, deck.name, deck.description) for deck in self.decks]
         rows = "\n".join(f"{n.guid}\x1f{n.digest}\x1f{n.mtime}\x1f{n.deck_id}" for n in self.notes)
         media = [(name, hashlib.sha256(content).hexdigest()) for name, content in self.media]

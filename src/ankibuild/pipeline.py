@@ -32,7 +32,7 @@ from .package import (
 )
 from .progress import Progress, silent
 from .render import CardTemplates, RenderedNote, load_templates
-from .state import BuildResult, Output
+from .state import BuildResult, BuildState, Output
 from .validate import check_unique_ids, validate_bank_file
 
 if TYPE_CHECKING:
@@ -131,7 +131,7 @@ def load_sources(
     media = {name: content for result in results for name, content in result.media.items()}
     if set(langs) == set(bank.languages) and not problems.errors:
         # Only now is every image reference known: a file with errors may be the one that shows it.
-        report_unused(bank.root, set().union(*(result.referenced for result in results)), problems)
+        report_unused(bank.root, {path for result in results for path in result.referenced}, problems)
     if split:
         _check_split_names(bank, problems)
     problems.raise_for(strict=strict)
@@ -159,15 +159,18 @@ def run(
     allow_shape_change: bool,
     clock: Clock | None,
     wait: float,
-    built: Mapping[str, str],
+    state: BuildState,
     progress: Progress = silent,
 ) -> BuildResult:
     """The whole build, as :func:`ankibuild.build` describes it.
 
-    ``built`` tells what each package of the last build was made of (by path):
-    a package whose content would be the same is not made again.
+    ``state`` tells what each package of the last build was made of: a package
+    whose content would be the same is not made again. A successful build is
+    recorded there, unless a source changed while it ran.
     """
     with nullcontext() if dry_run else exclusive(decks, wait=wait):
+        sources_before = state.inputs(sources_only=True)
+        built = state.contents()  # read under the lock: another build may just have written
         sources = load_sources(decks, templates, languages, strict, split, progress=progress)
         bank, card_templates, old, notes = sources.bank, sources.templates, sources.lock, sources.notes
         questions = sum(len(deck.questions) for deck in bank.decks)
@@ -198,6 +201,8 @@ def run(
                 update_changelog(history, result.changes, {lang: t.name for lang, t in types.items()})
             publish_changelog(history, out)
             result.lock_written = lock_changed and write_if_changed(lock_path, lock_text.encode())
+            if state.inputs(sources_only=True) == sources_before:
+                state.record(result)
         return result
 
 

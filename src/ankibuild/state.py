@@ -11,7 +11,6 @@ build after an edit writes only the packages the edit touches.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 from collections.abc import Iterator, Sequence
@@ -20,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from .atomic import write_if_changed
-from .cache import Cache, digest
+from .cache import Cache, digest, file_sha
 from .changelog import CHANGELOG_FILE, Changelog
-from .version import __version__
+from .lock import LOCK_FILE
+from .version import code_fingerprint
 
 
 @dataclass(frozen=True)
@@ -62,14 +62,6 @@ def _files(folder: Path) -> Iterator[Path]:
             yield entry
 
 
-def _sha(path: Path) -> str | None:
-    try:
-        with path.open("rb") as file:
-            return hashlib.file_digest(file, "sha256").hexdigest()
-    except OSError:
-        return None
-
-
 class BuildState:
     """The record of the last successful build of one bank with one set of options."""
 
@@ -78,7 +70,7 @@ class BuildState:
         # Problems name files relative to the working folder, and a first build takes its time from here.
         self.options = json.dumps(
             [
-                __version__,
+                code_fingerprint(),
                 str(Path.cwd()),
                 str(out.resolve()),
                 str(templates.resolve()),
@@ -88,12 +80,18 @@ class BuildState:
         )
         self.path = Cache(decks).folder / f"build-{digest(self.options)[:16]}.json"
 
-    def inputs(self) -> str:
-        """A digest of the content of every file the build reads, and of the options."""
+    def inputs(self, *, sources_only: bool = False) -> str:
+        """A digest of the content of every file the build reads, and of the options.
+
+        ``sources_only`` leaves out the files the build writes itself (the lock and
+        the changelog), to tell whether anyone else changed a file while it ran.
+        """
+        own = {self.decks / LOCK_FILE, self.decks / CHANGELOG_FILE} if sources_only else set()
         parts: list[str] = [self.options]
         for root in (self.decks, self.templates):
             for path in _files(root):
-                parts += [path.relative_to(root).as_posix(), _sha(path) or ""]
+                if path not in own:
+                    parts += [path.relative_to(root).as_posix(), file_sha(path) or ""]
         return digest(*parts)
 
     def _load(self) -> dict[str, Any] | None:
@@ -110,7 +108,7 @@ class BuildState:
             if data is None or data["inputs"] != self.inputs():
                 return None
             outputs = [Output(Path(o["path"]), o["lang"], o["decks"], o["notes"], False) for o in data["outputs"]]
-            if any(_sha(Path(o["path"])) != o["sha"] for o in data["outputs"]) or not self._published():
+            if any(file_sha(Path(o["path"])) != o["sha"] for o in data["outputs"]) or not self._published():
                 return None
             return BuildResult(data["bank"], data["decks"], data["questions"], outputs, warnings=data["warnings"])
         except (KeyError, TypeError):  # a record of another shape: build
@@ -119,13 +117,13 @@ class BuildState:
     def _published(self) -> bool:
         """The changelog beside the packages is the bank's, as the build copied it."""
         history = self.decks / CHANGELOG_FILE
-        return not history.is_file() or _sha(history) == _sha(self.out / CHANGELOG_FILE)
+        return not history.is_file() or file_sha(history) == file_sha(self.out / CHANGELOG_FILE)
 
     def contents(self) -> dict[str, str]:
         """What each package of the last build was made of, by path, for those still as it wrote them."""
         data = self._load() or {}
         try:
-            return {o["path"]: o["contents"] for o in data.get("outputs", []) if _sha(Path(o["path"])) == o["sha"]}
+            return {o["path"]: o["contents"] for o in data.get("outputs", []) if file_sha(Path(o["path"])) == o["sha"]}
         except (KeyError, TypeError, AttributeError):
             return {}
 
@@ -137,7 +135,7 @@ class BuildState:
                 "lang": o.lang,
                 "decks": o.decks,
                 "notes": o.notes,
-                "sha": _sha(o.path),
+                "sha": file_sha(o.path),
                 "contents": result.contents.get(str(o.path), ""),
             }
             for o in result.outputs
