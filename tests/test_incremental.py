@@ -78,16 +78,16 @@ def test_an_edit_rebuilds_only_the_packages_it_touches(project: Project, monkeyp
 
 
 def test_a_source_saved_during_a_build_is_not_forgotten(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
-    """If a file changes while a build runs, that build is not recorded: the next one looks again."""
-    run = pipeline.run
+    """If a file changes after the build read it, that build is not recorded: the next one looks again."""
+    load_sources = pipeline.load_sources
 
-    def edited_meanwhile(**options: Any) -> Any:
-        result = run(**options)
-        project.edit(*EDIT)  # as if saved in an editor just before the build finished
-        return result
+    def edited_meanwhile(*args: Any, **options: Any) -> Any:
+        sources = load_sources(*args, **options)
+        project.edit(*EDIT)  # as if saved in an editor while the build runs
+        return sources
 
-    monkeypatch.setattr(pipeline, "run", edited_meanwhile)
+    monkeypatch.setattr(pipeline, "load_sources", edited_meanwhile)
     project.build()
-    monkeypatch.setattr(pipeline, "run", run)
+    monkeypatch.setattr(pipeline, "load_sources", load_sources)
     result = project.build()
     assert [(c.question, c.kind) for c in result.changes.items] == [("elementwise-ops-memory-bound", "changed")]

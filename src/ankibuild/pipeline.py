@@ -166,10 +166,9 @@ def run(
 
     ``state`` tells what each package of the last build was made of: a package
     whose content would be the same is not made again. A successful build is
-    recorded there, unless a source changed while it ran.
+    recorded there, unless a source changed since ``state`` read them.
     """
     with nullcontext() if dry_run else exclusive(decks, wait=wait):
-        sources_before = state.inputs(sources_only=True)
         built = state.contents()  # read under the lock: another build may just have written
         sources = load_sources(decks, templates, languages, strict, split, progress=progress)
         bank, card_templates, old, notes = sources.bank, sources.templates, sources.lock, sources.notes
@@ -201,8 +200,7 @@ def run(
                 update_changelog(history, result.changes, {lang: t.name for lang, t in types.items()})
             publish_changelog(history, out)
             result.lock_written = lock_changed and write_if_changed(lock_path, lock_text.encode())
-            if state.inputs(sources_only=True) == sources_before:
-                state.record(result)
+            state.record(result)
         return result
 
 

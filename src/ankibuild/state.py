@@ -79,20 +79,24 @@ class BuildState:
             ]
         )
         self.path = Cache(decks).folder / f"build-{digest(self.options)[:16]}.json"
+        self.seen: dict[str, str] = {}
 
-    def inputs(self, *, sources_only: bool = False) -> str:
-        """A digest of the content of every file the build reads, and of the options.
+    def read_inputs(self) -> dict[str, str]:
+        """The content digest of every file the build reads, by its place."""
+        return {
+            f"{index}/{path.relative_to(root).as_posix()}": file_sha(path) or ""
+            for index, root in enumerate((self.decks, self.templates))
+            for path in _files(root)
+        }
+
+    def inputs(self, files: dict[str, str], *, sources_only: bool = False) -> str:
+        """A digest of the files the build reads (from :meth:`read_inputs`) and of the options.
 
         ``sources_only`` leaves out the files the build writes itself (the lock and
         the changelog), to tell whether anyone else changed a file while it ran.
         """
-        own = {self.decks / LOCK_FILE, self.decks / CHANGELOG_FILE} if sources_only else set()
-        parts: list[str] = [self.options]
-        for root in (self.decks, self.templates):
-            for path in _files(root):
-                if path not in own:
-                    parts += [path.relative_to(root).as_posix(), file_sha(path) or ""]
-        return digest(*parts)
+        own = {f"0/{LOCK_FILE}", f"0/{CHANGELOG_FILE}"} if sources_only else set()
+        return digest(self.options, *(part for name, sha in files.items() if name not in own for part in (name, sha)))
 
     def _load(self) -> dict[str, Any] | None:
         try:
@@ -102,10 +106,15 @@ class BuildState:
         return data if isinstance(data, dict) else None
 
     def unchanged(self) -> BuildResult | None:
-        """The last build's result, if nothing it read has changed and its packages are intact."""
+        """The last build's result, if nothing it read has changed and its packages are intact.
+
+        The files as read here are kept in ``seen``: a build that follows is recorded
+        only if its sources are still the same when it ends.
+        """
         data = self._load()
+        self.seen = self.read_inputs()
         try:
-            if data is None or data["inputs"] != self.inputs():
+            if data is None or data["inputs"] != self.inputs(self.seen):
                 return None
             outputs = [Output(Path(o["path"]), o["lang"], o["decks"], o["notes"], False) for o in data["outputs"]]
             if any(file_sha(Path(o["path"])) != o["sha"] for o in data["outputs"]) or not self._published():
@@ -128,7 +137,10 @@ class BuildState:
             return {}
 
     def record(self, result: BuildResult) -> None:
-        """Remember a successful build: its inputs as they are now, after it wrote the lock."""
+        """Remember a successful build, unless a source changed since :meth:`unchanged` read them."""
+        now = self.read_inputs()
+        if self.inputs(now, sources_only=True) != self.inputs(self.seen, sources_only=True):
+            return
         outputs = [
             {
                 "path": str(o.path),
@@ -141,7 +153,7 @@ class BuildState:
             for o in result.outputs
         ]
         data = {
-            "inputs": self.inputs(),
+            "inputs": self.inputs(now),
             "bank": result.bank_id,
             "decks": result.decks,
             "questions": result.questions,
