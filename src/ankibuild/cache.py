@@ -61,8 +61,8 @@ def unpack(packed: bytes) -> Any:
 class Cache:
     """Entries for one bank folder, in a folder of their own."""
 
-    def __init__(self, bank: Path, root: Path | None = None) -> None:
-        self.folder = (root or cache_root()) / digest(FORMAT, str(bank.resolve()))[:16]
+    def __init__(self, bank: Path) -> None:
+        self.folder = cache_root() / digest(FORMAT, str(bank.resolve()))[:16]
 
     def _path(self, key: str) -> Path:
         return self.folder / f"{key}.pickle"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .cache import Cache, digest, file_sha, pack, unpack
 from .errors import Problem, Problems
-from .loader import parse_source, read
+from .loader import parse_source, read_pending
 from .media import Media
 from .model import Bank, Deck
 from .progress import Progress, silent
@@ -99,7 +99,7 @@ def process_all(
     is computed (in parallel if large) and stored, and texts are left out.
     Without one (checking a bank about to be written), everything is computed here.
     """
-    raws = {path: pending[path] if path in pending else read(path, problems) for path in files}
+    raws = {path: read_pending(path, pending, problems) for path in files}
     jobs = {path: raw for path, raw in raws.items() if raw is not None}
     if cache is None:
         return [process(bank, path, raw, langs) for path, raw in jobs.items()]

@@ -16,7 +16,7 @@ or "0.10", must not turn into booleans or ``0.1``).
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -396,6 +396,11 @@ def read(path: Path, problems: Problems) -> bytes | None:
         problems.add(path, f"the file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB", hint=hint)
         return None
     return raw
+
+
+def read_pending(path: Path, pending: Mapping[Path, bytes], problems: Problems) -> bytes | None:
+    """A file's bytes as about to be written (``pending``), else as on disk."""
+    return pending[path] if path in pending else read(path, problems)
 
 
 def load(path: Path, problems: Problems) -> SourceFile:

@@ -132,7 +132,7 @@ def _looks_like(content: bytes, suffix: str) -> bool:
     return content.startswith(_SIGNATURES[suffix])
 
 
-def media_files(root: Path) -> Iterator[Path]:
+def _media_files(root: Path) -> Iterator[Path]:
     for folder in sorted(root.rglob(MEDIA_FOLDER)):
         if folder.is_dir():
             yield from sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith("."))
@@ -140,7 +140,7 @@ def media_files(root: Path) -> Iterator[Path]:
 
 def report_unused(root: Path, referenced: set[Path], problems: Problems) -> None:
     """A file nobody shows is dead weight, or a reference with a typo."""
-    for path in (p for p in media_files(root) if p.resolve() not in referenced):
+    for path in (p for p in _media_files(root) if p.resolve() not in referenced):
         problems.add(
             path,
             "media file is not used by any question",

@@ -20,16 +20,11 @@ from .cache import Cache
 from .changelog import CHANGELOG_FILE, Change, Changelog, publish_changelog, update_changelog
 from .deckfiles import FileResult, process_all
 from .errors import BankError, LockChangedError, Problems, ShapeChangeError, UnknownLanguageError
-from .loader import BANK_FILE, bank_files, parse_source, read
+from .loader import BANK_FILE, bank_files, parse_source, read_pending
 from .lock import LOCK_FILE, Clock, Lock, read_lock, stamp_notes, stamp_notetype
 from .media import report_unused
 from .model import CARD_NAME, FIELDS, Bank, Deck, deck_id, notetype
-from .package import (
-    DeckInfo,
-    NoteRow,
-    PackageSpec,
-    package_bytes,
-)
+from .package import DeckInfo, NoteRow, PackageSpec, package_bytes
 from .progress import Progress, silent
 from .render import CardTemplates, RenderedNote, load_templates
 from .state import BuildResult, BuildState, Output
@@ -65,12 +60,12 @@ def _load(
     """The bank with its decks, and each question file's result with its notes in ``langs``."""
     bank_path, found = bank_files(decks, problems)
     files = sorted({*found, *pending} - {decks / BANK_FILE})
-    bank_raw = (pending.get(bank_path) or read(bank_path, problems)) if bank_path else None
+    bank_raw = read_pending(bank_path, pending, problems) if bank_path else None
     source = parse_source(bank_path, bank_raw, problems) if bank_path and bank_raw is not None else None
     bank = validate_bank_file(source, problems, released_id) if source else None
     if bank is None or bank_raw is None:
         for path in files:  # without the bank's settings, their syntax can still be checked
-            raw = pending.get(path) or read(path, problems)
+            raw = read_pending(path, pending, problems)
             if raw is not None:
                 parse_source(path, raw, problems)
         return None
@@ -111,7 +106,6 @@ def load_sources(
     languages: Sequence[str],
     strict: bool,
     split: bool = False,
-    cached: bool = True,
     progress: Progress = silent,
 ) -> Sources:
     """The valid bank and lock, the templates and notes of the languages asked for, and the warnings found.
@@ -120,8 +114,7 @@ def load_sources(
     """
     problems = Problems()
     lock = _read_lock(decks / LOCK_FILE, problems)
-    cache = Cache(decks) if cached else None
-    loaded = _load(decks, problems, tuple(dict.fromkeys(languages)), {}, lock.bank, cache, progress)
+    loaded = _load(decks, problems, tuple(dict.fromkeys(languages)), {}, lock.bank, Cache(decks), progress)
     if loaded is None:
         problems.fail(strict=strict)
     bank, results = loaded
@@ -327,7 +320,7 @@ def _specs(
     for lang, model in types.items():
         assets = [(asset.name, asset.content) for asset in card_templates[lang].media]
         for path, decks in package_groups(bank, lang, out, split):
-            infos = [DeckInfo(deck_id(bank.id, d.key, lang), bank.deck_name(d, lang)) for d in decks]
+            infos = [DeckInfo(deck_ids[d.key, lang], bank.deck_name(d, lang)) for d in decks]
             rows = [row for d in decks for row in by_deck.get((lang, d.key), [])]
             names = sorted(set().union(*(images.get((lang, d.key), set()) for d in decks)))
             files = [*assets, *((name, media[name]) for name in names)]
