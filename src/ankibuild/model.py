@@ -70,10 +70,6 @@ class Question:
     translations: dict[str, Translation]
     source: Source
 
-    @property
-    def answer_index(self) -> int:
-        return LETTERS.index(self.answer)
-
 
 @dataclass(frozen=True)
 class Deck:
