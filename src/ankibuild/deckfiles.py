@@ -14,6 +14,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import NamedTuple
 
 from .cache import Cache, digest, file_sha, pack, unpack
 from .errors import Problem, Problems
@@ -21,12 +22,20 @@ from .loader import parse_source, read_pending
 from .media import Media
 from .model import Bank, Deck
 from .progress import Progress, silent
-from .render import RenderedNote, render_note
+from .render import NoteHead, RenderedNote, render_note
 from .validate import validate_deck_file
 from .version import code_fingerprint
 
 #: Below this many bytes to parse, starting processes costs more than it saves.
 PARALLEL_BYTES = 2 * 1024 * 1024
+
+
+class QuestionRef(NamedTuple):
+    """A question's id and where it starts in its file."""
+
+    id: str
+    line: int
+    column: int
 
 
 @dataclass(frozen=True)
@@ -35,36 +44,57 @@ class FileResult:
 
     deck: Deck | None
     problems: tuple[Problem, ...]
-    #: Its notes, by language in the order built, then in the file's order.
-    notes: tuple[RenderedNote, ...]
+    #: Its notes without their texts, by language in the order built, then in the file's order.
+    notes: tuple[NoteHead, ...]
+    #: Each language's note texts (fields and tags, in the order of ``notes``), packed:
+    #: a build unpacks only those of the packages it makes.
+    texts: Mapping[str, bytes]
     #: The images its notes show, by packaged name.
     media: Mapping[str, bytes]
     #: Every image path its texts refer to, shown or not, with a digest of its content
     #: (None where there was no file): a cached result is only valid while these hold.
     referenced: Mapping[Path, str | None]
+    #: Its questions (the deck's own list of them is left out of a build's results).
+    questions: tuple[QuestionRef, ...] = ()
+
+    def rendered(self, lang: str) -> Iterator[RenderedNote]:
+        """Its notes in one language, with their texts."""
+        if lang not in self.texts:
+            return
+        heads = (head for head in self.notes if head.lang == lang)
+        for head, (fields, tags) in zip(heads, unpack(self.texts[lang]), strict=True):
+            yield RenderedNote.join(head, fields, tags)
 
 
 def process(bank: Bank, path: Path, raw: bytes, langs: Sequence[str], keep_texts: bool = True) -> FileResult:
     """Validate and render one question file of ``bank`` (whose own decks are not needed).
 
-    Without ``keep_texts`` the deck's questions come without their texts: once
-    rendered into notes, a build needs only their ids and places, and the texts
-    of a large bank are most of its memory.
+    Without ``keep_texts`` the deck comes without its questions (their ids and
+    places are in the result's ``questions``): once rendered into notes, a build
+    needs nothing else of them, and they are most of a large bank's memory.
     """
     problems = Problems()
     deck = validate_deck_file(parse_source(path, raw, problems), bank, problems)
     if deck is None:
-        return FileResult(None, tuple(problems.items), (), {}, {})
+        return FileResult(None, tuple(problems.items), (), {}, {}, {})
     media = Media(bank.root)
-    notes = tuple(
+    notes = [
         render_note(bank, deck.key, question, lang, media, problems)
         for lang in langs
         for question in deck.questions
         if lang in question.translations
+    ]
+    texts = {lang: pack([(n.fields, n.tags) for n in notes if n.lang == lang]) for lang in langs}
+    questions = tuple(QuestionRef(q.id, q.source.line, q.source.column) for q in deck.questions)
+    return FileResult(
+        deck if keep_texts else replace(deck, questions=()),
+        tuple(problems.items),
+        tuple(note.head for note in notes),
+        texts,
+        media.files,
+        {p: file_sha(p) for p in media.referenced},
+        questions,
     )
-    if not keep_texts:
-        deck = replace(deck, questions=tuple(replace(q, translations={}) for q in deck.questions))
-    return FileResult(deck, tuple(problems.items), notes, media.files, {p: file_sha(p) for p in media.referenced})
 
 
 def _process_packed(bank: Bank, path: Path, raw: bytes, langs: Sequence[str]) -> bytes:

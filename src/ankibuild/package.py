@@ -14,7 +14,7 @@ import shutil
 import sqlite3
 import tempfile
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -40,8 +40,6 @@ class NoteRow(NamedTuple):
     tags: tuple[str, ...]
     mtime: int
     deck_id: int
-    #: Identifies the fields and tags (the note's digest in the lock).
-    digest: str
 
 
 @dataclass(frozen=True)
@@ -61,16 +59,25 @@ class PackageSpec:
     notes: Sequence[NoteRow]
     media: Sequence[tuple[str, bytes]] = ()
 
-    @property
-    def contents(self) -> str:
-        """A digest of everything the package's bytes are made from, without making them."""
-        model = self.notetype
-        templates = [(t["name"], t["qfmt"], t["afmt"]) for t in model.templates]
-        head = json.dumps([code_fingerprint(), model.model_id, model.name, templates, model.css, self.notetype_mtime])
-        decks = [(deck.id, deck.name, deck.description) for deck in self.decks]
-        rows = "\n".join(f"{n.guid}\x1f{n.digest}\x1f{n.mtime}\x1f{n.deck_id}" for n in self.notes)
-        media = [(name, hashlib.sha256(content).hexdigest()) for name, content in self.media]
-        return hashlib.sha256(f"{head}\n{decks}\n{media}\n{rows}".encode()).hexdigest()
+
+def contents_digest(
+    notetype: genanki.Model,
+    notetype_mtime: int,
+    decks: Sequence[DeckInfo],
+    notes: Iterable[tuple[str, str, int, int]],
+    media: Sequence[tuple[str, str]],
+) -> str:
+    """A digest of everything a package's bytes are made from, known without its notes' texts.
+
+    ``notes`` are (GUID, digest, time, deck id) and ``media`` (name, sha256) of
+    what the package holds.
+    """
+    model = notetype
+    templates = [(t["name"], t["qfmt"], t["afmt"]) for t in model.templates]
+    head = json.dumps([code_fingerprint(), model.model_id, model.name, templates, model.css, notetype_mtime])
+    deck_list = [(deck.id, deck.name, deck.description) for deck in decks]
+    rows = "\n".join(f"{guid}\x1f{digest}\x1f{mtime}\x1f{deck_id}" for guid, digest, mtime, deck_id in notes)
+    return hashlib.sha256(f"{head}\n{deck_list}\n{list(media)}\n{rows}".encode()).hexdigest()
 
 
 def _write_notes(cursor: sqlite3.Cursor, model: genanki.Model, notes: Sequence[NoteRow]) -> None:

@@ -6,6 +6,7 @@ whose bytes would not change.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -24,9 +25,9 @@ from .loader import BANK_FILE, bank_files, parse_source, read_pending
 from .lock import LOCK_FILE, Clock, Lock, read_lock, stamp_notes, stamp_notetype
 from .media import report_unused
 from .model import CARD_NAME, FIELDS, Bank, Deck, deck_id, notetype
-from .package import DeckInfo, NoteRow, PackageSpec, package_bytes
+from .package import DeckInfo, NoteRow, PackageSpec, contents_digest, package_bytes
 from .progress import Progress, silent
-from .render import CardTemplates, RenderedNote, load_templates
+from .render import CardTemplates, NoteHead, RenderedNote, load_templates
 from .state import BuildResult, BuildState, Output
 from .validate import check_unique_ids, validate_bank_file
 
@@ -73,7 +74,10 @@ def _load(
     for result in results:
         problems.extend(result.problems)
     decks_found = tuple(result.deck for result in results if result.deck is not None)
-    check_unique_ids(decks_found, problems)
+    check_unique_ids(
+        ((result.deck.source.path, *question) for result in results if result.deck for question in result.questions),
+        problems,
+    )
     return replace(bank, decks=decks_found), results
 
 
@@ -92,12 +96,19 @@ class Sources:
 
     bank: Bank
     templates: dict[str, CardTemplates]
-    notes: list[RenderedNote]
+    #: The notes of the languages asked for (language by language, in the bank's order), without their texts.
+    notes: list[NoteHead]
     #: The images the notes show, by packaged name.
     media: dict[str, bytes]
     problems: Problems
     #: The previous build's lock file.
     lock: Lock
+    questions: int
+    files: list[FileResult]
+
+    def rendered(self, lang: str) -> list[RenderedNote]:
+        """The notes of one language with their texts, in the bank's order."""
+        return [note for result in self.files for note in result.rendered(lang)]
 
 
 def load_sources(
@@ -128,7 +139,8 @@ def load_sources(
     if split:
         _check_split_names(bank, problems)
     problems.raise_for(strict=strict)
-    return Sources(bank, card_templates, notes, media, problems, lock)
+    questions = sum(len(result.questions) for result in results)
+    return Sources(bank, card_templates, notes, media, problems, lock, questions, results)
 
 
 def _read_lock(path: Path, problems: Problems) -> Lock:
@@ -164,29 +176,28 @@ def run(
     with nullcontext() if dry_run else exclusive(decks, wait=wait):
         built = state.contents()  # read under the lock: another build may just have written
         sources = load_sources(decks, templates, languages, strict, split, progress=progress)
-        bank, card_templates, old, notes = sources.bank, sources.templates, sources.lock, sources.notes
-        questions = sum(len(deck.questions) for deck in bank.decks)
+        bank, card_templates, old = sources.bank, sources.templates, sources.lock
         result = BuildResult(
-            bank.id, len(bank.decks), questions, warnings=[p.describe() for p in sources.problems.warnings]
+            bank.id, len(bank.decks), sources.questions, warnings=[p.describe() for p in sources.problems.warnings]
         )
         types = {lang: notetype(bank, lang, t.front, t.back, t.css) for lang, t in card_templates.items()}
         lock_path = decks / LOCK_FILE
         _guard_shape(old, tuple(card_templates), allow_shape_change, result)
-        new = _stamp(bank, card_templates, types, notes, old, clock or Clock(), result.changes)
+        new = _stamp(bank, card_templates, types, sources.notes, old, clock or Clock(), result.changes)
         lock_text = new.dumps()
         lock_changed = lock_text != (lock_path.read_text(encoding="utf-8") if lock_path.is_file() else "")
         if frozen and lock_changed:
             raise LockChangedError(f"{lock_path} would change: run 'ankibuild build' and commit it.")
-        specs = _specs(bank, card_templates, types, notes, sources.media, new, out, split)
+        packages = _plan(bank, sources, types, new, out, split)
         history = decks / CHANGELOG_FILE
         if not dry_run:
-            for target in (lock_path, history, out / CHANGELOG_FILE, *(path for path, _, _ in specs)):
+            for target in (lock_path, history, out / CHANGELOG_FILE, *(package.path for package in packages)):
                 remove_stale_temporaries(target)
-        result.contents = {str(path): spec.contents for path, _, spec in specs}
-        made = _make_packages([s for s in specs if built.get(str(s[0])) != result.contents[str(s[0])]], progress)
-        for path, lang, spec in specs:
-            written = path in made and _write(path, made.pop(path), dry_run)
-            result.outputs.append(Output(path, lang, len(spec.decks), len(spec.notes), written))
+        result.contents = {str(package.path): package.contents for package in packages}
+        made = _make_packages([p for p in packages if built.get(str(p.path)) != p.contents], types, new, progress)
+        for package in packages:
+            written = package.path in made and _write(package.path, made.pop(package.path), dry_run)
+            result.outputs.append(Output(package.path, package.lang, len(package.decks), package.notes, written))
         if not dry_run:
             # The lock goes last: a build stopped before it is simply done again by the next one.
             if result.changes:
@@ -197,16 +208,18 @@ def run(
         return result
 
 
-def _make_packages(todo: list[tuple[Path, str, PackageSpec]], progress: Progress) -> dict[Path, bytes]:
+def _make_packages(
+    todo: list[_Package], types: dict[str, genanki.Model], lock: Lock, progress: Progress
+) -> dict[Path, bytes]:
     """The bytes of the packages to make, two at a time: zlib and SQLite let go of the interpreter."""
     made: dict[Path, bytes] = {}
-    written, total = 0, sum(len(spec.notes) for _, _, spec in todo)
+    written, total = 0, sum(package.notes for package in todo)
     with ThreadPoolExecutor(min(2, os.cpu_count() or 1)) as pool:
-        contents = pool.map(package_bytes, [spec for _, _, spec in todo])
-        for (path, lang, spec), content in zip(todo, contents, strict=True):
-            made[path] = content
-            written += len(spec.notes)
-            progress(f"notes written ({lang})", written, total)
+        contents = pool.map(lambda package: package_bytes(_spec(package, types[package.lang], lock)), todo)
+        for package, content in zip(todo, contents, strict=True):
+            made[package.path] = content
+            written += package.notes
+            progress(f"notes written ({package.lang})", written, total)
     return made
 
 
@@ -244,7 +257,7 @@ def _stamp(
     bank: Bank,
     card_templates: dict[str, CardTemplates],
     types: dict[str, genanki.Model],
-    notes: list[RenderedNote],
+    notes: list[NoteHead],
     old: Lock,
     clock: Clock,
     changes: Changelog,
@@ -252,15 +265,14 @@ def _stamp(
     """The new lock: times for every note and notetype; what changed goes to ``changes``."""
     entries, stamps = stamp_notes(((n.guid, n.question_id, n.lang, n.digest, n.parts) for n in notes), old, clock)
     kept = {guid: e for guid, e in old.notes.items() if e.lang not in card_templates}  # other languages
-    new = Lock(bank.id, dict(old.notetypes), dict(sorted({**kept, **entries}.items())))
+    new = Lock(bank.id, dict(old.notetypes), {**kept, **entries})
     for lang, tpl in card_templates.items():
         new.notetypes[lang] = stamp_notetype(lang, types[lang].model_id, FIELDS, (CARD_NAME,), tpl.digest, old, clock)
         if lang in old.notetypes and new.notetypes[lang].mtime != old.notetypes[lang].mtime:
             changes.add(Change(lang, "", "templates"))
-    for note in notes:
-        stamp = stamps[note.guid]
-        if stamp.status != "same":
-            changes.add(Change(note.lang, note.question_id, stamp.status, stamp.changed_parts))
+    for guid, stamp in stamps.items():
+        entry = entries[guid]
+        changes.add(Change(entry.lang, entry.question, stamp.status, stamp.changed_parts))
     for guid, entry in old.notes.items():
         if entry.lang in card_templates and guid not in entries:
             changes.add(Change(entry.lang, entry.question, "removed"))
@@ -293,36 +305,57 @@ def package_groups(bank: Bank, lang: str, out: Path, split: bool) -> list[tuple[
     return [(out / f"{bank.id}-{lang}.apkg", list(bank.decks))]
 
 
-def _specs(
-    bank: Bank,
-    card_templates: dict[str, CardTemplates],
-    types: dict[str, genanki.Model],
-    notes: list[RenderedNote],
-    media: Mapping[str, bytes],
-    lock: Lock,
-    out: Path,
-    split: bool,
-) -> list[tuple[Path, str, PackageSpec]]:
+@dataclass(frozen=True)
+class _Package:
+    """One output file, planned: what it holds, known without its notes' texts."""
+
+    path: Path
+    lang: str
+    #: Its decks, by key.
+    decks: dict[str, DeckInfo]
+    #: The question files whose notes it holds.
+    files: list[FileResult]
+    notes: int
+    #: The assets and images it carries, by packaged name.
+    media: list[tuple[str, bytes]]
+    #: A digest of everything its bytes are made from.
+    contents: str
+
+
+def _plan(
+    bank: Bank, sources: Sources, types: dict[str, genanki.Model], lock: Lock, out: Path, split: bool
+) -> list[_Package]:
     """What each output file holds: all decks of a language, or one deck each with ``split``.
 
     A package carries the images its notes show, by name, so its bytes do not
     depend on the order the notes were rendered in.
     """
-    by_deck: dict[tuple[str, str], list[NoteRow]] = {}
-    images: dict[tuple[str, str], set[str]] = {}
-    deck_ids = {(d.key, lang): deck_id(bank.id, d.key, lang) for d in bank.decks for lang in types}
-    for note in notes:
-        did = deck_ids[note.deck_key, note.lang]
-        row = NoteRow(note.guid, note.fields, note.tags, lock.notes[note.guid].mtime, did, note.digest)
-        by_deck.setdefault((note.lang, note.deck_key), []).append(row)
-        images.setdefault((note.lang, note.deck_key), set()).update(note.media)
-    specs = []
+    by_key = {result.deck.key: result for result in sources.files if result.deck}
+    packages = []
     for lang, model in types.items():
-        assets = [(asset.name, asset.content) for asset in card_templates[lang].media]
+        assets = [(asset.name, asset.content) for asset in sources.templates[lang].media]
         for path, decks in package_groups(bank, lang, out, split):
-            infos = [DeckInfo(deck_ids[d.key, lang], bank.deck_name(d, lang)) for d in decks]
-            rows = [row for d in decks for row in by_deck.get((lang, d.key), [])]
-            names = sorted(set().union(*(images.get((lang, d.key), set()) for d in decks)))
-            files = [*assets, *((name, media[name]) for name in names)]
-            specs.append((path, lang, PackageSpec(model, lock.notetypes[lang].mtime, infos, rows, files)))
-    return specs
+            infos = {d.key: DeckInfo(deck_id(bank.id, d.key, lang), bank.deck_name(d, lang)) for d in decks}
+            files = [by_key[d.key] for d in decks]
+            heads = [head for file in files for head in file.notes if head.lang == lang]
+            names = sorted({name for head in heads for name in head.media})
+            media = [*assets, *((name, sources.media[name]) for name in names)]
+            contents = contents_digest(
+                model,
+                lock.notetypes[lang].mtime,
+                list(infos.values()),
+                ((h.guid, h.digest, lock.notes[h.guid].mtime, infos[h.deck_key].id) for h in heads),
+                [(name, hashlib.sha256(content).hexdigest()) for name, content in media],
+            )
+            packages.append(_Package(path, lang, infos, files, len(heads), media, contents))
+    return packages
+
+
+def _spec(package: _Package, model: genanki.Model, lock: Lock) -> PackageSpec:
+    """A planned package with its notes' texts: only the packages a build makes need them."""
+    rows = [
+        NoteRow(note.guid, note.fields, note.tags, lock.notes[note.guid].mtime, package.decks[note.deck_key].id)
+        for file in package.files
+        for note in file.rendered(package.lang)
+    ]
+    return PackageSpec(model, lock.notetypes[package.lang].mtime, list(package.decks.values()), rows, package.media)

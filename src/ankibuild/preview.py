@@ -116,6 +116,7 @@ class RenderedCards:
     notes: list[RenderedNote]
     cards: list[CardSides]
     problems: Problems
+    questions: int
     #: The images the cards show, by packaged name.
     images: dict[str, bytes] = field(default_factory=dict)
 
@@ -133,8 +134,11 @@ def render_cards(
     """
     sources = load_sources(decks, templates, languages, strict)
     renderers = {lang: CardRenderer(sources.bank, t) for lang, t in sources.templates.items()}
-    cards = [renderers[n.lang].sides(n) for n in sources.notes]
-    return RenderedCards(sources.bank, sources.templates, sources.notes, cards, sources.problems, sources.media)
+    notes = [note for lang in sources.templates for note in sources.rendered(lang)]
+    cards = [renderers[n.lang].sides(n) for n in notes]
+    return RenderedCards(
+        sources.bank, sources.templates, notes, cards, sources.problems, sources.questions, sources.media
+    )
 
 
 def write_preview(
@@ -193,7 +197,7 @@ def _page(rendered: RenderedCards, links: list[PackageLink], out: Path) -> str:
     )
     return _asset("page.html").format(
         title=html.escape(title),
-        summary=html.escape(_summary(bank, cards, card_templates)),
+        summary=html.escape(_summary(rendered)),
         nav="\n".join(_nav_item(t) for t in card_templates.values()),
         downloads="\n".join(_download_row(link, card_templates[link.lang], out) for link in links),
         sections=sections,
@@ -207,9 +211,9 @@ def _asset(name: str) -> str:
     return resources.files("ankibuild").joinpath("page", name).read_text(encoding="utf-8")
 
 
-def _summary(bank: Bank, cards: list[CardSides], card_templates: dict[str, CardTemplates]) -> str:
-    questions = sum(len(d.questions) for d in bank.decks)
-    return f"{questions} question(s) in {len(card_templates)} language(s), {len(cards)} card(s)."
+def _summary(rendered: RenderedCards) -> str:
+    languages, cards = len(rendered.templates), len(rendered.cards)
+    return f"{rendered.questions} question(s) in {languages} language(s), {cards} card(s)."
 
 
 def _language_name(templates: CardTemplates) -> str:

@@ -62,6 +62,25 @@ class CardTemplates:
         return _digest(CARD_NAME, *FIELDS, self.front, self.back, self.css)
 
 
+class NoteHead(NamedTuple):
+    """A rendered note without its texts: what the lock, the changelog and a package's digest need.
+
+    A build restores one for every note of the bank from the cache, and the
+    texts only for the packages it makes.
+    """
+
+    guid: str
+    question_id: str
+    lang: str
+    deck_key: str
+    #: Packaged names of the images the fields show.
+    media: tuple[str, ...]
+    #: What identifies the content: tells whether the note changed at all.
+    digest: str
+    #: A checksum per field and one for the tags, space-separated: tells which parts changed.
+    parts: str
+
+
 class RenderedNote(NamedTuple):
     """A question in one language, ready to be written as a note.
 
@@ -98,6 +117,17 @@ class RenderedNote(NamedTuple):
         # One string, not a tuple of eleven: a large bank keeps this for every note.
         parts = " ".join(f"{zlib.crc32(v.encode()):08x}" for v in values)
         return cls(guid, question_id, lang, deck_key, fields, tags, media, _digest(*values), parts)
+
+    @classmethod
+    def join(cls, head: NoteHead, fields: tuple[str, ...], tags: tuple[str, ...]) -> RenderedNote:
+        """The note a head and its texts were split from."""
+        return cls(
+            head.guid, head.question_id, head.lang, head.deck_key, fields, tags, head.media, head.digest, head.parts
+        )
+
+    @property
+    def head(self) -> NoteHead:
+        return NoteHead(self.guid, self.question_id, self.lang, self.deck_key, self.media, self.digest, self.parts)
 
 
 def _digest(*parts: str) -> str:

@@ -457,20 +457,20 @@ def _options_agree(
     return True
 
 
-def check_unique_ids(decks: Iterable[Deck], problems: Problems) -> None:
-    """A question id identifies notes in classmates' collections: it must be unique."""
-    first: dict[str, Question] = {}
-    for deck in decks:
-        for question in deck.questions:
-            earlier = first.setdefault(question.id, question)
-            if earlier is not question:
-                where = earlier.source
-                problems.add(
-                    question.source.path,
-                    f"duplicate question id '{question.id}': "
-                    f"also at {problems.name(where.path)}:{where.line}:{where.column}",
-                    line=question.source.line,
-                    column=question.source.column,
-                    question=question.id,
-                    hint="give this question its own id; the other one keeps it, as classmates' notes use it",
-                )
+def check_unique_ids(questions: Iterable[tuple[Path, str, int, int]], problems: Problems) -> None:
+    """A question id identifies notes in classmates' collections: it must be unique.
+
+    ``questions`` are the bank's questions as (file, id, line, column), in order.
+    """
+    first: dict[str, tuple[Path, int, int]] = {}
+    for path, question, line, column in questions:
+        where = first.setdefault(question, (path, line, column))
+        if where != (path, line, column):
+            problems.add(
+                path,
+                f"duplicate question id '{question}': also at {problems.name(where[0])}:{where[1]}:{where[2]}",
+                line=line,
+                column=column,
+                question=question,
+                hint="give this question its own id; the other one keeps it, as classmates' notes use it",
+            )
