@@ -66,9 +66,9 @@ def test_an_edit_rebuilds_only_the_packages_it_touches(project: Project, monkeyp
     made: list[int] = []
     package_bytes = pipeline.package_bytes  # type: ignore[attr-defined]
 
-    def counted(spec: Any) -> bytes:
+    def counted(spec: Any, kept: Any) -> bytes:
         made.append(spec.notetype.model_id)
-        return package_bytes(spec)
+        return package_bytes(spec, kept)
 
     monkeypatch.setattr(pipeline, "package_bytes", counted)
     project.edit(*EDIT)

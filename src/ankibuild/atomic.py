@@ -23,11 +23,12 @@ def remove_stale_temporaries(path: Path) -> None:
         stale.unlink(missing_ok=True)
 
 
-def write_if_changed(path: Path, content: bytes) -> bool:
+def write_if_changed(path: Path, content: bytes, *, durable: bool = True) -> bool:
     """Atomically replace ``path`` with ``content``; False when it already holds it.
 
     The content goes to a temporary file beside the target and is renamed over
-    it, so an interrupted build leaves the previous file whole.
+    it, so an interrupted build leaves the previous file whole. Only a ``durable``
+    file waits to be on disk: a cache entry lost to a power cut is only a miss.
     """
     with contextlib.suppress(OSError):
         if path.stat().st_size == len(content) and path.read_bytes() == content:
@@ -38,8 +39,9 @@ def write_if_changed(path: Path, content: bytes) -> bool:
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(content)
-            out.flush()
-            os.fsync(out.fileno())
+            if durable:
+                out.flush()
+                os.fsync(out.fileno())
         temporary.chmod(0o644)
         temporary.replace(path)
     except BaseException:

@@ -77,7 +77,7 @@ class Cache:
     def put(self, key: str, packed: bytes) -> None:
         """Store a value :func:`pack` made."""
         with contextlib.suppress(OSError):  # a cache that cannot be written only costs time
-            write_if_changed(self._path(key), packed)
+            write_if_changed(self._path(key), packed, durable=False)
 
     def keep_only(self, keys: Iterable[str]) -> None:
         """Forget entries the last build did not use, so the cache does not grow forever."""

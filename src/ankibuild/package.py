@@ -3,22 +3,33 @@
 genanki provides the collection schema, the notetype and the deck records;
 notes and cards are inserted here in bulk with their own modification times
 and ids derived from their GUIDs, so nothing depends on the wall clock.
+
+A package's collection is kept between builds (in the cache): the next build
+of that package copies it and changes only the notes that differ, instead of
+writing every note again. Either way the collection is written out with
+SQLite's ``VACUUM INTO``, whose bytes depend only on what the database holds,
+never on how it got there: an updated collection is the same file as one made
+from nothing.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
+import pickle
 import shutil
 import sqlite3
 import tempfile
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from .atomic import write_if_changed
 from .model import stable_int
 from .version import code_fingerprint
 
@@ -31,13 +42,18 @@ COMPRESS_LEVEL = 1
 #: Every zip entry gets this time: the earliest a zip file can record.
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
+#: The schema cookie of every collection (before VACUUM INTO adds one to it).
+SCHEMA_COOKIE = 100
+#: A note's fields and tags.
+Texts = tuple[tuple[str, ...], tuple[str, ...]]
 
-class NoteRow(NamedTuple):
-    """A note as it goes into the collection (a tuple: a large bank makes tens of thousands)."""
+
+class NoteKey(NamedTuple):
+    """A note as a package holds it, short of its texts (which change only with its digest)."""
 
     guid: str
-    fields: tuple[str, ...]
-    tags: tuple[str, ...]
+    #: Identifies the fields and tags (the note's digest in the lock).
+    digest: str
     mtime: int
     deck_id: int
 
@@ -56,89 +72,203 @@ class PackageSpec:
     notetype: genanki.Model
     notetype_mtime: int
     decks: Sequence[DeckInfo]
-    notes: Sequence[NoteRow]
+    #: Its notes, in the order their new cards come up.
+    notes: Sequence[NoteKey]
+    #: The texts of the notes asked for (all, for None), by GUID: a package made
+    #: from its previous collection reads only those of the notes that changed.
+    texts: Callable[[Collection[str] | None], Mapping[str, Texts]]
     media: Sequence[tuple[str, bytes]] = ()
 
+    @cached_property
+    def frame(self) -> str:
+        """A digest of everything in the collection but its notes and cards."""
+        model = self.notetype
+        templates = [(t["name"], t["qfmt"], t["afmt"]) for t in model.templates]
+        decks = [(deck.id, deck.name, deck.description) for deck in self.decks]
+        return json.dumps(
+            [code_fingerprint(), model.model_id, model.name, templates, model.css, self.notetype_mtime, decks]
+        )
 
-def contents_digest(
-    notetype: genanki.Model,
-    notetype_mtime: int,
-    decks: Sequence[DeckInfo],
-    notes: Iterable[tuple[str, str, int, int]],
-    media: Sequence[tuple[str, str]],
-) -> str:
-    """A digest of everything a package's bytes are made from, known without its notes' texts.
-
-    ``notes`` are (GUID, digest, time, deck id) and ``media`` (name, sha256) of
-    what the package holds.
-    """
-    model = notetype
-    templates = [(t["name"], t["qfmt"], t["afmt"]) for t in model.templates]
-    head = json.dumps([code_fingerprint(), model.model_id, model.name, templates, model.css, notetype_mtime])
-    deck_list = [(deck.id, deck.name, deck.description) for deck in decks]
-    rows = "\n".join(f"{guid}\x1f{digest}\x1f{mtime}\x1f{deck_id}" for guid, digest, mtime, deck_id in notes)
-    return hashlib.sha256(f"{head}\n{deck_list}\n{list(media)}\n{rows}".encode()).hexdigest()
+    @cached_property
+    def contents(self) -> str:
+        """A digest of everything the package's bytes are made from, known without the notes' texts."""
+        rows = "\n".join(f"{guid}\x1f{digest}\x1f{mtime}\x1f{did}" for guid, digest, mtime, did in self.notes)
+        media = [(name, hashlib.sha256(content).hexdigest()) for name, content in self.media]
+        return hashlib.sha256(f"{self.frame}\n{media}\n{rows}".encode()).hexdigest()
 
 
-def _write_notes(cursor: sqlite3.Cursor, model: genanki.Model, notes: Sequence[NoteRow]) -> None:
-    sort_index = model.sort_field_index
-    # New cards keep the bank's order through their due position (one card per
-    # note: the notetype has one card type).
-    rows = [
-        (stable_int("note", n.guid), stable_int("card", n.guid, "0"), position, n)
-        for position, n in enumerate(notes, 1)
-    ]
-    # Rows go in by id, the order of SQLite's tables: each page is filled once, never
-    # split, which halves the time and leaves a smaller file to deflate.
-    rows.sort()
+_NOTE = "INSERT INTO notes VALUES(?,?,?,?,-1,?,?,?,0,0,'')"
+_CARD = "INSERT INTO cards VALUES(?,?,?,0,?,-1,0,0,?,0,0,0,0,0,0,0,0,'')"
+
+
+def _note_id(guid: str) -> int:
+    return stable_int("note", guid)
+
+
+def _card_id(guid: str) -> int:
+    return stable_int("card", guid, "0")
+
+
+def _write_notes(cursor: sqlite3.Cursor, spec: PackageSpec, notes: Iterable[tuple[int, NoteKey]]) -> None:
+    """Insert notes, each with its one card (the notetype has one card type), from their positions."""
+    model, sort_index = spec.notetype, spec.notetype.sort_field_index
+    rows = sorted((_note_id(n.guid), _card_id(n.guid), position, n) for position, n in notes)
+    texts = spec.texts(None if len(rows) == len(spec.notes) else [n.guid for _, _, _, n in rows])
+    # Rows go in by id, the order of SQLite's tables: each page is filled once, never split.
     cursor.executemany(
-        "INSERT INTO notes VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+        _NOTE,
         (
             (
                 note_id,
                 n.guid,
                 model.model_id,
                 n.mtime,
-                -1,
-                f" {' '.join(n.tags)} " if n.tags else "",
-                "\x1f".join(n.fields),
-                n.fields[sort_index],
-                0,
-                0,
-                "",
+                _tags(texts[n.guid][1]),
+                "\x1f".join(texts[n.guid][0]),
+                texts[n.guid][0][sort_index],
             )
             for note_id, _, _, n in rows
         ),
     )
     rows.sort(key=lambda row: row[1])
+    # New cards keep the bank's order through their due position.
     cursor.executemany(
-        "INSERT INTO cards VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        (
-            (card_id, note_id, n.deck_id, 0, n.mtime, -1, 0, 0, position, 0, 0, 0, 0, 0, 0, 0, 0, "")
-            for note_id, card_id, position, n in rows
-        ),
+        _CARD, ((card_id, note_id, n.deck_id, n.mtime, position) for note_id, card_id, position, n in rows)
     )
 
 
-def _write_collection(spec: PackageSpec, path: Path) -> None:
-    """The SQLite collection of a package; identical input gives identical bytes."""
+def _tags(tags: tuple[str, ...]) -> str:
+    return f" {' '.join(tags)} " if tags else ""
+
+
+def _create(spec: PackageSpec, path: Path) -> None:
+    """A new collection with every note of ``spec``."""
     import genanki  # loaded on first use: a build with nothing to do never needs it
 
-    conn = sqlite3.connect(path)
-    try:
-        # A scratch file: no journal, no syncing to disk; only its final bytes matter.
-        conn.execute("PRAGMA journal_mode=OFF")
-        conn.execute("PRAGMA synchronous=OFF")
+    with _connect(path) as conn:
         cursor = conn.cursor()
         # genanki writes the schema, decks and notetype; the notes follow in bulk.
         decks = [genanki.Deck(deck.id, deck.name, deck.description) for deck in spec.decks]
         for deck in decks:
             deck.add_model(spec.notetype)
         genanki.Package(decks).write_to_db(cursor, spec.notetype_mtime, iter(()))
-        _write_notes(cursor, spec.notetype, spec.notes)
+        _write_notes(cursor, spec, enumerate(spec.notes, start=1))
+
+
+def _update(spec: PackageSpec, path: Path, old: Sequence[NoteKey]) -> None:
+    """Turn the collection of ``old`` notes at ``path`` into that of ``spec``'s notes."""
+    before = {note.guid: (position, note) for position, note in enumerate(old, start=1)}
+    now = list(enumerate(spec.notes, start=1))
+    gone = before.keys() - {note.guid for note in spec.notes}
+    added = [(position, note) for position, note in now if note.guid not in before]
+    kept = [(position, note) for position, note in now if before.get(note.guid, (position, note)) != (position, note)]
+    edited = {n.guid for _, n in kept if before[n.guid][1][1:3] != n[1:3]}  # digest or time
+    texts = spec.texts(edited) if edited else {}
+    sort_index = spec.notetype.sort_field_index
+    with _connect(path) as conn:
+        conn.executemany("DELETE FROM notes WHERE id = ?", ((_note_id(guid),) for guid in gone))
+        conn.executemany("DELETE FROM cards WHERE id = ?", ((_card_id(guid),) for guid in gone))
+        _write_notes(conn.cursor(), spec, added)
+        conn.executemany(
+            "UPDATE notes SET mod = ?, tags = ?, flds = ?, sfld = ? WHERE id = ?",
+            (
+                (
+                    n.mtime,
+                    _tags(texts[n.guid][1]),
+                    "\x1f".join(texts[n.guid][0]),
+                    texts[n.guid][0][sort_index],
+                    _note_id(n.guid),
+                )
+                for _, n in kept
+                if n.guid in edited
+            ),
+        )
+        # A card holds its note's time, its deck and its place in the bank's order.
+        conn.executemany(
+            "UPDATE cards SET did = ?, mod = ?, due = ? WHERE id = ?",
+            ((n.deck_id, n.mtime, position, _card_id(n.guid)) for position, n in kept),
+        )
+
+
+@contextlib.contextmanager
+def _connect(path: Path) -> Iterator[sqlite3.Connection]:
+    conn = sqlite3.connect(path)
+    try:
+        # A scratch file: no journal, no syncing to disk; only what it holds in the end matters.
+        conn.execute("PRAGMA journal_mode=OFF")
+        conn.execute("PRAGMA synchronous=OFF")
+        yield conn
         conn.commit()
     finally:
         conn.close()
+
+
+class Kept:
+    """Where a package's collection waits for the package's next build, with what it holds.
+
+    The record names the collection file by the package's contents, and a file is
+    never changed once written: a build that reads the record while another
+    replaces it finds the old file whole, or none.
+    """
+
+    def __init__(self, folder: Path, name: str) -> None:
+        self.folder, self.name = folder, name
+        self.record = folder / f"{name}.pickle"
+
+    def load(self, frame: str) -> tuple[Path, Sequence[NoteKey]] | None:
+        """The kept collection and its notes, if there is one with this ``frame``."""
+        try:
+            kept_frame, contents, notes = pickle.loads(self.record.read_bytes())
+        except Exception:  # none, or damaged: the package is made from nothing
+            return None
+        return (self.collection(contents), notes) if kept_frame == frame else None
+
+    def collection(self, contents: str) -> Path:
+        return self.folder / f"{self.name}-{contents[:32]}.anki2"
+
+    def keep(self, spec: PackageSpec) -> None:
+        """Record the collection just made for ``spec`` and forget any other."""
+        record = pickle.dumps((spec.frame, spec.contents, list(spec.notes)), protocol=pickle.HIGHEST_PROTOCOL)
+        write_if_changed(self.record, record, durable=False)
+        current = self.collection(spec.contents)
+        for other in self.folder.glob(f"{self.name}-*.anki2"):
+            if other != current:
+                other.unlink(missing_ok=True)
+
+
+def _collection(spec: PackageSpec, kept: Kept | None, scratch: Path) -> Path:
+    """The package's collection, canonical: from the kept one when there is one, else from nothing."""
+    work = scratch / "work.anki2"
+    if not (kept and _from_kept(spec, kept, work)):
+        work.unlink(missing_ok=True)
+        _create(spec, work)
+    if kept is None:
+        target = scratch / "collection.anki2"
+    else:
+        kept.folder.mkdir(parents=True, exist_ok=True)
+        target = kept.collection(spec.contents)
+    # Written beside its place and renamed there: a build reading it meanwhile sees it whole.
+    written = target.with_name(f".{target.name}.{scratch.name}.tmp")
+    with _connect(work) as conn:
+        # VACUUM INTO copies the schema cookie, plus one; how often the schema changed
+        # before must not show in the bytes. Safe here: nothing else has the file open.
+        conn.execute(f"PRAGMA schema_version = {SCHEMA_COOKIE}")
+        conn.execute("VACUUM INTO ?", (str(written),))
+    written.replace(target)
+    return target
+
+
+def _from_kept(spec: PackageSpec, kept: Kept, work: Path) -> bool:
+    """Make ``work`` from the kept collection; False when there is none to use."""
+    base = kept.load(spec.frame)
+    if base is None:
+        return False
+    try:
+        shutil.copyfile(base[0], work)
+        _update(spec, work, base[1])
+    except (OSError, sqlite3.Error):  # gone meanwhile, or damaged: made from nothing instead
+        return False
+    return True
 
 
 def _entry(name: str) -> zipfile.ZipInfo:
@@ -150,20 +280,22 @@ def _entry(name: str) -> zipfile.ZipInfo:
     return info
 
 
-def package_bytes(spec: PackageSpec) -> bytes:
+def package_bytes(spec: PackageSpec, kept: Kept | None = None) -> bytes:
     """The whole ``.apkg``: fixed entry order and times, deflated.
 
-    The collection goes through a scratch file and is streamed into the zip: a
-    large bank's collection is never held in memory whole.
+    With ``kept``, the package's collection is made from the one kept there by
+    its last build, and kept there in turn. The collection is streamed into the
+    zip from its file: a large bank's is never held in memory whole.
     """
     buffer = io.BytesIO()
     with tempfile.TemporaryDirectory(prefix="ankibuild-") as scratch, zipfile.ZipFile(buffer, "w") as archive:
-        collection = Path(scratch) / "collection.anki2"
-        _write_collection(spec, collection)
+        collection = _collection(spec, kept, Path(scratch))
         with collection.open("rb") as source, archive.open(_entry("collection.anki2"), "w") as target:
             shutil.copyfileobj(source, target, 1 << 20)
         names = {str(index): name for index, (name, _) in enumerate(spec.media)}
         archive.writestr(_entry("media"), json.dumps(names, sort_keys=True))
         for index, (_, content) in enumerate(spec.media):
             archive.writestr(_entry(str(index)), content)
+    if kept:
+        kept.keep(spec)
     return buffer.getvalue()

@@ -6,18 +6,18 @@ whose bytes would not change.
 
 from __future__ import annotations
 
-import hashlib
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .atomic import remove_stale_temporaries, write_if_changed
 from .buildlock import exclusive
-from .cache import Cache
+from .cache import Cache, digest
 from .changelog import CHANGELOG_FILE, Change, Changelog, publish_changelog, update_changelog
 from .deckfiles import FileResult, process_all
 from .errors import BankError, LockChangedError, Problems, ShapeChangeError, UnknownLanguageError
@@ -25,7 +25,7 @@ from .loader import BANK_FILE, bank_files, parse_source, read_pending
 from .lock import LOCK_FILE, Clock, Lock, read_lock, stamp_notes, stamp_notetype
 from .media import report_unused
 from .model import CARD_NAME, FIELDS, Bank, Deck, deck_id, notetype
-from .package import DeckInfo, NoteRow, PackageSpec, contents_digest, package_bytes
+from .package import DeckInfo, Kept, NoteKey, PackageSpec, Texts, package_bytes
 from .progress import Progress, silent
 from .render import CardTemplates, NoteHead, RenderedNote, load_templates
 from .state import BuildResult, BuildState, Output
@@ -193,11 +193,13 @@ def run(
         if not dry_run:
             for target in (lock_path, history, out / CHANGELOG_FILE, *(package.path for package in packages)):
                 remove_stale_temporaries(target)
-        result.contents = {str(package.path): package.contents for package in packages}
-        made = _make_packages([p for p in packages if built.get(str(p.path)) != p.contents], types, new, progress)
+        result.contents = {str(package.path): package.spec.contents for package in packages}
+        todo = [package for package in packages if built.get(str(package.path)) != package.spec.contents]
+        made = _make_packages(todo, Cache(decks).folder / "collections", progress)
         for package in packages:
-            written = package.path in made and _write(package.path, made.pop(package.path), dry_run)
-            result.outputs.append(Output(package.path, package.lang, len(package.decks), package.notes, written))
+            path, spec = package.path, package.spec
+            written = path in made and _write(path, made.pop(path), dry_run)
+            result.outputs.append(Output(path, package.lang, len(spec.decks), len(spec.notes), written))
         if not dry_run:
             # The lock goes last: a build stopped before it is simply done again by the next one.
             if result.changes:
@@ -208,17 +210,18 @@ def run(
         return result
 
 
-def _make_packages(
-    todo: list[_Package], types: dict[str, genanki.Model], lock: Lock, progress: Progress
-) -> dict[Path, bytes]:
-    """The bytes of the packages to make, two at a time: zlib and SQLite let go of the interpreter."""
+def _make_packages(todo: list[_Package], kept: Path, progress: Progress) -> dict[Path, bytes]:
+    """The bytes of the packages to make, two at a time: zlib and SQLite let go of the interpreter.
+
+    Each package's collection is kept in the folder ``kept`` for its next build.
+    """
     made: dict[Path, bytes] = {}
-    written, total = 0, sum(package.notes for package in todo)
+    written, total = 0, sum(len(package.spec.notes) for package in todo)
     with ThreadPoolExecutor(min(2, os.cpu_count() or 1)) as pool:
-        contents = pool.map(lambda package: package_bytes(_spec(package, types[package.lang], lock)), todo)
+        contents = pool.map(lambda p: package_bytes(p.spec, Kept(kept, digest(str(p.path.resolve()))[:16])), todo)
         for package, content in zip(todo, contents, strict=True):
             made[package.path] = content
-            written += package.notes
+            written += len(package.spec.notes)
             progress(f"notes written ({package.lang})", written, total)
     return made
 
@@ -307,19 +310,11 @@ def package_groups(bank: Bank, lang: str, out: Path, split: bool) -> list[tuple[
 
 @dataclass(frozen=True)
 class _Package:
-    """One output file, planned: what it holds, known without its notes' texts."""
+    """One output file, planned."""
 
     path: Path
     lang: str
-    #: Its decks, by key.
-    decks: dict[str, DeckInfo]
-    #: The question files whose notes it holds.
-    files: list[FileResult]
-    notes: int
-    #: The assets and images it carries, by packaged name.
-    media: list[tuple[str, bytes]]
-    #: A digest of everything its bytes are made from.
-    contents: str
+    spec: PackageSpec
 
 
 def _plan(
@@ -335,27 +330,27 @@ def _plan(
     for lang, model in types.items():
         assets = [(asset.name, asset.content) for asset in sources.templates[lang].media]
         for path, decks in package_groups(bank, lang, out, split):
-            infos = {d.key: DeckInfo(deck_id(bank.id, d.key, lang), bank.deck_name(d, lang)) for d in decks}
+            ids = {d.key: deck_id(bank.id, d.key, lang) for d in decks}
+            infos = [DeckInfo(ids[d.key], bank.deck_name(d, lang)) for d in decks]
             files = [by_key[d.key] for d in decks]
             heads = [head for file in files for head in file.notes if head.lang == lang]
             names = sorted({name for head in heads for name in head.media})
+            notes = [NoteKey(h.guid, h.digest, lock.notes[h.guid].mtime, ids[h.deck_key]) for h in heads]
             media = [*assets, *((name, sources.media[name]) for name in names)]
-            contents = contents_digest(
-                model,
-                lock.notetypes[lang].mtime,
-                list(infos.values()),
-                ((h.guid, h.digest, lock.notes[h.guid].mtime, infos[h.deck_key].id) for h in heads),
-                [(name, hashlib.sha256(content).hexdigest()) for name, content in media],
-            )
-            packages.append(_Package(path, lang, infos, files, len(heads), media, contents))
+            spec = PackageSpec(model, lock.notetypes[lang].mtime, infos, notes, partial(_texts, files, lang), media)
+            packages.append(_Package(path, lang, spec))
     return packages
 
 
-def _spec(package: _Package, model: genanki.Model, lock: Lock) -> PackageSpec:
-    """A planned package with its notes' texts: only the packages a build makes need them."""
-    rows = [
-        NoteRow(note.guid, note.fields, note.tags, lock.notes[note.guid].mtime, package.decks[note.deck_key].id)
-        for file in package.files
-        for note in file.rendered(package.lang)
-    ]
-    return PackageSpec(model, lock.notetypes[package.lang].mtime, list(package.decks.values()), rows, package.media)
+def _texts(files: list[FileResult], lang: str, wanted: Collection[str] | None) -> dict[str, Texts]:
+    """The fields and tags of the ``wanted`` notes (all, for None) of ``files`` in ``lang``, by GUID.
+
+    Only the files that hold a wanted note have their texts unpacked.
+    """
+    wanted = None if wanted is None else set(wanted)
+    return {
+        note.guid: (note.fields, note.tags)
+        for file in files
+        if wanted is None or any(head.guid in wanted for head in file.notes)
+        for note in file.rendered(lang)
+    }
