@@ -91,3 +91,16 @@ def test_a_source_saved_during_a_build_is_not_forgotten(project: Project, monkey
     monkeypatch.setattr(pipeline, "load_sources", load_sources)
     result = project.build()
     assert [(c.question, c.kind) for c in result.changes.items] == [("elementwise-ops-memory-bound", "changed")]
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_a_build_leaves_the_cycle_collector_as_it_found_it(project: Project, enabled: bool) -> None:
+    """The build pauses Python's cycle collector, and gives the caller back the setting it had."""
+    import gc
+
+    (gc.enable if enabled else gc.disable)()
+    try:
+        project.build()
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable()
