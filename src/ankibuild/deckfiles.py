@@ -8,6 +8,7 @@ found is done on every core when there is enough of it.
 
 from __future__ import annotations
 
+import hashlib
 import multiprocessing
 import os
 from collections.abc import Iterator, Mapping, Sequence
@@ -42,6 +43,8 @@ class QuestionRef(NamedTuple):
 class FileResult:
     """What one question file contributes to a build."""
 
+    #: The sha256 of the bytes it was made from.
+    sha: str
     deck: Deck | None
     problems: tuple[Problem, ...]
     #: Its notes without their texts, by language in the order built, then in the file's order.
@@ -74,9 +77,10 @@ def process(bank: Bank, path: Path, raw: bytes, langs: Sequence[str], keep_texts
     needs nothing else of them, and they are most of a large bank's memory.
     """
     problems = Problems()
+    sha = hashlib.sha256(raw).hexdigest()
     deck = validate_deck_file(parse_source(path, raw, problems), bank, problems)
     if deck is None:
-        return FileResult(None, tuple(problems.items), (), {}, {}, {})
+        return FileResult(sha, None, tuple(problems.items), (), {}, {}, {})
     media = Media(bank.root)
     notes = [
         render_note(bank, deck.key, question, lang, media, problems)
@@ -87,6 +91,7 @@ def process(bank: Bank, path: Path, raw: bytes, langs: Sequence[str], keep_texts
     texts = {lang: pack([(n.fields, n.tags) for n in notes if n.lang == lang]) for lang in langs}
     questions = tuple(QuestionRef(q.id, q.source.line, q.source.column) for q in deck.questions)
     return FileResult(
+        sha,
         deck if keep_texts else replace(deck, questions=()),
         tuple(problems.items),
         tuple(note.head for note in notes),
@@ -122,28 +127,54 @@ def process_all(
     pending: Mapping[Path, bytes],
     cache: Cache | None,
     progress: Progress = silent,
-) -> list[FileResult]:
-    """Every question file's result, in order.
+    known: Mapping[Path, str] | None = None,
+) -> dict[Path, FileResult]:
+    """Every readable question file's result, in order.
 
     With a ``cache`` (a build), results are looked up there first, what is missing
     is computed (in parallel if large) and stored, and texts are left out.
     Without one (checking a bank about to be written), everything is computed here.
+    ``known`` has the sha256 of files just read: those found in the cache under
+    it are not read again.
     """
-    raws = {path: read_pending(path, pending, problems) for path in files}
-    jobs = {path: raw for path, raw in raws.items() if raw is not None}
     if cache is None:
-        return [process(bank, path, raw, langs) for path, raw in jobs.items()]
+        raws = {path: read_pending(path, pending, problems) for path in files}
+        return {path: process(bank, path, raw, langs) for path, raw in raws.items() if raw is not None}
     context = _context(bank, bank_raw, langs)
-    # The file's place is part of its result: its deck key, its images' folder, its problems.
-    keys = {path: digest(context, path.resolve().as_posix(), raw) for path, raw in jobs.items()}
-    found = {path: cache.get(key) for path, key in keys.items()}
-    missing = {path: raw for path, raw in jobs.items() if not _still_valid(found[path])}
-    for done, (path, packed) in enumerate(_compute(bank, missing, langs), start=len(jobs) - len(missing) + 1):
+    found: dict[Path, FileResult] = {}
+    keys: dict[Path, str] = {}
+    missing: dict[Path, bytes] = {}
+    for path in files:
+        sha = (known or {}).get(path)
+        if sha and _found(cache, keys, found, path, _key(context, path, sha)):
+            continue
+        raw = read_pending(path, pending, problems)
+        if raw is None:
+            continue
+        if not _found(cache, keys, found, path, _key(context, path, hashlib.sha256(raw).hexdigest())):
+            missing[path] = raw
+    total = len(found) + len(missing)
+    for done, (path, packed) in enumerate(_compute(bank, missing, langs), start=len(found) + 1):
         cache.put(keys[path], packed)
         found[path] = unpack(packed)
-        progress("files read", done, len(jobs))
+        progress("files read", done, total)
     cache.keep_only(keys.values())
-    return [found[path] for path in jobs]
+    return {path: found[path] for path in files if path in found}
+
+
+def _key(context: str, path: Path, sha: str) -> str:
+    # The file's place is part of its result: its deck key, its images' folder, its problems.
+    return digest(context, path.resolve().as_posix(), sha)
+
+
+def _found(cache: Cache, keys: dict[Path, str], found: dict[Path, FileResult], path: Path, key: str) -> bool:
+    """Look ``path``'s result up under ``key``, which becomes its key either way."""
+    keys[path] = key
+    result = cache.get(key)
+    if _still_valid(result):
+        found[path] = result
+        return True
+    return False
 
 
 def _compute(bank: Bank, jobs: Mapping[Path, bytes], langs: Sequence[str]) -> Iterator[tuple[Path, bytes]]:

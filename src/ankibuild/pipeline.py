@@ -57,7 +57,8 @@ def _load(
     released_id: str,
     cache: Cache | None,
     progress: Progress = silent,
-) -> tuple[Bank, list[FileResult]] | None:
+    known: Mapping[Path, str] | None = None,
+) -> tuple[Bank, dict[Path, FileResult]] | None:
     """The bank with its decks, and each question file's result with its notes in ``langs``."""
     bank_path, found = bank_files(decks, problems)
     files = sorted({*found, *pending} - {decks / BANK_FILE})
@@ -70,12 +71,17 @@ def _load(
             if raw is not None:
                 parse_source(path, raw, problems)
         return None
-    results = process_all(bank, bank_raw, files, langs or bank.languages, problems, pending, cache, progress)
-    for result in results:
+    results = process_all(bank, bank_raw, files, langs or bank.languages, problems, pending, cache, progress, known)
+    for result in results.values():
         problems.extend(result.problems)
-    decks_found = tuple(result.deck for result in results if result.deck is not None)
+    decks_found = tuple(result.deck for result in results.values() if result.deck is not None)
     check_unique_ids(
-        ((result.deck.source.path, *question) for result in results if result.deck for question in result.questions),
+        (
+            (result.deck.source.path, *question)
+            for result in results.values()
+            if result.deck
+            for question in result.questions
+        ),
         problems,
     )
     return replace(bank, decks=decks_found), results
@@ -105,6 +111,8 @@ class Sources:
     lock: Lock
     questions: int
     files: list[FileResult]
+    #: The sha256 of the bytes each question file was read as, by path.
+    used: dict[Path, str]
 
     def rendered(self, lang: str) -> list[RenderedNote]:
         """The notes of one language with their texts, in the bank's order."""
@@ -118,17 +126,21 @@ def load_sources(
     strict: bool,
     split: bool = False,
     progress: Progress = silent,
+    known: Mapping[Path, str] | None = None,
 ) -> Sources:
     """The valid bank and lock, the templates and notes of the languages asked for, and the warnings found.
 
+    ``known`` has the sha256 of question files just read, which need not be read again.
     Raises :class:`BankError` with every problem when there are errors (or warnings, if ``strict``).
     """
     problems = Problems()
     lock = _read_lock(decks / LOCK_FILE, problems)
-    loaded = _load(decks, problems, tuple(dict.fromkeys(languages)), {}, lock.bank, Cache(decks), progress)
+    langs = tuple(dict.fromkeys(languages))
+    loaded = _load(decks, problems, langs, {}, lock.bank, Cache(decks), progress, known)
     if loaded is None:
         problems.fail(strict=strict)
-    bank, results = loaded
+    bank, by_path = loaded
+    results = list(by_path.values())
     langs = _languages(bank, languages)
     card_templates = {lang: load_templates(templates, lang, problems, shuffle=bank.shuffle) for lang in langs}
     notes = [note for lang in langs for result in results for note in result.notes if note.lang == lang]
@@ -140,7 +152,8 @@ def load_sources(
         _check_split_names(bank, problems)
     problems.raise_for(strict=strict)
     questions = sum(len(result.questions) for result in results)
-    return Sources(bank, card_templates, notes, media, problems, lock, questions, results)
+    used = {path: result.sha for path, result in by_path.items()}
+    return Sources(bank, card_templates, notes, media, problems, lock, questions, results, used)
 
 
 def _read_lock(path: Path, problems: Problems) -> Lock:
@@ -175,7 +188,7 @@ def run(
     """
     with nullcontext() if dry_run else exclusive(decks, wait=wait):
         built = state.contents()  # read under the lock: another build may just have written
-        sources = load_sources(decks, templates, languages, strict, split, progress=progress)
+        sources = load_sources(decks, templates, languages, strict, split, progress, state.known())
         bank, card_templates, old = sources.bank, sources.templates, sources.lock
         result = BuildResult(
             bank.id, len(bank.decks), sources.questions, warnings=[p.describe() for p in sources.problems.warnings]
@@ -206,7 +219,7 @@ def run(
                 update_changelog(history, result.changes, {lang: t.name for lang, t in types.items()})
             publish_changelog(history, out)
             result.lock_written = lock_changed and write_if_changed(lock_path, lock_text.encode())
-            state.record(result)
+            state.record(result, sources.used)
         return result
 
 

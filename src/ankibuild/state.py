@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -81,13 +81,25 @@ class BuildState:
         self.path = Cache(decks).folder / f"build-{digest(self.options)[:16]}.json"
         self.seen: dict[str, str] = {}
 
-    def read_inputs(self) -> dict[str, str]:
-        """The content digest of every file the build reads, by its place."""
+    def read_inputs(self, used: Mapping[Path, str] | None = None) -> dict[str, str]:
+        """The content digest of every file the build reads, by its place.
+
+        The files in ``used`` are not read: their digest is the one given.
+        """
+        given = {self._name(path): sha for path, sha in (used or {}).items()}
         return {
-            f"{index}/{path.relative_to(root).as_posix()}": file_sha(path) or ""
+            name: given.get(name) or file_sha(path) or ""
             for index, root in enumerate((self.decks, self.templates))
             for path in _files(root)
+            for name in (f"{index}/{path.relative_to(root).as_posix()}",)
         }
+
+    def _name(self, path: Path) -> str:
+        return f"0/{path.relative_to(self.decks).as_posix()}"
+
+    def known(self) -> dict[Path, str]:
+        """The digests :meth:`unchanged` read of the files in the bank folder, by path."""
+        return {self.decks / name[2:]: sha for name, sha in self.seen.items() if name.startswith("0/") and sha}
 
     def inputs(self, files: dict[str, str], *, sources_only: bool = False) -> str:
         """A digest of the files the build reads (from :meth:`read_inputs`) and of the options.
@@ -136,9 +148,14 @@ class BuildState:
         except (KeyError, TypeError, AttributeError):
             return {}
 
-    def record(self, result: BuildResult) -> None:
-        """Remember a successful build, unless a source changed since :meth:`unchanged` read them."""
-        now = self.read_inputs()
+    def record(self, result: BuildResult, used: Mapping[Path, str]) -> None:
+        """Remember a successful build, unless a source changed since :meth:`unchanged` read them.
+
+        ``used`` has the digest of the bytes each question file was built from:
+        those are compared with what :meth:`unchanged` read instead of reading
+        the files again.
+        """
+        now = self.read_inputs(used)
         if self.inputs(now, sources_only=True) != self.inputs(self.seen, sources_only=True):
             return
         outputs = [
