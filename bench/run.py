@@ -35,6 +35,8 @@ ROOT = Path(__file__).resolve().parent.parent
 #: Otherwise an edit measured within the same second as the cold build would
 #: wait for the next second: a changed note must get a strictly newer time.
 SOURCE_DATE_EPOCH = "1600000000"
+#: Where the contenders' compiled modules go, beside the banks in the work folder.
+BYTECODE = "bytecode"
 #: What a build leaves in the bank folder (both documented in the README).
 BUILD_STATE = ("ankibuild.lock", "CHANGELOG.md")
 #: The build's runs: each starts from what the one before left.
@@ -83,12 +85,19 @@ class Project:
         return [sys.executable, "-m", f"bench.{key}", "--decks", decks, "--out", out]
 
     def environment(self) -> dict[str, str]:
-        """This checkout's sources first; any cache the build keeps goes inside the project."""
+        """This checkout's sources first; any cache the build keeps goes inside the project.
+
+        Every contender runs from compiled bytecode, as an installed package does:
+        the warm-up compiles it into the work folder, even where the environment
+        says not to write bytecode (which would compile every module on every run).
+        """
         paths = [str(ROOT / "src"), str(ROOT), os.environ.get("PYTHONPATH", "")]
-        inherited = {k: v for k, v in os.environ.items() if k != "ANKIBUILD_CACHE_DIR"}  # it would win over XDG
+        dropped = {"ANKIBUILD_CACHE_DIR", "PYTHONDONTWRITEBYTECODE"}  # the cache setting would win over XDG
+        inherited = {k: v for k, v in os.environ.items() if k not in dropped}
         return {
             **inherited,
             "PYTHONPATH": os.pathsep.join(p for p in paths if p),
+            "PYTHONPYCACHEPREFIX": str(self.root.parent / BYTECODE),
             "XDG_CACHE_HOME": str(self.root / ".cache"),
             "SOURCE_DATE_EPOCH": SOURCE_DATE_EPOCH,
         }
@@ -213,6 +222,8 @@ def measure_all(
         results.append(measure(project, repeat=repeat, progress=lambda line: print(line, file=sys.stderr)))
         if not keep:
             shutil.rmtree(project.root)
+    if not keep:
+        shutil.rmtree(workdir / BYTECODE, ignore_errors=True)
     return results
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from ankibuild.errors import BankError
 from ankibuild.lock import LOCK_FILE, Clock, Lock, read_lock, stamp_notes
+from ankibuild.render import NoteHead
 
 from .conftest import Project
 
@@ -27,8 +28,8 @@ class FakeTime:
         self.now += seconds
 
 
-def _row(guid: str, digest: str) -> tuple[str, str, str, str, str]:
-    return guid, "q", "de", digest, digest[:8]
+def _row(guid: str, digest: str) -> NoteHead:
+    return NoteHead(guid, "q", "de", "deck", (), digest, digest[:8])
 
 
 def test_a_change_in_the_same_second_waits_for_a_strictly_newer_time() -> None:

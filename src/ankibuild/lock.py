@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from operator import attrgetter
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from .errors import BankError, Problems
 
@@ -174,12 +174,23 @@ class Stamped:
     changed_parts: tuple[int, ...] = ()
 
 
-def stamp_notes(
-    notes: Iterable[tuple[str, str, str, str, str]],
-    lock: Lock,
-    clock: Clock,
-) -> tuple[dict[str, NoteLock], dict[str, Stamped]]:
-    """New lock entries for ``(guid, question, lang, digest, parts)`` rows, and stamps for those not the same.
+class Stampable(Protocol):
+    """A rendered note, as far as its lock entry goes."""
+
+    @property
+    def guid(self) -> str: ...
+    @property
+    def question_id(self) -> str: ...
+    @property
+    def lang(self) -> str: ...
+    @property
+    def digest(self) -> str: ...
+    @property
+    def parts(self) -> str: ...
+
+
+def stamp_notes(notes: Iterable[Stampable], lock: Lock, clock: Clock) -> tuple[dict[str, NoteLock], dict[str, Stamped]]:
+    """New lock entries for rendered notes, and stamps for those that are not the same.
 
     A note whose content is as the lock has it keeps its entry, and gets no stamp:
     in a rebuild after an edit, nearly all of them.
@@ -187,7 +198,8 @@ def stamp_notes(
     entries: dict[str, NoteLock] = {}
     stamps: dict[str, Stamped] = {}
     now: int | None = None
-    for guid, question, lang, digest, parts in notes:
+    for note in notes:
+        guid, question, lang, digest, parts = note.guid, note.question_id, note.lang, note.digest, note.parts
         old = lock.notes.get(guid)
         if old is not None and old.digest == digest:
             same_place = old.question == question and old.lang == lang

@@ -279,7 +279,7 @@ def _stamp(
     changes: Changelog,
 ) -> Lock:
     """The new lock: times for every note and notetype; what changed goes to ``changes``."""
-    entries, stamps = stamp_notes(((n.guid, n.question_id, n.lang, n.digest, n.parts) for n in notes), old, clock)
+    entries, stamps = stamp_notes(notes, old, clock)
     kept = {guid: e for guid, e in old.notes.items() if e.lang not in card_templates}  # other languages
     new = Lock(bank.id, dict(old.notetypes), {**kept, **entries})
     for lang, tpl in card_templates.items():
