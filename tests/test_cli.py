@@ -117,3 +117,16 @@ def test_python_dash_m_runs_the_same_cli() -> None:
     """`python -m ankibuild` is the same program as `ankibuild`."""
     result = subprocess.run([sys.executable, "-m", "ankibuild", "--version"], capture_output=True, text=True)
     assert result.returncode == 0 and result.stdout.startswith("ankibuild, version")
+
+
+def test_the_process_ends_with_the_commands_exit_code_and_all_its_output(project: Project) -> None:
+    """The process skips the interpreter's teardown, but not its exit code or its buffered output."""
+    command = [sys.executable, "-m", "ankibuild", "build", "--decks"]
+    built = subprocess.run([*command, "decks"], capture_output=True, text=True, cwd=project.root)
+    assert built.returncode == 0
+    assert "Bank 'ai-stack': 1 deck(s), 6 question(s)." in built.stdout  # piped: block-buffered, then flushed
+    assert built.stdout.rstrip().endswith("added w4a16-decode")  # the last line too
+    failed = subprocess.run([*command, "missing"], capture_output=True, text=True, cwd=project.root)
+    assert failed.returncode == 1 and "no bank folder" in failed.stderr
+    usage = subprocess.run([*command[:-2], "bogus"], capture_output=True, text=True, cwd=project.root)
+    assert usage.returncode == 2 and "No such command 'bogus'" in usage.stderr

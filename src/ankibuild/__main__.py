@@ -1,3 +1,3 @@
-from ankibuild.cli import main
+from ankibuild.cli import run
 
-main()
+run()

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, NoReturn, TypeVar
 
 import click
 
@@ -230,3 +231,24 @@ def _summary(result: BuildResult, dry_run: bool, quiet: bool) -> None:
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
+
+
+def run() -> NoReturn:
+    """The ``ankibuild`` command: runs it, then ends the process without tearing down the interpreter.
+
+    Freeing every loaded module and object one by one takes some 20 ms, a fifth
+    of a build with nothing to do; by the time a command returns, everything it
+    wrote is closed and its workers are gone. Only its output needs flushing.
+    A crash still ends the usual way, with its traceback.
+    """
+    try:
+        main()
+    except SystemExit as done:
+        code = done.code
+    else:  # click ends every command with SystemExit; this is in case it one day does not
+        code = 0
+    if isinstance(code, str):
+        print(code, file=sys.stderr)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code if isinstance(code, int) else int(code is not None))
