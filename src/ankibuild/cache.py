@@ -67,6 +67,10 @@ class Cache:
     def _path(self, key: str) -> Path:
         return self.folder / f"{key}.pickle"
 
+    def has(self, key: str) -> bool:
+        """Whether there is an entry under ``key`` (which may still turn out damaged)."""
+        return self._path(key).is_file()
+
     def get(self, key: str) -> Any:
         """The value stored under ``key``, or None."""
         try:

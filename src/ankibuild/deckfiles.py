@@ -14,11 +14,12 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import NamedTuple
 
 from .cache import Cache, digest, file_sha, pack, unpack
-from .errors import Problem, Problems
+from .errors import CacheChangedError, Problem, Problems
 from .loader import parse_source, read_pending
 from .media import Media
 from .model import Bank, Deck
@@ -102,9 +103,37 @@ def process(bank: Bank, path: Path, raw: bytes, langs: Sequence[str], keep_texts
     )
 
 
-def _process_packed(bank: Bank, path: Path, raw: bytes, langs: Sequence[str]) -> bytes:
-    """:func:`process` for a build, packed for the cache (and, from a worker, for the way back)."""
-    return pack(process(bank, path, raw, langs, keep_texts=False))
+def _process_packed(bank: Bank, path: Path, raw: bytes, langs: Sequence[str]) -> tuple[bytes, bytes]:
+    """:func:`process` for a build, packed for the cache (and, from a worker, for the way back).
+
+    The result and its texts are packed apart: a build restores every file's
+    result, but the texts only of those whose notes go into a package anew.
+    """
+    result = process(bank, path, raw, langs, keep_texts=False)
+    return pack(replace(result, texts={})), pack(dict(result.texts))
+
+
+class _CachedTexts(Mapping[str, bytes]):
+    """A cached result's texts, read from the cache when a package first needs them."""
+
+    def __init__(self, cache: Cache, key: str) -> None:
+        self._cache, self._key = cache, key
+
+    @cached_property
+    def _texts(self) -> Mapping[str, bytes]:
+        texts = self._cache.get(self._key)
+        if not isinstance(texts, dict):
+            raise CacheChangedError(f"the build cache in {self._cache.folder} changed during the build: build again")
+        return texts
+
+    def __getitem__(self, lang: str) -> bytes:
+        return self._texts[lang]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._texts)
+
+    def __len__(self) -> int:
+        return len(self._texts)
 
 
 def _context(bank: Bank, bank_raw: bytes, langs: Sequence[str]) -> str:
@@ -154,11 +183,12 @@ def process_all(
         if not _found(cache, keys, found, path, _key(context, path, hashlib.sha256(raw).hexdigest())):
             missing[path] = raw
     total = len(found) + len(missing)
-    for done, (path, packed) in enumerate(_compute(bank, missing, langs), start=len(found) + 1):
+    for done, (path, (packed, texts)) in enumerate(_compute(bank, missing, langs), start=len(found) + 1):
         cache.put(keys[path], packed)
-        found[path] = unpack(packed)
+        cache.put(_texts_key(keys[path]), texts)
+        found[path] = replace(unpack(packed), texts=unpack(texts))
         progress("files read", done, total)
-    cache.keep_only(keys.values())
+    cache.keep_only([*keys.values(), *map(_texts_key, keys.values())])
     return {path: found[path] for path in files if path in found}
 
 
@@ -167,17 +197,23 @@ def _key(context: str, path: Path, sha: str) -> str:
     return digest(context, path.resolve().as_posix(), sha)
 
 
+def _texts_key(key: str) -> str:
+    return digest(key, "texts")
+
+
 def _found(cache: Cache, keys: dict[Path, str], found: dict[Path, FileResult], path: Path, key: str) -> bool:
     """Look ``path``'s result up under ``key``, which becomes its key either way."""
     keys[path] = key
     result = cache.get(key)
-    if _still_valid(result):
-        found[path] = result
+    if _still_valid(result) and cache.has(_texts_key(key)):
+        found[path] = replace(result, texts=_CachedTexts(cache, _texts_key(key)))
         return True
     return False
 
 
-def _compute(bank: Bank, jobs: Mapping[Path, bytes], langs: Sequence[str]) -> Iterator[tuple[Path, bytes]]:
+def _compute(
+    bank: Bank, jobs: Mapping[Path, bytes], langs: Sequence[str]
+) -> Iterator[tuple[Path, tuple[bytes, bytes]]]:
     """Packed results of the files in ``jobs``, one at a time: on two cores when there is enough to parse."""
     workers = min(len(jobs), os.cpu_count() or 1, 2 if sum(map(len, jobs.values())) > PARALLEL_BYTES else 1)
     if workers <= 1:

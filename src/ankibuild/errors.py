@@ -165,3 +165,7 @@ class UnknownLanguageError(AnkibuildError):
 
 class BuildLockedError(AnkibuildError):
     """Raised when another build of the same bank is still running after the wait."""
+
+
+class CacheChangedError(AnkibuildError):
+    """Raised when an entry of the build cache vanished while a build was using it."""
