@@ -116,6 +116,8 @@ def _write_notes(cursor: sqlite3.Cursor, spec: PackageSpec, notes: Iterable[tupl
     """Insert notes, each with its one card (the notetype has one card type), from their positions."""
     model, sort_index = spec.notetype, spec.notetype.sort_field_index
     rows = sorted((_note_id(n.guid), _card_id(n.guid), position, n) for position, n in notes)
+    if not rows:
+        return
     texts = spec.texts(None if len(rows) == len(spec.notes) else [n.guid for _, _, _, n in rows])
     # Rows go in by id, the order of SQLite's tables: each page is filled once, never split.
     cursor.executemany(
@@ -158,9 +160,9 @@ def _create(spec: PackageSpec, path: Path) -> None:
         _write_notes(cursor, spec, enumerate(spec.notes, start=1))
 
 
-def _update(spec: PackageSpec, path: Path, old: Sequence[NoteKey]) -> None:
+def _update(spec: PackageSpec, path: Path, old: Sequence[tuple[str, str, int, int]]) -> None:
     """Turn the collection of ``old`` notes at ``path`` into that of ``spec``'s notes."""
-    before = {note.guid: (position, note) for position, note in enumerate(old, start=1)}
+    before = {note[0]: (position, note) for position, note in enumerate(old, start=1)}
     now = list(enumerate(spec.notes, start=1))
     gone = before.keys() - {note.guid for note in spec.notes}
     added = [(position, note) for position, note in now if note.guid not in before]
@@ -206,6 +208,17 @@ def _connect(path: Path) -> Iterator[sqlite3.Connection]:
         conn.close()
 
 
+class _Record(NamedTuple):
+    """What a kept collection holds."""
+
+    frame: str
+    contents: str
+    #: Its notes, as :class:`NoteKey` fields (plain tuples restore quicker).
+    notes: Sequence[tuple[str, str, int, int]]
+    #: The collection deflated in pieces, by digest (see :class:`_Deflate`).
+    pieces: Mapping[bytes, bytes]
+
+
 class Kept:
     """Where a package's collection waits for the package's next build, with what it holds.
 
@@ -218,31 +231,34 @@ class Kept:
         self.folder, self.name = folder, name
         self.record = folder / f"{name}.pickle"
 
-    def load(self, frame: str) -> tuple[Path, Sequence[NoteKey]] | None:
-        """The kept collection and its notes, if there is one with this ``frame``."""
+    def read(self) -> _Record | None:
         try:
-            kept_frame, contents, notes = pickle.loads(self.record.read_bytes())
+            return _Record(*pickle.loads(self.record.read_bytes()))
         except Exception:  # none, or damaged: the package is made from nothing
             return None
-        return (self.collection(contents), notes) if kept_frame == frame else None
 
     def collection(self, contents: str) -> Path:
         return self.folder / f"{self.name}-{contents[:32]}.anki2"
 
-    def keep(self, spec: PackageSpec) -> None:
-        """Record the collection just made for ``spec`` and forget any other."""
-        record = pickle.dumps((spec.frame, spec.contents, list(spec.notes)), protocol=pickle.HIGHEST_PROTOCOL)
-        write_if_changed(self.record, record, durable=False)
+    def keep(self, spec: PackageSpec, pieces: Mapping[bytes, bytes]) -> None:
+        """Record the collection just made for ``spec``, deflated in ``pieces``, and forget any other."""
+        record = (spec.frame, spec.contents, [tuple(note) for note in spec.notes], dict(pieces))
+        write_if_changed(self.record, pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL), durable=False)
         current = self.collection(spec.contents)
         for other in self.folder.glob(f"{self.name}-*.anki2"):
             if other != current:
                 other.unlink(missing_ok=True)
 
 
-def _collection(spec: PackageSpec, kept: Kept | None, scratch: Path) -> Path:
-    """The package's collection, canonical: from the kept one when there is one, else from nothing."""
+def _collection(spec: PackageSpec, kept: Kept | None, record: _Record | None, scratch: Path) -> Path:
+    """The package's collection, canonical: from the kept one when it can be, else from nothing."""
     work = scratch / "work.anki2"
-    if not (kept and _from_kept(spec, kept, work)):
+    if not (
+        kept
+        and record
+        and record.frame == spec.frame
+        and _from_kept(spec, kept.collection(record.contents), record.notes, work)
+    ):
         work.unlink(missing_ok=True)
         _create(spec, work)
     if kept is None:
@@ -261,14 +277,11 @@ def _collection(spec: PackageSpec, kept: Kept | None, scratch: Path) -> Path:
     return target
 
 
-def _from_kept(spec: PackageSpec, kept: Kept, work: Path) -> bool:
-    """Make ``work`` from the kept collection; False when there is none to use."""
-    base = kept.load(spec.frame)
-    if base is None:
-        return False
+def _from_kept(spec: PackageSpec, base: Path, notes: Sequence[tuple[str, str, int, int]], work: Path) -> bool:
+    """Make ``work`` from the kept collection ``base`` of ``notes``; False when it cannot be used."""
     try:
-        shutil.copyfile(base[0], work)
-        _update(spec, work, base[1])
+        shutil.copyfile(base, work)
+        _update(spec, work, notes)
     except (OSError, sqlite3.Error):  # gone meanwhile, or damaged: made from nothing instead
         return False
     return True
@@ -291,6 +304,9 @@ class _Deflate:
     whose bytes depend only on the input. It stands in for the compressor of a
     zip entry: a package made after one edit is mostly the deflating of one
     collection, which one core did alone.
+
+    A piece deflated by the package's last build (``known``, by digest) is not
+    deflated again: after an edit, most pages of a collection are as they were.
     """
 
     PIECE = 1 << 20
@@ -298,11 +314,13 @@ class _Deflate:
     #: Pieces being deflated at once, at most: bounds the memory a large collection takes.
     AHEAD = 4
 
-    def __init__(self, pool: ThreadPoolExecutor) -> None:
-        self._pool = pool
+    def __init__(self, pool: ThreadPoolExecutor, known: Mapping[bytes, bytes]) -> None:
+        self._pool, self._known = pool, known
         self._buffer = b""
         self._primer = b""
-        self._running: deque[Future[bytes]] = deque()
+        self._running: deque[tuple[bytes, Future[bytes]]] = deque()
+        #: This stream's pieces, deflated, by digest.
+        self.pieces: dict[bytes, bytes] = {}
 
     def compress(self, data: bytes) -> bytes:
         self._buffer += data
@@ -311,19 +329,35 @@ class _Deflate:
             self._start(piece, last=False)
         done = []
         while len(self._running) > self.AHEAD:
-            done.append(self._running.popleft().result())
+            done.append(self._finish())
         return b"".join(done)
 
     def flush(self) -> bytes:
         self._start(self._buffer, last=True)
         self._buffer = b""
-        done = [future.result() for future in self._running]
-        self._running.clear()
+        done = []
+        while self._running:
+            done.append(self._finish())
         return b"".join(done)
 
     def _start(self, piece: bytes, last: bool) -> None:
-        self._running.append(self._pool.submit(_deflate, piece, self._primer, last))
+        # Deflate's output depends on its version and level as much as on the input.
+        key = hashlib.sha256(f"{zlib.ZLIB_RUNTIME_VERSION}/{COMPRESS_LEVEL}/{last}".encode())
+        key.update(self._primer)
+        key.update(piece)
+        digest = key.digest()
+        if digest in self._known:
+            future: Future[bytes] = Future()
+            future.set_result(self._known[digest])
+        else:
+            future = self._pool.submit(_deflate, piece, self._primer, last)
+        self._running.append((digest, future))
         self._primer = piece[-self.WINDOW :]
+
+    def _finish(self) -> bytes:
+        digest, future = self._running.popleft()
+        self.pieces[digest] = future.result()
+        return self.pieces[digest]
 
 
 def _deflate(piece: bytes, primer: bytes, last: bool) -> bytes:
@@ -339,19 +373,21 @@ def package_bytes(spec: PackageSpec, kept: Kept | None = None) -> bytes:
     zip from its file: a large bank's is never held in memory whole.
     """
     buffer = io.BytesIO()
+    record = kept.read() if kept else None
     with tempfile.TemporaryDirectory(prefix="ankibuild-") as scratch, zipfile.ZipFile(buffer, "w") as archive:
-        collection = _collection(spec, kept, Path(scratch))
+        collection = _collection(spec, kept, record, Path(scratch))
         with (
             ThreadPoolExecutor(2) as pool,
             collection.open("rb") as source,
             archive.open(_entry("collection.anki2"), "w") as target,
         ):
-            target._compressor = _Deflate(pool)  # type: ignore[attr-defined]  # zipfile has no public way
+            deflate = _Deflate(pool, record.pieces if record else {})
+            target._compressor = deflate  # type: ignore[attr-defined]  # zipfile has no public way
             shutil.copyfileobj(source, target, _Deflate.PIECE)
         names = {str(index): name for index, (name, _) in enumerate(spec.media)}
         archive.writestr(_entry("media"), json.dumps(names, sort_keys=True))
         for index, (_, content) in enumerate(spec.media):
             archive.writestr(_entry(str(index)), content)
     if kept:
-        kept.keep(spec)
+        kept.keep(spec, deflate.pieces)
     return buffer.getvalue()

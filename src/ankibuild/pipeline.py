@@ -360,10 +360,7 @@ def _texts(files: list[FileResult], lang: str, wanted: Collection[str] | None) -
 
     Only the files that hold a wanted note have their texts unpacked.
     """
-    wanted = None if wanted is None else set(wanted)
-    return {
-        note.guid: (note.fields, note.tags)
-        for file in files
-        if wanted is None or any(head.guid in wanted for head in file.notes)
-        for note in file.rendered(lang)
-    }
+    if wanted is not None:
+        holders = {head.guid: file for file in files for head in file.notes if head.lang == lang}
+        files = list({id(holders[guid]): holders[guid] for guid in wanted}.values())
+    return {note.guid: (note.fields, note.tags) for file in files for note in file.rendered(lang)}
