@@ -77,9 +77,10 @@ class PackageSpec:
     decks: Sequence[DeckInfo]
     #: Its notes, in the order their new cards come up.
     notes: Sequence[NoteKey]
-    #: The texts of the notes asked for (all, for None), by GUID: a package made
-    #: from its previous collection reads only those of the notes that changed.
-    texts: Callable[[Collection[str] | None], Mapping[str, Texts]]
+    #: The texts of (at least) the notes asked for, or of all for None, with their
+    #: GUIDs, as they are unpacked: a package made from its previous collection
+    #: reads only those of the notes that changed.
+    texts: Callable[[Collection[str] | None], Iterable[tuple[str, Texts]]]
     media: Sequence[tuple[str, bytes]] = ()
 
     @cached_property
@@ -112,34 +113,30 @@ def _card_id(guid: str) -> int:
     return stable_int("card", guid, "0")
 
 
-def _write_notes(cursor: sqlite3.Cursor, spec: PackageSpec, notes: Iterable[tuple[int, NoteKey]]) -> None:
-    """Insert notes, each with its one card (the notetype has one card type), from their positions."""
-    model, sort_index = spec.notetype, spec.notetype.sort_field_index
-    rows = sorted((_note_id(n.guid), _card_id(n.guid), position, n) for position, n in notes)
-    if not rows:
+def _write_notes(cursor: sqlite3.Cursor, spec: PackageSpec, added: Sequence[tuple[int, NoteKey]]) -> None:
+    """Insert notes at their positions, each with its one card (the notetype has one card type).
+
+    Notes go in as their texts are unpacked, a question file at a time, never
+    all of a package's texts at once; the order they go in does not show in the
+    collection written out with VACUUM INTO.
+    """
+    if not added:
         return
-    texts = spec.texts(None if len(rows) == len(spec.notes) else [n.guid for _, _, _, n in rows])
-    # Rows go in by id, the order of SQLite's tables: each page is filled once, never split.
-    cursor.executemany(
-        _NOTE,
-        (
-            (
-                note_id,
-                n.guid,
-                model.model_id,
-                n.mtime,
-                _tags(texts[n.guid][1]),
-                "\x1f".join(texts[n.guid][0]),
-                texts[n.guid][0][sort_index],
-            )
-            for note_id, _, _, n in rows
-        ),
-    )
-    rows.sort(key=lambda row: row[1])
-    # New cards keep the bank's order through their due position.
-    cursor.executemany(
-        _CARD, ((card_id, note_id, n.deck_id, n.mtime, position) for note_id, card_id, position, n in rows)
-    )
+    place = {note.guid: (position, note) for position, note in added}
+    model, sort_index = spec.notetype, spec.notetype.sort_field_index
+    cards: list[tuple[int, int, int, int, int]] = []
+
+    def notes() -> Iterator[tuple[int, str, int, int, str, str, str]]:
+        for guid, (fields, tags) in spec.texts(None if len(place) == len(spec.notes) else place):
+            if guid in place:
+                position, note = place[guid]
+                note_id = _note_id(guid)
+                # New cards keep the bank's order through their due position.
+                cards.append((_card_id(guid), note_id, note.deck_id, note.mtime, position))
+                yield note_id, guid, model.model_id, note.mtime, _tags(tags), "\x1f".join(fields), fields[sort_index]
+
+    cursor.executemany(_NOTE, notes())
+    cursor.executemany(_CARD, cards)
 
 
 def _tags(tags: tuple[str, ...]) -> str:
@@ -157,7 +154,7 @@ def _create(spec: PackageSpec, path: Path) -> None:
         for deck in decks:
             deck.add_model(spec.notetype)
         genanki.Package(decks).write_to_db(cursor, spec.notetype_mtime, iter(()))
-        _write_notes(cursor, spec, enumerate(spec.notes, start=1))
+        _write_notes(cursor, spec, list(enumerate(spec.notes, start=1)))
 
 
 def _update(spec: PackageSpec, path: Path, old: Sequence[tuple[str, str, int, int]]) -> None:
@@ -168,7 +165,7 @@ def _update(spec: PackageSpec, path: Path, old: Sequence[tuple[str, str, int, in
     added = [(position, note) for position, note in now if note.guid not in before]
     kept = [(position, note) for position, note in now if before.get(note.guid, (position, note)) != (position, note)]
     edited = {n.guid for _, n in kept if before[n.guid][1][1:3] != n[1:3]}  # digest or time
-    texts = spec.texts(edited) if edited else {}
+    texts = dict(spec.texts(edited)) if edited else {}
     sort_index = spec.notetype.sort_field_index
     with _connect(path) as conn:
         conn.executemany("DELETE FROM notes WHERE id = ?", ((_note_id(guid),) for guid in gone))

@@ -7,7 +7,7 @@ whose bytes would not change.
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
@@ -355,12 +355,14 @@ def _plan(
     return packages
 
 
-def _texts(files: list[FileResult], lang: str, wanted: Collection[str] | None) -> dict[str, Texts]:
-    """The fields and tags of the ``wanted`` notes (all, for None) of ``files`` in ``lang``, by GUID.
+def _texts(files: list[FileResult], lang: str, wanted: Collection[str] | None) -> Iterator[tuple[str, Texts]]:
+    """The fields and tags of ``files``' notes in ``lang``, with their GUIDs, a file at a time.
 
-    Only the files that hold a wanted note have their texts unpacked.
+    With ``wanted``, only the files that hold one of those notes are unpacked.
     """
     if wanted is not None:
         holders = {head.guid: file for file in files for head in file.notes if head.lang == lang}
         files = list({id(holders[guid]): holders[guid] for guid in wanted}.values())
-    return {note.guid: (note.fields, note.tags) for file in files for note in file.rendered(lang)}
+    for file in files:
+        for note in file.rendered(lang):
+            yield note.guid, (note.fields, note.tags)
