@@ -80,6 +80,8 @@ class BuildState:
         )
         self.path = Cache(decks).folder / f"build-{digest(self.options)[:16]}.json"
         self.seen: dict[str, str] = {}
+        #: The digest of each package of the last build found as it wrote it, by path.
+        self.intact: dict[str, str] = {}
 
     def read_inputs(self, used: Mapping[Path, str] | None = None) -> dict[str, str]:
         """The content digest of every file the build reads, by its place.
@@ -144,7 +146,9 @@ class BuildState:
         """What each package of the last build was made of, by path, for those still as it wrote them."""
         data = self._load() or {}
         try:
-            return {o["path"]: o["contents"] for o in data.get("outputs", []) if file_sha(Path(o["path"])) == o["sha"]}
+            intact = [o for o in data.get("outputs", []) if file_sha(Path(o["path"])) == o["sha"]]
+            self.intact = {o["path"]: o["sha"] for o in intact}
+            return {o["path"]: o["contents"] for o in intact}
         except (KeyError, TypeError, AttributeError):
             return {}
 
@@ -164,7 +168,8 @@ class BuildState:
                 "lang": o.lang,
                 "decks": o.decks,
                 "notes": o.notes,
-                "sha": file_sha(o.path),
+                # A package this build did not write may be as contents() found it.
+                "sha": (None if o.written else self.intact.get(str(o.path))) or file_sha(o.path),
                 "contents": result.contents.get(str(o.path), ""),
             }
             for o in result.outputs
