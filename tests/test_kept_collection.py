@@ -121,3 +121,17 @@ def test_every_kind_of_change_gives_the_bytes_of_a_build_from_nothing(
         assert _packages(project.out) == fresh, step
         # A new or renamed deck changes the collection's deck list: such a one is made anew.
         assert rebuilt == ({"_create"} if step in NEW_DECKS else {"_update"}), step
+
+
+def test_a_cache_that_cannot_be_written_only_costs_time(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the cache folder impossible to create, every package is made from nothing, and the same."""
+    project.build()
+    expected = _packages(project.out)
+    blocker = project.root / "not-a-folder"
+    blocker.write_text("a file where the cache folder would go\n", encoding="utf-8")
+    monkeypatch.setenv("ANKIBUILD_CACHE_DIR", str(blocker / "cache"))
+    for path in project.out.glob("*.apkg"):
+        path.unlink()
+    result = project.build()
+    assert [o.written for o in result.outputs] == [True] * 3
+    assert _packages(project.out) == expected

@@ -18,6 +18,7 @@ import contextlib
 import hashlib
 import io
 import json
+import os
 import pickle
 import shutil
 import sqlite3
@@ -221,7 +222,8 @@ class Kept:
 
     The record names the collection file by the package's contents, and a file is
     never changed once written: a build that reads the record while another
-    replaces it finds the old file whole, or none.
+    replaces it finds the old file whole, or none. A folder that cannot be
+    written only means every package is made from nothing.
     """
 
     def __init__(self, folder: Path, name: str) -> None:
@@ -234,43 +236,40 @@ class Kept:
         except Exception:  # none, or damaged: the package is made from nothing
             return None
 
+    def writable(self) -> bool:
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            return False
+        return os.access(self.folder, os.W_OK)
+
     def collection(self, contents: str) -> Path:
         return self.folder / f"{self.name}-{contents[:32]}.anki2"
 
-    def keep(self, spec: PackageSpec, pieces: Mapping[bytes, bytes]) -> None:
-        """Record the collection just made for ``spec``, deflated in ``pieces``, and forget any other."""
+    def keep(self, spec: PackageSpec, collection: Path, pieces: Mapping[bytes, bytes]) -> None:
+        """Keep ``collection``, just made for ``spec`` and deflated in ``pieces``, and forget any other."""
         record = (spec.frame, spec.contents, [tuple(note) for note in spec.notes], dict(pieces))
-        write_if_changed(self.record, pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL), durable=False)
         current = self.collection(spec.contents)
-        for other in self.folder.glob(f"{self.name}-*.anki2"):
-            if other != current:
-                other.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            collection.replace(current)  # in the same folder: a rename, whole or not at all
+            write_if_changed(self.record, pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL), durable=False)
+            for other in self.folder.glob(f"{self.name}-*.anki2"):
+                if other != current:
+                    other.unlink(missing_ok=True)
 
 
-def _collection(spec: PackageSpec, kept: Kept | None, record: _Record | None, scratch: Path) -> Path:
-    """The package's collection, canonical: from the kept one when it can be, else from nothing."""
+def _collection(spec: PackageSpec, base: tuple[Path, _Record] | None, scratch: Path) -> Path:
+    """The package's collection, canonical: from the kept one (``base``) when it can be, else from nothing."""
     work = scratch / "work.anki2"
-    if not (
-        kept
-        and record
-        and record.frame == spec.frame
-        and _from_kept(spec, kept.collection(record.contents), record.notes, work)
-    ):
+    if not (base and base[1].frame == spec.frame and _from_kept(spec, base[0], base[1].notes, work)):
         work.unlink(missing_ok=True)
         _create(spec, work)
-    if kept is None:
-        target = scratch / "collection.anki2"
-    else:
-        kept.folder.mkdir(parents=True, exist_ok=True)
-        target = kept.collection(spec.contents)
-    # Written beside its place and renamed there: a build reading it meanwhile sees it whole.
-    written = target.with_name(f".{target.name}.{scratch.name}.tmp")
+    target = scratch / "collection.anki2"
     with _connect(work) as conn:
         # VACUUM INTO copies the schema cookie, plus one; how often the schema changed
         # before must not show in the bytes. Safe here: nothing else has the file open.
         conn.execute(f"PRAGMA schema_version = {SCHEMA_COOKIE}")
-        conn.execute("VACUUM INTO ?", (str(written),))
-    written.replace(target)
+        conn.execute("VACUUM INTO ?", (str(target),))
     return target
 
 
@@ -370,9 +369,16 @@ def package_bytes(spec: PackageSpec, kept: Kept | None = None) -> bytes:
     zip from its file: a large bank's is never held in memory whole.
     """
     buffer = io.BytesIO()
-    record = kept.read() if kept else None
-    with tempfile.TemporaryDirectory(prefix="ankibuild-") as scratch, zipfile.ZipFile(buffer, "w") as archive:
-        collection = _collection(spec, kept, record, Path(scratch))
+    writable = kept is not None and kept.writable()
+    record = kept.read() if kept and writable else None
+    # Made beside the kept collections, to take the place of the old one with a rename.
+    scratch_dir = kept.folder if kept and writable else None
+    with (
+        tempfile.TemporaryDirectory(prefix=".ankibuild-", dir=scratch_dir) as scratch,
+        zipfile.ZipFile(buffer, "w") as archive,
+    ):
+        base = (kept.collection(record.contents), record) if kept and record else None
+        collection = _collection(spec, base, Path(scratch))
         with (
             ThreadPoolExecutor(2) as pool,
             collection.open("rb") as source,
@@ -385,6 +391,6 @@ def package_bytes(spec: PackageSpec, kept: Kept | None = None) -> bytes:
         archive.writestr(_entry("media"), json.dumps(names, sort_keys=True))
         for index, (_, content) in enumerate(spec.media):
             archive.writestr(_entry(str(index)), content)
-    if kept:
-        kept.keep(spec, deflate.pieces)
+        if kept and writable:
+            kept.keep(spec, collection, deflate.pieces)
     return buffer.getvalue()
