@@ -202,7 +202,9 @@ def stamp_notes(notes: Iterable[Stampable], lock: Lock, clock: Clock) -> tuple[d
         note.guid: old
         for note in notes
         if (old := known.get(note.guid)) is not None
-        and (old.digest, old.question, old.lang) == (note.digest, note.question_id, note.lang)
+        and old.digest == note.digest
+        and old.question == note.question_id
+        and old.lang == note.lang
     }
     stamps: dict[str, Stamped] = {}
     now: int | None = None

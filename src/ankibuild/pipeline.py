@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from functools import partial
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -280,8 +281,9 @@ def _stamp(
 ) -> Lock:
     """The new lock: times for every note and notetype; what changed goes to ``changes``."""
     entries, stamps = stamp_notes(notes, old, clock)
-    kept = {guid: e for guid, e in old.notes.items() if e.lang not in card_templates}  # other languages
-    new = Lock(bank.id, dict(old.notetypes), {**kept, **entries})
+    gone = sorted((old.notes[guid] for guid in old.notes.keys() - entries.keys()), key=attrgetter("question", "lang"))
+    kept = {e.guid: e for e in gone if e.lang not in card_templates}  # other languages'
+    new = Lock(bank.id, dict(old.notetypes), {**kept, **entries} if kept else entries)
     for lang, tpl in card_templates.items():
         new.notetypes[lang] = stamp_notetype(lang, types[lang].model_id, FIELDS, (CARD_NAME,), tpl.digest, old, clock)
         if lang in old.notetypes and new.notetypes[lang].mtime != old.notetypes[lang].mtime:
@@ -289,10 +291,11 @@ def _stamp(
     for guid, stamp in stamps.items():
         entry = entries[guid]
         changes.add(Change(entry.lang, entry.question, stamp.status, stamp.changed_parts))
-    for guid, entry in old.notes.items():
-        if entry.lang in card_templates and guid not in entries:
+    for entry in gone:
+        if entry.lang in card_templates:
             changes.add(Change(entry.lang, entry.question, "removed"))
-    changes.when = max([e.mtime for e in new.notes.values()] + [t.mtime for t in new.notetypes.values()])
+    times = map(attrgetter("mtime"), (*new.notetypes.values(), *new.notes.values()))
+    changes.when = max(times)
     return new
 
 
