@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from ankibuild.errors import BankError
-from ankibuild.lock import LOCK_FILE, Clock, Lock, read_lock, stamp_notes
+from ankibuild.lock import LOCK_FILE, Clock, Lock, NoteLock, read_lock, remember, stamp_notes
 from ankibuild.render import NoteHead
 
 from .conftest import Project
@@ -84,3 +85,25 @@ def test_a_damaged_lock_is_an_error_that_says_how_to_recover(project: Project) -
     (problem,) = caught.value.problems
     assert (problem.file, problem.line, problem.column) == (f"decks/{LOCK_FILE}", 1, 1)
     assert f"git checkout -- {project.decks / LOCK_FILE}" in problem.hint
+
+
+def test_a_kept_lock_is_restored_only_while_the_file_is_the_one_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The parsed lock kept in the cache stands in for the file only while the file is byte for byte the same."""
+    lock = Lock("bank", {}, {"g": NoteLock("g", "q", "de", "aaaa", "aa", 5)})
+    path, memo = tmp_path / LOCK_FILE, tmp_path / "kept" / "lock.pickle"
+    path.write_text(lock.dumps(), encoding="utf-8")
+    remember(lock, path.read_bytes(), memo)
+    with monkeypatch.context() as parsing:
+        parsing.setattr(json, "loads", _refuse)  # restored, not parsed
+        assert read_lock(path, memo) == lock
+    path.write_text(lock.dumps().replace('"mtime": 5', '"mtime": 6'), encoding="utf-8")  # edited by hand
+    assert read_lock(path, memo).notes["g"].mtime == 6
+    memo.write_bytes(memo.read_bytes()[:40])  # damaged
+    remember(lock, lock.dumps().encode(), memo)
+    assert read_lock(path, memo).notes["g"].mtime == 6
+
+
+def _refuse(*args: object) -> None:
+    raise AssertionError("the lock file was parsed")

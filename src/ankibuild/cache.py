@@ -63,6 +63,9 @@ class Cache:
 
     def __init__(self, bank: Path) -> None:
         self.folder = cache_root() / digest(FORMAT, str(bank.resolve()))[:16]
+        #: What the last build left for the next, one of each, replaced each time:
+        #: the lock it wrote and its packages' collections (not entries by key).
+        self.kept = self.folder / "kept"
 
     def _path(self, key: str) -> Path:
         return self.folder / f"{key}.pickle"

@@ -23,7 +23,7 @@ from .changelog import CHANGELOG_FILE, Change, Changelog, publish_changelog, upd
 from .deckfiles import FileResult, process_all
 from .errors import BankError, LockChangedError, Problems, ShapeChangeError, UnknownLanguageError
 from .loader import BANK_FILE, bank_files, parse_source, read_pending
-from .lock import LOCK_FILE, Clock, Lock, read_lock, stamp_notes, stamp_notetype
+from .lock import LOCK_FILE, Clock, Lock, read_lock, remember, stamp_notes, stamp_notetype
 from .media import report_unused
 from .model import CARD_NAME, FIELDS, Bank, Deck, deck_id, notetype
 from .package import DeckInfo, Kept, NoteKey, PackageSpec, Texts, package_bytes
@@ -34,6 +34,9 @@ from .validate import check_unique_ids, validate_bank_file
 
 if TYPE_CHECKING:
     import genanki
+
+#: The last lock a build wrote, kept parsed in the cache's folder of things kept.
+LOCK_MEMO = "lock.pickle"
 
 
 def load_bank(
@@ -135,7 +138,7 @@ def load_sources(
     Raises :class:`BankError` with every problem when there are errors (or warnings, if ``strict``).
     """
     problems = Problems()
-    lock = _read_lock(decks / LOCK_FILE, problems)
+    lock = _read_lock(decks / LOCK_FILE, problems, Cache(decks).kept / LOCK_MEMO)
     langs = tuple(dict.fromkeys(languages))
     loaded = _load(decks, problems, langs, {}, lock.bank, Cache(decks), progress, known)
     if loaded is None:
@@ -157,9 +160,9 @@ def load_sources(
     return Sources(bank, card_templates, notes, media, problems, lock, questions, results, used)
 
 
-def _read_lock(path: Path, problems: Problems) -> Lock:
+def _read_lock(path: Path, problems: Problems, memo: Path) -> Lock:
     try:
-        return read_lock(path)
+        return read_lock(path, memo)
     except BankError as err:
         problems.extend(err.problems)
         return Lock()
@@ -209,7 +212,7 @@ def run(
                 remove_stale_temporaries(target)
         result.contents = {str(package.path): package.spec.contents for package in packages}
         todo = [package for package in packages if built.get(str(package.path)) != package.spec.contents]
-        made = _make_packages(todo, Cache(decks).folder / "collections", progress)
+        made = _make_packages(todo, Cache(decks).kept, progress)
         for package in packages:
             path, spec = package.path, package.spec
             written = path in made and _write(path, made.pop(path), dry_run)
@@ -220,6 +223,7 @@ def run(
                 update_changelog(history, result.changes, {lang: t.name for lang, t in types.items()})
             publish_changelog(history, out)
             result.lock_written = lock_changed and write_if_changed(lock_path, lock_text.encode())
+            remember(new, lock_text.encode(), Cache(decks).kept / LOCK_MEMO)
             state.record(result, sources.used)
         return result
 
