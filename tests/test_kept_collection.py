@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from ankibuild import build, package
-from ankibuild.lock import Clock
+from ankibuild.lock import LOCK_FILE, Clock, read_lock
 
 from .conftest import Project
 
@@ -117,6 +117,9 @@ def test_every_kind_of_change_gives_the_bytes_of_a_build_from_nothing(
         change(project.decks)
         project.build(clock=clock)
         rebuilt = set(made)
+        # The lock, written from the one kept in the cache, is as if written from scratch.
+        lock_text = (project.decks / LOCK_FILE).read_text(encoding="utf-8")
+        assert read_lock(project.decks / LOCK_FILE).dumps() == lock_text, step
         fresh = _from_nothing(project, tmp_path_factory.mktemp("fresh"), tmp_path_factory.mktemp("cache"), monkeypatch)
         assert _packages(project.out) == fresh, step
         # A new or renamed deck changes the collection's deck list: such a one is made anew.
