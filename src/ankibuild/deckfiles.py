@@ -9,10 +9,8 @@ found is done on every core when there is enough of it.
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
@@ -219,6 +217,9 @@ def _compute(
     if workers <= 1:
         yield from ((path, _process_packed(bank, path, raw, langs)) for path, raw in jobs.items())
         return
+    import multiprocessing  # loaded only when there is this much to do, unlike after one edit
+    from concurrent.futures import ProcessPoolExecutor
+
     # Forked workers start at once and share what is loaded; elsewhere the default start method.
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
