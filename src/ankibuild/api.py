@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .buildlock import DEFAULT_WAIT
+from .collector import paused
 from .progress import Progress, silent
 from .state import BuildResult, BuildState
 
@@ -46,7 +45,7 @@ def build(
         return unchanged
     from .pipeline import run  # loaded only when there is work to do
 
-    with _collector_paused():
+    with paused():
         return run(
             decks=decks,
             templates=templates,
@@ -62,20 +61,3 @@ def build(
             state=state,
             progress=progress,
         )
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause Python's cycle collector while building, then restore it as it was.
-
-    A build makes hundreds of thousands of small objects (notes, lock entries)
-    that never form cycles; the collector walked them over and over, some 8 %
-    of a rebuild after one edit, for nothing to free.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()

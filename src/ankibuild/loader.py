@@ -15,15 +15,14 @@ or "0.10", must not turn into booleans or ``0.1``).
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from .collector import paused
 from .errors import Problems
 from .paths import within
 
@@ -284,18 +283,6 @@ class SourceFile:
     parsed: bool = False
 
 
-@contextmanager
-def _no_gc() -> Iterator[None]:
-    """Parsing builds many small objects; the cyclic collector only slows it down."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def text_position(text: str, offset: int) -> tuple[int, int]:
     """Line and column (from 1) of a character offset."""
     line_start = text.rfind("\n", 0, offset) + 1
@@ -332,7 +319,7 @@ def parse_source(path: Path, raw: bytes, problems: Problems) -> SourceFile:
     parser = _Parser(text)
     builder = _Builder(parser)
     try:
-        with _no_gc():
+        with paused():
             data = builder.document()
     except yaml.MarkedYAMLError as err:
         line, column = _yaml_position(err, text)
