@@ -130,3 +130,19 @@ def test_the_process_ends_with_the_commands_exit_code_and_all_its_output(project
     assert failed.returncode == 1 and "no bank folder" in failed.stderr
     usage = subprocess.run([*command[:-2], "bogus"], capture_output=True, text=True, cwd=project.root)
     assert usage.returncode == 2 and "No such command 'bogus'" in usage.stderr
+
+
+def test_output_cut_short_by_a_closed_pipe_is_not_a_crash(project: Project) -> None:
+    """`ankibuild build | head -1`: the reader goes away early, and no traceback follows."""
+    build = subprocess.Popen(
+        [sys.executable, "-m", "ankibuild", "build", "--decks", "decks"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=project.root,
+    )
+    assert build.stdout is not None and build.stderr is not None
+    build.stdout.close()  # before the build writes a line
+    errors = build.stderr.read().decode()
+    assert build.wait() == 1  # click's answer to a closed pipe, after the build is done
+    assert "Traceback" not in errors
+    assert len(list(project.out.glob("*.apkg"))) == 3

@@ -3,21 +3,27 @@
 from __future__ import annotations
 
 import itertools
-import os
+import pickle
+import random
 import re
 import shutil
+import zlib
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ankibuild import build, package
-from ankibuild.lock import LOCK_FILE, Clock, read_lock
+from ankibuild import BuildResult, build, package
+from ankibuild.cache import Cache
+from ankibuild.lock import LOCK_FILE, Clock
+from ankibuild.package import PIECE, _Deflate
 
 from .conftest import Project
 
 FILE = "ai-hardware.yaml"
+EDIT = (FILE, "Die arithmetische Intensität ist sehr niedrig", "Die Intensität ist niedrig")
 
 
 def _block(text: str, question: str) -> str:
@@ -69,7 +75,7 @@ def _edit(old: str, new: str) -> Callable[[Path], None]:
 
 
 STEPS: dict[str, Callable[[Path], None]] = {
-    "an explanation edited": _edit("Die arithmetische Intensität ist sehr niedrig", "Die Intensität ist niedrig"),
+    "an explanation edited": _edit(*EDIT[1:]),
     "a question added before all others": _add_first,
     "a question removed": _remove,
     "topics changed": _edit("topics: [ai-hardware, ai-hardware::quantization]", "topics: [ai-hardware]"),
@@ -86,21 +92,21 @@ def _packages(out: Path) -> dict[str, bytes]:
     return {path.name: path.read_bytes() for path in sorted(out.glob("*.apkg"))}
 
 
-def _from_nothing(project: Project, root: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
-    """The packages of a copy of the bank (lock and all) built with an empty cache."""
-    shutil.copytree(project.decks, root / "decks")
-    kept_cache = os.environ["ANKIBUILD_CACHE_DIR"]
-    monkeypatch.setenv("ANKIBUILD_CACHE_DIR", str(cache))
-    build(decks=root / "decks", templates=project.templates, out=root / "dist")
-    monkeypatch.setenv("ANKIBUILD_CACHE_DIR", kept_cache)
-    return _packages(root / "dist")
+def _clock() -> Clock:
+    """A clock a second later at every look: two banks edited alike get the same times."""
+    return Clock(itertools.count(1_700_000_000).__next__, lambda seconds: None)
 
 
-def test_every_kind_of_change_gives_the_bytes_of_a_build_from_nothing(
-    project: Project, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Edit, add, remove, retag, move and rename: each rebuild from the kept collection matches a fresh one."""
-    clock = Clock(itertools.count(1_700_000_000).__next__, lambda seconds: None)
+def _built_from_nothing(decks: Path, templates: Path, out: Path, cache: Path, clock: Clock) -> BuildResult:
+    """A build with an empty cache: no cached file, no kept lock, no kept collection."""
+    shutil.rmtree(cache, ignore_errors=True)
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("ANKIBUILD_CACHE_DIR", str(cache))
+        return build(decks=decks, templates=templates, out=out, clock=clock)
+
+
+def _counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Which way each collection is made, from now on."""
     made: list[str] = []
     for name in ("_create", "_update"):
         original = getattr(package, name)
@@ -110,20 +116,85 @@ def test_every_kind_of_change_gives_the_bytes_of_a_build_from_nothing(
             _original(*args)
 
         monkeypatch.setattr(package, name, counted)
-    project.build(clock=clock)
+    return made
+
+
+def test_every_kind_of_change_gives_the_bytes_of_a_build_from_nothing(
+    project: Project, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Edit, add, remove, retag, move, rename: each rebuild from what the cache kept matches one without it.
+
+    Two copies of the bank take the same steps with clocks that agree; one keeps
+    its cache, the other starts each build with an empty one. Their packages and
+    locks must be byte for byte the same after every step.
+    """
+    twin = tmp_path_factory.mktemp("twin")
+    shutil.copytree(project.decks, twin / "decks")
+    twin_cache, project_clock, twin_clock = twin / "cache", _clock(), _clock()
+    made = _counted(monkeypatch)
+    project.build(clock=project_clock)
     assert made == ["_create"] * 3
-    for step, change in STEPS.items():
+    for step, change in {"first build": lambda decks: None, **STEPS}.items():
         made.clear()
-        change(project.decks)
-        project.build(clock=clock)
+        for decks in (project.decks, twin / "decks"):
+            change(decks)
+        if step != "first build":
+            project.build(clock=project_clock)
         rebuilt = set(made)
-        # The lock, written from the one kept in the cache, is as if written from scratch.
-        lock_text = (project.decks / LOCK_FILE).read_text(encoding="utf-8")
-        assert read_lock(project.decks / LOCK_FILE).dumps() == lock_text, step
-        fresh = _from_nothing(project, tmp_path_factory.mktemp("fresh"), tmp_path_factory.mktemp("cache"), monkeypatch)
-        assert _packages(project.out) == fresh, step
+        _built_from_nothing(twin / "decks", project.templates, twin / "dist", twin_cache, twin_clock)
+        assert _packages(project.out) == _packages(twin / "dist"), step
+        assert (project.decks / LOCK_FILE).read_bytes() == (twin / "decks" / LOCK_FILE).read_bytes(), step
         # A new or renamed deck changes the collection's deck list: such a one is made anew.
-        assert rebuilt == ({"_create"} if step in NEW_DECKS else {"_update"}), step
+        if step != "first build":
+            assert rebuilt == ({"_create"} if step in NEW_DECKS else {"_update"}), step
+
+
+def _rebuild_after_an_edit(project: Project) -> dict[str, bytes]:
+    """The packages after an edit to German text, as a build from nothing makes them."""
+    project.edit(*EDIT)
+    expected = _built_from_nothing(
+        project.decks, project.templates, project.root / "fresh", project.root / "empty", _clock()
+    )
+    assert expected.outputs
+    return _packages(project.root / "fresh")
+
+
+def test_a_damaged_kept_collection_is_not_used(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kept collection whose bytes changed since it was kept (a disk fault) is made again from nothing."""
+    project.build()
+    for kept in Cache(project.decks).kept.glob("*.anki2"):
+        data = bytearray(kept.read_bytes())
+        data[len(data) // 2] ^= 0x20  # one letter of a note's text, say: still a valid database
+        kept.write_bytes(bytes(data))
+    expected = _rebuild_after_an_edit(project)
+    shutil.rmtree(project.root / "fresh")
+    made = _counted(monkeypatch)
+    project.build()
+    assert made == ["_create"]
+    assert _packages(project.out)["ai-stack-de.apkg"] == expected["ai-stack-de.apkg"]
+
+
+@pytest.mark.parametrize("loss", ["forgotten", "damaged"])
+def test_lost_or_damaged_texts_are_made_again_from_the_file(project: Project, loss: str) -> None:
+    """A cached file's texts, forgotten by a build with other options or damaged, are made again."""
+    project.build()
+    expected = _packages(project.out)
+    shutil.rmtree(Cache(project.decks).kept)  # every package must be made from its notes' texts
+    for path in project.out.glob("*.apkg"):
+        path.unlink()
+    entries = [e for e in Cache(project.decks).folder.glob("*.pickle") if isinstance(_unpickled(e), dict)]
+    assert len(entries) == 1  # the one question file's texts, apart from its notes
+    if loss == "forgotten":
+        entries[0].unlink()
+    else:
+        entries[0].write_bytes(entries[0].read_bytes()[:-1])
+    result = project.build()
+    assert [o.written for o in result.outputs] == [True] * 3
+    assert _packages(project.out) == expected
+
+
+def _unpickled(path: Path) -> object:
+    return pickle.loads(path.read_bytes())
 
 
 def test_a_cache_that_cannot_be_written_only_costs_time(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -138,3 +209,23 @@ def test_a_cache_that_cannot_be_written_only_costs_time(project: Project, monkey
     result = project.build()
     assert [o.written for o in result.outputs] == [True] * 3
     assert _packages(project.out) == expected
+
+
+@pytest.mark.parametrize("size", [0, 5, PIECE, 3 * PIECE, 3 * PIECE + 12_345])
+def test_a_stream_deflated_in_pieces_is_one_deflate_stream(size: int) -> None:
+    """Pieces join into one stream that inflates to the input, whether deflated anew or taken from before."""
+    data = bytes(random.Random(size).choices(b"abcdefgh ijklm\x00\xff", k=size))
+    with ThreadPoolExecutor(2) as pool:
+        first = _Deflate(pool, {})
+        stream = first.compress(data) + first.flush()
+        edited = bytearray(data)
+        if size:
+            edited[size // 2] ^= 1
+        again = _Deflate(pool, first.pieces)
+        stream_again = again.compress(bytes(edited)) + again.flush()
+        fresh = _Deflate(pool, {})
+        stream_fresh = fresh.compress(bytes(edited)) + fresh.flush()
+    assert zlib.decompress(stream, -zlib.MAX_WBITS) == data
+    assert zlib.decompress(stream_again, -zlib.MAX_WBITS) == edited
+    assert stream_again == stream_fresh  # reused pieces change nothing
+    assert len(first.order) == size // PIECE + 1

@@ -98,11 +98,15 @@ def test_a_kept_lock_is_restored_only_while_the_file_is_the_one_kept(
     with monkeypatch.context() as parsing:
         parsing.setattr(json, "loads", _refuse)  # restored, not parsed
         assert read_lock(path, memo) == lock
-    path.write_text(lock.dumps().replace('"mtime": 5', '"mtime": 6'), encoding="utf-8")  # edited by hand
-    assert read_lock(path, memo).notes["g"].mtime == 6
-    memo.write_bytes(memo.read_bytes()[:40])  # damaged
-    remember(lock, lock.dumps().encode(), memo)
-    assert read_lock(path, memo).notes["g"].mtime == 6
+        assert read_lock(path, memo).recalled
+    edited = Lock("bank", {}, {"g": NoteLock("g", "q", "de", "aaaa", "aa", 6)})
+    path.write_text(edited.dumps(), encoding="utf-8")  # by hand: not the lock kept
+    assert read_lock(path, memo) == edited
+    assert not read_lock(path, memo).recalled
+    remember(edited, path.read_bytes(), memo)
+    memo.write_bytes(memo.read_bytes()[:-8])  # the same file, but what was kept for it is damaged
+    assert read_lock(path, memo) == edited
+    assert not read_lock(path, memo).recalled
 
 
 def _refuse(*args: object) -> None:

@@ -13,6 +13,7 @@ import contextlib
 import hashlib
 import os
 import pickle
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,8 @@ from .atomic import write_if_changed
 
 #: Changes whenever what is cached changes shape; old entries are then never read.
 FORMAT = "1"
+#: A temporary file this old was left by a build that was killed.
+STALE_SECONDS = 3600
 
 
 def cache_root() -> Path:
@@ -70,15 +73,19 @@ class Cache:
     def _path(self, key: str) -> Path:
         return self.folder / f"{key}.pickle"
 
-    def has(self, key: str) -> bool:
-        """Whether there is an entry under ``key`` (which may still turn out damaged)."""
-        return self._path(key).is_file()
-
     def get(self, key: str) -> Any:
         """The value stored under ``key``, or None."""
+        packed = self.get_bytes(key)
         try:
-            return unpack(self._path(key).read_bytes())
-        except Exception:  # a missing or damaged entry is only a miss
+            return None if packed is None else unpack(packed)
+        except Exception:  # a damaged entry is only a miss
+            return None
+
+    def get_bytes(self, key: str) -> bytes | None:
+        """What is stored under ``key``, packed, or None."""
+        try:
+            return self._path(key).read_bytes()
+        except OSError:
             return None
 
     def put(self, key: str, packed: bytes) -> None:
@@ -92,4 +99,8 @@ class Cache:
         with contextlib.suppress(OSError):
             for entry in self.folder.glob("*.pickle"):
                 if entry.name not in wanted:
+                    entry.unlink(missing_ok=True)
+            # What a build killed while writing an entry left; a running one's is younger.
+            for entry in self.folder.glob(".*.tmp"):
+                if time.time() - entry.stat().st_mtime > STALE_SECONDS:
                     entry.unlink(missing_ok=True)

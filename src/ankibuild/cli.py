@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -249,6 +250,7 @@ def run() -> NoReturn:
         code = 0
     if isinstance(code, str):
         print(code, file=sys.stderr)
-    sys.stdout.flush()
-    sys.stderr.flush()
+    with contextlib.suppress(BrokenPipeError):  # `ankibuild build | head -1`: the rest has nowhere to go
+        sys.stdout.flush()
+        sys.stderr.flush()
     os._exit(code if isinstance(code, int) else int(code is not None))

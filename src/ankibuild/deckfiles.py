@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 from .cache import Cache, digest, file_sha, pack, unpack
 from .errors import CacheChangedError, Problem, Problems
-from .loader import parse_source, read_pending
+from .loader import parse_source, read, read_pending
 from .media import Media
 from .model import Bank, Deck
 from .progress import Progress, silent
@@ -58,6 +58,8 @@ class FileResult:
     referenced: Mapping[Path, str | None]
     #: Its questions (the deck's own list of them is left out of a build's results).
     questions: tuple[QuestionRef, ...] = ()
+    #: The sha256 of its texts as packed for the cache, which keeps them apart.
+    texts_sha: str = ""
 
     def rendered(self, lang: str) -> Iterator[RenderedNote]:
         """Its notes in one language, with their texts."""
@@ -108,20 +110,47 @@ def _process_packed(bank: Bank, path: Path, raw: bytes, langs: Sequence[str]) ->
     result, but the texts only of those whose notes go into a package anew.
     """
     result = process(bank, path, raw, langs, keep_texts=False)
-    return pack(replace(result, texts={})), pack(dict(result.texts))
+    texts = pack(dict(result.texts))
+    return pack(replace(result, texts={}, texts_sha=hashlib.sha256(texts).hexdigest())), texts
+
+
+@dataclass(frozen=True)
+class _Source:
+    """Where a cached result came from, to make it again if its texts are lost."""
+
+    bank: Bank
+    path: Path
+    langs: Sequence[str]
+    cache: Cache
+    key: str
+
+    def remake(self, sha: str) -> bytes:
+        """Process the file again and store it; its bytes must still be those of ``sha``."""
+        raw = read(self.path, Problems())
+        if raw is None or hashlib.sha256(raw).hexdigest() != sha:
+            raise CacheChangedError(f"{self.path} changed during the build: build again")
+        packed, texts = _process_packed(self.bank, self.path, raw, self.langs)
+        self.cache.put(self.key, packed)
+        self.cache.put(_texts_key(self.key), texts)
+        return texts
 
 
 class _CachedTexts(Mapping[str, bytes]):
-    """A cached result's texts, read from the cache when a package first needs them."""
+    """A cached result's texts, read from the cache when a package first needs them.
 
-    def __init__(self, cache: Cache, key: str) -> None:
-        self._cache, self._key = cache, key
+    Texts that are gone (another build with other options forgot them) or not
+    the ones the result was stored with are made again from the file.
+    """
+
+    def __init__(self, source: _Source, result: FileResult) -> None:
+        self._source, self._result = source, result
 
     @cached_property
     def _texts(self) -> Mapping[str, bytes]:
-        texts = self._cache.get(self._key)
-        if not isinstance(texts, dict):
-            raise CacheChangedError(f"the build cache in {self._cache.folder} changed during the build: build again")
+        packed = self._source.cache.get_bytes(_texts_key(self._source.key))
+        if packed is None or hashlib.sha256(packed).hexdigest() != self._result.texts_sha:
+            packed = self._source.remake(self._result.sha)
+        texts: Mapping[str, bytes] = unpack(packed)
         return texts
 
     def __getitem__(self, lang: str) -> bytes:
@@ -173,12 +202,13 @@ def process_all(
     missing: dict[Path, bytes] = {}
     for path in files:
         sha = (known or {}).get(path)
-        if sha and _found(cache, keys, found, path, _key(context, path, sha)):
+        if sha and _found(_Source(bank, path, langs, cache, _key(context, path, sha)), keys, found):
             continue
         raw = read_pending(path, pending, problems)
         if raw is None:
             continue
-        if not _found(cache, keys, found, path, _key(context, path, hashlib.sha256(raw).hexdigest())):
+        source = _Source(bank, path, langs, cache, _key(context, path, hashlib.sha256(raw).hexdigest()))
+        if not _found(source, keys, found):
             missing[path] = raw
     total = len(found) + len(missing)
     for done, (path, (packed, texts)) in enumerate(_compute(bank, missing, langs), start=len(found) + 1):
@@ -199,12 +229,12 @@ def _texts_key(key: str) -> str:
     return digest(key, "texts")
 
 
-def _found(cache: Cache, keys: dict[Path, str], found: dict[Path, FileResult], path: Path, key: str) -> bool:
-    """Look ``path``'s result up under ``key``, which becomes its key either way."""
-    keys[path] = key
-    result = cache.get(key)
-    if _still_valid(result) and cache.has(_texts_key(key)):
-        found[path] = replace(result, texts=_CachedTexts(cache, _texts_key(key)))
+def _found(source: _Source, keys: dict[Path, str], found: dict[Path, FileResult]) -> bool:
+    """Look the result of ``source`` up in its cache; its key becomes the file's key either way."""
+    keys[source.path] = source.key
+    result = source.cache.get(source.key)
+    if _still_valid(result):
+        found[source.path] = replace(result, texts=_CachedTexts(source, result))
         return True
     return False
 

@@ -23,6 +23,7 @@ from typing import NamedTuple, Protocol
 
 from .atomic import write_if_changed
 from .errors import BankError, Problems
+from .version import code_fingerprint
 
 LOCK_FILE = "ankibuild.lock"
 VERSION = 1
@@ -85,6 +86,8 @@ class Lock:
     bank: str = ""
     notetypes: dict[str, NotetypeLock] = field(default_factory=dict)
     notes: dict[str, NoteLock] = field(default_factory=dict)
+    #: Restored from what :func:`remember` kept, rather than parsed from the file.
+    recalled: bool = field(default=False, compare=False, repr=False)
 
     def dumps(self) -> str:
         """One line per note, in a stable order, so a change shows as a small diff."""
@@ -142,10 +145,7 @@ def remember(lock: Lock, text: bytes, memo: Path) -> None:
     The notes go in as columns (all GUIDs, all questions...): strings restore
     several times quicker than tens of thousands of small objects, or than JSON.
     """
-    written = hashlib.sha256(text).digest()
-    with contextlib.suppress(OSError), memo.open("rb") as kept:
-        if kept.read(len(written)) == written:
-            return
+    written = _memo_key(text)
     columns = tuple(zip(*lock.notes.values(), strict=True)) if lock.notes else ()
     packed = pickle.dumps((lock.bank, lock.notetypes, columns), protocol=pickle.HIGHEST_PROTOCOL)
     with contextlib.suppress(OSError):
@@ -153,15 +153,20 @@ def remember(lock: Lock, text: bytes, memo: Path) -> None:
         write_if_changed(memo, written + packed, durable=False)
 
 
+def _memo_key(text: bytes) -> bytes:
+    # The code is part of it: another version may keep the lock in another shape.
+    return hashlib.sha256(code_fingerprint().encode() + b"\0" + text).digest()
+
+
 def _recall(memo: Path, raw: bytes) -> Lock | None:
-    written = hashlib.sha256(raw).digest()
+    written = _memo_key(raw)
     try:
         kept = memo.read_bytes()
         if not kept.startswith(written):
             return None
         bank, notetypes, columns = pickle.loads(kept[len(written) :])
         notes = map(NoteLock._make, zip(*columns, strict=True))
-        return Lock(bank, notetypes, dict(zip(columns[0], notes, strict=True)) if columns else {})
+        return Lock(bank, notetypes, dict(zip(columns[0], notes, strict=True)) if columns else {}, recalled=True)
     except Exception:  # none, or damaged: the file is parsed instead
         return None
 

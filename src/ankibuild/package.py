@@ -23,6 +23,7 @@ import pickle
 import shutil
 import sqlite3
 import tempfile
+import time
 import zipfile
 import zlib
 from collections import deque
@@ -34,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from .atomic import write_if_changed
+from .cache import STALE_SECONDS
 from .model import stable_int
 from .version import code_fingerprint
 
@@ -213,8 +215,14 @@ class _Record(NamedTuple):
     contents: str
     #: Its notes, as :class:`NoteKey` fields (plain tuples restore quicker).
     notes: Sequence[tuple[str, str, int, int]]
+    #: The digests of the collection's pieces, in order: what the kept file must still be.
+    order: Sequence[bytes]
     #: The collection deflated in pieces, by digest (see :class:`_Deflate`).
     pieces: Mapping[bytes, bytes]
+
+
+#: What no build has kept again for this long (a package no longer built) is forgotten.
+FORGET_SECONDS = 30 * 24 * 3600
 
 
 class Kept:
@@ -222,8 +230,9 @@ class Kept:
 
     The record names the collection file by the package's contents, and a file is
     never changed once written: a build that reads the record while another
-    replaces it finds the old file whole, or none. A folder that cannot be
-    written only means every package is made from nothing.
+    replaces it finds the old file whole, or none. A record or collection that is
+    not as it was kept is not used, and a folder that cannot be written only
+    means the package is made from nothing.
     """
 
     def __init__(self, folder: Path, name: str) -> None:
@@ -232,7 +241,9 @@ class Kept:
 
     def read(self) -> _Record | None:
         try:
-            return _Record(*pickle.loads(self.record.read_bytes()))
+            kept = self.record.read_bytes()
+            check, payload = kept[:32], kept[32:]
+            return _Record(*pickle.loads(payload)) if hashlib.sha256(payload).digest() == check else None
         except Exception:  # none, or damaged: the package is made from nothing
             return None
 
@@ -246,41 +257,66 @@ class Kept:
     def collection(self, contents: str) -> Path:
         return self.folder / f"{self.name}-{contents[:32]}.anki2"
 
-    def keep(self, spec: PackageSpec, collection: Path, pieces: Mapping[bytes, bytes]) -> None:
-        """Keep ``collection``, just made for ``spec`` and deflated in ``pieces``, and forget any other."""
-        record = (spec.frame, spec.contents, [tuple(note) for note in spec.notes], dict(pieces))
+    def keep(self, spec: PackageSpec, collection: Path, deflated: _Deflate) -> None:
+        """Keep ``collection``, just made for ``spec`` and ``deflated``, and forget any other."""
+        record = (spec.frame, spec.contents, [tuple(note) for note in spec.notes], deflated.order, deflated.pieces)
+        payload = pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL)
         current = self.collection(spec.contents)
         with contextlib.suppress(OSError):
             collection.replace(current)  # in the same folder: a rename, whole or not at all
-            write_if_changed(self.record, pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL), durable=False)
+            write_if_changed(self.record, hashlib.sha256(payload).digest() + payload, durable=False)
             for other in self.folder.glob(f"{self.name}-*.anki2"):
                 if other != current:
                     other.unlink(missing_ok=True)
+            self._tidy()
+
+    def _tidy(self) -> None:
+        now = time.time()
+        for entry in self.folder.iterdir():
+            age = now - entry.stat().st_mtime
+            leftover = entry.name.startswith(".") and age > STALE_SECONDS  # scratch folders, temporary files
+            if (leftover or age > FORGET_SECONDS) and entry.is_dir():
+                shutil.rmtree(entry, ignore_errors=True)
+            elif leftover or age > FORGET_SECONDS:
+                entry.unlink(missing_ok=True)
 
 
 def _collection(spec: PackageSpec, base: tuple[Path, _Record] | None, scratch: Path) -> Path:
     """The package's collection, canonical: from the kept one (``base``) when it can be, else from nothing."""
-    work = scratch / "work.anki2"
-    if not (base and base[1].frame == spec.frame and _from_kept(spec, base[0], base[1].notes, work)):
-        work.unlink(missing_ok=True)
-        _create(spec, work)
-    target = scratch / "collection.anki2"
-    with _connect(work) as conn:
-        # VACUUM INTO copies the schema cookie, plus one; how often the schema changed
-        # before must not show in the bytes. Safe here: nothing else has the file open.
-        conn.execute(f"PRAGMA schema_version = {SCHEMA_COOKIE}")
-        conn.execute("VACUUM INTO ?", (str(target),))
+    work, target = scratch / "work.anki2", scratch / "collection.anki2"
+    if base and base[1].frame == spec.frame and _from_kept(spec, base[0], base[1], work, target):
+        return target
+    for path in (work, target):
+        path.unlink(missing_ok=True)
+    _create(spec, work)
+    _vacuum(work, target)  # a new collection's cookie is always the same, set or not
     return target
 
 
-def _from_kept(spec: PackageSpec, base: Path, notes: Sequence[tuple[str, str, int, int]], work: Path) -> bool:
-    """Make ``work`` from the kept collection ``base`` of ``notes``; False when it cannot be used."""
+def _from_kept(spec: PackageSpec, base: Path, record: _Record, work: Path, target: Path) -> bool:
+    """Make ``target`` from the kept collection ``base`` of ``record``; False when it cannot be used."""
     try:
         shutil.copyfile(base, work)
-        _update(spec, work, notes)
+        if _digests(work) != list(record.order):  # damaged since it was kept
+            return False
+        _update(spec, work, record.notes)
+        return _vacuum(work, target)
     except (OSError, sqlite3.Error):  # gone meanwhile, or damaged: made from nothing instead
         return False
-    return True
+
+
+def _vacuum(work: Path, target: Path) -> bool:
+    """Write ``work`` out as ``target`` with VACUUM INTO; False if its schema cookie could not be fixed.
+
+    VACUUM INTO copies the schema cookie, plus one: how often the schema changed
+    before must not show in the bytes. Setting it is safe here, where nothing
+    else has the file open, but an SQLite built to refuse it ignores it.
+    """
+    with _connect(work) as conn:
+        conn.execute(f"PRAGMA schema_version = {SCHEMA_COOKIE}")
+        fixed = conn.execute("PRAGMA schema_version").fetchone()[0] == SCHEMA_COOKIE
+        conn.execute("VACUUM INTO ?", (str(target),))
+    return bool(fixed)
 
 
 def _entry(name: str) -> zipfile.ZipInfo:
@@ -290,6 +326,30 @@ def _entry(name: str) -> zipfile.ZipInfo:
     info.create_system = 3  # the same on every platform
     info.external_attr = 0o644 << 16
     return info
+
+
+#: Deflate works on a stream in pieces this large, each primed with the window before it.
+PIECE = 1 << 20
+WINDOW = 1 << 15
+
+
+def _digest(primer: bytes, piece: bytes, last: bool) -> bytes:
+    """What identifies a piece, deflated: its bytes, the window before it, and how deflate ran."""
+    key = hashlib.sha256(f"{zlib.ZLIB_RUNTIME_VERSION}/{COMPRESS_LEVEL}/{last}".encode())
+    key.update(primer)
+    key.update(piece)
+    return key.digest()
+
+
+def _digests(path: Path) -> list[bytes]:
+    """The digests of a file's pieces, as :class:`_Deflate` cuts them."""
+    digests, primer = [], b""
+    with path.open("rb") as file:
+        piece = file.read(PIECE)
+        while len(piece) == PIECE:
+            digests.append(_digest(primer, piece, last=False))
+            primer, piece = piece[-WINDOW:], file.read(PIECE)
+    return [*digests, _digest(primer, piece, last=True)]
 
 
 class _Deflate:
@@ -305,9 +365,7 @@ class _Deflate:
     deflated again: after an edit, most pages of a collection are as they were.
     """
 
-    PIECE = 1 << 20
-    WINDOW = 1 << 15
-    #: Pieces being deflated at once, at most: bounds the memory a large collection takes.
+    #: Pieces being deflated at once, at most: bounds the uncompressed ones held.
     AHEAD = 4
 
     def __init__(self, pool: ThreadPoolExecutor, known: Mapping[bytes, bytes]) -> None:
@@ -315,13 +373,14 @@ class _Deflate:
         self._buffer = b""
         self._primer = b""
         self._running: deque[tuple[bytes, Future[bytes]]] = deque()
-        #: This stream's pieces, deflated, by digest.
+        #: The stream's pieces, deflated, by digest, and their digests in order: kept for the next build.
         self.pieces: dict[bytes, bytes] = {}
+        self.order: list[bytes] = []
 
     def compress(self, data: bytes) -> bytes:
         self._buffer += data
-        while len(self._buffer) >= self.PIECE:
-            piece, self._buffer = self._buffer[: self.PIECE], self._buffer[self.PIECE :]
+        while len(self._buffer) >= PIECE:
+            piece, self._buffer = self._buffer[:PIECE], self._buffer[PIECE:]
             self._start(piece, last=False)
         done = []
         while len(self._running) > self.AHEAD:
@@ -337,18 +396,15 @@ class _Deflate:
         return b"".join(done)
 
     def _start(self, piece: bytes, last: bool) -> None:
-        # Deflate's output depends on its version and level as much as on the input.
-        key = hashlib.sha256(f"{zlib.ZLIB_RUNTIME_VERSION}/{COMPRESS_LEVEL}/{last}".encode())
-        key.update(self._primer)
-        key.update(piece)
-        digest = key.digest()
+        digest = _digest(self._primer, piece, last)
         if digest in self._known:
             future: Future[bytes] = Future()
             future.set_result(self._known[digest])
         else:
             future = self._pool.submit(_deflate, piece, self._primer, last)
         self._running.append((digest, future))
-        self._primer = piece[-self.WINDOW :]
+        self.order.append(digest)
+        self._primer = piece[-WINDOW:]
 
     def _finish(self) -> bytes:
         digest, future = self._running.popleft()
@@ -365,32 +421,38 @@ def package_bytes(spec: PackageSpec, kept: Kept | None = None) -> bytes:
     """The whole ``.apkg``: fixed entry order and times, deflated.
 
     With ``kept``, the package's collection is made from the one kept there by
-    its last build, and kept there in turn. The collection is streamed into the
-    zip from its file: a large bank's is never held in memory whole.
+    its last build, and kept there in turn; if that fails (a full or odd cache
+    disk), the package is made again without it. The collection is streamed
+    into the zip from its file.
     """
+    if kept is not None and kept.writable():
+        with contextlib.suppress(OSError, sqlite3.Error):
+            return _package(spec, kept)
+    return _package(spec, None)
+
+
+def _package(spec: PackageSpec, kept: Kept | None) -> bytes:
     buffer = io.BytesIO()
-    writable = kept is not None and kept.writable()
-    record = kept.read() if kept and writable else None
+    record = kept.read() if kept else None
     # Made beside the kept collections, to take the place of the old one with a rename.
-    scratch_dir = kept.folder if kept and writable else None
     with (
-        tempfile.TemporaryDirectory(prefix=".ankibuild-", dir=scratch_dir) as scratch,
+        tempfile.TemporaryDirectory(prefix=".ankibuild-", dir=kept.folder if kept else None) as scratch,
         zipfile.ZipFile(buffer, "w") as archive,
     ):
         base = (kept.collection(record.contents), record) if kept and record else None
         collection = _collection(spec, base, Path(scratch))
         with (
-            ThreadPoolExecutor(2) as pool,
+            ThreadPoolExecutor(min(2, os.cpu_count() or 1)) as pool,
             collection.open("rb") as source,
             archive.open(_entry("collection.anki2"), "w") as target,
         ):
             deflate = _Deflate(pool, record.pieces if record else {})
             target._compressor = deflate  # type: ignore[attr-defined]  # zipfile has no public way
-            shutil.copyfileobj(source, target, _Deflate.PIECE)
+            shutil.copyfileobj(source, target, PIECE)
         names = {str(index): name for index, (name, _) in enumerate(spec.media)}
         archive.writestr(_entry("media"), json.dumps(names, sort_keys=True))
         for index, (_, content) in enumerate(spec.media):
             archive.writestr(_entry(str(index)), content)
-        if kept and writable:
-            kept.keep(spec, collection, deflate.pieces)
+        if kept:
+            kept.keep(spec, collection, deflate)
     return buffer.getvalue()

@@ -223,7 +223,8 @@ def run(
                 update_changelog(history, result.changes, {lang: t.name for lang, t in types.items()})
             publish_changelog(history, out)
             result.lock_written = lock_changed and write_if_changed(lock_path, lock_text.encode())
-            remember(new, lock_text.encode(), Cache(decks).kept / LOCK_MEMO)
+            if lock_changed or not old.recalled:  # else what is kept is this very lock
+                remember(new, lock_text.encode(), Cache(decks).kept / LOCK_MEMO)
             state.record(result, sources.used)
         return result
 
