@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import itertools
 import pickle
 import random
 import re
 import shutil
+import tempfile
 import zlib
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -229,3 +231,20 @@ def test_a_stream_deflated_in_pieces_is_one_deflate_stream(size: int) -> None:
     assert zlib.decompress(stream_again, -zlib.MAX_WBITS) == edited
     assert stream_again == stream_fresh  # reused pieces change nothing
     assert len(first.order) == size // PIECE + 1
+
+
+def test_a_full_cache_disk_only_costs_time(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No room beside the kept collections: the package is made in the system's temporary folder instead."""
+    project.build()
+    expected = _rebuild_after_an_edit(project)
+    making_scratch = tempfile.TemporaryDirectory
+
+    def no_room_in_the_cache(*args: Any, **options: Any) -> tempfile.TemporaryDirectory[str]:
+        if options.get("dir") is not None:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return making_scratch(*args, **options)
+
+    monkeypatch.setattr(tempfile, "TemporaryDirectory", no_room_in_the_cache)
+    result = project.build()
+    assert [o.lang for o in result.outputs if o.written] == ["de"]
+    assert _packages(project.out)["ai-stack-de.apkg"] == expected["ai-stack-de.apkg"]
