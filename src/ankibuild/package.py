@@ -88,7 +88,7 @@ class PackageSpec:
 
     @cached_property
     def frame(self) -> str:
-        """A digest of everything in the collection but its notes and cards."""
+        """Everything in the collection but its notes and cards, as text to compare with a kept one."""
         model = self.notetype
         templates = [(t["name"], t["qfmt"], t["afmt"]) for t in model.templates]
         decks = [(deck.id, deck.name, deck.description) for deck in self.decks]
