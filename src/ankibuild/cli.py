@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sys
@@ -250,7 +249,7 @@ def run() -> NoReturn:
         code = 0
     if isinstance(code, str):
         print(code, file=sys.stderr)
-    with contextlib.suppress(BrokenPipeError):  # `ankibuild build | head -1`: the rest has nowhere to go
-        sys.stdout.flush()
-        sys.stderr.flush()
+    # A closed pipe (`ankibuild build | head -1`) was met by click.echo, which flushes each line.
+    sys.stdout.flush()
+    sys.stderr.flush()
     os._exit(code if isinstance(code, int) else int(code is not None))

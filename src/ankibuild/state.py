@@ -89,12 +89,12 @@ class BuildState:
         The files in ``used`` are not read: their digest is the one given.
         """
         given = {self._name(path): sha for path, sha in (used or {}).items()}
-        return {
-            name: given.get(name) or file_sha(path) or ""
-            for index, root in enumerate((self.decks, self.templates))
-            for path in _files(root)
-            for name in (f"{index}/{path.relative_to(root).as_posix()}",)
-        }
+        digests: dict[str, str] = {}
+        for index, root in enumerate((self.decks, self.templates)):
+            for path in _files(root):
+                name = f"{index}/{path.relative_to(root).as_posix()}"
+                digests[name] = given.get(name) or file_sha(path) or ""
+        return digests
 
     def _name(self, path: Path) -> str:
         return f"0/{path.relative_to(self.decks).as_posix()}"
