@@ -91,6 +91,19 @@ class RefusedError(yaml.MarkedYAMLError):
         self.hint = hint
 
 
+def _too_deep(mark: Any) -> RefusedError:
+    hint = "a bank needs a handful of levels: check the brackets and the indentation"
+    return RefusedError(f"nested more than {MAX_DEPTH} levels deep", mark, hint)
+
+
+def _in_our_words(err: yaml.MarkedYAMLError) -> yaml.MarkedYAMLError:
+    """PyYAML 6.0.4 and later stop deep flow nesting in the scanner, before the builder
+    counts levels: the writer gets the same message whichever stopped it."""
+    if "maximum nesting depth" in str(err.problem):
+        return _too_deep(err.problem_mark)
+    return err
+
+
 def _mark(event: Any) -> tuple[int, int]:
     return event.start_mark.line + 1, event.start_mark.column + 1
 
@@ -173,8 +186,7 @@ class _Builder:
 
     def _open(self, event: Any, depth: int) -> _Open:
         if depth >= MAX_DEPTH:
-            hint = "a bank needs a handful of levels: check the brackets and the indentation"
-            raise RefusedError(f"nested more than {MAX_DEPTH} levels deep", event.start_mark, hint)
+            raise _too_deep(event.start_mark)
         if event.tag is not None and event.tag not in _EXPLICIT_TAGS - {_CORE + "str"}:
             self._refuse_tag(event)
         value: Map | Seq
@@ -321,7 +333,8 @@ def parse_source(path: Path, raw: bytes, problems: Problems) -> SourceFile:
     try:
         with paused():
             data = builder.document()
-    except yaml.MarkedYAMLError as err:
+    except yaml.MarkedYAMLError as raised:
+        err = _in_our_words(raised)
         line, column = _yaml_position(err, text)
         problems.add(path, _yaml_message(err), line=line, column=column, hint=_yaml_hint(err))
         return SourceFile(path, raw=raw)
