@@ -26,6 +26,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ankibuild.templatefolders import DEFAULTS
+
 from .generate import BANK_ID, GeneratedBank, edit_question, generate_bank
 from .measure import ContenderFailed, Sample, check_packages, run_process
 from .report import CONTENDERS, WITH_PACKAGES, SizeResult, render, tables
@@ -56,7 +58,7 @@ class Project:
     def create(cls, root: Path, *, questions: int, seed: int) -> Project:
         shutil.rmtree(root, ignore_errors=True)
         bank = generate_bank(root / "decks", questions=questions, seed=seed)
-        shutil.copytree(ROOT / "templates", root / "templates")
+        shutil.copytree(DEFAULTS, root / "templates")
         return cls(root, bank)
 
     def out(self, key: str) -> Path:

@@ -11,6 +11,7 @@ import pytest
 
 from ankibuild import BuildResult, build
 from ankibuild.buildlock import BUILD_LOCK_FILE
+from ankibuild.templatefolders import DEFAULTS
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
@@ -35,8 +36,8 @@ class Project:
         return self.root / "dist"
 
     def build(self, **options: Any) -> BuildResult:
-        """``ankibuild.build`` on this project's folders."""
-        return build(decks=self.decks, templates=self.templates, out=self.out, **options)
+        """``ankibuild.build`` on this project's folders (its templates are found beside the bank)."""
+        return build(decks=self.decks, out=self.out, **options)
 
     def edit(self, relative: str, old: str, new: str) -> None:
         path = self.decks / relative
@@ -55,7 +56,7 @@ def own_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
     """The sample bank and templates, without a lock: a bank's first build."""
     shutil.copytree(ROOT / "decks", tmp_path / "decks", ignore=shutil.ignore_patterns("ankibuild.lock"))
-    shutil.copytree(ROOT / "templates", tmp_path / "templates")
+    shutil.copytree(DEFAULTS, tmp_path / "templates")
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
     return Project(tmp_path)

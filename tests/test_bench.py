@@ -21,7 +21,6 @@ from bench.run import Project, run_contender
 from bench.run import main as bench_main
 
 from .ankitools import collection, import_package
-from .conftest import ROOT
 
 LANGS = ("de", "fr", "en")
 
@@ -34,16 +33,16 @@ def bank(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GeneratedBank:
 
 
 def _build(bank: GeneratedBank, out: Path) -> None:
-    build(decks=bank.decks, templates=ROOT / "templates", out=out)
+    build(decks=bank.decks, out=out)
 
 
 def test_a_generated_bank_passes_a_strict_check(tmp_path: Path) -> None:
     """200 questions over 50 topic files: valid, and not even a warning."""
     bank = generate_bank(tmp_path / "decks", questions=200)
-    args = ["check", "--strict", "--decks", str(bank.decks), "--templates", str(ROOT / "templates")]
+    args = ["check", "--strict", "--decks", str(bank.decks)]
     result = CliRunner().invoke(ankibuild_main, args)
     assert result.exit_code == 0, result.output
-    assert "The bank is valid." in result.output
+    assert "The bank is valid" in result.output
     assert len(bank.files) == 50
 
 
@@ -70,7 +69,7 @@ def test_an_edit_changes_one_explanation_in_one_language(bank: GeneratedBank, tm
     _build(bank, tmp_path / "dist")
     for seed in (1, 2):
         edit = edit_question(bank, seed=seed)
-        result = build(decks=bank.decks, templates=ROOT / "templates", out=tmp_path / "dist")
+        result = build(decks=bank.decks, out=tmp_path / "dist")
         changes = [(c.lang, c.question, c.kind, c.describe()) for c in result.changes.items]
         assert changes == [(edit.lang, edit.question, "changed", f"changed {edit.question} (Explanation)")]
 

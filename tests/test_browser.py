@@ -25,7 +25,7 @@ from ankibuild import build
 from ankibuild.preview import CardSides, card_document, render_cards, write_preview
 
 from .cdp import Browser, Page, chromium, launch
-from .conftest import DATA, ROOT
+from .conftest import DATA
 
 pytestmark = pytest.mark.skipif(
     chromium() is None, reason="no Chromium installed: apt-get install chromium (Debian) to run the browser tests"
@@ -100,10 +100,8 @@ def page(browser: Browser) -> Iterator[Page]:
 def _published(root: Path, scenario: str) -> Path:
     """A scenario bank built and previewed as a student would publish it; the page's path."""
     shutil.copytree(DATA / scenario, root / "decks")
-    build(decks=root / "decks", templates=ROOT / "templates", out=root / "dist")
-    return write_preview(
-        decks=root / "decks", templates=ROOT / "templates", out=root / "dist" / "preview", packages=root / "dist"
-    ).path
+    build(decks=root / "decks", out=root / "dist")
+    return write_preview(decks=root / "decks", out=root / "dist" / "preview", packages=root / "dist").path
 
 
 @pytest.fixture(scope="module")
@@ -266,7 +264,7 @@ def test_every_language_fits_a_phone_and_night_mode_applies(browser: Browser, ev
 def card_pages(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Each card's front and back as pages of their own on a local server, with the script as a file."""
     root = tmp_path_factory.mktemp("card-pages")
-    rendered = render_cards(decks=DATA / "every-language", templates=ROOT / "templates")
+    rendered = render_cards(decks=DATA / "every-language")
     for card in rendered.cards:
         css = rendered.templates[card.lang].css
         (root / f"{card.lang}-front.html").write_text(card_document(css, card.front), encoding="utf-8")
@@ -334,7 +332,7 @@ def test_the_choice_survives_the_flip_as_on_anki_desktop(page: Page, card_pages:
     page.send("Page.addScriptToEvaluateOnNewDocument", {"source": NO_SESSION_STORAGE})
     page.navigate(f"{card_pages}/empty.html")
     page.evaluate("window.name = 'another script'")
-    sides = {c.lang: c for c in render_cards(decks=DATA / "every-language", templates=ROOT / "templates").cards}
+    sides = {c.lang: c for c in render_cards(decks=DATA / "every-language").cards}
 
     def show(card: CardSides, side: str) -> None:
         page.evaluate(f"({SWAP})({json.dumps(card.front if side == 'front' else card.back)})")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -14,9 +15,10 @@ from ankibuild.lock import LOCK_FILE, read_lock
 from ankibuild.model import FIELDS
 from ankibuild.preview import render_cards
 from ankibuild.render import load_templates
+from ankibuild.templatefolders import DEFAULTS, TemplateFolders
 
 from .ankitools import TEMPLATE_ERROR, collection, import_package, render_all_cards
-from .conftest import DATA, ROOT, Project, use_scenario
+from .conftest import DATA, Project, use_scenario
 
 
 def _media(package: Path) -> dict[str, bytes]:
@@ -113,7 +115,7 @@ def test_shuffle_changes_the_templates_never_the_fields(project: Project, tmp_pa
 
 def test_labels_carry_each_languages_typography_and_direction() -> None:
     """French spaces its colon, Chinese and Japanese use a full-width one; Arabic and Hebrew read right to left."""
-    cards = {c.lang: c for c in render_cards(decks=DATA / "every-language", templates=ROOT / "templates").cards}
+    cards = {c.lang: c for c in render_cards(decks=DATA / "every-language").cards}
     assert '<span class="ab-label">Réponse\u00a0:</span>' in cards["fr"].back
     full_width = ("ja", "答え："), ("zh", "答案："), ("zh-Hant", "答案：")  # noqa: RUF001 (full-width colons)
     for lang, label in (*full_width, ("ko", "정답:"), ("ar", "الإجابة:")):
@@ -129,9 +131,9 @@ def test_labels_carry_each_languages_typography_and_direction() -> None:
 def test_a_regional_language_uses_its_base_languages_labels() -> None:
     """pt-BR gets the Portuguese wording, zh-TW the traditional Chinese one; a language with no labels gets English."""
     problems = Problems()
-    brazilian = load_templates(ROOT / "templates", "pt-BR", problems)
-    taiwanese = load_templates(ROOT / "templates", "zh-TW", problems)
-    swedish = load_templates(ROOT / "templates", "sv", problems)
+    brazilian = load_templates(TemplateFolders(), "pt-BR", problems)
+    taiwanese = load_templates(TemplateFolders(), "zh-TW", problems)
+    swedish = load_templates(TemplateFolders(), "sv", problems)
     assert (brazilian.labels["answer"], brazilian.labels["lang"]) == ("Resposta:", "pt-BR")
     assert 'lang="pt-BR"' in brazilian.front
     assert taiwanese.labels["correct"] == "正確"  # traditional characters, not the simplified 正确
@@ -146,18 +148,46 @@ def test_letters_must_be_six(project: Project) -> None:
     labels = project.templates / "ja" / "labels.yaml"
     labels.write_text(labels.read_text(encoding="utf-8").replace("ア イ ウ エ オ カ", "ア イ"), encoding="utf-8")
     problems = Problems()
-    load_templates(project.templates, "ja", problems)
+    load_templates(TemplateFolders(project.templates), "ja", problems)
     (problem,) = problems.errors
     assert (problem.file, problem.line) == ("templates/ja/labels.yaml", 7)
     assert problem.message == "'letters' must list 6 letters separated by spaces"
 
 
-def test_a_missing_card_script_is_an_error_and_nothing_is_written(project: Project) -> None:
-    """The templates need templates/card.js: without it the build stops before writing."""
-    (project.templates / "card.js").unlink()
+def test_a_banks_templates_folder_holds_only_what_it_changes(project: Project) -> None:
+    """Files a bank's folder lacks come from the shipped defaults; what it has replaces them."""
+    for name in ("card.js", "style.css", "default/back.html", "de/labels.yaml"):
+        (project.templates / name).unlink()
+    (project.templates / "de" / "labels.yaml").write_text("answer: Lösung\n", encoding="utf-8")
+    (project.templates / "fr").rename(project.templates / "fr-old")
+    (project.templates / "fr").mkdir()
+    (project.templates / "fr" / "front.html").write_text(
+        (DEFAULTS / "default" / "front.html").read_text(encoding="utf-8") + "<p>FR-OWN-FRONT</p>", encoding="utf-8"
+    )
+    result = project.build()
+    assert result.templates == "templates: templates over the defaults"
+    script = next(a for a in load_templates(TemplateFolders(), "de", Problems()).media)
+    own = {lang: load_templates(TemplateFolders(project.templates), lang, Problems()) for lang in ("de", "fr", "en")}
+    assert own["de"].media == (script,) and own["de"].css == (DEFAULTS / "style.css").read_text(encoding="utf-8")
+    assert own["de"].labels["answer"] == "Lösung" and own["de"].labels["language"] == "Deutsch"
+    assert "FR-OWN-FRONT" in own["fr"].front and "FR-OWN-FRONT" not in own["en"].front
+    with collection(project.root / "c.anki2") as col:
+        for lang in ("de", "fr"):
+            import_package(col, project.out / f"ai-stack-{lang}.apkg")
+        assert not [g for g, (front, back) in render_all_cards(col).items() if TEMPLATE_ERROR in front + back]
+
+
+def test_without_a_templates_folder_the_defaults_build(project: Project) -> None:
+    """A bank with no templates folder of its own builds from the templates shipped with ankibuild."""
+    shutil.rmtree(project.templates)
+    result = project.build()
+    assert result.templates == "default templates"
+    assert {o.path.name for o in result.outputs} == {"ai-stack-de.apkg", "ai-stack-fr.apkg", "ai-stack-en.apkg"}
+
+
+def test_a_named_templates_folder_that_is_missing_is_an_error(project: Project) -> None:
+    """--templates naming no folder is a mistake to report, not a silent fall-back to the defaults."""
     with pytest.raises(BankError) as raised:
-        project.build()
-    assert [(p.file, p.message) for p in raised.value.problems][:1] == [
-        ("templates/card.js", "template file is missing")
-    ]
+        project.build(templates=project.root / "nowhere")
+    assert [(p.file, p.message) for p in raised.value.problems] == [("nowhere", "no templates folder here")]
     assert not project.out.exists() and not (project.decks / LOCK_FILE).exists()

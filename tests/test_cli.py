@@ -31,7 +31,7 @@ def test_build_writes_a_package_per_language_and_says_so(project: Project) -> No
     """`ankibuild build` exits 0 and summarises decks, notes per language and files."""
     result = _run("build")
     assert result.exit_code == 0, result.output
-    assert "Bank 'ai-stack': 1 deck(s), 6 question(s)." in result.output
+    assert "Bank 'ai-stack': 1 deck(s), 6 question(s);" in result.output
     for lang in ("de", "fr", "en"):
         assert f"{lang}: 6 notes in 1 deck(s) -> dist/ai-stack-{lang}.apkg (wrote)" in result.output
         assert (project.out / f"ai-stack-{lang}.apkg").is_file()
@@ -124,7 +124,7 @@ def test_the_process_ends_with_the_commands_exit_code_and_all_its_output(project
     command = [sys.executable, "-m", "ankibuild", "build", "--decks"]
     built = subprocess.run([*command, "decks"], capture_output=True, text=True, cwd=project.root)
     assert built.returncode == 0
-    assert "Bank 'ai-stack': 1 deck(s), 6 question(s)." in built.stdout  # piped: block-buffered, then flushed
+    assert "Bank 'ai-stack': 1 deck(s), 6 question(s);" in built.stdout  # piped: block-buffered, then flushed
     assert built.stdout.rstrip().endswith("added w4a16-decode")  # the last line too
     failed = subprocess.run([*command, "missing"], capture_output=True, text=True, cwd=project.root)
     assert failed.returncode == 1 and "no bank folder" in failed.stderr

@@ -20,8 +20,6 @@ from hypothesis import strategies as st
 
 from ankibuild.cli import main
 
-from .conftest import ROOT
-
 KEYS = (
     "id languages topics title shuffle deck questions todo answer question options explanation de en fr xx id-ID <<"
 ).split()
@@ -109,7 +107,7 @@ def _run_everything(files: dict[str, str]) -> None:
         for name, text in files.items():
             (root / "decks" / name).parent.mkdir(parents=True, exist_ok=True)
             (root / "decks" / name).write_text(text, encoding="utf-8")
-        folders = ["--decks", str(root / "decks"), "--templates", str(ROOT / "templates")]
+        folders = ["--decks", str(root / "decks")]
         for arguments in (["check", *folders], ["build", *folders, "--out", str(root / "dist")]):
             result = CliRunner().invoke(main, arguments)
             crash = "".join(traceback.format_exception(*result.exc_info)) if result.exc_info else ""

@@ -22,8 +22,9 @@ from pathlib import Path
 import pytest
 
 from ankibuild.preview import CardSides, render_cards
+from ankibuild.templatefolders import DEFAULTS
 
-from .conftest import DATA, ROOT
+from .conftest import DATA
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 LANGUAGES = ("de", "fr", "en", "es", "it", "pt", "nl", "pl", "ru", "ja", "zh", "zh-Hant", "ko", "ar", "he")
@@ -31,13 +32,13 @@ _ASSET = re.compile(r"_ankibuild-[0-9a-f]{12}\.js")
 
 
 def _cards() -> dict[str, CardSides]:
-    rendered = render_cards(decks=DATA / "every-language", templates=ROOT / "templates")
+    rendered = render_cards(decks=DATA / "every-language")
     return {card.lang: card for card in rendered.cards}
 
 
 def test_every_language_with_labels_has_golden_files() -> None:
     """The sample covers each language that has its own labels, and nothing else is left behind."""
-    labelled = {p.parent.name for p in (ROOT / "templates").glob("*/labels.yaml")} - {"default"}
+    labelled = {p.parent.name for p in DEFAULTS.glob("*/labels.yaml")} - {"default"}
     assert labelled == set(LANGUAGES)
     assert {p.name for p in GOLDEN.iterdir()} == set(LANGUAGES)
 

@@ -71,9 +71,6 @@ MISTAKES = [
     ),
     Mistake("template-unknown-field", "templates/default/front.html:3:24", "unknown field 'Hint'", "fields are"),
     Mistake("template-unbalanced-section", "templates/default/back.html:3:1", "section {{#A}} is never closed"),
-    Mistake(
-        "template-missing", "templates/default/back.html", "template file is missing", remove=("default/back.html",)
-    ),
     Mistake("python-tag", "decks/memory.yaml:2:7", "tag '!!python/object/apply:os.system' is not allowed"),
     Mistake("billion-laughs", "decks/memory.yaml:7:8", "aliases (*name) repeat too many values"),
 ]

@@ -10,6 +10,7 @@ from .buildlock import DEFAULT_WAIT
 from .collector import paused
 from .progress import Progress, silent
 from .state import BuildResult, BuildState
+from .templatefolders import TemplateFolders
 
 if TYPE_CHECKING:
     from .lock import Clock
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
 def build(
     *,
     decks: Path = Path("decks"),
-    templates: Path = Path("templates"),
+    templates: Path | None = None,
     out: Path = Path("dist"),
     languages: Sequence[str] = (),
     split: bool = False,
@@ -38,8 +39,11 @@ def build(
     When no file the last build read has changed and its packages are intact, the
     result is the last build's, found without loading the pipeline. ``progress``
     hears how many files were read and how many notes written, as the build goes.
+    ``templates`` is the bank's own templates folder (default: ``templates/`` beside
+    the bank folder, if there is one), laid over the templates shipped with ankibuild.
     """
-    state = BuildState(decks, templates, out, [tuple(languages), split, strict])
+    folders = TemplateFolders.for_bank(decks, templates)
+    state = BuildState(decks, folders, out, [tuple(languages), split, strict])
     unchanged = state.unchanged()
     if unchanged is not None:
         return unchanged
@@ -48,7 +52,7 @@ def build(
     with paused():
         return run(
             decks=decks,
-            templates=templates,
+            templates=folders,
             out=out,
             languages=languages,
             split=split,

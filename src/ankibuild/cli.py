@@ -17,6 +17,7 @@ from .errors import BankError, report
 from .progress import for_terminal
 from .schema import schema_text
 from .state import BuildResult
+from .templatefolders import TemplateFolders
 from .version import __version__
 
 if TYPE_CHECKING:
@@ -35,7 +36,11 @@ def _folder(name: str, default: str, help: str) -> Callable[[_F], _F]:
 MAX_LISTED_CHANGES = 12
 
 _decks = _folder("--decks", "decks", "The question bank folder.")
-_templates = _folder("--templates", "templates", "The card templates folder.")
+_templates = click.option(
+    "--templates",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The bank's own card templates, laid over the defaults. Default: templates/ beside the bank folder, if any.",
+)
 _strict = click.option("--strict", is_flag=True, help="Treat warnings (e.g. missing translations) as errors.")
 
 
@@ -72,7 +77,7 @@ def main() -> None:
 @click.option("-q", "--quiet", is_flag=True, help="Print only warnings and errors: no progress, no summary.")
 def build_command(
     decks: Path,
-    templates: Path,
+    templates: Path | None,
     out: Path,
     languages: tuple[str, ...],
     split: bool,
@@ -114,7 +119,7 @@ def build_command(
     show_default=True,
     help="json prints every problem as an object, for editors and CI.",
 )
-def check_command(decks: Path, templates: Path, strict: bool, fmt: str) -> None:
+def check_command(decks: Path, templates: Path | None, strict: bool, fmt: str) -> None:
     """Validate the bank and the templates; write nothing."""
     try:
         from .pipeline import check  # each command loads only what it uses
@@ -128,7 +133,7 @@ def check_command(decks: Path, templates: Path, strict: bool, fmt: str) -> None:
     else:
         report(problems)
         if not failed:
-            click.echo("The bank is valid.")
+            click.echo(f"The bank is valid ({TemplateFolders.for_bank(decks, templates).describe()}).")
     if failed:
         raise SystemExit(1)
 
@@ -142,7 +147,13 @@ def check_command(decks: Path, templates: Path, strict: bool, fmt: str) -> None:
 @click.option("--split", is_flag=True, help="Link the packages of 'ankibuild build --split'.")
 @_strict
 def preview_command(
-    decks: Path, templates: Path, out: Path, packages: Path, languages: tuple[str, ...], split: bool, strict: bool
+    decks: Path,
+    templates: Path | None,
+    out: Path,
+    packages: Path,
+    languages: tuple[str, ...],
+    split: bool,
+    strict: bool,
 ) -> None:
     """Write a static page with every card, front and back, and links to the packages."""
     from .preview import write_preview  # each command loads only what it uses
@@ -214,7 +225,7 @@ def _summary(result: BuildResult, dry_run: bool, quiet: bool) -> None:
         click.secho(f"warning: {warning}", fg="yellow", err=True)
     if quiet:
         return
-    click.echo(f"Bank '{result.bank_id}': {result.decks} deck(s), {result.questions} question(s).")
+    click.echo(f"Bank '{result.bank_id}': {result.decks} deck(s), {result.questions} question(s); {result.templates}.")
     verb = "would write" if dry_run else "wrote"
     for output in result.outputs:
         state = verb if output.written else "unchanged"

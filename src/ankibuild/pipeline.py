@@ -30,6 +30,7 @@ from .package import DeckInfo, Kept, NoteKey, PackageSpec, Texts, package_bytes
 from .progress import Progress, silent
 from .render import CardTemplates, NoteHead, RenderedNote, load_templates
 from .state import BuildResult, BuildState, Output
+from .templatefolders import TemplateFolders
 from .validate import check_unique_ids, validate_bank_file
 
 if TYPE_CHECKING:
@@ -91,13 +92,15 @@ def _load(
     return replace(bank, decks=decks_found), results
 
 
-def check(*, decks: Path = Path("decks"), templates: Path = Path("templates"), strict: bool = False) -> Problems:
+def check(*, decks: Path = Path("decks"), templates: Path | None = None, strict: bool = False) -> Problems:
     """Validate a bank, its lock file, its templates and its texts without writing anything.
 
+    ``templates`` is the bank's own templates folder (default: ``templates/`` beside
+    the bank folder, if there is one), laid over the shipped defaults.
     Raises :class:`BankError` when there are errors (or warnings, if ``strict``);
     returns the warnings otherwise.
     """
-    return load_sources(decks, templates, (), strict).problems
+    return load_sources(decks, TemplateFolders.for_bank(decks, templates), (), strict).problems
 
 
 @dataclass(frozen=True)
@@ -125,7 +128,7 @@ class Sources:
 
 def load_sources(
     decks: Path,
-    templates: Path,
+    templates: TemplateFolders,
     languages: Sequence[str],
     strict: bool,
     split: bool = False,
@@ -146,7 +149,7 @@ def load_sources(
     bank, by_path = loaded
     results = list(by_path.values())
     langs = _languages(bank, languages)
-    card_templates = {lang: load_templates(templates, lang, problems, shuffle=bank.shuffle) for lang in langs}
+    card_templates = _load_templates(templates, langs, bank.shuffle, problems)
     notes = [note for lang in langs for result in results for note in result.notes if note.lang == lang]
     media = {name: content for result in results for name, content in result.media.items()}
     if set(langs) == set(bank.languages) and not problems.errors:
@@ -160,6 +163,16 @@ def load_sources(
     return Sources(bank, card_templates, notes, media, problems, lock, questions, results, used)
 
 
+def _load_templates(
+    folders: TemplateFolders, langs: Sequence[str], shuffle: bool, problems: Problems
+) -> dict[str, CardTemplates]:
+    if folders.own is not None and not folders.own.is_dir():
+        hint = "name the folder that holds your own templates, or leave --templates out to use the defaults"
+        problems.add(folders.own, "no templates folder here", hint=hint)
+        return {}
+    return {lang: load_templates(folders, lang, problems, shuffle=shuffle) for lang in langs}
+
+
 def _read_lock(path: Path, problems: Problems, memo: Path) -> Lock:
     try:
         return read_lock(path, memo)
@@ -171,7 +184,7 @@ def _read_lock(path: Path, problems: Problems, memo: Path) -> Lock:
 def run(
     *,
     decks: Path,
-    templates: Path,
+    templates: TemplateFolders,
     out: Path,
     languages: Sequence[str],
     split: bool,
@@ -195,7 +208,11 @@ def run(
         sources = load_sources(decks, templates, languages, strict, split, progress, state.known())
         bank, card_templates, old = sources.bank, sources.templates, sources.lock
         result = BuildResult(
-            bank.id, len(bank.decks), sources.questions, warnings=[p.describe() for p in sources.problems.warnings]
+            bank.id,
+            len(bank.decks),
+            sources.questions,
+            warnings=[p.describe() for p in sources.problems.warnings],
+            templates=templates.describe(),
         )
         types = {lang: notetype(bank, lang, t.front, t.back, t.css) for lang, t in card_templates.items()}
         lock_path = decks / LOCK_FILE

@@ -26,6 +26,7 @@ from .errors import Problems
 from .model import CARD_NAME, FIELDS, Bank, notetype_name, stable_int
 from .pipeline import load_sources, package_groups
 from .render import CardTemplates, RenderedNote
+from .templatefolders import TemplateFolders
 
 PAGE = "index.html"
 
@@ -124,7 +125,7 @@ class RenderedCards:
 def render_cards(
     *,
     decks: Path = Path("decks"),
-    templates: Path = Path("templates"),
+    templates: Path | None = None,
     languages: Sequence[str] = (),
     strict: bool = False,
 ) -> RenderedCards:
@@ -132,7 +133,7 @@ def render_cards(
 
     Raises :class:`BankError` when the bank or the templates have errors (or warnings, if ``strict``).
     """
-    sources = load_sources(decks, templates, languages, strict)
+    sources = load_sources(decks, TemplateFolders.for_bank(decks, templates), languages, strict)
     renderers = {lang: CardRenderer(sources.bank, t) for lang, t in sources.templates.items()}
     notes = [note for lang in sources.templates for note in sources.rendered(lang)]
     cards = [renderers[n.lang].sides(n) for n in notes]
@@ -144,7 +145,7 @@ def render_cards(
 def write_preview(
     *,
     decks: Path = Path("decks"),
-    templates: Path = Path("templates"),
+    templates: Path | None = None,
     out: Path = Path("dist/preview"),
     packages: Path = Path("dist"),
     languages: Sequence[str] = (),

@@ -2,12 +2,13 @@
 
 Card templates are Anki templates (``{{Field}}``) with build-time placeholders
 ``[[name]]`` for the language's wording, so the card structure is written once
-in ``templates/default/`` and each language folder holds only its labels (and,
-when it must, its own ``front.html`` or ``back.html``). A regional language
-(``pt-BR``) falls back to its base language's folder (``pt``; ``zh-TW`` to
-``zh-Hant``) before the default.
+in ``default/`` and each language folder holds only its labels (and, when it
+must, its own ``front.html`` or ``back.html``). A regional language (``pt-BR``)
+falls back to its base language's folder (``pt``; ``zh-TW`` to ``zh-Hant``)
+before the default; a bank's own folder is laid over the shipped defaults
+(:mod:`.templatefolders`).
 
-The card script ``templates/card.js`` travels as a media file under a
+The card script ``card.js`` travels as a media file under a
 content-hashed name, which the templates get as ``[[script]]``; the bank's
 settings arrive the same way (``[[shuffle]]``).
 """
@@ -25,13 +26,13 @@ from typing import NamedTuple
 
 from .assets import Asset
 from .errors import Problems, Severity
-from .languages import is_rtl, lineage
+from .languages import is_rtl
 from .loader import Map, load, text_position
 from .media import Media, MediaError
 from .model import CARD_NAME, FIELDS, LETTERS, Bank, Question, note_guid, topic_tag
 from .richtext import to_html
+from .templatefolders import DEFAULT, TemplateFolders
 
-DEFAULT = "default"
 TEMPLATE_FILES = ("front.html", "back.html")
 STYLESHEET = "style.css"
 SCRIPT = "card.js"
@@ -200,38 +201,25 @@ def render_note(
     )
 
 
-def load_templates(root: Path, lang: str, problems: Problems, *, shuffle: bool = False) -> CardTemplates:
+def load_templates(folders: TemplateFolders, lang: str, problems: Problems, *, shuffle: bool = False) -> CardTemplates:
     """The templates of one language, strict: unknown fields and labels are errors.
 
     ``shuffle`` is the bank's setting: the card script then shows the options
     in a random order per review.
     """
-    if not _own_folders(root, lang):
+    if not folders.has_language(lang):
         problems.add(
-            root / lang,
+            (folders.own or folders.roots[0]) / lang,
             f"no templates for '{lang}': the default (English) wording is used",
-            hint=f"create {lang}/{LABELS} with the labels in that language",
+            hint=f"create {lang}/{LABELS} in the bank's templates folder with the labels in that language",
             severity=Severity.WARNING,
         )
-    script = _script(root / SCRIPT, problems)
-    labels = _labels(root, lang, problems)
+    script = _script(folders.shared(SCRIPT), problems)
+    labels = _labels(folders, lang, problems)
     labels.update(script=script.name if script else "", shuffle="true" if shuffle else "false")
-    front, back = (_template(root, lang, name, labels, problems) for name in TEMPLATE_FILES)
-    css_path = root / STYLESHEET
-    css = _read(css_path, problems) or ""
+    front, back = (_template(folders.find(lang, name), labels, problems) for name in TEMPLATE_FILES)
+    css = _read(folders.shared(STYLESHEET), problems) or ""
     return CardTemplates(lang, front, back, css, labels, (script,) if script else ())
-
-
-def _own_folders(root: Path, lang: str) -> list[Path]:
-    """The language's folders that exist, the most general first: ``pt``, then ``pt-BR``."""
-    return [root / name for name in reversed(lineage(lang)) if (root / name).is_dir()]
-
-
-def _find(root: Path, lang: str, name: str) -> Path:
-    for folder in reversed(_own_folders(root, lang)):
-        if (folder / name).is_file():
-            return folder / name
-    return root / DEFAULT / name
 
 
 def _script(path: Path, problems: Problems) -> Asset | None:
@@ -243,16 +231,17 @@ def _read(path: Path, problems: Problems) -> str | None:
     try:
         return path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
-        problems.add(path, "template file is missing", hint="restore it, or run from the folder that has 'templates/'")
+        hint = "ankibuild's own templates are incomplete: reinstall ankibuild"
+        problems.add(path, "template file is missing", hint=hint)
     except (OSError, UnicodeDecodeError) as err:
         problems.add(path, f"cannot read the template: {err}")
     return None
 
 
-def _labels(root: Path, lang: str, problems: Problems) -> dict[str, str]:
+def _labels(folders: TemplateFolders, lang: str, problems: Problems) -> dict[str, str]:
     """Default wording overlaid with the language's own; the language and direction too."""
     labels: dict[str, str] = {"lang": lang, "dir": "rtl" if is_rtl(lang) else "ltr"}
-    for path in (root / DEFAULT / LABELS, *(folder / LABELS for folder in _own_folders(root, lang))):
+    for path in (folder / LABELS for folder in folders.folders(lang)):
         if not path.is_file():
             continue
         data = load(path, problems).data
@@ -282,8 +271,7 @@ def _letters_ok(path: Path, data: Map, problems: Problems) -> bool:
     return False
 
 
-def _template(root: Path, lang: str, name: str, labels: dict[str, str], problems: Problems) -> str:
-    path = _find(root, lang, name)
+def _template(path: Path, labels: dict[str, str], problems: Problems) -> str:
     text = _read(path, problems)
     if text is None:
         return ""

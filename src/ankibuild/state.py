@@ -16,13 +16,16 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .atomic import write_if_changed
 from .cache import Cache, digest, file_sha
 from .changelog import CHANGELOG_FILE, Changelog
 from .lock import LOCK_FILE
 from .version import code_fingerprint
+
+if TYPE_CHECKING:
+    from .templatefolders import TemplateFolders
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,8 @@ class BuildResult:
     changes: Changelog = field(default_factory=Changelog)
     warnings: list[str] = field(default_factory=list)
     lock_written: bool = False
+    #: Which templates the cards were made from: the defaults, or a bank's own folder over them.
+    templates: str = ""
     #: What each package was made of (by path), so an unchanged one is not rebuilt next time.
     contents: dict[str, str] = field(default_factory=dict, repr=False)
 
@@ -65,7 +70,7 @@ def _files(folder: Path) -> Iterator[Path]:
 class BuildState:
     """The record of the last successful build of one bank with one set of options."""
 
-    def __init__(self, decks: Path, templates: Path, out: Path, options: Sequence[object]) -> None:
+    def __init__(self, decks: Path, templates: TemplateFolders, out: Path, options: Sequence[object]) -> None:
         self.decks, self.templates, self.out = decks, templates, out
         # Problems name files relative to the working folder, and a first build takes its time from here.
         self.options = json.dumps(
@@ -73,7 +78,7 @@ class BuildState:
                 code_fingerprint(),
                 str(Path.cwd()),
                 str(out.resolve()),
-                str(templates.resolve()),
+                *(str(root.resolve()) for root in templates.roots),
                 *map(str, options),
                 os.environ.get("SOURCE_DATE_EPOCH", ""),
             ]
@@ -90,7 +95,7 @@ class BuildState:
         """
         given = {self._name(path): sha for path, sha in (used or {}).items()}
         digests: dict[str, str] = {}
-        for index, root in enumerate((self.decks, self.templates)):
+        for index, root in enumerate((self.decks, *self.templates.roots)):
             for path in _files(root):
                 name = f"{index}/{path.relative_to(root).as_posix()}"
                 digests[name] = given.get(name) or file_sha(path) or ""
@@ -133,7 +138,10 @@ class BuildState:
             outputs = [Output(Path(o["path"]), o["lang"], o["decks"], o["notes"], False) for o in data["outputs"]]
             if any(file_sha(Path(o["path"])) != o["sha"] for o in data["outputs"]) or not self._published():
                 return None
-            return BuildResult(data["bank"], data["decks"], data["questions"], outputs, warnings=data["warnings"])
+            warnings, templates = data["warnings"], self.templates.describe()
+            return BuildResult(
+                data["bank"], data["decks"], data["questions"], outputs, warnings=warnings, templates=templates
+            )
         except (KeyError, TypeError):  # a record of another shape: build
             return None
 
