@@ -67,7 +67,7 @@ def test_a_damaged_cache_is_only_a_miss(project: Project) -> None:
     first = project.build()
     for entry in cache_root().rglob("*"):
         if entry.is_file():
-            entry.write_bytes(b"not a pickle")
+            entry.write_bytes(b"not an entry")
     project.edit("ai-hardware.yaml", OLD, "Die Intensität ist gering")
     result = project.build()
     assert [o.lang for o in result.outputs if o.written] == ["de"]
@@ -77,8 +77,8 @@ def test_a_damaged_cache_is_only_a_miss(project: Project) -> None:
 def test_the_cache_lives_outside_the_project(project: Project) -> None:
     """A shared repository or output folder can never carry a cache entry into a build."""
     project.build()
-    assert any(cache_root().rglob("*.pickle"))
-    assert not any(p.suffix == ".pickle" for p in project.root.rglob("*"))
+    assert any(cache_root().rglob("*.entry"))
+    assert not any(p.suffix in {".entry", ".record", ".memo"} for p in project.root.rglob("*"))
 
 
 def test_a_renamed_file_is_read_again_under_its_new_name(project: Project) -> None:

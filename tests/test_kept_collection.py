@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import itertools
-import pickle
 import random
 import re
 import shutil
@@ -18,7 +17,7 @@ from typing import Any
 import pytest
 
 from ankibuild import BuildResult, build, package
-from ankibuild.cache import Cache
+from ankibuild.cache import Cache, unpack
 from ankibuild.lock import LOCK_FILE, Clock
 from ankibuild.package import PIECE, _Deflate
 
@@ -184,7 +183,7 @@ def test_lost_or_damaged_texts_are_made_again_from_the_file(project: Project, lo
     shutil.rmtree(Cache(project.decks).kept)  # every package must be made from its notes' texts
     for path in project.out.glob("*.apkg"):
         path.unlink()
-    entries = [e for e in Cache(project.decks).folder.glob("*.pickle") if isinstance(_unpickled(e), dict)]
+    entries = [e for e in Cache(project.decks).folder.glob("*.entry") if _is_texts(e)]
     assert len(entries) == 1  # the one question file's texts, apart from its notes
     if loss == "forgotten":
         entries[0].unlink()
@@ -195,8 +194,9 @@ def test_lost_or_damaged_texts_are_made_again_from_the_file(project: Project, lo
     assert _packages(project.out) == expected
 
 
-def _unpickled(path: Path) -> object:
-    return pickle.loads(path.read_bytes())
+def _is_texts(path: Path) -> bool:
+    """An entry of texts holds a list of languages; a file's result, a mapping."""
+    return isinstance(unpack(path.read_bytes())[0], list)
 
 
 def test_a_cache_that_cannot_be_written_only_costs_time(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:

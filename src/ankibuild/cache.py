@@ -5,23 +5,38 @@ Entries live in the user's cache folder (``$ANKIBUILD_CACHE_DIR``, else
 or the output folder: a repository that someone shares cannot plant one.
 A key is a digest of every input of the work, never a file's size or time, so
 an entry is either exactly right or not found. A damaged entry is a miss.
+
+A cache folder may be shared (a lab machine's ``/tmp``, a CI cache), so an
+entry is plain data: JSON and byte strings, which no loader can turn into code,
+with a digest of the whole that tells a damaged entry. A folder that another
+user owns or may write to is not used at all: whoever can write it could change
+what a build packages. The build then keeps its work in a private folder of its
+own, forgotten when it ends, and says so.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import hashlib
+import json
 import os
-import pickle
+import shutil
+import stat
+import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 from .atomic import write_if_changed
 
 #: Changes whenever what is cached changes shape; old entries are then never read.
-FORMAT = "1"
+FORMAT = "2"
+#: What every entry starts with, before the digest of the rest.
+MAGIC = b"ankibuild cache 2\n"
+_LENGTH = 8
 #: A temporary file this old was left by a build that was killed.
 STALE_SECONDS = 3600
 
@@ -53,32 +68,101 @@ def file_sha(path: Path) -> str | None:
         return None
 
 
-def pack(value: Any) -> bytes:
-    return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+class DamagedEntry(ValueError):
+    """An entry that is not as :func:`pack` wrote it."""
 
 
-def unpack(packed: bytes) -> Any:
-    return pickle.loads(packed)
+def pack(header: object, blobs: Sequence[bytes] = ()) -> bytes:
+    """Plain data (what JSON holds) and byte strings, as one entry with a digest of the whole.
+
+    Byte strings (images, deflated collections) travel beside the JSON rather than
+    inside it, so that they are neither escaped nor copied into a text.
+    """
+    head = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode()
+    parts = [len(head).to_bytes(_LENGTH, "little"), head]
+    for blob in blobs:
+        parts += [len(blob).to_bytes(_LENGTH, "little"), blob]
+    body = b"".join(parts)
+    return MAGIC + hashlib.sha256(body).digest() + body
+
+
+def unpack(packed: bytes) -> tuple[Any, list[bytes]]:
+    """What :func:`pack` packed: its plain data and its byte strings. Raises :class:`DamagedEntry`."""
+    start = len(MAGIC) + 32
+    view = memoryview(packed)
+    if packed[: len(MAGIC)] != MAGIC or hashlib.sha256(view[start:]).digest() != packed[len(MAGIC) : start]:
+        raise DamagedEntry("not an entry of this version, or damaged")
+    pieces: list[bytes] = []
+    while start < len(packed):
+        size = int.from_bytes(view[start : start + _LENGTH], "little")
+        start += _LENGTH
+        pieces.append(bytes(view[start : start + size]))
+        start += size
+    if not pieces:
+        raise DamagedEntry("an entry without its data")
+    try:
+        return json.loads(pieces[0]), pieces[1:]
+    except ValueError as err:
+        raise DamagedEntry(str(err)) from err
+
+
+def refusal(folder: Path) -> str | None:
+    """Why ``folder`` cannot hold a cache safely, or None: it is made, private (mode 0700), if missing."""
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = folder.stat()
+    except OSError as err:
+        return f"it cannot be created ({err.strerror})"
+    if not stat.S_ISDIR(info.st_mode):
+        return "it is not a folder"
+    if os.name != "posix":  # elsewhere a user's own folders are private by default
+        return None
+    if info.st_uid != os.geteuid():
+        return "it belongs to another user"
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"other users may write to it (chmod 700 {folder})"
+    return None
+
+
+@cache
+def _private_scratch() -> Path:
+    """A folder only this process uses, for a build whose cache folder is refused; removed at exit."""
+    folder = Path(tempfile.mkdtemp(prefix="ankibuild-cache-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
 
 
 class Cache:
     """Entries for one bank folder, in a folder of their own."""
 
     def __init__(self, bank: Path) -> None:
-        self.folder = cache_root() / digest(FORMAT, str(bank.resolve()))[:16]
+        root = cache_root()
+        name = digest(FORMAT, str(bank.resolve()))[:16]
+        #: Why the cache folder is not used, or None when it is.
+        self.refused = refusal(root) or refusal(root / name)
+        self.folder = (_private_scratch() if self.refused else root) / name
         #: What the last build left for the next, one of each, replaced each time:
         #: the lock it wrote and its packages' collections (not entries by key).
         self.kept = self.folder / "kept"
 
-    def _path(self, key: str) -> Path:
-        return self.folder / f"{key}.pickle"
+    def warnings(self) -> list[str]:
+        """What to tell the user about the cache folder: why it is refused, if it is."""
+        if not self.refused:
+            return []
+        return [
+            f"the cache folder {cache_root()} is not used: {self.refused}; this build keeps nothing for the next "
+            "(give it a folder of your own with ANKIBUILD_CACHE_DIR)"
+        ]
 
-    def get(self, key: str) -> Any:
-        """The value stored under ``key``, or None."""
+    def _path(self, key: str) -> Path:
+        return self.folder / f"{key}.entry"
+
+    def get(self, key: str) -> tuple[Any, list[bytes]] | None:
+        """The plain data and byte strings stored under ``key``, or None."""
         packed = self.get_bytes(key)
         try:
             return None if packed is None else unpack(packed)
-        except Exception:  # a damaged entry is only a miss
+        except DamagedEntry:  # a damaged entry is only a miss
             return None
 
     def get_bytes(self, key: str) -> bytes | None:
@@ -95,9 +179,9 @@ class Cache:
 
     def keep_only(self, keys: Iterable[str]) -> None:
         """Forget entries the last build did not use, so the cache does not grow forever."""
-        wanted = {f"{key}.pickle" for key in keys}
+        wanted = {f"{key}.entry" for key in keys}
         with contextlib.suppress(OSError):
-            for entry in self.folder.glob("*.pickle"):
+            for entry in self.folder.glob("*.entry"):
                 if entry.name not in wanted:
                     entry.unlink(missing_ok=True)
             # What a build killed while writing an entry left; a running one's is younger.

@@ -8,19 +8,21 @@ found is done on every core when there is enough of it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from .cache import Cache, digest, file_sha, pack, unpack
-from .errors import CacheChangedError, Problem, Problems
+from .cache import Cache, DamagedEntry, digest, file_sha, pack, unpack
+from .errors import CacheChangedError, Problem, Problems, Severity
 from .loader import parse_source, read, read_pending
 from .media import Media
-from .model import Bank, Deck
+from .model import Bank, Deck, Source
 from .progress import Progress, silent
 from .render import NoteHead, RenderedNote, render_note
 from .validate import validate_deck_file
@@ -66,8 +68,66 @@ class FileResult:
         if lang not in self.texts:
             return
         heads = (head for head in self.notes if head.lang == lang)
-        for head, (fields, tags) in zip(heads, unpack(self.texts[lang]), strict=True):
-            yield RenderedNote.join(head, fields, tags)
+        for head, (fields, tags) in zip(heads, json.loads(self.texts[lang]), strict=True):
+            yield RenderedNote.join(head, tuple(fields), tuple(tags))
+
+    def packed(self) -> bytes:
+        """The result without its texts, for the cache (see :func:`restore`)."""
+        deck = self.deck and [self.deck.key, self.deck.titles, _source(self.deck.source)]
+        header = {
+            "sha": self.sha,
+            "deck": deck,
+            "problems": [[p.file, p.line, p.column, p.message, p.hint, p.question, p.severity] for p in self.problems],
+            "notes": self.notes,
+            "media": list(self.media),
+            "referenced": [[str(path), sha] for path, sha in self.referenced.items()],
+            "questions": self.questions,
+            "texts_sha": self.texts_sha,
+        }
+        return pack(header, list(self.media.values()))
+
+
+def _source(source: Source) -> list[object]:
+    return [str(source.path), source.line, source.column]
+
+
+def restore(entry: tuple[Any, list[bytes]]) -> FileResult:
+    """The result :meth:`FileResult.packed` packed. Raises :class:`DamagedEntry` for an entry of another shape."""
+    header, blobs = entry
+    try:
+        deck = header["deck"]
+        if deck is not None:
+            key, titles, (path, line, column) = deck
+            deck = Deck(key, dict(titles), (), Source(Path(path), line, column))
+        problems = tuple(
+            Problem(file, line, column, message, hint, question, Severity(severity))
+            for file, line, column, message, hint, question, severity in header["problems"]
+        )
+        notes = tuple(NoteHead(g, q, lang, d, tuple(m), dg, pt) for g, q, lang, d, m, dg, pt in header["notes"])
+        return FileResult(
+            header["sha"],
+            deck,
+            problems,
+            notes,
+            {},
+            dict(zip(header["media"], blobs, strict=True)),
+            {Path(path): sha for path, sha in header["referenced"]},
+            tuple(QuestionRef(*ref) for ref in header["questions"]),
+            header["texts_sha"],
+        )
+    except (KeyError, TypeError, ValueError) as err:
+        raise DamagedEntry(f"a result of another shape ({err})") from err
+
+
+def _pack_texts(texts: Mapping[str, bytes]) -> bytes:
+    return pack(list(texts), list(texts.values()))
+
+
+def _unpack_texts(packed: bytes) -> dict[str, bytes]:
+    langs, blobs = unpack(packed)
+    if not isinstance(langs, list) or len(langs) != len(blobs):
+        raise DamagedEntry("texts of another shape")
+    return dict(zip(map(str, langs), blobs, strict=True))
 
 
 def process(bank: Bank, path: Path, raw: bytes, langs: Sequence[str], keep_texts: bool = True) -> FileResult:
@@ -89,7 +149,7 @@ def process(bank: Bank, path: Path, raw: bytes, langs: Sequence[str], keep_texts
         for question in deck.questions
         if lang in question.translations
     ]
-    texts = {lang: pack([(n.fields, n.tags) for n in notes if n.lang == lang]) for lang in langs}
+    texts = {lang: _dumps([(n.fields, n.tags) for n in notes if n.lang == lang]) for lang in langs}
     questions = tuple(QuestionRef(q.id, q.source.line, q.source.column) for q in deck.questions)
     return FileResult(
         sha,
@@ -110,8 +170,12 @@ def _process_packed(bank: Bank, path: Path, raw: bytes, langs: Sequence[str]) ->
     result, but the texts only of those whose notes go into a package anew.
     """
     result = process(bank, path, raw, langs, keep_texts=False)
-    texts = pack(dict(result.texts))
-    return pack(replace(result, texts={}, texts_sha=hashlib.sha256(texts).hexdigest())), texts
+    texts = _pack_texts(result.texts)
+    return replace(result, texts={}, texts_sha=hashlib.sha256(texts).hexdigest()).packed(), texts
+
+
+def _dumps(value: object) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 @dataclass(frozen=True)
@@ -148,10 +212,10 @@ class _CachedTexts(Mapping[str, bytes]):
     @cached_property
     def _texts(self) -> Mapping[str, bytes]:
         packed = self._source.cache.get_bytes(_texts_key(self._source.key))
-        if packed is None or hashlib.sha256(packed).hexdigest() != self._result.texts_sha:
-            packed = self._source.remake(self._result.sha)
-        texts: Mapping[str, bytes] = unpack(packed)
-        return texts
+        if packed is not None and hashlib.sha256(packed).hexdigest() == self._result.texts_sha:
+            with contextlib.suppress(DamagedEntry):
+                return _unpack_texts(packed)
+        return _unpack_texts(self._source.remake(self._result.sha))
 
     def __getitem__(self, lang: str) -> bytes:
         return self._texts[lang]
@@ -169,9 +233,9 @@ def _context(bank: Bank, bank_raw: bytes, langs: Sequence[str]) -> str:
     return digest(code_fingerprint(), str(Path.cwd()), str(bank.root.resolve()), bank_raw, *langs)
 
 
-def _still_valid(result: FileResult | None) -> bool:
+def _still_valid(result: FileResult) -> bool:
     """A cached result holds while every image it referred to is as it was (or still missing)."""
-    return result is not None and all(file_sha(path) == sha for path, sha in result.referenced.items())
+    return all(file_sha(path) == sha for path, sha in result.referenced.items())
 
 
 def process_all(
@@ -214,7 +278,7 @@ def process_all(
     for done, (path, (packed, texts)) in enumerate(_compute(bank, missing, langs), start=len(found) + 1):
         cache.put(keys[path], packed)
         cache.put(_texts_key(keys[path]), texts)
-        found[path] = replace(unpack(packed), texts=unpack(texts))
+        found[path] = replace(restore(unpack(packed)), texts=_unpack_texts(texts))
         progress("files read", done, total)
     cache.keep_only([*keys.values(), *map(_texts_key, keys.values())])
     return {path: found[path] for path in files if path in found}
@@ -232,8 +296,12 @@ def _texts_key(key: str) -> str:
 def _found(source: _Source, keys: dict[Path, str], found: dict[Path, FileResult]) -> bool:
     """Look the result of ``source`` up in its cache; its key becomes the file's key either way."""
     keys[source.path] = source.key
-    result = source.cache.get(source.key)
-    if _still_valid(result):
+    entry = source.cache.get(source.key)
+    try:
+        result = None if entry is None else restore(entry)
+    except DamagedEntry:  # only a miss
+        result = None
+    if result is not None and _still_valid(result):
         found[source.path] = replace(result, texts=_CachedTexts(source, result))
         return True
     return False

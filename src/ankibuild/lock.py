@@ -12,16 +12,16 @@ import contextlib
 import hashlib
 import json
 import os
-import pickle
 import re
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import astuple, dataclass, field, replace
 from operator import attrgetter
 from pathlib import Path
 from typing import NamedTuple, Protocol
 
 from .atomic import write_if_changed
+from .cache import pack, unpack
 from .errors import BankError, Problems
 from .version import code_fingerprint
 
@@ -146,11 +146,11 @@ def remember(lock: Lock, text: bytes, memo: Path) -> None:
     several times quicker than tens of thousands of small objects, or than JSON.
     """
     written = _memo_key(text)
-    columns = tuple(zip(*lock.notes.values(), strict=True)) if lock.notes else ()
-    packed = pickle.dumps((lock.bank, lock.notetypes, columns), protocol=pickle.HIGHEST_PROTOCOL)
+    columns = list(zip(*lock.notes.values(), strict=True)) if lock.notes else []
+    types = [list(astuple(t)) for t in lock.notetypes.values()]
     with contextlib.suppress(OSError):
         memo.parent.mkdir(parents=True, exist_ok=True)
-        write_if_changed(memo, written + packed, durable=False)
+        write_if_changed(memo, pack([written.hex(), lock.bank, types, columns]), durable=False)
 
 
 def _memo_key(text: bytes) -> bytes:
@@ -159,15 +159,14 @@ def _memo_key(text: bytes) -> bytes:
 
 
 def _recall(memo: Path, raw: bytes) -> Lock | None:
-    written = _memo_key(raw)
     try:
-        kept = memo.read_bytes()
-        if not kept.startswith(written):
+        (written, bank, types, columns), _ = unpack(memo.read_bytes())
+        if written != _memo_key(raw).hex():
             return None
-        bank, notetypes, columns = pickle.loads(kept[len(written) :])
+        notetypes = {t[0]: NotetypeLock(t[0], t[1], tuple(t[2]), tuple(t[3]), t[4], t[5]) for t in types}
         notes = map(NoteLock._make, zip(*columns, strict=True))
         return Lock(bank, notetypes, dict(zip(columns[0], notes, strict=True)) if columns else {}, recalled=True)
-    except Exception:  # none, or damaged: the file is parsed instead
+    except (OSError, ValueError, TypeError, IndexError):  # none, or damaged: the file is parsed instead
         return None
 
 

@@ -19,7 +19,6 @@ import hashlib
 import io
 import json
 import os
-import pickle
 import shutil
 import sqlite3
 import tempfile
@@ -35,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from .atomic import write_if_changed
-from .cache import STALE_SECONDS
+from .cache import STALE_SECONDS, pack, unpack
 from .model import stable_int
 from .version import code_fingerprint
 
@@ -237,14 +236,15 @@ class Kept:
 
     def __init__(self, folder: Path, name: str) -> None:
         self.folder, self.name = folder, name
-        self.record = folder / f"{name}.pickle"
+        self.record = folder / f"{name}.record"
 
     def read(self) -> _Record | None:
         try:
-            kept = self.record.read_bytes()
-            check, payload = kept[:32], kept[32:]
-            return _Record(*pickle.loads(payload)) if hashlib.sha256(payload).digest() == check else None
-        except Exception:  # none, or damaged: the package is made from nothing
+            (frame, contents, notes, order), pieces = unpack(self.record.read_bytes())
+            digests = [bytes.fromhex(piece) for piece in order]
+            by_digest = dict(zip(digests, pieces, strict=True))
+            return _Record(frame, contents, [tuple(note) for note in notes], digests, by_digest)
+        except (OSError, ValueError, TypeError):  # none, or damaged: the package is made from nothing
             return None
 
     def writable(self) -> bool:
@@ -259,12 +259,12 @@ class Kept:
 
     def keep(self, spec: PackageSpec, collection: Path, deflated: _Deflate) -> None:
         """Keep ``collection``, just made for ``spec`` and ``deflated``, and forget any other."""
-        record = (spec.frame, spec.contents, [tuple(note) for note in spec.notes], deflated.order, deflated.pieces)
-        payload = pickle.dumps(record, protocol=pickle.HIGHEST_PROTOCOL)
+        order = [piece.hex() for piece in deflated.order]
+        record = pack([spec.frame, spec.contents, spec.notes, order], [deflated.pieces[d] for d in deflated.order])
         current = self.collection(spec.contents)
         with contextlib.suppress(OSError):
             collection.replace(current)  # in the same folder: a rename, whole or not at all
-            write_if_changed(self.record, hashlib.sha256(payload).digest() + payload, durable=False)
+            write_if_changed(self.record, record, durable=False)
             for other in self.folder.glob(f"{self.name}-*.anki2"):
                 if other != current:
                     other.unlink(missing_ok=True)

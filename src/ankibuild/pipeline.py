@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     import genanki
 
 #: The last lock a build wrote, kept parsed in the cache's folder of things kept.
-LOCK_MEMO = "lock.pickle"
+LOCK_MEMO = "lock.memo"
 
 
 def load_bank(
@@ -211,7 +211,7 @@ def run(
             bank.id,
             len(bank.decks),
             sources.questions,
-            warnings=[p.describe() for p in sources.problems.warnings],
+            warnings=[*(p.describe() for p in sources.problems.warnings), *Cache(decks).warnings()],
             templates=templates.describe(),
         )
         types = {lang: notetype(bank, lang, t.front, t.back, t.css) for lang, t in card_templates.items()}
