@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ankibuild.paths import UnsafePathError, inside, within
+from ankibuild.paths import TooLargeError, UnsafePathError, inside, read_inside, within
 
 
 @pytest.fixture
@@ -65,3 +65,25 @@ def test_within_follows_links_of_both_paths(bank: Path, tmp_path: Path) -> None:
     linked_bank.symlink_to(bank, target_is_directory=True)
     assert within(linked_bank, bank / "images" / "diagram.png")
     assert not within(bank, tmp_path / "secret.txt")
+
+
+def test_a_file_is_read_inside_any_of_several_roots(bank: Path, tmp_path: Path) -> None:
+    """Templates have two roots (the shipped defaults, the bank's own): a link may lead from one into the other."""
+    defaults = tmp_path / "defaults"
+    defaults.mkdir()
+    (defaults / "front.html").write_text("<p>default</p>")
+    (bank / "front.html").symlink_to(defaults / "front.html")
+    assert read_inside(bank / "front.html", (defaults, bank)) == b"<p>default</p>"
+    with pytest.raises(UnsafePathError, match="outside its folder"):
+        read_inside(bank / "front.html", (bank,))
+    with pytest.raises(UnsafePathError, match="outside its folder"):
+        read_inside(bank / "images" / "escape.png", (bank,))
+    with pytest.raises(FileNotFoundError):
+        read_inside(bank / "missing.yaml", (bank,))
+
+
+def test_a_file_is_read_no_further_than_its_limit(bank: Path) -> None:
+    """The limit is checked on the bytes read, not on a size the file claims."""
+    assert read_inside(bank / "images" / "diagram.png", (bank,), limit=3) == b"png"
+    with pytest.raises(TooLargeError, match="larger than"):
+        read_inside(bank / "images" / "diagram.png", (bank,), limit=2)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -26,12 +27,15 @@ def remove_stale_temporaries(path: Path) -> None:
 def write_if_changed(path: Path, content: bytes, *, durable: bool = True) -> bool:
     """Atomically replace ``path`` with ``content``; False when it already holds it.
 
-    The content goes to a temporary file beside the target and is renamed over
-    it, so an interrupted build leaves the previous file whole. Only a ``durable``
+    The content goes to a new temporary file beside the target and is renamed
+    over it, so an interrupted build leaves the previous file whole, and a link
+    in the target's place is replaced rather than followed. Only a ``durable``
     file waits to be on disk: a cache entry lost to a power cut is only a miss.
     """
     with contextlib.suppress(OSError):
-        if path.stat().st_size == len(content) and path.read_bytes() == content:
+        # A link or anything but a regular file in the target's place is replaced, never written through.
+        info = path.lstat()
+        if stat.S_ISREG(info.st_mode) and info.st_size == len(content) and path.read_bytes() == content:
             return False
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

@@ -10,6 +10,9 @@ it ends, so a killed build never leaves the bank locked.
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 import sys
 import time
 from collections.abc import Iterator
@@ -46,6 +49,24 @@ else:
         return True
 
 
+#: Never through a link (which could create or touch a file anywhere), never blocking on a pipe.
+_LOCK_FLAGS = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+
+
+def _open_lock_file(path: Path) -> BinaryIO:
+    """The lock file, created if missing; a link or anything but a regular file in its place is refused."""
+    try:
+        fd = os.open(path, _LOCK_FLAGS, 0o644)
+    except OSError as err:
+        if err.errno == errno.ELOOP:  # O_NOFOLLOW met a link
+            raise AnkibuildError(f"{path} is a link: delete it, the build makes its own file") from err
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise AnkibuildError(f"{path} is not a regular file: delete it, the build makes its own file")
+    return os.fdopen(fd, "r+b")
+
+
 @contextmanager
 def exclusive(bank: Path, *, wait: float = DEFAULT_WAIT) -> Iterator[None]:
     """Hold the bank's build lock for the duration of the block.
@@ -59,7 +80,7 @@ def exclusive(bank: Path, *, wait: float = DEFAULT_WAIT) -> Iterator[None]:
         return
     path = bank / BUILD_LOCK_FILE
     try:
-        handle = path.open("a+b")
+        handle = _open_lock_file(path)
     except OSError as err:
         raise AnkibuildError(f"cannot create {path}: {err.strerror}") from err
     with handle:

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from .atomic import write_if_changed
+from .paths import UnsafePathError, open_regular
 
 #: Changes whenever what is cached changes shape; old entries are then never read.
 FORMAT = "2"
@@ -62,9 +63,9 @@ def digest(*parts: bytes | str) -> str:
 def file_sha(path: Path) -> str | None:
     """The sha256 of a file's content, or None when it cannot be read."""
     try:
-        with path.open("rb") as file:
+        with open_regular(path) as file:
             return hashlib.file_digest(file, "sha256").hexdigest()
-    except OSError:
+    except (OSError, UnsafePathError):  # a pipe or a device is never read: it has no digest
         return None
 
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .atomic import write_if_changed
+from .errors import Problems
 from .model import FIELDS
+from .paths import UnsafePathError, read_inside
 
 CHANGELOG_FILE = "CHANGELOG.md"
 HEADER = "# Changelog\n"
@@ -91,7 +94,7 @@ def _removal_help(notetype_name: str, removed: list[str]) -> str:
 def update_changelog(history: Path, log: Changelog, notetype_names: dict[str, str]) -> None:
     """Put this build's section at the top of the bank's changelog (newest first)."""
     try:
-        previous = history.read_text(encoding="utf-8").removeprefix(HEADER).lstrip("\n")
+        previous = read_inside(history, (history.parent,)).decode("utf-8").removeprefix(HEADER).lstrip("\n")
     except FileNotFoundError:
         previous = ""
     text = f"{HEADER}\n{section(log, notetype_names)}\n{previous}".rstrip("\n") + "\n"
@@ -104,5 +107,19 @@ def publish_changelog(history: Path, out: Path) -> None:
     The history lives beside the lock and is committed with it: a build on a
     fresh checkout (CI) finds nothing new, yet still publishes every entry.
     """
-    if history.is_file():
-        write_if_changed(out / CHANGELOG_FILE, history.read_bytes())
+    with contextlib.suppress(FileNotFoundError):
+        write_if_changed(out / CHANGELOG_FILE, read_inside(history, (history.parent,)))
+
+
+def check_changelog(history: Path, problems: Problems) -> None:
+    """Report a changelog a build could not read or extend: it is published, so it must be the bank's own text."""
+    try:
+        read_inside(history, (history.parent,)).decode("utf-8")
+    except FileNotFoundError:
+        return
+    except UnsafePathError as err:
+        problems.add(history, err.message, hint=err.hint)
+    except (OSError, UnicodeDecodeError) as err:
+        problems.add(
+            history, f"cannot read the changelog: {err}", hint=f"restore it from git (git checkout -- {history})"
+        )

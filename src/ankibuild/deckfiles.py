@@ -190,7 +190,7 @@ class _Source:
 
     def remake(self, sha: str) -> bytes:
         """Process the file again and store it; its bytes must still be those of ``sha``."""
-        raw = read(self.path, Problems())
+        raw = read(self.path, Problems(), (self.bank.root,))
         if raw is None or hashlib.sha256(raw).hexdigest() != sha:
             raise CacheChangedError(f"{self.path} changed during the build: build again")
         packed, texts = _process_packed(self.bank, self.path, raw, self.langs)
@@ -258,7 +258,7 @@ def process_all(
     it are not read again.
     """
     if cache is None:
-        raws = {path: read_pending(path, pending, problems) for path in files}
+        raws = {path: read_pending(path, pending, problems, bank.root) for path in files}
         return {path: process(bank, path, raw, langs) for path, raw in raws.items() if raw is not None}
     context = _context(bank, bank_raw, langs)
     found: dict[Path, FileResult] = {}
@@ -268,7 +268,7 @@ def process_all(
         sha = (known or {}).get(path)
         if sha and _found(_Source(bank, path, langs, cache, _key(context, path, sha)), keys, found):
             continue
-        raw = read_pending(path, pending, problems)
+        raw = read_pending(path, pending, problems, bank.root)
         if raw is None:
             continue
         source = _Source(bank, path, langs, cache, _key(context, path, hashlib.sha256(raw).hexdigest()))

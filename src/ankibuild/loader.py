@@ -15,7 +15,7 @@ or "0.10", must not turn into booleans or ``0.1``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,7 +24,7 @@ import yaml
 
 from .collector import paused
 from .errors import Problems
-from .paths import within
+from .paths import UnsafePathError, read_inside, within
 
 try:
     from yaml._yaml import CParser as _Parser
@@ -40,8 +40,6 @@ except ImportError:  # PyYAML built without libyaml
             """Nothing to free: only libyaml's parser holds memory outside Python."""
 
 
-#: Larger files are refused before they are parsed: a question file is kilobytes, not this.
-MAX_FILE_BYTES = 32 * 1024 * 1024
 #: A bank needs six levels (file, questions, question, language, options, text).
 MAX_DEPTH = 64
 #: Aliases (``*name``) may repeat as many values as the file writes out, plus this;
@@ -383,28 +381,25 @@ def _yaml_hint(err: yaml.MarkedYAMLError) -> str:
     return "check indentation, colons and quotes on this line or the one before"
 
 
-def read(path: Path, problems: Problems) -> bytes | None:
-    """The bytes of a file, reading no more than the size limit allows."""
+def read(path: Path, problems: Problems, roots: Sequence[Path] = ()) -> bytes | None:
+    """The bytes of a file inside one of ``roots`` (default: its own folder), or None, reported in ``problems``."""
     try:
-        with path.open("rb") as file:
-            raw = file.read(MAX_FILE_BYTES + 1)
+        return read_inside(path, roots or (path.parent,))
+    except UnsafePathError as err:
+        problems.add(path, err.message, hint=err.hint)
     except OSError as err:
         problems.add(path, f"cannot read the file: {err.strerror}")
-        return None
-    if len(raw) > MAX_FILE_BYTES:
-        hint = "split it into several question files"
-        problems.add(path, f"the file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MiB", hint=hint)
-        return None
-    return raw
+    return None
 
 
-def read_pending(path: Path, pending: Mapping[Path, bytes], problems: Problems) -> bytes | None:
-    """A file's bytes as about to be written (``pending``), else as on disk."""
-    return pending[path] if path in pending else read(path, problems)
+def read_pending(path: Path, pending: Mapping[Path, bytes], problems: Problems, root: Path) -> bytes | None:
+    """A file's bytes (a file of the bank ``root``) as about to be written (``pending``), else as on disk."""
+    return pending[path] if path in pending else read(path, problems, (root,))
 
 
-def load(path: Path, problems: Problems) -> SourceFile:
-    raw = read(path, problems)
+def load(path: Path, problems: Problems, roots: Sequence[Path] = ()) -> SourceFile:
+    """A YAML file inside one of ``roots`` (default: its own folder), parsed."""
+    raw = read(path, problems, roots)
     return SourceFile(path) if raw is None else parse_source(path, raw, problems)
 
 

@@ -23,6 +23,7 @@ from typing import NamedTuple, Protocol
 from .atomic import write_if_changed
 from .cache import pack, unpack
 from .errors import BankError, Problems
+from .paths import UnsafePathError, read_inside
 from .version import code_fingerprint
 
 LOCK_FILE = "ankibuild.lock"
@@ -115,9 +116,11 @@ def read_lock(path: Path, memo: Path | None = None) -> Lock:
     file is still that one, the lock is restored from there instead of parsed.
     """
     try:
-        raw = path.read_bytes()
+        raw = read_inside(path, (path.parent,))
     except FileNotFoundError:
         return Lock()
+    except (UnsafePathError, OSError) as err:
+        raise _unreadable(path, err) from err
     recalled = _recall(memo, raw) if memo else None
     if recalled is not None:
         return recalled
@@ -136,7 +139,7 @@ def read_lock(path: Path, memo: Path | None = None) -> Lock:
             },
         )
     except (ValueError, KeyError, TypeError, AttributeError) as err:
-        raise _damaged(path, err) from err
+        raise _damaged(path, raw, err) from err
 
 
 def remember(lock: Lock, text: bytes, memo: Path) -> None:
@@ -170,9 +173,16 @@ def _recall(memo: Path, raw: bytes) -> Lock | None:
         return None
 
 
-def _damaged(path: Path, err: Exception) -> BankError:
+def _unreadable(path: Path, err: UnsafePathError | OSError) -> BankError:
     problems = Problems()
-    text = path.read_text(encoding="utf-8", errors="replace")
+    message = err.message if isinstance(err, UnsafePathError) else f"cannot read the file: {err.strerror}"
+    problems.add(path, f"the lock file is not read: {message}", hint=f"restore it from git (git checkout -- {path})")
+    return BankError(problems.items)
+
+
+def _damaged(path: Path, raw: bytes, err: Exception) -> BankError:
+    problems = Problems()
+    text = raw.decode("utf-8", errors="replace")
     conflict = re.search(r"^<<<<<<< ", text, re.MULTILINE)
     if conflict:
         line, message = text.count("\n", 0, conflict.start()) + 1, "merge conflict markers"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import Problems, Severity
-from .paths import UnsafePathError, inside
+from .paths import TooLargeError, UnsafePathError, inside, read_inside
 
 #: Folders of a bank whose files are expected to be used by some question.
 MEDIA_FOLDER = "media"
@@ -78,7 +78,7 @@ class Media:
             )
         if path not in self._by_path:
             shown = Path(self.root.name, path.relative_to(self.root)).as_posix()
-            self._by_path[path] = _read_image(path, reference, shown)
+            self._by_path[path] = _read_image(self.root, path, reference, shown)
         return self._by_path[path]
 
     @property
@@ -99,19 +99,22 @@ def path_inside_bank(root: Path, folder: Path, reference: str) -> Path | None:
         return None
 
 
-def _read_image(path: Path, reference: str, shown: str) -> MediaFile:
+def _read_image(root: Path, path: Path, reference: str, shown: str) -> MediaFile:
     suffix = path.suffix.lower()
     if suffix not in IMAGE_TYPES:
         raise MediaError(f"image '{reference}' is of an unsupported type", f"use one of {', '.join(IMAGE_TYPES)}")
-    if not path.is_file():
-        raise MediaError(f"image '{reference}' not found", f"no file {shown}; paths are relative to the YAML file")
-    if path.stat().st_size > MAX_IMAGE_BYTES:
+    try:
+        content = read_inside(path, (root,), MAX_IMAGE_BYTES)
+    except FileNotFoundError as err:
+        hint = f"no file {shown}; paths are relative to the YAML file"
+        raise MediaError(f"image '{reference}' not found", hint) from err
+    except TooLargeError as err:
         raise MediaError(
             f"image '{reference}' is larger than {MAX_IMAGE_BYTES // (1024 * 1024)} MiB",
             "make it smaller: every classmate stores it",
-        )
-    try:
-        content = path.read_bytes()
+        ) from err
+    except UnsafePathError as err:
+        raise MediaError(f"image '{reference}': {err.message}", err.hint) from err
     except OSError as err:
         raise MediaError(f"cannot read image '{reference}': {err.strerror}", "check the file's permissions") from err
     if not _looks_like(content, suffix):

@@ -36,6 +36,7 @@ from . import langguess
 from .errors import Problems
 from .loader import decode
 from .model import MAX_OPTIONS, MIN_OPTIONS
+from .paths import UnsafePathError, read_inside
 
 #: ``1. AText``, ``2) BText``, ``3．Cテキスト``: a number, a dot or bracket, the item.
 _ITEM = re.compile(r"^(\d{1,3})\s*[.)．）、]\s*(\S.*)$")
@@ -84,10 +85,17 @@ class Page:
         return "\n".join((self.question, *self.options, self.explanation))
 
 
+#: A page copied from a browser is kilobytes; anything far larger is not one.
+MAX_PAGE_BYTES = 4 * 1024 * 1024
+
+
 def read_page(path: Path, problems: Problems) -> Page | None:
     """The question a pasted page shows, or None with every problem found reported."""
     try:
-        raw = path.read_bytes()
+        raw = read_inside(path, (path.parent,), MAX_PAGE_BYTES)
+    except UnsafePathError as err:
+        problems.add(path, err.message, hint=err.hint)
+        return None
     except OSError as err:
         problems.add(path, f"cannot read the page: {err.strerror}")
         return None

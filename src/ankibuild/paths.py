@@ -1,12 +1,18 @@
-"""Paths named inside a bank must stay inside the bank's folder.
+"""Paths named inside a bank must stay inside the bank's folder, and files are read only there.
 
 A bank comes from a classmate's repository: a file it names (a question file
-reached through a link, an image a question shows) must never make the build
-read something elsewhere on the machine and pack it into a deck.
+reached through a link, an image a question shows) or holds (a template, the
+lock, the changelog) must never make the build read something elsewhere on the
+machine and pack it into a deck or publish it, nor read without end.
 """
 
 from __future__ import annotations
 
+import errno
+import io
+import os
+import stat
+from collections.abc import Sequence
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 
@@ -17,6 +23,10 @@ class UnsafePathError(ValueError):
         super().__init__(message)
         self.message = message
         self.hint = hint
+
+
+class TooLargeError(UnsafePathError):
+    """Raised for a file larger than what it may hold."""
 
 
 def within(root: Path, path: Path) -> bool:
@@ -43,3 +53,60 @@ def inside(root: Path, name: str, *, base: Path | None = None) -> Path:
     if not within(root, path):
         raise UnsafePathError(f"'{name}' leads outside the bank folder", hint)
     return path
+
+
+#: The most a file of a bank may hold: far more than any question file needs,
+#: yet readable at once on any machine.
+MAX_FILE_BYTES = 32 * 1024 * 1024
+#: Without blocking on a named pipe or a terminal, without following a last link.
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+
+
+def open_regular(path: Path) -> io.BufferedReader:
+    """``path`` opened for reading, if it is a regular file (a link is followed).
+
+    A named pipe, a device (``/dev/zero``), a socket or a folder would make a
+    build wait forever or read without end: each is refused with
+    :class:`UnsafePathError`. Other failures raise :class:`OSError`.
+    """
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise UnsafePathError(
+                f"'{path.name}' is not a regular file (a folder, a device, a pipe?)",
+                "put an ordinary file in its place",
+            )
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_inside(path: Path, roots: Sequence[Path], limit: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of ``path``, which must be a regular file inside one of ``roots``.
+
+    The one way every file of a bank, its templates and its lock is read: links
+    are followed only while they end inside a root (the bank folder, a
+    templates folder), so that nothing elsewhere on the machine is ever read,
+    packaged or published; and no more than ``limit`` bytes are read.
+    Raises :class:`UnsafePathError` for a file refused, :class:`FileNotFoundError`
+    for a missing one, :class:`OSError` for one that cannot be read.
+    """
+    if not any(within(root, path) for root in roots):
+        if not path.exists() and not path.is_symlink():
+            raise FileNotFoundError(errno.ENOENT, "No such file or directory", str(path))
+        raise UnsafePathError(
+            f"'{path.name}' is a link to a place outside its folder; it is not read",
+            "put the file itself in its place: a link may only point inside the folder",
+        )
+    with open_regular(path) as file:
+        raw = file.read(limit + 1)
+    if len(raw) > limit:
+        raise TooLargeError(
+            f"the file is larger than {_size(limit)}", "make it smaller, or split it into several files"
+        )
+    return raw
+
+
+def _size(limit: int) -> str:
+    return f"{limit // (1024 * 1024)} MiB" if limit >= 1024 * 1024 else f"{limit // 1024} KiB"

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from .atomic import remove_stale_temporaries, write_if_changed
 from .buildlock import exclusive
 from .cache import Cache, digest
-from .changelog import CHANGELOG_FILE, Change, Changelog, publish_changelog, update_changelog
+from .changelog import CHANGELOG_FILE, Change, Changelog, check_changelog, publish_changelog, update_changelog
 from .deckfiles import FileResult, process_all
 from .errors import BankError, LockChangedError, Problems, ShapeChangeError, UnknownLanguageError
 from .loader import BANK_FILE, bank_files, parse_source, read_pending
@@ -27,6 +27,7 @@ from .lock import LOCK_FILE, Clock, Lock, read_lock, remember, stamp_notes, stam
 from .media import report_unused
 from .model import CARD_NAME, FIELDS, Bank, Deck, deck_id, notetype
 from .package import DeckInfo, Kept, NoteKey, PackageSpec, Texts, package_bytes
+from .paths import read_inside
 from .progress import Progress, silent
 from .render import CardTemplates, NoteHead, RenderedNote, load_templates
 from .state import BuildResult, BuildState, Output
@@ -67,12 +68,12 @@ def _load(
     """The bank with its decks, and each question file's result with its notes in ``langs``."""
     bank_path, found = bank_files(decks, problems)
     files = sorted({*found, *pending} - {decks / BANK_FILE})
-    bank_raw = read_pending(bank_path, pending, problems) if bank_path else None
+    bank_raw = read_pending(bank_path, pending, problems, decks) if bank_path else None
     source = parse_source(bank_path, bank_raw, problems) if bank_path and bank_raw is not None else None
     bank = validate_bank_file(source, problems, released_id) if source else None
     if bank is None or bank_raw is None:
         for path in files:  # without the bank's settings, their syntax can still be checked
-            raw = read_pending(path, pending, problems)
+            raw = read_pending(path, pending, problems, decks)
             if raw is not None:
                 parse_source(path, raw, problems)
         return None
@@ -142,6 +143,7 @@ def load_sources(
     """
     problems = Problems()
     lock = _read_lock(decks / LOCK_FILE, problems, Cache(decks).kept / LOCK_MEMO)
+    check_changelog(decks / CHANGELOG_FILE, problems)
     langs = tuple(dict.fromkeys(languages))
     loaded = _load(decks, problems, langs, {}, lock.bank, Cache(decks), progress, known)
     if loaded is None:
@@ -219,7 +221,7 @@ def run(
         _guard_shape(old, tuple(card_templates), allow_shape_change, result)
         new = _stamp(bank, card_templates, types, sources.notes, old, clock or Clock(), result.changes)
         lock_text = new.dumps()
-        lock_changed = lock_text != (lock_path.read_text(encoding="utf-8") if lock_path.is_file() else "")
+        lock_changed = lock_text != _current_text(lock_path)
         if frozen and lock_changed:
             raise LockChangedError(f"{lock_path} would change: run 'ankibuild build' and commit it.")
         packages = _plan(bank, sources, types, new, out, split)
@@ -260,6 +262,14 @@ def _make_packages(todo: list[_Package], kept: Path, progress: Progress) -> dict
             written += len(package.spec.notes)
             progress(f"notes written ({package.lang})", written, total)
     return made
+
+
+def _current_text(path: Path) -> str:
+    """The text of a file of the bank as it is now, or nothing."""
+    try:
+        return read_inside(path, (path.parent,)).decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        return ""
 
 
 def _write(path: Path, content: bytes, dry_run: bool) -> bool:

@@ -19,7 +19,7 @@ import hashlib
 import html
 import re
 import zlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -30,6 +30,7 @@ from .languages import is_rtl
 from .loader import Map, load, text_position
 from .media import Media, MediaError
 from .model import CARD_NAME, FIELDS, LETTERS, Bank, Question, note_guid, topic_tag
+from .paths import UnsafePathError, read_inside
 from .richtext import to_html
 from .templatefolders import DEFAULT, TemplateFolders
 
@@ -37,6 +38,8 @@ TEMPLATE_FILES = ("front.html", "back.html")
 STYLESHEET = "style.css"
 SCRIPT = "card.js"
 LABELS = "labels.yaml"
+#: A template, stylesheet or script larger than this is not one a card can carry to every classmate.
+MAX_TEMPLATE_BYTES = 1024 * 1024
 #: The label with the six letters shown before the options, space-separated
 #: (``A B C D E F``; Arabic ``أ ب ج د هـ و``); templates get one per option as ``[[letter_a]]``.
 LETTERS_LABEL = "letters"
@@ -214,25 +217,28 @@ def load_templates(folders: TemplateFolders, lang: str, problems: Problems, *, s
             hint=f"create {lang}/{LABELS} in the bank's templates folder with the labels in that language",
             severity=Severity.WARNING,
         )
-    script = _script(folders.shared(SCRIPT), problems)
+    script = _script(folders.shared(SCRIPT), folders.roots, problems)
     labels = _labels(folders, lang, problems)
     labels.update(script=script.name if script else "", shuffle="true" if shuffle else "false")
-    front, back = (_template(folders.find(lang, name), labels, problems) for name in TEMPLATE_FILES)
-    css = _read(folders.shared(STYLESHEET), problems) or ""
+    front, back = (_template(folders.find(lang, name), folders.roots, labels, problems) for name in TEMPLATE_FILES)
+    css = _read(folders.shared(STYLESHEET), folders.roots, problems) or ""
     return CardTemplates(lang, front, back, css, labels, (script,) if script else ())
 
 
-def _script(path: Path, problems: Problems) -> Asset | None:
-    text = _read(path, problems)
+def _script(path: Path, roots: Sequence[Path], problems: Problems) -> Asset | None:
+    text = _read(path, roots, problems)
     return None if text is None else Asset.hashed(path, text.encode())
 
 
-def _read(path: Path, problems: Problems) -> str | None:
+def _read(path: Path, roots: Sequence[Path], problems: Problems) -> str | None:
+    """A template file, which must lie inside one of the template folders ``roots``."""
     try:
-        return path.read_text(encoding="utf-8-sig")
+        return read_inside(path, roots, MAX_TEMPLATE_BYTES).decode("utf-8-sig")
     except FileNotFoundError:
         hint = "ankibuild's own templates are incomplete: reinstall ankibuild"
         problems.add(path, "template file is missing", hint=hint)
+    except UnsafePathError as err:
+        problems.add(path, err.message, hint=err.hint)
     except (OSError, UnicodeDecodeError) as err:
         problems.add(path, f"cannot read the template: {err}")
     return None
@@ -244,7 +250,7 @@ def _labels(folders: TemplateFolders, lang: str, problems: Problems) -> dict[str
     for path in (folder / LABELS for folder in folders.folders(lang)):
         if not path.is_file():
             continue
-        data = load(path, problems).data
+        data = load(path, problems, folders.roots).data
         if not isinstance(data, Map):
             problems.add(path, "labels must be a mapping of name: text", line=1, column=1)
             continue
@@ -271,8 +277,8 @@ def _letters_ok(path: Path, data: Map, problems: Problems) -> bool:
     return False
 
 
-def _template(path: Path, labels: dict[str, str], problems: Problems) -> str:
-    text = _read(path, problems)
+def _template(path: Path, roots: Sequence[Path], labels: dict[str, str], problems: Problems) -> str:
+    text = _read(path, roots, problems)
     if text is None:
         return ""
     check_template(path, text, problems)

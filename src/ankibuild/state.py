@@ -22,6 +22,7 @@ from .atomic import write_if_changed
 from .cache import Cache, digest, file_sha
 from .changelog import CHANGELOG_FILE, Changelog
 from .lock import LOCK_FILE
+from .paths import within
 from .version import code_fingerprint
 
 if TYPE_CHECKING:
@@ -54,15 +55,21 @@ class BuildResult:
     contents: dict[str, str] = field(default_factory=dict, repr=False)
 
 
-def _files(folder: Path) -> Iterator[Path]:
-    """Every file below ``folder`` except hidden ones (locks, temporary files, editors' backups)."""
-    if not folder.is_dir():
+def _files(folder: Path, root: Path | None = None, seen: set[Path] | None = None) -> Iterator[Path]:
+    """Every file below ``folder`` except hidden ones (locks, temporary files, editors' backups).
+
+    As the build reads them: links are followed only while they stay inside the
+    folder, and a folder reached again through a link is not listed again.
+    """
+    root, seen = root or folder, seen if seen is not None else set()
+    if not folder.is_dir() or folder.resolve() in seen:
         return
+    seen.add(folder.resolve())
     for entry in sorted(folder.iterdir()):
-        if entry.name.startswith("."):
+        if entry.name.startswith(".") or not within(root, entry):
             continue
         if entry.is_dir():
-            yield from _files(entry)
+            yield from _files(entry, root, seen)
         elif entry.is_file():
             yield entry
 
