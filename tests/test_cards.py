@@ -165,7 +165,7 @@ def test_a_banks_templates_folder_holds_only_what_it_changes(project: Project) -
         (DEFAULTS / "default" / "front.html").read_text(encoding="utf-8") + "<p>FR-OWN-FRONT</p>", encoding="utf-8"
     )
     result = project.build()
-    assert result.templates == "templates: templates over the defaults"
+    assert result.templates == "own templates in templates/ over the defaults"
     script = next(a for a in load_templates(TemplateFolders(), "de", Problems()).media)
     own = {lang: load_templates(TemplateFolders(project.templates), lang, Problems()) for lang in ("de", "fr", "en")}
     assert own["de"].media == (script,) and own["de"].css == (DEFAULTS / "style.css").read_text(encoding="utf-8")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -211,6 +212,43 @@ def _import_summary(result: ImportResult) -> None:
         click.secho(f"note: {note}", fg="yellow", err=True)
     if not result.written:
         click.echo("Nothing written: the bank already holds these pages.")
+
+
+@main.command("init")
+@click.argument("folder", default=".", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--lang", "languages", multiple=True, metavar="CODE", help="A language of the bank (repeatable). [en]")
+@click.option("--id", "bank_id", metavar="ID", help="The bank's id, forever. Default: from the folder's name.")
+def init_command(folder: Path, languages: tuple[str, ...], bank_id: str | None) -> None:
+    """Start a bank: a repository that checks, builds and publishes at once."""
+    from .newbank import init  # each command loads only what it uses
+
+    made = init(folder, languages=languages, bank_id=bank_id)
+    click.echo(f"Bank '{made.bank_id}' in {', '.join(made.languages)}: wrote {len(made.files)} files in {folder}.")
+    if not made.source.is_set:
+        click.secho(
+            "Set ANKIBUILD_GIT and ANKIBUILD_REF in .github/workflows/decks.yml and .pre-commit-config.yaml:"
+            " the git repository ankibuild is installed from, and a tag or commit of it.",
+            fg="yellow",
+        )
+    where = "" if folder == Path() else f"cd {shlex.quote(str(folder))} && "
+    click.echo(f"Next: {where}ankibuild check --strict && ankibuild build, then commit everything but dist/.")
+
+
+@main.group("templates")
+def templates_group() -> None:
+    """The card templates: ankibuild's defaults, and a bank's own."""
+
+
+@templates_group.command("export")
+@click.argument("folder", default="templates", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--force", is_flag=True, help="Replace files the folder has already.")
+def templates_export_command(folder: Path, force: bool) -> None:
+    """Copy the default templates into FOLDER (templates/ beside the bank) to change them."""
+    from .templatefolders import export_defaults  # each command loads only what it uses
+
+    written = export_defaults(folder, replace=force)
+    click.echo(f"Wrote {len(written)} file(s) into {click.format_filename(folder)}.")
+    click.echo("Keep only the files you change: the others then follow ankibuild's own improvements.")
 
 
 @main.command("schema")

@@ -212,7 +212,7 @@ def load_templates(folders: TemplateFolders, lang: str, problems: Problems, *, s
     """
     if not folders.has_language(lang):
         problems.add(
-            (folders.own or folders.roots[0]) / lang,
+            folders.place / lang,
             f"no templates for '{lang}': the default (English) wording is used",
             hint=f"create {lang}/{LABELS} in the bank's templates folder with the labels in that language",
             severity=Severity.WARNING,

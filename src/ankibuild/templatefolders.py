@@ -29,14 +29,16 @@ class TemplateFolders:
     """The template folders of a build, the defaults first and the bank's own (if any) over them."""
 
     own: Path | None = None
+    #: Where the bank's own folder is or would be: what messages name.
+    place: Path = Path(OWN_FOLDER)
 
     @classmethod
     def for_bank(cls, decks: Path, named: Path | None = None) -> TemplateFolders:
         """The folder named with ``--templates``, else ``templates/`` beside the bank folder if there is one."""
         if named is not None:
-            return cls(named)
+            return cls(named, named)
         beside = _beside(decks)
-        return cls(beside if beside.is_dir() else None)
+        return cls(beside if beside.is_dir() else None, beside)
 
     @property
     def roots(self) -> tuple[Path, ...]:
@@ -67,7 +69,7 @@ class TemplateFolders:
 
     def describe(self) -> str:
         """How a summary names the templates a build used."""
-        return "default templates" if self.own is None else f"templates: {_shown(self.own)} over the defaults"
+        return "default templates" if self.own is None else f"own templates in {_shown(self.own)}/ over the defaults"
 
 
 def _beside(decks: Path) -> Path:

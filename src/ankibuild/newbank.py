@@ -1,0 +1,212 @@
+"""``ankibuild init``: a ready repository for a new bank, which checks and builds at once.
+
+It writes the bank file, one example deck with a question in every language,
+the files a shared repository needs (``.gitignore``, the CI workflow, the
+pre-commit hook, the JSON Schemas editors use) and a README for classmates
+that says how to import. Nothing is overwritten: when any of these files
+exists already, nothing is written.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .atomic import write_if_changed
+from .errors import BankError, Problems
+from .languages import is_language
+from .render import LABELS
+from .schema import schema_text
+from .templatefolders import DEFAULT, DEFAULTS, OWN_FOLDER, TemplateFolders
+from .version import __version__
+
+STARTER = Path(__file__).resolve().parent / "starter"
+#: Written where the repository of ankibuild must be named, until it is.
+UNSET_GIT = "https://git.example.org/ankibuild.git"
+TOPIC = "getting-started"
+EXAMPLE_ID = "where-languages-are-listed"
+EXAMPLE_ANSWER = "B"
+#: The language the example question falls back to.
+FALLBACK = "en"
+_SLUG_PARTS = re.compile(r"[^a-z0-9]+")
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where CI and the pre-commit hook install ankibuild from: a git repository at an exact ref."""
+
+    git: str
+    ref: str
+
+    @property
+    def is_set(self) -> bool:
+        return self.git != UNSET_GIT
+
+
+@dataclass(frozen=True)
+class NewBank:
+    """What :func:`init` wrote."""
+
+    root: Path
+    bank_id: str
+    languages: tuple[str, ...]
+    files: tuple[Path, ...]
+    source: Source
+
+
+def installed_source() -> Source:
+    """The git repository and commit this ankibuild was installed from, when pip recorded one.
+
+    ``pip install git+URL@TAG`` records the URL and the exact commit; any other
+    install (a wheel, a folder) leaves the repository to be named by hand.
+    """
+    try:
+        recorded = json.loads(metadata.distribution("ankibuild").read_text("direct_url.json") or "{}")
+    except (metadata.PackageNotFoundError, ValueError):
+        recorded = {}
+    vcs = recorded.get("vcs_info") if isinstance(recorded, dict) else None
+    if isinstance(vcs, dict) and vcs.get("vcs") == "git" and vcs.get("commit_id"):
+        return Source(str(recorded["url"]).removeprefix("git+"), str(vcs["commit_id"]))
+    return Source(UNSET_GIT, f"v{__version__}")
+
+
+def init(
+    root: Path, *, languages: Sequence[str] = (FALLBACK,), bank_id: str | None = None, source: Source | None = None
+) -> NewBank:
+    """Write a new bank's repository into ``root`` (created if missing).
+
+    Raises :class:`BankError` when a language code or the id is not valid, or when
+    any file it would write exists already; then nothing is written.
+    """
+    langs = tuple(dict.fromkeys(languages)) or (FALLBACK,)
+    bank_id = bank_id or _slug(root.resolve().name)
+    source = source or installed_source()
+    files = _files(bank_id, root.resolve().name, langs, source)
+    _refuse(root, bank_id, langs, files)
+    for relative, text in files.items():
+        write_if_changed(root / relative, text.encode())
+    return NewBank(root, bank_id, langs, tuple(root / name for name in files), source)
+
+
+def _refuse(root: Path, bank_id: str, langs: Sequence[str], files: Mapping[str, str]) -> None:
+    problems = Problems()
+    for lang in langs:
+        if not is_language(lang):
+            problems.add(root, f"'{lang}' is not a language code", hint="use ISO 639-1 codes such as de, en, pt-BR")
+    if not re.fullmatch(r"[a-z0-9][a-z0-9_.-]*", bank_id):
+        problems.add(root, f"the bank id '{bank_id}' is not a slug", hint="give one with --id, e.g. --id my-class")
+    there = [name for name in files if (root / name).exists() or (root / name).is_symlink()]
+    if there:
+        hint = "run init in a new or empty folder; to change templates, see 'ankibuild templates export'"
+        problems.add(root, f"init never overwrites, and {', '.join(there)} exist already", hint=hint)
+    if problems.items:
+        raise BankError(problems.items)
+
+
+def _slug(name: str) -> str:
+    return _SLUG_PARTS.sub("-", name.lower()).strip("-") or "my-bank"
+
+
+def _files(bank_id: str, title: str, langs: Sequence[str], source: Source) -> dict[str, str]:
+    """Every file of the new repository, by its path relative to the repository."""
+    texts = {lang: _example(lang) for lang in langs}
+    settings = {"@ANKIBUILD_GIT@": source.git, "@ANKIBUILD_REF@": source.ref}
+    unlabelled = [lang for lang in langs if not TemplateFolders().has_language(lang)]
+    return {
+        **{f"{OWN_FOLDER}/{lang}/{LABELS}": _labels_to_translate(lang) for lang in unlabelled},
+        "decks/bank.yaml": _bank_yaml(bank_id, title, texts),
+        f"decks/{TOPIC}.yaml": _questions_yaml(texts),
+        "schema/bank.json": schema_text(bank=True),
+        "schema/questions.json": schema_text(),
+        ".gitignore": _starter("gitignore"),
+        ".github/workflows/decks.yml": _starter("workflow.yml", settings),
+        ".pre-commit-config.yaml": _starter("pre-commit-config.yaml", settings),
+        "README.md": _readme(bank_id, title, langs),
+    }
+
+
+def _labels_to_translate(lang: str) -> str:
+    """The default (English) card labels, for a language ankibuild has no wording for."""
+    default = (DEFAULTS / DEFAULT / LABELS).read_text(encoding="utf-8")
+    return f"# The card labels in '{lang}': ankibuild has none of its own, so translate these.\n{default}"
+
+
+def _starter(name: str, settings: Mapping[str, str] | None = None) -> str:
+    text = (STARTER / name).read_text(encoding="utf-8")
+    for placeholder, value in (settings or {}).items():
+        text = text.replace(placeholder, value)
+    return text
+
+
+def starter_workflow(source: Source) -> str:
+    """The CI workflow ``init`` writes, installing ankibuild from ``source``."""
+    return _starter("workflow.yml", {"@ANKIBUILD_GIT@": source.git, "@ANKIBUILD_REF@": source.ref})
+
+
+def _example(lang: str) -> dict[str, Any]:
+    """The example question's texts in ``lang``, marked for translation where they are English."""
+    examples: dict[str, dict[str, Any]] = yaml.safe_load((STARTER / "example.yaml").read_text(encoding="utf-8"))
+    text = examples.get(lang) or examples.get(lang.split("-")[0])
+    return dict(text) if text else {**examples[FALLBACK], "untranslated": True}
+
+
+def _scalar(text: str) -> str:
+    """``text`` as a YAML scalar: plain where YAML reads it back as the same text, else quoted."""
+    try:
+        plain = "\n" not in text and yaml.safe_load(text) == text
+    except yaml.YAMLError:
+        plain = False
+    return text if plain else json.dumps(text, ensure_ascii=False)
+
+
+def _bank_yaml(bank_id: str, title: str, texts: Mapping[str, Mapping[str, Any]]) -> str:
+    lines = [
+        "# yaml-language-server: $schema=../schema/bank.json",
+        "# The bank: its id, the languages it is built in, and its topics.",
+        "# `id` namespaces every note, note type and deck of this bank: never change it",
+        "# once classmates have imported a build.",
+        f"id: {bank_id}",
+        f"languages: [{', '.join(texts)}]",
+        "title:",
+        *(f"  {lang}: {_scalar(title)}" for lang in texts),
+        "topics:",
+        f"  {TOPIC}:",
+        *(f"    {lang}: {_scalar(text['topic'])}{_mark(text)}" for lang, text in texts.items()),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _mark(text: Mapping[str, Any]) -> str:
+    return "  # translate it" if text.get("untranslated") else ""
+
+
+def _questions_yaml(texts: Mapping[str, Mapping[str, Any]]) -> str:
+    lines = [
+        "# yaml-language-server: $schema=../schema/questions.json",
+        "# A question file is a deck. A question's id is forever: it identifies its notes",
+        "# in every classmate's Anki, so edit the texts freely but never the id.",
+        "deck:",
+        *(f"  {lang}: {_scalar(text['topic'])}{_mark(text)}" for lang, text in texts.items()),
+        "questions:",
+        f"  - id: {EXAMPLE_ID}",
+        f"    topics: [{TOPIC}]",
+        f"    answer: {EXAMPLE_ANSWER}",
+    ]
+    for lang, text in texts.items():
+        lines += [f"    {lang}:{_mark(text)}", f"      question: {_scalar(text['question'])}", "      options:"]
+        lines += [f"        - {_scalar(option)}" for option in text["options"]]
+        lines.append(f"      explanation: {_scalar(text['explanation'])}")
+    return "\n".join(lines) + "\n"
+
+
+def _readme(bank_id: str, title: str, langs: Sequence[str]) -> str:
+    packages = ", ".join(f"`{bank_id}-{lang}.apkg`" for lang in langs)
+    settings = {"@TITLE@": title, "@LANGUAGES@": ", ".join(langs), "@PACKAGES@": packages}
+    return _starter("README.md", settings)

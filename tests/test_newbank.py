@@ -1,0 +1,162 @@
+"""`ankibuild init` and `ankibuild templates export`: a new bank builds at once, with nothing copied by hand."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner, Result
+
+from ankibuild import newbank
+from ankibuild.cli import main
+from ankibuild.newbank import UNSET_GIT, Source, init, starter_workflow
+from ankibuild.templatefolders import DEFAULTS, default_files
+
+from .ankitools import TEMPLATE_ERROR, collection, import_package, render_all_cards
+from .conftest import ROOT, snapshot
+
+
+def _run(folder: Path, *args: str) -> Result:
+    with pytest.MonkeyPatch.context() as env:
+        env.chdir(folder)
+        return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def test_a_new_bank_checks_builds_and_imports_with_no_templates_folder(tmp_path: Path) -> None:
+    """init in a new folder: check --strict passes, build writes a package per language, Anki renders every card."""
+    made = _run(tmp_path, "init", "Physik LK", "--lang", "de", "--lang", "en")
+    assert made.exit_code == 0, made.output
+    bank = tmp_path / "Physik LK"
+    assert not (bank / "templates").exists()
+    checked = _run(bank, "check", "--strict")
+    assert checked.exit_code == 0, checked.output
+    assert "default templates" in checked.output
+    built = _run(bank, "build")
+    assert built.exit_code == 0, built.output
+    packages = sorted((bank / "dist").glob("*.apkg"))
+    assert [p.name for p in packages] == ["physik-lk-de.apkg", "physik-lk-en.apkg"]
+    with collection(tmp_path / "c.anki2") as col:
+        for package in packages:
+            assert import_package(col, package).new == 1
+        cards = render_all_cards(col)
+        assert len(cards) == 2
+        assert not [guid for guid, (front, back) in cards.items() if TEMPLATE_ERROR in front + back]
+        fronts = "".join(front for front, _ in cards.values())
+        assert "Wo nennt eine Fragensammlung" in fronts and "Where does a bank list" in fronts
+
+
+def test_init_writes_a_shared_repository(tmp_path: Path) -> None:
+    """Ignore rules, CI, the pre-commit hook, editor schemas and a README that states the import options."""
+    made = init(tmp_path, languages=["fr", "en"], bank_id="chem-101", source=Source("https://git.example.org/x", "v9"))
+    written = {p.relative_to(tmp_path).as_posix() for p in made.files}
+    assert written == {
+        "decks/bank.yaml",
+        "decks/getting-started.yaml",
+        "schema/bank.json",
+        "schema/questions.json",
+        ".gitignore",
+        ".github/workflows/decks.yml",
+        ".pre-commit-config.yaml",
+        "README.md",
+    }
+    bank = yaml.safe_load((tmp_path / "decks" / "bank.yaml").read_text(encoding="utf-8"))
+    assert (bank["id"], bank["languages"]) == ("chem-101", ["fr", "en"])
+    assert (
+        (tmp_path / "decks" / "bank.yaml")
+        .read_text(encoding="utf-8")
+        .startswith("# yaml-language-server: $schema=../schema/bank.json\n")
+    )
+    assert {"dist/", ".ankibuild.build-lock"} <= set((tmp_path / ".gitignore").read_text(encoding="utf-8").split())
+    hook = yaml.safe_load((tmp_path / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
+    assert hook["repos"][0] | {"hooks": None} == {"repo": "https://git.example.org/x", "rev": "v9", "hooks": None}
+    assert hook["repos"][0]["hooks"][0]["id"] == "ankibuild-check"
+    workflow = yaml.safe_load((tmp_path / ".github" / "workflows" / "decks.yml").read_text(encoding="utf-8"))
+    assert workflow["env"] == {"ANKIBUILD_GIT": "https://git.example.org/x", "ANKIBUILD_REF": "v9"}
+    readme = (tmp_path / "README.md").read_text(encoding="utf-8")
+    for option in ("Update notes", "Update note types", "Merge note types", "Import any learning progress"):
+        assert option in readme
+    assert "`chem-101-fr.apkg`, `chem-101-en.apkg`" in readme
+
+
+def test_the_example_workflow_is_the_one_init_writes() -> None:
+    """examples/ shows what init writes, with the repository still to be set; both check, build frozen, pin a ref."""
+    example = (ROOT / "examples" / "github-actions-build.yml").read_text(encoding="utf-8")
+    assert example == starter_workflow(Source(UNSET_GIT, "v0.1.0"))
+    steps = [step.get("run", "") for step in yaml.safe_load(example)["jobs"]["build"]["steps"]]
+    assert 'pip install "ankibuild @ git+${ANKIBUILD_GIT}@${ANKIBUILD_REF}"' in steps
+    assert "ankibuild check --strict" in steps and "ankibuild build --frozen" in steps
+
+
+def test_a_language_without_labels_gets_them_to_translate(tmp_path: Path) -> None:
+    """Swedish has no card labels in ankibuild: init writes the English ones in the bank's templates to translate."""
+    init(tmp_path, languages=["sv", "de"])
+    labels = tmp_path / "templates" / "sv" / "labels.yaml"
+    assert "translate" in labels.read_text(encoding="utf-8").splitlines()[0]
+    assert not (tmp_path / "templates" / "de").exists()
+    checked = _run(tmp_path, "check", "--strict")
+    assert checked.exit_code == 0, checked.output
+    questions = (tmp_path / "decks" / "getting-started.yaml").read_text(encoding="utf-8")
+    assert "    sv:  # translate it\n" in questions
+
+
+def test_init_never_overwrites_and_writes_nothing_when_refused(tmp_path: Path) -> None:
+    """A folder that holds any file init would write is left exactly as it was, with every such file named."""
+    init(tmp_path, languages=["en"])
+    (tmp_path / "README.md").write_text("our own readme\n", encoding="utf-8")
+    (tmp_path / "decks" / "bank.yaml").unlink()
+    before = snapshot(tmp_path)
+    refused = _run(tmp_path, "init", "--lang", "de")
+    assert refused.exit_code == 1
+    assert "init never overwrites" in refused.output and "README.md" in refused.output
+    assert "decks/bank.yaml" not in refused.output.split("exist already")[0]
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [(["--lang", "german"], "'german' is not a language code"), (["--id", "Our Bank"], "'Our Bank' is not a slug")],
+)
+def test_a_bad_language_or_id_is_reported_and_nothing_is_written(tmp_path: Path, args: list[str], message: str) -> None:
+    refused = _run(tmp_path, "init", "new", *args)
+    assert refused.exit_code == 1 and message in refused.output
+    assert not (tmp_path / "new").exists()
+
+
+def test_the_source_is_the_git_commit_pip_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Installed with pip from git, init names that repository and the exact commit; otherwise it says to set them."""
+    recorded = {"url": "git+https://git.example.org/ankibuild.git", "vcs_info": {"vcs": "git", "commit_id": "ab12"}}
+
+    class Installed:
+        def read_text(self, name: str) -> str | None:
+            return json.dumps(recorded) if name == "direct_url.json" else None
+
+    monkeypatch.setattr("importlib.metadata.distribution", lambda name: Installed())
+    assert newbank.installed_source() == Source("https://git.example.org/ankibuild.git", "ab12")
+    recorded = {"url": "file:///wheels/ankibuild-0.1.0-py3-none-any.whl", "archive_info": {}}
+    assert not newbank.installed_source().is_set
+
+
+def test_exported_templates_make_the_same_packages_as_the_defaults(tmp_path: Path) -> None:
+    """A bank's full copy of the defaults builds byte-identical packages; export keeps a bank's own files."""
+    init(tmp_path / "bank", languages=["de", "en"])
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("SOURCE_DATE_EPOCH", "1700000000")
+        assert _run(tmp_path / "bank", "build").exit_code == 0
+        defaults = {p.name: p.read_bytes() for p in (tmp_path / "bank" / "dist").glob("*.apkg")}
+        shutil.rmtree(tmp_path / "bank" / "dist")
+        (tmp_path / "bank" / "decks" / "ankibuild.lock").unlink()
+        exported = _run(tmp_path / "bank", "templates", "export")
+        assert exported.exit_code == 0, exported.output
+        own = tmp_path / "bank" / "templates"
+        assert sorted(p.relative_to(own) for p in own.rglob("*") if p.is_file()) == list(default_files())
+        built = _run(tmp_path / "bank", "build")
+    assert "own templates in templates/ over the defaults" in built.output
+    assert {p.name: p.read_bytes() for p in (tmp_path / "bank" / "dist").glob("*.apkg")} == defaults
+    (own / "style.css").write_text("/* ours */\n", encoding="utf-8")
+    assert _run(tmp_path / "bank", "templates", "export").output.startswith("Wrote 0 file(s)")
+    assert (own / "style.css").read_text(encoding="utf-8") == "/* ours */\n"
+    _run(tmp_path / "bank", "templates", "export", "--force")
+    assert (own / "style.css").read_bytes() == (DEFAULTS / "style.css").read_bytes()
