@@ -16,6 +16,7 @@ from pathlib import Path
 
 from .errors import Problems, Severity
 from .paths import TooLargeError, UnsafePathError, inside, read_inside
+from .svgcheck import svg_refusal
 
 #: Folders of a bank whose files are expected to be used by some question.
 MEDIA_FOLDER = "media"
@@ -121,6 +122,12 @@ def _read_image(root: Path, path: Path, reference: str, shown: str) -> MediaFile
         raise MediaError(
             f"image '{reference}' is not a {suffix[1:].upper()} file",
             "check the file (a Git LFS pointer, or a file renamed to another type?)",
+        )
+    refusal = svg_refusal(content) if suffix == ".svg" else None
+    if refusal:
+        raise MediaError(
+            f"image '{reference}' {refusal}",
+            "an SVG image may only draw: no scripts, event handlers or links to other files (save it as plain SVG)",
         )
     digest = hashlib.sha1(content, usedforsecurity=False).hexdigest()[:12]
     stem = _UNSAFE_NAME.sub("-", path.stem).strip("-_") or "image"

@@ -160,6 +160,9 @@ class _FieldResources:
     def warn(self, message: str, hint: str) -> None:
         self._report(message, hint, Severity.WARNING)
 
+    def refuse(self, message: str, hint: str) -> None:
+        self._report(message, hint, Severity.ERROR)
+
     def _report(self, message: str, hint: str, severity: Severity) -> None:
         line, column = self.where
         self.problems.add(

@@ -12,10 +12,23 @@ Formulas are left for Anki's MathJax: ``\\(...\\)`` and ``\\[...\\]`` pass
 through untouched, and ``$...$`` / ``$$...$$`` become them. Code is coloured
 with Pygments into a few classes that ``templates/style.css`` colours for day
 and night mode.
+
+Text is inert: Anki reads more than HTML in a field, and none of it may come
+from plain text. Its bracket syntaxes (``[sound:...]``, ``[anki:tts]...``,
+``[latex]``, ``[$]``, ``[$$]``) get their ``[`` as an entity, which shows the
+same but is no longer the syntax; a ``\\(`` or ``\\[`` that is text (written
+``\\\\(``) gets its backslash in an element of its own, and MathJax never
+reads a formula across an element. Inside formulas, the MathJax commands that
+make links, set styles or attributes, or load extensions (:data:`REFUSED_TEX`)
+are refused with the text's file and line.
+
+Every scan is linear in the text: a closing delimiter is searched for once
+from each place, whatever the number of openers left unclosed.
 """
 
 from __future__ import annotations
 
+import bisect
 import html
 import itertools
 import re
@@ -46,6 +59,9 @@ class Resources(Protocol):
     def warn(self, message: str, hint: str) -> None:
         """Tell the author about something that renders, but not as they meant."""
 
+    def refuse(self, message: str, hint: str) -> None:
+        """Tell the author about something that must not be in a text (an error)."""
+
 
 _RESOURCES = "ankibuild.resources"
 
@@ -53,6 +69,21 @@ _RESOURCES = "ankibuild.resources"
 _MATH = {"\\(": "\\)", "\\[": "\\]", "$$": "$$", "$": "$"}
 #: Openers of display formulas (the others are inline).
 _DISPLAY = ("\\[", "$$")
+#: MathJax commands (all loaded on demand by the full build Anki ships) that
+#: make a link (``\href``), set CSS or attributes (``\style``, ``\class``,
+#: ``\cssId``, ``\data``, ``\bbox``, ``\mmlToken``, ``\unicode``'s font) or
+#: load an extension (``\require``), and ``\csname``, which could spell one.
+REFUSED_TEX = ("href", "style", "class", "cssId", "data", "bbox", "mmlToken", "unicode", "require", "csname")
+#: A command of :data:`REFUSED_TEX` after an odd number of backslashes (``\\href`` is a line break and a word).
+_REFUSED = re.compile(r"(?<!\\)((?:\\\\)*)\\(" + "|".join(REFUSED_TEX) + r")(?![A-Za-z])")
+#: Anki's own syntaxes in a field: sound and video, text to speech, LaTeX images.
+_ANKI_SYNTAX = re.compile(r"\[(?=sound:|/?anki:|/?latex\]|/?\$\$?\])", re.IGNORECASE)
+#: Anki's ``[$]``, ``[$$]``, ``[/$]`` and ``[/$$]`` seen from two characters before their first ``$``.
+_ANKI_DOLLAR = re.compile(r".?\[/?\$\$?\]")
+#: A formula opener in text that is not a formula.
+_TEXT_OPENER = re.compile(r"\\(?=[(\[])")
+#: Where ``env`` keeps the closers already searched for (see :func:`_find`).
+_FOUND = "ankibuild.found"
 
 
 @cache
@@ -120,6 +151,9 @@ class _Unpackaged:
     def warn(self, message: str, hint: str) -> None:
         return None
 
+    def refuse(self, message: str, hint: str) -> None:
+        return None
+
 
 def markdown_html(text: str, resources: Resources) -> str:
     """``to_html`` without its shortcut for text that has no Markdown in it."""
@@ -128,7 +162,8 @@ def markdown_html(text: str, resources: Resources) -> str:
     tokens = markdown.parse(text, env)
     if [token.type for token in tokens] == ["paragraph_open", "inline", "paragraph_close"]:
         tokens = tokens[1:2]  # inline text stays inline, as it always was
-    return str(markdown.renderer.render(tokens, markdown.options, env)).rstrip("\n")
+    rendered = str(markdown.renderer.render(tokens, markdown.options, env)).rstrip("\n")
+    return _ANKI_SYNTAX.sub("&#91;", rendered)
 
 
 def _plain_html(text: str) -> str:
@@ -136,9 +171,26 @@ def _plain_html(text: str) -> str:
     return html.escape(text, quote=False).replace("\n", "<br>")
 
 
+def _find(env: EnvType, src: str, needle: str, start: int, stop: int) -> int:
+    """``src.find(needle, start, stop)``, in time linear in ``src`` over every call of one parse.
+
+    The first ``needle`` at or after a place is also the first after any later
+    place before it, and so is its absence: each stretch of ``src`` is searched once,
+    however many openers are left unclosed.
+    """
+    found: dict[tuple[str, str], tuple[int, int]] = env.setdefault(_FOUND, {})
+    searched_from, at = found.get((src, needle), (len(src) + 1, -1))
+    if not (searched_from <= start and (at == -1 or start <= at)):
+        searched_from, at = start, src.find(needle, start)
+        found[src, needle] = (searched_from, at)
+    return at if at != -1 and at + len(needle) <= stop else -1
+
+
 def _math_inline(state: StateInline, silent: bool) -> bool:
     opener = next((o for o in _MATH if state.src.startswith(o, state.pos)), None)
-    close = None if opener is None else _closer(state.src, state.pos, state.posMax, opener)
+    if opener is not None and _ANKI_DOLLAR.match(state.src, max(state.pos - 2, 0)):
+        return False  # Anki's [$]...[/$], shown as typed
+    close = None if opener is None else _closer(state, opener)
     if opener is None or close is None:
         return False
     if not silent:
@@ -148,11 +200,12 @@ def _math_inline(state: StateInline, silent: bool) -> bool:
     return True
 
 
-def _closer(src: str, start: int, stop: int, opener: str) -> int | None:
-    """Where the formula opened at ``start`` closes; None when it is no formula."""
+def _closer(state: StateInline, opener: str) -> int | None:
+    """Where the formula opened at the state's place closes; None when it is no formula."""
+    src, start, stop = state.src, state.pos, state.posMax
     if opener == "$":
         return _dollar_closer(src, start, stop)
-    close = src.find(_MATH[opener], start + len(opener), stop)
+    close = _find(state.env, src, _MATH[opener], start + len(opener), stop)
     if close == -1 or not src[start + len(opener) : close].strip():
         return None
     return close
@@ -184,10 +237,8 @@ def _math_block(state: StateBlock, start_line: int, end_line: int, silent: bool)
     opener = next((o for o in _DISPLAY if state.src.startswith(o, begin)), None)
     if opener is None or state.is_code_block(start_line):
         return False
-    close = state.src.find(_MATH[opener], begin + len(opener))
-    line = start_line
-    while close != -1 and line < end_line and state.eMarks[line] < close:
-        line += 1
+    close = _find(state.env, state.src, _MATH[opener], begin + len(opener), len(state.src))
+    line = bisect.bisect_left(state.eMarks, close, start_line, end_line)  # the line it closes on
     if close == -1 or line >= end_line or state.src[close + len(_MATH[opener]) : state.eMarks[line]].strip():
         return False
     if not silent:
@@ -201,6 +252,11 @@ def _math_block(state: StateBlock, start_line: int, end_line: int, silent: bool)
 
 def _render_math(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
     token = tokens[idx]
+    for match in _REFUSED.finditer(token.content):
+        env[_RESOURCES].refuse(
+            f"the formula uses \\{match.group(2)}, which would make a link, a style or a script on every card",
+            "remove it: a formula may only set mathematics (write a link or a colour as plain text)",
+        )
     opener, closer = ("\\[", "\\]") if token.type == "math_display" else ("\\(", "\\)")
     return f"{opener}{html.escape(token.content, quote=False)}{closer}" + ("\n" if token.block else "")
 
@@ -264,7 +320,8 @@ def _render_image(self: RendererHTML, tokens: Sequence[Token], idx: int, options
 
 
 def _render_text(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
-    return html.escape(tokens[idx].content, quote=False)
+    # MathJax reads no formula across an element (only <br> and comments are let through).
+    return _TEXT_OPENER.sub("<span>\\\\</span>", html.escape(tokens[idx].content, quote=False))
 
 
 def _render_break(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
