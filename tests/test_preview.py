@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ankibuild import AnkibuildError
+from ankibuild import BankError
 from ankibuild.cli import main
 from ankibuild.preview import render_cards, write_preview
 
@@ -123,14 +123,14 @@ def test_a_right_to_left_bank_reads_right_to_left(project: Project) -> None:
 
 
 def test_syntax_the_preview_cannot_render_is_an_error_and_nothing_is_written(project: Project) -> None:
-    """A filter is valid for Anki but not rendered by the preview: it says so instead of guessing."""
+    """A filter is valid for Anki but not rendered by the preview: it says so, at the template's line, not guessing."""
     front = project.templates / "default" / "front.html"
     front.write_text(front.read_text(encoding="utf-8").replace("{{Question}}", "{{text:Question}}"), encoding="utf-8")
-    with pytest.raises(AnkibuildError) as raised:
+    with pytest.raises(BankError) as raised:
         _preview(project)
-    assert raised.value.message == (
-        "the front template of 'de', line 2: {{text:Question}} is not supported by the preview (only fields)"
-    )
+    assert [(p.file, p.line, p.message) for p in raised.value.problems] == [
+        ("templates/default/front.html", 2, "{{text:Question}} is not supported")
+    ]
     assert not (project.out / "preview").exists()
 
 

@@ -1,34 +1,49 @@
-"""Anki's card template syntax, the part the card templates use, rendered strictly.
+"""Anki's card template syntax, the part ankibuild's templates may use: one parser for check, build and preview.
 
 ``{{Field}}`` inserts a field as it is (fields are HTML), ``{{#Field}}…{{/Field}}``
 keeps its content only when the field is not empty, ``{{^Field}}…{{/Field}}``
-only when it is, and ``{{FrontSide}}`` is one more field on the back. Anything
-else, such as filters (``{{text:Field}}``), is an error, as is an unknown field:
-the preview must show what Anki shows, or say why it cannot.
+only when it is, and ``{{FrontSide}}`` is one more field on the back. Anki
+accepts more (filters such as ``{{text:Field}}``, changed delimiters); the
+preview could not show what Anki shows for those, so they are refused here,
+which makes ``check``, ``build`` and ``preview`` refuse them alike, naming the
+template's file and line.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from .errors import AnkibuildError
 
 _TAG = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
+#: A field's name as Anki allows it: no braces, no '#', '^', '/' first, no ':' (a filter).
+_NAME = re.compile(r"[^#^/{}:!=\s][^{}:]*")
 #: What Anki counts as an empty field: only ASCII whitespace and line breaks or divs
 #: (a no-break space or an empty paragraph makes a field non-empty).
 _EMPTY = re.compile(r"(?:[ \t\n\r\f\v]|</?(?:br|div) ?/?>)*", re.IGNORECASE)
+#: Fields Anki fills in itself; a template may use them beside a note type's own.
+SPECIAL_FIELDS = ("FrontSide", "Tags", "Type", "Deck", "Subdeck", "Card", "CardFlag", "CardID")
+_SYNTAX = "write {{Field}}, {{#Field}}…{{/Field}} or {{^Field}}…{{/Field}}"
 
 
 class TemplateError(AnkibuildError):
-    """Raised when a template uses syntax the preview does not render, or an unknown field."""
+    """Raised when a template that was never checked uses syntax ankibuild does not render."""
+
+
+@dataclass(frozen=True)
+class Issue:
+    """A reason Anki (or the preview) could not show a template as written; ``offset`` is where, in characters."""
+
+    offset: int
+    message: str
+    hint: str
 
 
 @dataclass(frozen=True)
 class _Field:
     name: str
-    offset: int  # where the tag starts, for error messages
 
 
 @dataclass(frozen=True)
@@ -45,13 +60,88 @@ def field_is_empty(text: str) -> bool:
     return _EMPTY.fullmatch(text) is not None
 
 
-class Template:
-    """A parsed template; ``name`` says which one in error messages."""
+class _Parser:
+    """Reads a template once, into nodes, noting every issue rather than stopping at the first."""
 
-    def __init__(self, source: str, name: str) -> None:
-        self.name = name
-        self._source = source
-        self._nodes = self._parse(0, "")[0]
+    def __init__(self, source: str, fields: Collection[str]) -> None:
+        self.source = source
+        self.fields = fields
+        self.issues: list[Issue] = []
+
+    def nodes(self) -> tuple[_Node, ...]:
+        nodes, _, _ = self._until(0, None)
+        self._stray_braces()
+        return nodes
+
+    def _until(self, start: int, section: re.Match[str] | None) -> tuple[tuple[_Node, ...], int, bool]:
+        """Nodes from ``start`` to the end, or to the tag that closes ``section``; whether that tag was found."""
+        nodes: list[_Node] = []
+        position = start
+        while (match := _TAG.search(self.source, position)) is not None:
+            nodes.append(self.source[position : match.start()])
+            position = match.end()
+            tag = match.group(1).strip()
+            if tag.startswith("/"):
+                if section is not None and tag[1:].strip() == _name(section):
+                    return tuple(n for n in nodes if n), position, True
+                self._closes_nothing(match, section)
+            elif tag[:1] in ("#", "^"):
+                body, position, closed = self._until(position, match)
+                if not closed:
+                    hint = f"add {{{{/{_name(match)}}}}}"
+                    self.issues.append(Issue(match.start(), f"section {{{{{tag}}}}} is never closed", hint))
+                nodes.append(_Section(self._field(match), tag[0] == "^", body))
+            else:
+                nodes.append(self._field(match))
+        nodes.append(self.source[position:])
+        return tuple(n for n in nodes if n), len(self.source), False
+
+    def _field(self, match: re.Match[str]) -> _Field:
+        name = _name(match)
+        tag = match.group(1).strip()
+        if not _NAME.fullmatch(name) or ":" in tag:
+            hint = f"ankibuild shows fields and sections only, as the preview renders them: {_SYNTAX}"
+            self.issues.append(Issue(match.start(), f"{{{{{tag}}}}} is not supported", hint))
+        elif name not in self.fields:
+            hint = f"fields are: {', '.join(self.fields)}"
+            self.issues.append(Issue(match.start(), f"unknown field '{name}' in {{{{{tag}}}}}", hint))
+        return _Field(name)
+
+    def _closes_nothing(self, match: re.Match[str], section: re.Match[str] | None) -> None:
+        expected = f"{{{{/{_name(section)}}}}}" if section is not None else "nothing to close"
+        message = f"{{{{{match.group(1).strip()}}}}} closes a section that is not open"
+        self.issues.append(Issue(match.start(), message, f"expected {expected}"))
+
+    def _stray_braces(self) -> None:
+        """A ``{{`` that no ``}}`` closes would show as a template error on every card."""
+        stray = _TAG.sub(lambda match: " " * len(match.group(0)), self.source).find("{{")
+        if stray != -1:
+            self.issues.append(Issue(stray, "'{{' is never closed", "write {{Field}} with two braces on each side"))
+
+
+def _name(match: re.Match[str]) -> str:
+    """The field a tag names: ``{{#A}}`` and ``{{ A }}`` both name ``A``."""
+    tag = match.group(1).strip()
+    return tag[1:].strip() if tag[:1] in ("#", "^", "/") else tag
+
+
+def check(source: str, fields: Collection[str]) -> list[Issue]:
+    """Every issue of a template whose fields are ``fields``, in the order they stand."""
+    parser = _Parser(source, fields)
+    parser.nodes()
+    return sorted(parser.issues, key=lambda issue: issue.offset)
+
+
+class Template:
+    """A template, parsed and checked once; ``name`` says which one in error messages."""
+
+    def __init__(self, source: str, name: str, fields: Collection[str]) -> None:
+        parser = _Parser(source, fields)
+        self._nodes = parser.nodes()
+        if parser.issues:
+            first = min(parser.issues, key=lambda issue: issue.offset)
+            line = source.count("\n", 0, first.offset) + 1
+            raise TemplateError(f"{name}, line {line}: {first.message}")
 
     def render(self, fields: Mapping[str, str]) -> str:
         return "".join(self._render(self._nodes, fields))
@@ -62,41 +152,7 @@ class Template:
             if isinstance(node, str):
                 out.append(node)
             elif isinstance(node, _Field):
-                out.append(self._value(node, fields))
-            elif field_is_empty(self._value(node.field, fields)) == node.inverted:
+                out.append(fields[node.name])
+            elif field_is_empty(fields[node.field.name]) == node.inverted:
                 out.extend(self._render(node.body, fields))
         return out
-
-    def _value(self, node: _Field, fields: Mapping[str, str]) -> str:
-        if node.name not in fields:
-            raise self._error(node.offset, f"unknown field '{node.name}' (fields are: {', '.join(fields)})")
-        return fields[node.name]
-
-    def _parse(self, start: int, section: str) -> tuple[tuple[_Node, ...], int, str]:
-        """Nodes from ``start`` to the end, or to the tag closing ``section``; that tag's name."""
-        nodes: list[_Node] = []
-        position = start
-        while (match := _TAG.search(self._source, position)) is not None:
-            nodes.append(self._source[position : match.start()])
-            position = match.end()
-            tag = match.group(1).strip()
-            kind, name = (tag[0], tag[1:].strip()) if tag[:1] in "#^/" else ("", tag)
-            if kind == "/":
-                if name != section:
-                    raise self._error(match.start(), f"{{{{/{name}}}}} closes a section that is not open")
-                return tuple(n for n in nodes if n), position, name
-            if not re.fullmatch(r"[^#^/{}:]+", name):
-                raise self._error(match.start(), f"{{{{{tag}}}}} is not supported by the preview (only fields)")
-            if kind:
-                body, position, closed = self._parse(position, name)
-                if closed != name:
-                    raise self._error(match.start(), f"section {{{{{tag}}}}} is never closed")
-                nodes.append(_Section(_Field(name, match.start()), kind == "^", body))
-            else:
-                nodes.append(_Field(name, match.start()))
-        nodes.append(self._source[position:])
-        return tuple(n for n in nodes if n), len(self._source), ""
-
-    def _error(self, offset: int, message: str) -> TemplateError:
-        line = self._source.count("\n", 0, offset) + 1
-        return TemplateError(f"{self.name}, line {line}: {message}")

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from .ankitemplate import Template
+from .ankitemplate import SPECIAL_FIELDS, Template
 from .assets import Asset
 from .atomic import write_if_changed
 from .errors import Problems
@@ -70,8 +70,9 @@ class CardRenderer:
     def __init__(self, bank: Bank, templates: CardTemplates) -> None:
         self.bank = bank
         self._decks = {d.key: bank.deck_name(d, templates.lang) for d in bank.decks}
-        self._front = Template(templates.front, f"the front template of '{templates.lang}'")
-        self._back = Template(templates.back, f"the back template of '{templates.lang}'")
+        fields = (*FIELDS, *SPECIAL_FIELDS)
+        self._front = Template(templates.front, f"the front template of '{templates.lang}'", fields)
+        self._back = Template(templates.back, f"the back template of '{templates.lang}'", fields)
 
     def sides(self, note: RenderedNote) -> CardSides:
         deck = self._decks[note.deck_key]

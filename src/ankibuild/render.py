@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+from . import ankitemplate
+from .ankitemplate import SPECIAL_FIELDS
 from .assets import Asset
 from .errors import Problems, Severity
 from .languages import is_rtl
@@ -44,9 +46,6 @@ MAX_TEMPLATE_BYTES = 1024 * 1024
 #: (``A B C D E F``; Arabic ``أ ب ج د هـ و``); templates get one per option as ``[[letter_a]]``.
 LETTERS_LABEL = "letters"
 
-#: Fields Anki fills in itself; a template may use them beside ours.
-SPECIAL_FIELDS = frozenset({"FrontSide", "Tags", "Type", "Deck", "Subdeck", "Card", "CardFlag", "CardID"})
-_TAG = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
 _PLACEHOLDER = re.compile(r"\[\[\s*([a-z_]+)\s*\]\]")
 
 
@@ -299,49 +298,7 @@ def _template(path: Path, roots: Sequence[Path], labels: dict[str, str], problem
 
 
 def check_template(path: Path, text: str, problems: Problems) -> None:
-    """Anki would show a template error on every card: catch it at build time."""
-    open_sections: list[tuple[str, tuple[int, int]]] = []
-    for match in _TAG.finditer(text):
-        line, column = where = text_position(text, match.start())
-        tag = match.group(1).strip()
-        kind, name = (tag[0], tag[1:].strip()) if tag[:1] in "#^/" else ("", tag.split(":")[-1].strip())
-        if kind in "#^" and kind:
-            open_sections.append((name, where))
-        elif kind == "/" and not _closes(path, name, open_sections, where, problems):
-            continue
-        if name not in FIELDS and name not in SPECIAL_FIELDS:
-            hint = f"fields are: {', '.join(FIELDS)}"
-            problems.add(path, f"unknown field '{name}' in {{{{{tag}}}}}", line=line, column=column, hint=hint)
-    for name, (line, column) in open_sections:
-        problems.add(
-            path, f"section {{{{#{name}}}}} is never closed", line=line, column=column, hint=f"add {{{{/{name}}}}}"
-        )
-    _check_braces(path, text, problems)
-
-
-def _closes(
-    path: Path, name: str, open_sections: list[tuple[str, tuple[int, int]]], where: tuple[int, int], problems: Problems
-) -> bool:
-    """Close the innermost section if ``{{/name}}`` matches it; report it otherwise."""
-    if open_sections and open_sections[-1][0] == name:
-        open_sections.pop()
-        return True
-    expected = f"{{{{/{open_sections[-1][0]}}}}}" if open_sections else "nothing to close"
-    problems.add(
-        path,
-        f"{{{{/{name}}}}} closes a section that is not open",
-        line=where[0],
-        column=where[1],
-        hint=f"expected {expected}",
-    )
-    return False
-
-
-def _check_braces(path: Path, text: str, problems: Problems) -> None:
-    """A ``{{`` that no ``}}`` closes would show as a template error on every card."""
-    stray = _TAG.sub(lambda match: " " * len(match.group(0)), text).find("{{")
-    if stray != -1:
-        line, column = text_position(text, stray)
-        problems.add(
-            path, "'{{' is never closed", line=line, column=column, hint="write {{Field}} with two braces on each side"
-        )
+    """Anki would show a template error on every card, or the preview could not render it: catch it now."""
+    for issue in ankitemplate.check(text, (*FIELDS, *SPECIAL_FIELDS)):
+        line, column = text_position(text, issue.offset)
+        problems.add(path, issue.message, line=line, column=column, hint=issue.hint)
