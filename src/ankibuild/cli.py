@@ -23,6 +23,7 @@ from .version import __version__
 
 if TYPE_CHECKING:
     from .importer import ImportResult
+    from .status import BankStatus, LanguageStatus
 
 _F = TypeVar("_F", bound=Callable[..., object])
 
@@ -249,6 +250,148 @@ def templates_export_command(folder: Path, force: bool) -> None:
     written = export_defaults(folder, replace=force)
     click.echo(f"Wrote {len(written)} file(s) into {click.format_filename(folder)}.")
     click.echo("Keep only the files you change: the others then follow ankibuild's own improvements.")
+
+
+_format = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="json prints the same as one object, for scripts and CI.",
+)
+
+
+@main.command("status")
+@_decks
+@_format
+def status_command(decks: Path, fmt: str) -> None:
+    """Per language: questions translated, missing and possibly outdated; names and titles missing."""
+    from .status import status
+
+    result = status(decks)
+    if fmt == "json":
+        click.echo(json.dumps(result.as_dict(), ensure_ascii=False, indent=2))
+    else:
+        _status_table(result)
+
+
+#: More question ids than this are counted, not listed.
+MAX_LISTED_IDS = 8
+
+
+def _listed(what: str, ids: tuple[str, ...]) -> str:
+    shown = ", ".join(ids[:MAX_LISTED_IDS]) + (
+        f" and {len(ids) - MAX_LISTED_IDS} more" if len(ids) > MAX_LISTED_IDS else ""
+    )
+    return f"{len(ids)} {what}: {shown}"
+
+
+def _left(status: LanguageStatus) -> list[str]:
+    """What is left to translate in one language, a line each."""
+    left = [
+        _listed(what, ids)
+        for what, ids in (
+            ("question(s) to translate", status.missing),
+            ("possibly outdated", status.outdated),
+            ("topic name(s)", status.topic_names),
+            ("deck title(s)", status.deck_titles),
+        )
+        if ids
+    ]
+    return [*left, "the bank's title"] if status.title else left
+
+
+def _status_table(result: BankStatus) -> None:
+    click.echo(f"Bank '{result.bank}': {result.questions} question(s).")
+    head = ("language", "translated", "missing", "outdated", "topic names", "deck titles")
+    click.echo("  ".join(f"{name:>11}" for name in head))
+    for status in result.languages:
+        counts = (len(status.translated), len(status.missing), len(status.outdated))
+        names = (len(status.topic_names), len(status.deck_titles))
+        click.echo("  ".join(f"{value:>11}" for value in (status.lang, *counts, *names)))
+    for status in result.languages:
+        for line in _left(status):
+            click.echo(f"  {status.lang}: {line}")
+    if result.errors:
+        click.secho(
+            f"The bank has {result.errors} error(s), which may hide questions: run 'ankibuild check'.", fg="red"
+        )
+
+
+@main.command("add-language")
+@click.argument("code")
+@_decks
+def add_language_command(code: str, decks: Path) -> None:
+    """Add a language to bank.yaml and say what is left to translate."""
+    from .status import add_language
+
+    status = add_language(code, decks)
+    click.echo(f"Added '{code}' to {click.format_filename(decks / 'bank.yaml')}. Left to translate:")
+    for line in _left(status) or ["nothing"]:
+        click.echo(f"  {line}")
+    click.echo(
+        f"The bank builds its other languages meanwhile. To translate in a PO editor: "
+        f"ankibuild translations export --lang {code} -o {code}.po"
+    )
+
+
+@main.group("translations")
+def translations_group() -> None:
+    """Keep translations true: mark them current, and exchange PO files with translators."""
+
+
+@translations_group.command("ok")
+@click.argument("questions", nargs=-1, required=True, metavar="ID...")
+@click.option("--lang", "languages", multiple=True, metavar="CODE", help="Only this language (repeatable).")
+@_decks
+def ok_command(questions: tuple[str, ...], languages: tuple[str, ...], decks: Path) -> None:
+    """Mark translations that may be outdated as current: they still say the same."""
+    from .status import confirm
+
+    for question, marked in confirm(questions, languages, decks).items():
+        if marked:
+            click.echo(f"{question}: {', '.join(marked)} marked current.")
+        else:
+            click.echo(f"{question}: nothing was outdated.")
+
+
+@translations_group.command("export")
+@click.option("--lang", required=True, metavar="CODE", help="The language to translate into.")
+@click.option("--from", "source", metavar="CODE", help="The language to translate from. Default: the bank's first.")
+@click.option("-o", "--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The PO file.")
+@_decks
+def export_command(lang: str, source: str | None, out: Path, decks: Path) -> None:
+    """Write a gettext PO file to translate the bank in a PO editor."""
+    from .pofiles import export_po
+
+    result = export_po(lang, out, source=source, decks=decks)
+    click.echo(
+        f"Wrote {click.format_filename(result.path)}: {result.entries} text(s) from '{result.source}' to "
+        f"'{result.lang}', {result.translated} translated ({result.fuzzy} marked fuzzy: may be outdated)."
+    )
+    if result.errors:
+        click.secho(
+            f"The bank has {result.errors} error(s); questions they hide are not in the file: run 'ankibuild check'.",
+            fg="yellow",
+            err=True,
+        )
+
+
+@translations_group.command("import")
+@click.argument("po_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@_decks
+def import_po_command(po_file: Path, decks: Path) -> None:
+    """Write the translations of a PO file into the question files."""
+    from .pofiles import import_po
+
+    result = import_po(po_file, decks=decks)
+    for problem in result.warnings:
+        click.secho(f"warning: {problem}", fg="yellow", err=True)
+    files = ", ".join(click.format_filename(path) for path in result.files) or "no file changed"
+    click.echo(f"Imported {result.written} '{result.lang}' text(s): {files}.")
+    if result.skipped:
+        click.echo(f"  {len(result.skipped)} text(s) left out: untranslated, fuzzy, or of a question not complete yet.")
 
 
 @main.command("schema")

@@ -25,6 +25,7 @@ from .media import Media
 from .model import Bank, Deck, Source
 from .progress import Progress, silent
 from .render import NoteHead, RenderedNote, render_note
+from .translations import TextRef, text_refs
 from .validate import validate_deck_file
 from .version import code_fingerprint
 
@@ -62,6 +63,8 @@ class FileResult:
     questions: tuple[QuestionRef, ...] = ()
     #: The sha256 of its texts as packed for the cache, which keeps them apart.
     texts_sha: str = ""
+    #: A digest of each question's text in every language it has, to tell translations that fell behind.
+    translated: tuple[TextRef, ...] = ()
 
     def rendered(self, lang: str) -> Iterator[RenderedNote]:
         """Its notes in one language, with their texts."""
@@ -160,6 +163,7 @@ def process(bank: Bank, path: Path, raw: bytes, langs: Sequence[str], keep_texts
         media.files,
         {p: file_sha(p) for p in media.referenced},
         questions,
+        translated=text_refs(deck),
     )
 
 

@@ -60,6 +60,8 @@ class Translation:
     #: Line and column of each text, by the note field it fills ("Question",
     #: "A" ... "F", "Explanation"), to point at a problem found while rendering.
     marks: Mapping[str, tuple[int, int]] = field(default_factory=dict, compare=False)
+    #: Line and column of its language key, to point at the translation as a whole.
+    where: tuple[int, int] = field(default=(0, 0), compare=False)
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from .progress import Progress, silent
 from .render import CardTemplates, NoteHead, RenderedNote, load_templates
 from .state import BuildResult, BuildState, Output
 from .templatefolders import TemplateFolders
+from .translations import TRANSLATIONS_FILE, Record, advance, by_question, dumps, read_record, report_outdated, today
 from .validate import check_unique_ids, validate_bank_file
 
 if TYPE_CHECKING:
@@ -121,6 +122,12 @@ class Sources:
     files: list[FileResult]
     #: The sha256 of the bytes each question file was read as, by path.
     used: dict[Path, str]
+    #: The translations record as committed (see :mod:`.translations`).
+    translations: Record
+
+    def translations_seen(self, date: str) -> Record:
+        """The translations record after this build's texts, new changes dated ``date``."""
+        return advance(self.translations, by_question(ref for f in self.files for ref in f.translated), date)
 
     def rendered(self, lang: str) -> list[RenderedNote]:
         """The notes of one language with their texts, in the bank's order."""
@@ -159,10 +166,13 @@ def load_sources(
         report_unused(bank.root, {path for result in results for path in result.referenced}, problems)
     if split:
         _check_split_names(bank, problems)
+    translations = read_record(decks / TRANSLATIONS_FILE, problems)
+    translated = [ref for result in results for ref in result.translated]
+    report_outdated(advance(translations, by_question(translated), ""), translated, problems)
     problems.raise_for(strict=strict)
     questions = sum(len(result.questions) for result in results)
     used = {path: result.sha for path, result in by_path.items()}
-    return Sources(bank, card_templates, notes, media, problems, lock, questions, results, used)
+    return Sources(bank, card_templates, notes, media, problems, lock, questions, results, used, translations)
 
 
 def _load_templates(
@@ -219,7 +229,8 @@ def run(
         types = {lang: notetype(bank, lang, t.front, t.back, t.css) for lang, t in card_templates.items()}
         lock_path = decks / LOCK_FILE
         _guard_shape(old, tuple(card_templates), allow_shape_change, result)
-        new = _stamp(bank, card_templates, types, sources.notes, old, clock or Clock(), result.changes)
+        clock = clock or Clock()
+        new = _stamp(bank, card_templates, types, sources.notes, old, clock, result.changes)
         lock_text = new.dumps()
         lock_changed = lock_text != _current_text(lock_path)
         if frozen and lock_changed:
@@ -241,11 +252,22 @@ def run(
             if result.changes:
                 update_changelog(history, result.changes, {lang: t.name for lang, t in types.items()})
             publish_changelog(history, out)
+            _record_translations(decks / TRANSLATIONS_FILE, sources, clock, frozen)
             result.lock_written = lock_changed and write_if_changed(lock_path, lock_text.encode())
             if lock_changed or not old.recalled:  # else what is kept is this very lock
                 remember(new, lock_text.encode(), Cache(decks).kept / LOCK_MEMO)
             state.record(result, sources.used)
         return result
+
+
+def _record_translations(path: Path, sources: Sources, clock: Clock, frozen: bool) -> None:
+    """Write what this build saw of each translation, so that a change is still known once the edit is committed.
+
+    A frozen build (CI) leaves it: its checkout is thrown away.
+    """
+    remove_stale_temporaries(path)
+    if not frozen:
+        write_if_changed(path, dumps(sources.translations_seen(today(clock.first()))).encode())
 
 
 def _make_packages(todo: list[_Package], kept: Path, progress: Progress) -> dict[Path, bytes]:

@@ -23,6 +23,7 @@ from .cache import Cache, digest, file_sha
 from .changelog import CHANGELOG_FILE, Changelog
 from .lock import LOCK_FILE
 from .paths import within
+from .translations import TRANSLATIONS_FILE
 from .version import code_fingerprint
 
 if TYPE_CHECKING:
@@ -118,10 +119,10 @@ class BuildState:
     def inputs(self, files: dict[str, str], *, sources_only: bool = False) -> str:
         """A digest of the files the build reads (from :meth:`read_inputs`) and of the options.
 
-        ``sources_only`` leaves out the files the build writes itself (the lock and
-        the changelog), to tell whether anyone else changed a file while it ran.
+        ``sources_only`` leaves out the files the build writes itself (the lock, the
+        changelog and the translations record), to tell whether anyone else changed a file while it ran.
         """
-        own = {f"0/{LOCK_FILE}", f"0/{CHANGELOG_FILE}"} if sources_only else set()
+        own = {f"0/{LOCK_FILE}", f"0/{CHANGELOG_FILE}", f"0/{TRANSLATIONS_FILE}"} if sources_only else set()
         return digest(self.options, *(part for name, sha in files.items() if name not in own for part in (name, sha)))
 
     def _load(self) -> dict[str, Any] | None:

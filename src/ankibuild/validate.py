@@ -397,7 +397,7 @@ def _translation(check: _Checker, value: Any, where: tuple[int, int], qid: str, 
         return None
     marks = {"Question": data.at("question"), "Explanation": data.at("explanation")}
     marks.update(zip(LETTERS, data["options"].marks, strict=False))
-    return Translation(question, options, explanation, marks)
+    return Translation(question, options, explanation, marks, where)
 
 
 def _options(check: _Checker, data: Map, qid: str) -> tuple[str, ...] | None:

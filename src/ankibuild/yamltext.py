@@ -14,12 +14,13 @@ import contextlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeAlias
 
 import yaml
 
-from .errors import AnkibuildError
-from .loader import Map, Seq
+from .errors import AnkibuildError, BankError, Problems
+from .loader import Map, Seq, decode, load
 
 #: Indentation of new nested content.
 STEP = 2
@@ -147,6 +148,41 @@ class Document:
         else:
             self._open(line, make(indent_of(self.lines[line]) + STEP))
 
+    def append_item(self, path: Sequence[Key], text: str) -> None:
+        """Add ``text`` at the end of the list at ``path``, a block list or one written ``[a, b]``."""
+        value = _get(*self._chain(path)[-1])
+        if not (isinstance(value, Seq) and value and self._flow(value)):
+            self.append(path, lambda indent: [f"{' ' * indent}- {scalar(text)}"])
+            return
+        line, column = value.marks[-1]
+        for index in range(line - 1, len(self.lines)):
+            start = column - 1 if index == line - 1 else 0
+            content = self.lines[index].rstrip(_BREAKS)
+            close = content.find("]", start)
+            if close >= 0 and "#" not in content[start:close]:
+                before = content[:close].rstrip()
+                new = f"{before}, {scalar(text)}{content[len(before) :]}"
+                self.edits.append((index, 1, [new]))
+                return
+        raise AnkibuildError(f"{self.name}:{line}: the list is not closed with ']'")
+
+    def replace(self, path: Sequence[Key], make: Callable[[int], list[str]]) -> None:
+        """Write the entry at ``path`` (a key with its value, or a list item) anew: ``make(indent)`` writes it.
+
+        Only that entry's lines change; the comments and blank lines after it stay with what follows.
+        """
+        chain = self._chain(path)
+        line, column = _mark(*chain[-1])
+        first = self.lines[line - 1]
+        dash = isinstance(chain[-1][0], Seq) and first[: column - 1].rstrip().endswith("-")
+        start = first[: column - 1].rstrip()[:-1] if dash else first[: column - 1]
+        if start.strip():
+            raise AnkibuildError(
+                f"{self.name}:{line}: a value written on one line with others cannot be changed; "
+                "write it as a block, one entry per line"
+            )
+        self.edits.append((line - 1, self._end(chain) - line + 1, make(len(start))))
+
     def _open(self, line: int, new: list[str]) -> None:
         """``key: []`` or ``key: {}`` becomes ``key:`` with the new entries below it."""
         empty = _EMPTY_FLOW.match(self.lines[line].rstrip(_BREAKS))
@@ -209,6 +245,17 @@ class Document:
     def content(self) -> bytes:
         """:meth:`text` as the file's bytes, with the byte-order mark it had."""
         return (codecs.BOM_UTF8 if self.bom else b"") + self.text().encode("utf-8")
+
+
+def open_document(path: Path) -> Document:
+    """A YAML file of the bank to add to or change; raises :class:`BankError` when it cannot be read as a mapping."""
+    problems = Problems()
+    source = load(path, problems)
+    text = decode(path, source.raw, problems) if source.parsed else None
+    if text is None or not isinstance(source.data, Map):
+        problems.add(path, "cannot be changed: it is not a readable YAML mapping", hint="run 'ankibuild check'")
+        raise BankError(problems.items)
+    return Document(text, source.data, problems.name(path), bom=source.raw.startswith(codecs.BOM_UTF8))
 
 
 def _get(container: Map | Seq, key: Key) -> Any:
