@@ -22,6 +22,7 @@ from click.testing import CliRunner
 import ankibuild
 from ankibuild.cli import main
 from ankibuild.lock import LOCK_FILE
+from ankibuild.translations import TRANSLATIONS_FILE
 
 from .ankitools import TEMPLATE_ERROR, collection, import_package, render
 from .conftest import Project, snapshot
@@ -110,8 +111,8 @@ def _imports(package: Path, collection_path: Path) -> str:
         return str(col.get_card(card_id).note()["Explanation"])
 
 
-#: The order in which a build renames its files into place: packages, changelog, lock.
-WRITES = ("big-de.apkg", "big-en.apkg", "CHANGELOG.md", LOCK_FILE)
+#: The order in which a build renames its files into place: packages, changelog, translations record, lock.
+WRITES = ("big-de.apkg", "big-en.apkg", "CHANGELOG.md", TRANSLATIONS_FILE, LOCK_FILE)
 
 
 @pytest.mark.parametrize("target", WRITES)

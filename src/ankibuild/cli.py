@@ -43,6 +43,14 @@ _templates = click.option(
     type=click.Path(file_okay=False, path_type=Path),
     help="The bank's own card templates, laid over the defaults. Default: templates/ beside the bank folder, if any.",
 )
+
+
+def _format(help: str) -> Callable[[_F], _F]:
+    return click.option(
+        "--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True, help=help
+    )
+
+
 _strict = click.option("--strict", is_flag=True, help="Treat warnings (e.g. missing translations) as errors.")
 
 
@@ -113,14 +121,7 @@ def build_command(
 @_decks
 @_templates
 @_strict
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="json prints every problem as an object, for editors and CI.",
-)
+@_format("json prints every problem as an object, for editors and CI.")
 def check_command(decks: Path, templates: Path | None, strict: bool, fmt: str) -> None:
     """Validate the bank and the templates; write nothing."""
     try:
@@ -252,19 +253,9 @@ def templates_export_command(folder: Path, force: bool) -> None:
     click.echo("Keep only the files you change: the others then follow ankibuild's own improvements.")
 
 
-_format = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="json prints the same as one object, for scripts and CI.",
-)
-
-
 @main.command("status")
 @_decks
-@_format
+@_format("json prints the same as one object, for scripts and CI.")
 def status_command(decks: Path, fmt: str) -> None:
     """Per language: questions translated, missing and possibly outdated; names and titles missing."""
     from .status import status

@@ -192,7 +192,8 @@ def _read_po(path: Path, problems: Problems) -> polib.POFile | None:
     except (OSError, ValueError) as err:
         found = _SYNTAX_LINE.search(str(err))
         hint = "open and save it in a PO editor (Poedit), or export it again"
-        problems.add(path, "not a PO file that can be read", line=int(found[1]) if found else 0, hint=hint)
+        line = int(found[1]) if found else 0
+        problems.add(path, "not a PO file that can be read", line=line, column=1 if line else 0, hint=hint)
         return None
 
 

@@ -136,10 +136,10 @@ def add_language(code: str, decks: Path = Path("decks")) -> LanguageStatus:
     if not is_language(code):
         raise AnkibuildError(f"'{code}' is not a language code: use one such as es, it, ja or pt-BR")
     texts = load_texts(decks)
-    if texts.problems.errors:
-        raise BankError(texts.problems.errors)
     if code in texts.bank.languages:
         raise AnkibuildError(f"the bank already has '{code}': see what is left with 'ankibuild status'")
+    if texts.problems.errors:
+        raise BankError(texts.problems.errors)
     document = open_document(decks / BANK_FILE)
     document.append_item(("languages",), code)
     write_if_changed(decks / BANK_FILE, document.content())
