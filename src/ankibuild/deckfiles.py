@@ -86,6 +86,7 @@ class FileResult:
             "referenced": [[str(path), sha] for path, sha in self.referenced.items()],
             "questions": self.questions,
             "texts_sha": self.texts_sha,
+            "translated": [[*ref[:3], str(ref.path), *ref[4:]] for ref in self.translated],
         }
         return pack(header, list(self.media.values()))
 
@@ -117,6 +118,9 @@ def restore(entry: tuple[Any, list[bytes]]) -> FileResult:
             {Path(path): sha for path, sha in header["referenced"]},
             tuple(QuestionRef(*ref) for ref in header["questions"]),
             header["texts_sha"],
+            tuple(
+                TextRef(q, lang, d, Path(path), line, column) for q, lang, d, path, line, column in header["translated"]
+            ),
         )
     except (KeyError, TypeError, ValueError) as err:
         raise DamagedEntry(f"a result of another shape ({err})") from err

@@ -273,7 +273,7 @@ class _Plan:
 
     def document(self, path: Path) -> Document:
         if path not in self.documents:
-            self.documents[path] = open_document(path)
+            self.documents[path] = open_document(path, self.bank.root)
         return self.documents[path]
 
     def pending(self) -> dict[Path, bytes]:

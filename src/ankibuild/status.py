@@ -140,7 +140,7 @@ def add_language(code: str, decks: Path = Path("decks")) -> LanguageStatus:
         raise AnkibuildError(f"the bank already has '{code}': see what is left with 'ankibuild status'")
     if texts.problems.errors:
         raise BankError(texts.problems.errors)
-    document = open_document(decks / BANK_FILE)
+    document = open_document(decks / BANK_FILE, decks)
     document.append_item(("languages",), code)
     write_if_changed(decks / BANK_FILE, document.content())
     return language_status(texts, code)

@@ -194,7 +194,7 @@ def read_record(path: Path, problems: Problems) -> Record:
 
     if not path.is_file():
         return {}
-    raw = read(path, problems)
+    raw = read(path, problems, (path.parent,))  # the bank's own file, never one a link leads to elsewhere
     text = decode(path, raw, problems) if raw is not None else None
     return {} if text is None else parse(path, text, problems)
 

@@ -247,10 +247,10 @@ class Document:
         return (codecs.BOM_UTF8 if self.bom else b"") + self.text().encode("utf-8")
 
 
-def open_document(path: Path) -> Document:
-    """A YAML file of the bank to add to or change; raises :class:`BankError` when it cannot be read as a mapping."""
+def open_document(path: Path, root: Path) -> Document:
+    """A YAML file of the bank ``root`` to add to or change; raises :class:`BankError` unless it reads as a mapping."""
     problems = Problems()
-    source = load(path, problems)
+    source = load(path, problems, (root,))
     text = decode(path, source.raw, problems) if source.parsed else None
     if text is None or not isinstance(source.data, Map):
         problems.add(path, "cannot be changed: it is not a readable YAML mapping", hint="run 'ankibuild check'")
