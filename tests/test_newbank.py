@@ -160,3 +160,17 @@ def test_exported_templates_make_the_same_packages_as_the_defaults(tmp_path: Pat
     assert (own / "style.css").read_text(encoding="utf-8") == "/* ours */\n"
     _run(tmp_path / "bank", "templates", "export", "--force")
     assert (own / "style.css").read_bytes() == (DEFAULTS / "style.css").read_bytes()
+
+
+def test_a_folder_that_cannot_be_written_is_one_clear_error_and_leaves_nothing(tmp_path: Path) -> None:
+    """A file where init needs a folder: exit 1 with the path and the reason, and what it wrote before is gone."""
+    (tmp_path / "new").mkdir()
+    (tmp_path / "new" / ".github").write_text("a file, not a folder\n", encoding="utf-8")
+    before = snapshot(tmp_path)
+    refused = _run(tmp_path, "init", "new")
+    assert refused.exit_code == 1
+    assert "new/.github" in refused.output and "cannot write here: Not a directory" in refused.output
+    assert "Traceback" not in refused.output
+    assert snapshot(tmp_path) == before and sorted(p.name for p in (tmp_path / "new").iterdir()) == [".github"]
+    exported = _run(tmp_path, "templates", "export", "new/.github/templates")
+    assert exported.exit_code == 1 and "cannot write here: Not a directory" in exported.output

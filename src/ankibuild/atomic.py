@@ -7,6 +7,7 @@ import glob
 import os
 import stat
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 
@@ -52,3 +53,26 @@ def write_if_changed(path: Path, content: bytes, *, durable: bool = True) -> boo
         temporary.unlink(missing_ok=True)
         raise
     return True
+
+
+def write_new(files: Mapping[Path, bytes]) -> None:
+    """Write files that do not exist yet, all or none: on a failure, what was written is removed.
+
+    Raises the :class:`OSError` that stopped it, after removing the files and the
+    folders it made.
+    """
+    made: list[Path] = []
+    try:
+        for path, content in files.items():
+            made += [folder for folder in reversed(path.parents) if not folder.exists()]
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_if_changed(path, content)
+            made.append(path)
+    except OSError:
+        for done in reversed(made):
+            with contextlib.suppress(OSError):
+                if done.is_dir():
+                    done.rmdir()
+                else:
+                    done.unlink()
+        raise

@@ -248,7 +248,10 @@ def templates_export_command(folder: Path, force: bool) -> None:
     """Copy the default templates into FOLDER (templates/ beside the bank) to change them."""
     from .templatefolders import export_defaults  # each command loads only what it uses
 
-    written = export_defaults(folder, replace=force)
+    try:
+        written = export_defaults(folder, replace=force)
+    except OSError as err:
+        raise click.ClickException(f"{err.filename or folder}: cannot write here: {err.strerror}") from None
     click.echo(f"Wrote {len(written)} file(s) into {click.format_filename(folder)}.")
     click.echo("Keep only the files you change: the others then follow ankibuild's own improvements.")
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from .atomic import write_if_changed
+from .atomic import write_new
 from .errors import BankError, Problems
 from .languages import is_language
 from .render import LABELS
@@ -90,8 +90,13 @@ def init(
     source = source or installed_source()
     files = _files(bank_id, root.resolve().name, langs, source)
     _refuse(root, bank_id, langs, files)
-    for relative, text in files.items():
-        write_if_changed(root / relative, text.encode())
+    try:
+        write_new({root / relative: text.encode() for relative, text in files.items()})
+    except OSError as err:
+        problems = Problems()
+        where = Path(err.filename) if err.filename else root
+        problems.add(where, f"cannot write here: {err.strerror}", hint="choose a folder you can write to")
+        problems.fail()
     return NewBank(root, bank_id, langs, tuple(root / name for name in files), source)
 
 

@@ -9,11 +9,11 @@ bank made with ``ankibuild init`` builds with no templates folder at all.
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from .atomic import write_if_changed
 from .languages import lineage
 
 #: The templates every bank starts from, shipped inside the package.
@@ -96,13 +96,13 @@ def export_defaults(dest: Path, *, replace: bool = False) -> list[Path]:
     """Copy the default templates into ``dest`` for a bank to change; the files written.
 
     Files already in ``dest`` are kept (a bank's changes are never lost) unless ``replace``.
+    Raises :class:`OSError` when a file cannot be written.
     """
     written = []
     for relative in default_files():
         target = dest / relative
-        if target.exists() and not replace:
+        if (target.exists() or target.is_symlink()) and not replace:
             continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(DEFAULTS / relative, target)
+        write_if_changed(target, (DEFAULTS / relative).read_bytes())
         written.append(target)
     return written
