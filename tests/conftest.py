@@ -55,7 +55,8 @@ def own_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
     """The sample bank and templates, without a lock: a bank's first build."""
-    shutil.copytree(ROOT / "decks", tmp_path / "decks", ignore=shutil.ignore_patterns("ankibuild.lock"))
+    # Not the lock, and not what a build of the sample left in the folder (its build lock).
+    shutil.copytree(ROOT / "decks", tmp_path / "decks", ignore=shutil.ignore_patterns("ankibuild.lock", ".*"))
     shutil.copytree(DEFAULTS, tmp_path / "templates")
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
