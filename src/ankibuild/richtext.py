@@ -171,6 +171,11 @@ def _plain_html(text: str) -> str:
     return html.escape(text, quote=False).replace("\n", "<br>")
 
 
+def search(src: str, needle: str, start: int) -> int:
+    """Where ``needle`` first occurs in ``src`` from ``start`` on, or -1: every search for a closing delimiter."""
+    return src.find(needle, start)
+
+
 def _find(env: EnvType, src: str, needle: str, start: int, stop: int) -> int:
     """``src.find(needle, start, stop)``, in time linear in ``src`` over every call of one parse.
 
@@ -181,7 +186,7 @@ def _find(env: EnvType, src: str, needle: str, start: int, stop: int) -> int:
     found: dict[tuple[str, str], tuple[int, int]] = env.setdefault(_FOUND, {})
     searched_from, at = found.get((src, needle), (len(src) + 1, -1))
     if not (searched_from <= start and (at == -1 or start <= at)):
-        searched_from, at = start, src.find(needle, start)
+        searched_from, at = start, search(src, needle, start)
         found[src, needle] = (searched_from, at)
     return at if at != -1 and at + len(needle) <= stop else -1
 

@@ -1,0 +1,121 @@
+"""Every text is scanned in time linear in its length, whatever it holds.
+
+Times are never compared: the formula scanner's searches are counted, in
+characters, and so are the problems found. Adversarial texts that once made the
+scan quadratic (a formula opener repeated without its closer) are checked at
+1 MB; ``python -m bench.worstcase`` times these and the other known worst cases.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ankibuild import richtext
+from ankibuild.richtext import REFUSED_TEX, to_html
+from bench.worstcase import PATTERNS
+
+from .test_richtext import Recorder
+
+MB = 1024 * 1024
+
+
+@pytest.fixture
+def scanned(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """The characters each search for a closing delimiter went through."""
+    counts: list[int] = []
+    search = richtext.search
+
+    def counted(src: str, needle: str, start: int) -> int:
+        at = search(src, needle, start)
+        counts.append((len(src) if at == -1 else at + len(needle)) - start)
+        return at
+
+    monkeypatch.setattr(richtext, "search", counted)
+    yield counts
+
+
+@pytest.mark.parametrize("name", [name for name in PATTERNS if "formula" in name or "\\" in name or "$" in name])
+def test_the_formula_scanner_reads_each_character_a_bounded_number_of_times(name: str, scanned: list[int]) -> None:
+    """Searches for closers go through the text a few times at most (once per closer), at 64 KiB as at 256 KiB."""
+    totals = []
+    for size in (64 * 1024, 256 * 1024):
+        scanned.clear()
+        piece = PATTERNS[name]
+        to_html((piece * (size // len(piece) + 1))[:size], Recorder())
+        totals.append(sum(scanned))
+        assert sum(scanned) <= 8 * size, (name, size, sum(scanned))  # once per kind of closer, block and inline
+    assert totals[1] <= 4 * totals[0] + 16
+
+
+@pytest.mark.parametrize("piece", ["\\(", "\\[\n"])
+def test_a_megabyte_of_unclosed_formula_openers_is_read_once(piece: str, scanned: list[int]) -> None:
+    """The text that once took minutes: every opener without its closer, 1 MB of them."""
+    text = piece * (MB // len(piece))
+    recorder = Recorder()
+    rendered = to_html(text, recorder)
+    assert sum(scanned) <= 8 * len(text)
+    assert rendered.count(piece[1]) == len(text) // len(piece) and not recorder.errors  # each opener shown
+
+
+#: Pieces of Markdown, formulas and Anki syntax that interact badly when repeated or mixed.
+UNITS = [
+    *PATTERNS.values(),
+    *"\\()[]$*_`<>!|#&\n ",
+    "\\)",
+    "\\]",
+    "$$",
+    "\n\n",
+    "    ",
+    "- ",
+    "> ",
+    "1. ",
+    "[/$]",
+    "[$$]",
+    "[/anki:tts]",
+    "[latex]",
+    "\\style{color:red}{x}",
+    "\\\\",
+    "a",
+]
+ADVERSARIAL = st.lists(st.sampled_from(UNITS), min_size=1, max_size=40).flatmap(
+    lambda units: st.integers(1, 40).map(lambda times: "".join(units) * times)
+)
+#: A formula as MathJax finds it in the card's text: an opener, then the first closer.
+_FORMULA = re.compile(r"\\\((.*?)\\\)|\\\[(.*?)\\\]", re.DOTALL)
+_COMMAND = re.compile(r"(?<!\\)(?:\\\\)*\\(" + "|".join(REFUSED_TEX) + r")(?![A-Za-z])")
+
+
+def _typeset(rendered: str) -> Iterator[str]:
+    """What MathJax would typeset: it reads text between elements, never across one (``<br>`` aside)."""
+    for chunk in re.split(r"<(?!br>)[^>]*>", rendered):
+        for match in _FORMULA.finditer(chunk):
+            yield match.group(1) or match.group(2) or ""
+
+
+@settings(max_examples=200, deadline=None)
+@given(ADVERSARIAL)
+def test_adversarial_text_renders_inert_and_within_linear_work(text: str) -> None:
+    """No Anki syntax survives; no formula MathJax would typeset holds a refused command unless it was reported."""
+    recorder = Recorder()
+    scanned: list[int] = []
+    search = richtext.search
+
+    def counted(src: str, needle: str, start: int) -> int:
+        at = search(src, needle, start)
+        scanned.append((len(src) if at == -1 else at + len(needle)) - start)
+        return at
+
+    richtext.search = counted  # hypothesis runs many texts in one test: a fixture would not reset between them
+    try:
+        rendered = to_html(text, recorder)
+    finally:
+        richtext.search = search
+    assert sum(scanned) <= 8 * len(text) + 64
+    assert not re.search(r"\[(sound:|/?anki:|/?latex\]|/?\$\$?\])", rendered, re.IGNORECASE)
+    if not recorder.errors:
+        assert not [formula for formula in _typeset(rendered) if _COMMAND.search(formula)]
