@@ -15,7 +15,7 @@ import gc
 import time
 from collections.abc import Sequence
 
-from ankibuild.richtext import to_html
+from ankibuild.richtext import Unpackaged, to_html
 
 from .report import Table, render
 
@@ -40,19 +40,6 @@ PATTERNS = {
 SIZES = (128 * 1024, 512 * 1024)
 
 
-class _Quiet:
-    """The build's resources, without images or reports: only the scanning is timed."""
-
-    def image(self, reference: str) -> str | None:
-        return None
-
-    def warn(self, message: str, hint: str) -> None:
-        return None
-
-    def refuse(self, message: str, hint: str) -> None:
-        return None
-
-
 def seconds(piece: str, size: int, repeat: int = 2) -> float:
     """The best time of ``repeat`` renderings of ``piece`` repeated to ``size`` characters."""
     text = (piece * (size // len(piece) + 1))[:size]
@@ -60,7 +47,7 @@ def seconds(piece: str, size: int, repeat: int = 2) -> float:
     for _ in range(repeat):
         gc.collect()
         start = time.perf_counter()
-        to_html(text, _Quiet())
+        to_html(text, Unpackaged())  # only the scanning is timed: no images, no reports
         best = min(best, time.perf_counter() - start)
     return best
 

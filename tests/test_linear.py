@@ -9,7 +9,7 @@ scan quadratic (a formula opener repeated without its closer) are checked at
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from hypothesis import given, settings
@@ -28,15 +28,19 @@ MB = 1024 * 1024
 def scanned(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     """The characters each search for a closing delimiter went through."""
     counts: list[int] = []
-    search = richtext.search
+    monkeypatch.setattr(richtext, "search", _counting(richtext.search, counts))
+    yield counts
+
+
+def _counting(search: Callable[[str, str, int], int], counts: list[int]) -> Callable[[str, str, int], int]:
+    """``search``, adding to ``counts`` the characters each call reads."""
 
     def counted(src: str, needle: str, start: int) -> int:
         at = search(src, needle, start)
         counts.append((len(src) if at == -1 else at + len(needle)) - start)
         return at
 
-    monkeypatch.setattr(richtext, "search", counted)
-    yield counts
+    return counted
 
 
 @pytest.mark.parametrize("name", [name for name in PATTERNS if "formula" in name or "\\" in name or "$" in name])
@@ -103,18 +107,9 @@ def test_adversarial_text_renders_inert_and_within_linear_work(text: str) -> Non
     """No Anki syntax survives; no formula MathJax would typeset holds a refused command unless it was reported."""
     recorder = Recorder()
     scanned: list[int] = []
-    search = richtext.search
-
-    def counted(src: str, needle: str, start: int) -> int:
-        at = search(src, needle, start)
-        scanned.append((len(src) if at == -1 else at + len(needle)) - start)
-        return at
-
-    richtext.search = counted  # hypothesis runs many texts in one test: a fixture would not reset between them
-    try:
+    with pytest.MonkeyPatch.context() as patch:  # a fixture would not be reset between hypothesis's texts
+        patch.setattr(richtext, "search", _counting(richtext.search, scanned))
         rendered = to_html(text, recorder)
-    finally:
-        richtext.search = search
     assert sum(scanned) <= 8 * len(text) + 64
     assert not re.search(r"\[(sound:|/?anki:|/?latex\]|/?\$\$?\])", rendered, re.IGNORECASE)
     if not recorder.errors:

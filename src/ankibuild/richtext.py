@@ -136,13 +136,13 @@ def literal(text: str) -> str:
 
 
 def _literal_paragraph(text: str) -> str:
-    if to_html(text, _Unpackaged()) == _plain_html(text):
+    if to_html(text, Unpackaged()) == _plain_html(text):
         return text
     escaped = _LINE_MARKS.sub(r"\\\g<0>", _INLINE_MARKS.sub(r"\\\g<0>", text))
     return _LIST_NUMBER.sub(r"\1\\", escaped)  # "1." starts a list, "1\." does not
 
 
-class _Unpackaged:
+class Unpackaged:
     """Resources for telling whether a text is plain: images are not packaged, nothing is reported."""
 
     def image(self, reference: str) -> str | None:
