@@ -14,10 +14,23 @@ from click.testing import CliRunner, Result
 
 from ankibuild import check
 from ankibuild.cli import main
-from ankibuild.errors import BankError, Problem
+from ankibuild.errors import BankError, Problem, Problems
 from ankibuild.pofiles import export_po, import_po
 from ankibuild.status import add_language, confirm, status
-from ankibuild.translations import TRANSLATIONS_FILE
+from ankibuild.translations import (
+    TRANSLATIONS_FILE,
+    Behind,
+    Entry,
+    Record,
+    TextRef,
+    advance,
+    block,
+    by_question,
+    dated,
+    dumps,
+    observe,
+    read_record,
+)
 
 from .ankitools import TEMPLATE_ERROR, collection, import_package, render
 from .conftest import Project, snapshot
@@ -319,3 +332,61 @@ def test_an_unreadable_po_file_is_an_error_with_its_line(project: Project, tmp_p
     result = _run("translations", "import", str(po_path))
     assert result.exit_code == 1 and "es.po:4:1: error: not a PO file that can be read" in result.output
     assert snapshot(project.decks) == before
+
+
+# -- the record --------------------------------------------------------------------
+
+
+def _state(record: Record) -> tuple[list[tuple[str, str]], list[TextRef]]:
+    """The blocks and texts of a bank whose texts are those ``record`` has, with a few edits."""
+    texts = {q: {lang: entry.digest for lang, entry in entries.items()} for q, entries in record.items()}
+    texts["q1"]["en"] = "1" * 16  # q1: edited while current
+    texts["q2"]["de"] = "2" * 16  # q2: de edited while behind: caught up
+    texts["q3"] = {"de": "3" * 16}  # q3: new
+    del texts["q4"]  # q4: gone
+    refs = [
+        TextRef(q, lang, digest, Path("x.yaml"), 1, 1)
+        for q, digests in texts.items()
+        for lang, digest in digests.items()
+    ]
+    blocks = [(q, block(q, {lang: Entry(digest) for lang, digest in digests.items()})) for q, digests in texts.items()]
+    return blocks, refs
+
+
+def test_a_build_brings_the_record_up_to_date_as_the_commands_do(tmp_path: Path) -> None:
+    """The build compares blocks as text and parses only the rest: the file it writes is the one advance() makes."""
+    behind = Behind("en", "a" * 16, "2026-11-01")
+    record: Record = {
+        q: {"de": Entry(f"{n}d" * 8), "en": Entry(f"{n}e" * 8), "fr": Entry(f"{n}f" * 8)}
+        for n, q in enumerate(("q1", "q2", "q4", "q5"))
+    }
+    record["q2"]["de"] = Entry(record["q2"]["de"].digest, behind)
+    path = tmp_path / TRANSLATIONS_FILE
+    path.write_text(dumps(record), encoding="utf-8")
+    blocks, refs = _state(record)
+    seen = observe(path, blocks, refs, Problems())
+    expected = advance(read_record(path, Problems()), by_question(refs), "")
+    assert seen.text("2026-11-30") == dumps({q: dated(entries, "2026-11-30") for q, entries in expected.items()})
+    assert set(seen.behind) == {"q1"} and set(seen.behind["q1"]) == {"de", "en", "fr"}
+    assert [lang for lang, e in seen.behind["q1"].items() if e.behind] == ["de", "fr"]
+
+
+@pytest.mark.parametrize(
+    ("line", "written"),
+    [
+        (5, "q1\n  de 0123456789abcdef"),
+        (6, "q1:\nde 0123456789abcdef"),
+        (6, "q1:\n  de 0123456789abcdef behind xx 0123456789abcdef"),
+        (6, "q1:\n  de 0123456789abcdef behind en 0123456789abcdef \x1b[31m"),
+        (7, "q1:\n  de 0123456789abcdef\n  de 0123456789abcdef"),
+    ],
+)
+def test_a_damaged_record_names_its_line(project: Project, line: int, written: str) -> None:
+    """A record line that is not one ankibuild writes is an error at its line; nothing it holds is shown."""
+    path = project.decks / TRANSLATIONS_FILE
+    path.write_text(dumps({}) + "\n" + written.replace("q1", SAMPLE_ID) + "\n", encoding="utf-8")
+    with pytest.raises(BankError) as raised:
+        check(decks=project.decks)
+    (problem,) = raised.value.problems
+    assert problem.location == f"decks/{TRANSLATIONS_FILE}:{line}:1" and "damaged" in problem.message
+    assert "\x1b" not in problem.message

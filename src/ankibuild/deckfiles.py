@@ -25,7 +25,7 @@ from .media import Media
 from .model import Bank, Deck, Source
 from .progress import Progress, silent
 from .render import NoteHead, RenderedNote, render_note
-from .translations import TextRef, text_refs
+from .translations import TextRef, current_blocks, text_refs
 from .validate import validate_deck_file
 from .version import code_fingerprint
 
@@ -65,6 +65,8 @@ class FileResult:
     texts_sha: str = ""
     #: A digest of each question's text in every language it has, to tell translations that fell behind.
     translated: tuple[TextRef, ...] = ()
+    #: Each question's block of the translations record when every translation is current.
+    blocks: tuple[tuple[str, str], ...] = ()
 
     def rendered(self, lang: str) -> Iterator[RenderedNote]:
         """Its notes in one language, with their texts."""
@@ -86,7 +88,9 @@ class FileResult:
             "referenced": [[str(path), sha] for path, sha in self.referenced.items()],
             "questions": self.questions,
             "texts_sha": self.texts_sha,
-            "translated": [[*ref[:3], str(ref.path), *ref[4:]] for ref in self.translated],
+            # Every one is of this file: its path is the deck's.
+            "translated": [[q, lang, digest, line, column] for q, lang, digest, _, line, column in self.translated],
+            "blocks": self.blocks,
         }
         return pack(header, list(self.media.values()))
 
@@ -108,6 +112,7 @@ def restore(entry: tuple[Any, list[bytes]]) -> FileResult:
             for file, line, column, message, hint, question, severity in header["problems"]
         )
         notes = tuple(NoteHead(g, q, lang, d, tuple(m), dg, pt) for g, q, lang, d, m, dg, pt in header["notes"])
+        file = deck.source.path if deck is not None else Path()
         return FileResult(
             header["sha"],
             deck,
@@ -118,9 +123,8 @@ def restore(entry: tuple[Any, list[bytes]]) -> FileResult:
             {Path(path): sha for path, sha in header["referenced"]},
             tuple(QuestionRef(*ref) for ref in header["questions"]),
             header["texts_sha"],
-            tuple(
-                TextRef(q, lang, d, Path(path), line, column) for q, lang, d, path, line, column in header["translated"]
-            ),
+            tuple(TextRef(q, lang, d, file, line, col) for q, lang, d, line, col in header["translated"]),
+            tuple((question, text) for question, text in header["blocks"]),
         )
     except (KeyError, TypeError, ValueError) as err:
         raise DamagedEntry(f"a result of another shape ({err})") from err
@@ -168,6 +172,7 @@ def process(bank: Bank, path: Path, raw: bytes, langs: Sequence[str], keep_texts
         {p: file_sha(p) for p in media.referenced},
         questions,
         translated=text_refs(deck),
+        blocks=current_blocks(deck),
     )
 
 

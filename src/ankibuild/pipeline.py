@@ -32,7 +32,7 @@ from .progress import Progress, silent
 from .render import CardTemplates, NoteHead, RenderedNote, load_templates
 from .state import BuildResult, BuildState, Output
 from .templatefolders import TemplateFolders
-from .translations import TRANSLATIONS_FILE, Record, advance, by_question, dumps, read_record, report_outdated, today
+from .translations import TRANSLATIONS_FILE, Seen, observe, report_outdated, today
 from .validate import check_unique_ids, validate_bank_file
 
 if TYPE_CHECKING:
@@ -122,12 +122,8 @@ class Sources:
     files: list[FileResult]
     #: The sha256 of the bytes each question file was read as, by path.
     used: dict[Path, str]
-    #: The translations record as committed (see :mod:`.translations`).
-    translations: Record
-
-    def translations_seen(self, date: str) -> Record:
-        """The translations record after this build's texts, new changes dated ``date``."""
-        return advance(self.translations, by_question(ref for f in self.files for ref in f.translated), date)
+    #: The translations record after this build's texts (see :mod:`.translations`).
+    translations: Seen
 
     def rendered(self, lang: str) -> list[RenderedNote]:
         """The notes of one language with their texts, in the bank's order."""
@@ -166,9 +162,10 @@ def load_sources(
         report_unused(bank.root, {path for result in results for path in result.referenced}, problems)
     if split:
         _check_split_names(bank, problems)
-    translations = read_record(decks / TRANSLATIONS_FILE, problems)
+    current = (item for result in results for item in result.blocks)
     translated = [ref for result in results for ref in result.translated]
-    report_outdated(advance(translations, by_question(translated), ""), translated, problems)
+    translations = observe(decks / TRANSLATIONS_FILE, current, translated, problems)
+    report_outdated(translations.behind, translated, problems)
     problems.raise_for(strict=strict)
     questions = sum(len(result.questions) for result in results)
     used = {path: result.sha for path, result in by_path.items()}
@@ -267,7 +264,7 @@ def _record_translations(path: Path, sources: Sources, clock: Clock, frozen: boo
     """
     remove_stale_temporaries(path)
     if not frozen:
-        write_if_changed(path, dumps(sources.translations_seen(today(clock.first()))).encode())
+        write_if_changed(path, sources.translations.text(today(clock.first())).encode())
 
 
 def _make_packages(todo: list[_Package], kept: Path, progress: Progress) -> dict[Path, bytes]:

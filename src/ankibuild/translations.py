@@ -40,7 +40,7 @@ _HEADER = (
 )
 _DIGEST = re.compile(r"^[0-9a-f]{16}$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_CONFLICT = re.compile(r"^(<{7}|={7}|>{7})( |$)")
+_CONFLICT = re.compile(r"^(<{7}|={7}|>{7})( |$)", re.MULTILINE)
 
 
 class TextRef(NamedTuple):
@@ -120,7 +120,9 @@ def advance(record: Record, texts: Mapping[str, Mapping[str, str]], date: str) -
     return {question: _advance_question(record.get(question, {}), current, date) for question, current in texts.items()}
 
 
-def _advance_question(old: Mapping[str, Entry], current: Mapping[str, str], date: str) -> dict[str, Entry]:
+def _advance_question(old: dict[str, Entry], current: Mapping[str, str], date: str) -> dict[str, Entry]:
+    if old.keys() == current.keys() and all(old[lang].digest == digest for lang, digest in current.items()):
+        return old  # as recorded: in a large bank, nearly every question
     edited = {lang for lang, digest in current.items() if lang in old and old[lang].digest != digest}
     leader = next((lang for lang in current if lang in edited and old[lang].behind is None), None)
     entries: dict[str, Entry] = {}
@@ -132,6 +134,16 @@ def _advance_question(old: Mapping[str, Entry], current: Mapping[str, str], date
             behind = None  # the change was undone, or that language is gone
         entries[lang] = Entry(digest, behind)
     return entries
+
+
+def dated(entries: Mapping[str, Entry], date: str) -> dict[str, Entry]:
+    """A question's entries with the changes not dated yet dated ``date``."""
+    return {
+        lang: replace(entry, behind=replace(entry.behind, date=date))
+        if entry.behind is not None and not entry.behind.date
+        else entry
+        for lang, entry in entries.items()
+    }
 
 
 def mark_current(record: Record, question: str, langs: Iterable[str]) -> Record:
@@ -161,77 +173,102 @@ def report_outdated(record: Record, refs: Iterable[TextRef], problems: Problems)
         )
 
 
-def outdated(record: Record) -> dict[str, list[str]]:
-    """The questions with a translation behind, by language."""
-    found: dict[str, list[str]] = {}
-    for question, entries in record.items():
-        for lang, entry in entries.items():
-            if entry.behind is not None:
-                found.setdefault(lang, []).append(question)
-    return found
-
-
 # -- the file ------------------------------------------------------------------
 
 
+def block(question: str, entries: Mapping[str, Entry]) -> str:
+    """One question's lines: its id, then a line per language (sorted by code)."""
+    lines = [f"{question}:"]
+    for lang in sorted(entries):
+        entry = entries[lang]
+        behind = entry.behind
+        tail = ("behind", behind.lang, behind.digest, behind.date) if behind else ()
+        lines.append(f"  {' '.join((lang, entry.digest, *tail))}".rstrip())
+    return "\n".join(lines)
+
+
+def current_blocks(deck: Deck) -> tuple[tuple[str, str], ...]:
+    """Each question of ``deck`` with its block as it is when every translation is current."""
+    return tuple(
+        (q.id, block(q.id, {lang: Entry(text_digest(text)) for lang, text in q.translations.items()}))
+        for q in deck.questions
+    )
+
+
 def dumps(record: Record) -> str:
-    """The file: a block per question (sorted by id), a line per language (sorted by code)."""
-    blocks = []
-    for question in sorted(record):
-        lines = [f"{question}:"]
-        for lang in sorted(record[question]):
-            entry = record[question][lang]
-            behind = entry.behind
-            tail = ("behind", behind.lang, behind.digest, behind.date) if behind else ()
-            lines.append(f"  {' '.join((lang, entry.digest, *tail))}".rstrip())
-        blocks.append("\n".join(lines) + "\n")
-    return _HEADER + "".join(f"\n{block}" for block in blocks)
+    return _text(block(question, record[question]) for question in sorted(record))
 
 
-def read_record(path: Path, problems: Problems) -> Record:
-    """The record in ``path`` (empty when there is none); what cannot be read is reported."""
+def _text(blocks: Iterable[str]) -> str:
+    """The file: a block per question (sorted by id), each after a blank line."""
+    return _HEADER + "".join(f"\n{text}\n" for text in blocks)
+
+
+def _read(path: Path, problems: Problems) -> str:
     from .loader import decode, read  # a build with nothing to do reads only this module's name
 
     if not path.is_file():
-        return {}
+        return ""
     raw = read(path, problems, (path.parent,))  # the bank's own file, never one a link leads to elsewhere
     text = decode(path, raw, problems) if raw is not None else None
-    return {} if text is None else parse(path, text, problems)
+    return "" if text is None else text.replace("\r\n", "\n")  # as a checkout with autocrlf leaves it
+
+
+def _chunks(path: Path, text: str, problems: Problems) -> dict[str, str]:
+    """The file's blocks as written, by question id."""
+    conflict = _CONFLICT.search(text)
+    if conflict:
+        _damaged(path, text.count("\n", 0, conflict.start()) + 1, "merge conflict markers", problems)
+        return {}
+    found: dict[str, str] = {}
+    for chunk in text.rstrip("\n").split("\n\n"):
+        written = chunk.lstrip("\n")  # after more blank lines than one
+        if written and written[0] != "#":
+            found.setdefault(written.partition("\n")[0].removesuffix(":"), written)
+    return found
+
+
+def read_record(path: Path, problems: Problems) -> Record:
+    """The record in ``path`` (empty when there is none); a damaged one is reported, and read as empty."""
+    return parse(path, _read(path, problems), problems)
 
 
 def parse(path: Path, text: str, problems: Problems) -> Record:
-    from .validate import SLUG
-
     record: Record = {}
-    question: str | None = None
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        if _CONFLICT.match(line):
-            _damaged(path, number, "merge conflict markers", problems)
+    for question, chunk in _chunks(path, text, problems).items():
+        entries = _entries(path, text, chunk, problems)
+        if entries is None:
             return {}
-        if not line.startswith(" "):
-            question = line.removesuffix(":")
-            if not (line.endswith(":") and SLUG.match(question)) or question in record:
-                _damaged(path, number, f"'{line}' is not a question id followed by ':', once", problems)
-                return {}
-            record[question] = {}
-            continue
-        entry = _entry(line.split())
-        if question is None or entry is None or entry[0] in record[question]:
-            _damaged(path, number, f"'{line.strip()}' is not 'language digest' below a question", problems)
-            return {}
-        record[question][entry[0]] = entry[1]
+        record[question] = entries
     return record
 
 
-def _entry(words: Sequence[str]) -> tuple[str, Entry] | None:
-    if len(words) == 2 and is_language(words[0]) and _DIGEST.match(words[1]):
-        return words[0], Entry(words[1])
+def _entries(path: Path, text: str, chunk: str, problems: Problems) -> dict[str, Entry] | None:
+    """The entries of one question's block (a part of the file's ``text``), or None, reported, if it is damaged."""
+    from .validate import SLUG
+
+    line = text.count("\n", 0, text.find(chunk)) + 1
+    head, *lines = chunk.split("\n")
+    if not (head.endswith(":") and SLUG.match(head[:-1])):
+        _damaged(path, line, "expected a question id followed by ':'", problems)
+        return None
+    entries: dict[str, Entry] = {}
+    for number, text in enumerate(lines, start=line + 1):
+        words = text.split()
+        entry = Entry(words[1]) if len(words) == 2 else _behind(words)
+        if not text.startswith(" ") or entry is None or words[0] in entries:
+            _damaged(path, number, "expected 'language digest' below a question, once", problems)
+            return None
+        entries[words[0]] = entry  # a wrong language or digest only matches no text
+    return entries
+
+
+def _behind(words: Sequence[str]) -> Entry | None:
+    """An entry of a translation that is behind: ``lang digest behind lang digest [date]``."""
     if len(words) in (5, 6) and words[2] == "behind" and is_language(words[3]) and _DIGEST.match(words[4]):
         date = words[5] if len(words) == 6 else ""
-        if _DIGEST.match(words[1]) and (not date or _DATE.match(date)):
-            return words[0], Entry(words[1], Behind(words[3], words[4], date))
+        if not date or _DATE.match(date):
+            return Entry(words[1], Behind(words[3], words[4], date))
     return None
 
 
@@ -244,3 +281,46 @@ def _damaged(path: Path, line: int, message: str, problems: Problems) -> None:
         hint="after a merge conflict keep either side's lines for each question (or delete the "
         "question's block: its translations then count as current) and run 'ankibuild check'",
     )
+
+
+# -- in a build ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Seen:
+    """The record as a build brings it up to date: each question's block, and the questions with one behind.
+
+    A bank's questions are nearly all as recorded, and current: their block is
+    the one the file has, compared as text, never parsed.
+    """
+
+    blocks: dict[str, str]
+    #: Changes only ``check`` has seen are undated.
+    behind: Record
+
+    def text(self, date: str) -> str:
+        """The file to write, changes not dated yet dated ``date``."""
+        blocks = {**self.blocks, **{q: block(q, dated(entries, date)) for q, entries in self.behind.items()}}
+        return _text(blocks[question] for question in sorted(blocks))
+
+
+def observe(path: Path, current: Iterable[tuple[str, str]], refs: Iterable[TextRef], problems: Problems) -> Seen:
+    """The record in ``path`` after the texts: ``current`` has each question's block when all is current."""
+    text = _read(path, problems)
+    written = _chunks(path, text, problems)
+    blocks: dict[str, str] = {}
+    others: dict[str, str] = {}
+    for question, now in current:
+        chunk = written.get(question)
+        if chunk is None or chunk == now:  # new to the record, or as recorded
+            blocks[question] = now
+        else:
+            others[question] = chunk
+    digests = by_question(ref for ref in refs if ref.question in others) if others else {}
+    behind: Record = {}
+    for question, chunk in others.items():
+        entries = _advance_question(_entries(path, text, chunk, problems) or {}, digests[question], "")
+        blocks[question] = block(question, entries)
+        if any(entry.behind for entry in entries.values()):
+            behind[question] = entries
+    return Seen(blocks, behind)
