@@ -1,8 +1,9 @@
 """Synthetic question banks in ankibuild's format, of any size, for benchmarks.
 
 A bank has three languages, about fifty topics with one question file each, and
-questions of realistic length: ~150-character questions, 3 to 5 options and
-~400-character explanations, with the accents and ligatures of German and French.
+questions of realistic length: ~150-character questions, 3 to 5 options (of
+about one length within a question) and ~400-character explanations, with the
+accents and ligatures of German and French.
 
 Generation must stay cheap at 50,000 questions, so every text is a slice of a
 per-language corpus built once from a seeded ``random.Random``, and the YAML is
@@ -161,8 +162,11 @@ def _translation(lang: str, options: int, texts: _Texts) -> list[str]:
     rng = texts.rng
     question = texts.text(lang, 110 + int(rng.random() * 80)) + QUESTION_END[lang]
     choices: list[str] = []
+    # Options of one question are about as long as each other, as in a well-written one:
+    # a correct option clearly the longest would be a warning.
+    size = 30 + int(rng.random() * 90)
     while len(choices) < options:
-        choice = texts.text(lang, 30 + int(rng.random() * 90))
+        choice = texts.text(lang, size + int(rng.random() * 8))
         if choice not in choices:
             choices.append(choice)
     explanation = texts.text(lang, 320 + int(rng.random() * 160)) + "."

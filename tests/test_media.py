@@ -172,6 +172,7 @@ def test_check_reports_image_errors_with_file_and_line(project: Project) -> None
             "question": "missing",
             "message": "image 'media/nowhere.png' not found",
             "hint": "no file decks/media/nowhere.png; paths are relative to the YAML file",
+            "check": "",
         }
     ]
 

@@ -46,13 +46,14 @@ def test_colours_only_on_a_terminal(project: Project) -> None:
 
 
 def test_check_format_json_lists_every_problem_as_an_object(project: Project) -> None:
-    """`--format json` prints a list of objects with file, line, column, severity, question, message, hint."""
+    """`--format json` prints a list of objects with file, line, column, severity, question, message, hint, check."""
     use_scenario(project, "mistakes-in-three-files")
     result = CliRunner().invoke(main, ["check", "--format", "json"])
     assert result.exit_code == 1
     problems = json.loads(result.stdout)
     assert len(problems) == 3
-    assert {tuple(p) for p in problems} == {("file", "line", "column", "severity", "question", "message", "hint")}
+    keys = ("file", "line", "column", "severity", "question", "message", "hint", "check")
+    assert {tuple(p) for p in problems} == {keys}
     assert problems[1] == {
         "file": "decks/memory.yaml",
         "line": 5,
@@ -61,6 +62,7 @@ def test_check_format_json_lists_every_problem_as_an_object(project: Project) ->
         "question": "hbm-stands-for",
         "message": "answer C is not among the 2 options",
         "hint": "use a letter from A to B",
+        "check": "",
     }
 
 

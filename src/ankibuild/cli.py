@@ -15,6 +15,7 @@ import click
 from .api import build
 from .buildlock import DEFAULT_WAIT
 from .errors import BankError, report
+from .itemchecks import summary
 from .progress import for_terminal
 from .schema import schema_text
 from .state import BuildResult
@@ -135,6 +136,9 @@ def check_command(decks: Path, templates: Path | None, strict: bool, fmt: str) -
         click.echo(json.dumps([p.as_dict() for p in sorted(problems)], ensure_ascii=False, indent=2))
     else:
         report(problems)
+        counted = summary(problems)
+        if counted:
+            click.echo(counted, err=True)
         if not failed:
             click.echo(f"The bank is valid ({TemplateFolders.for_bank(decks, templates).describe()}).")
     if failed:

@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 
 from .cache import Cache, DamagedEntry, digest, file_sha, pack, unpack
 from .errors import CacheChangedError, Problem, Problems, Severity
+from .itemchecks import AnswerFacts, ItemChecker
 from .loader import parse_source, read, read_pending
 from .media import Media
 from .model import Bank, Deck, Source
@@ -67,6 +68,8 @@ class FileResult:
     translated: tuple[TextRef, ...] = ()
     #: Each question's block of the translations record when every translation is current.
     blocks: tuple[tuple[str, str], ...] = ()
+    #: What the item-writing checks across the bank need of each of its questions.
+    answers: tuple[AnswerFacts, ...] = ()
 
     def rendered(self, lang: str) -> Iterator[RenderedNote]:
         """Its notes in one language, with their texts."""
@@ -162,6 +165,7 @@ def process(bank: Bank, path: Path, raw: bytes, langs: Sequence[str], keep_texts
     ]
     texts = {lang: _dumps([(n.fields, n.tags) for n in notes if n.lang == lang]) for lang in langs}
     questions = tuple(QuestionRef(q.id, q.source.line, q.source.column) for q in deck.questions)
+    answers = ItemChecker(path, problems, bank.shuffle).deck(deck, {(n.question_id, n.lang): n.options for n in notes})
     return FileResult(
         sha,
         deck if keep_texts else replace(deck, questions=()),
@@ -173,6 +177,7 @@ def process(bank: Bank, path: Path, raw: bytes, langs: Sequence[str], keep_texts
         questions,
         translated=text_refs(deck),
         blocks=current_blocks(deck),
+        answers=tuple(answers),
     )
 
 

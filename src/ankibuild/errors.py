@@ -28,6 +28,8 @@ class Problem:
     hint: str = ""
     question: str = ""
     severity: Severity = field(default=Severity.ERROR, compare=False)
+    #: The item-writing check that found it (see :mod:`.itemchecks`), if one did.
+    check: str = field(default="", compare=False)
 
     @property
     def location(self) -> str:
@@ -50,6 +52,7 @@ class Problem:
             "question": self.question,
             "message": self.message,
             "hint": self.hint,
+            "check": self.check,
         }
 
 

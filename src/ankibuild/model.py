@@ -71,6 +71,10 @@ class Question:
     answer: str
     translations: dict[str, Translation]
     source: Source
+    #: Letters of options that keep their place when the options are shuffled ("None of the above").
+    pin: tuple[str, ...] = ()
+    #: Names of item-writing checks this question is exempt from.
+    allow: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

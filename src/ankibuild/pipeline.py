@@ -22,6 +22,7 @@ from .cache import Cache, digest
 from .changelog import CHANGELOG_FILE, Change, Changelog, check_changelog, publish_changelog, update_changelog
 from .deckfiles import FileResult, process_all
 from .errors import BankError, LockChangedError, Problems, ShapeChangeError, UnknownLanguageError
+from .itemchecks import check_bank
 from .loader import BANK_FILE, bank_files, parse_source, read_pending
 from .lock import LOCK_FILE, Clock, Lock, read_lock, remember, stamp_notes, stamp_notetype
 from .media import report_unused
@@ -91,6 +92,8 @@ def _load(
         ),
         problems,
     )
+    answers = [facts for result in results.values() for facts in result.answers]
+    check_bank(bank_path or decks / BANK_FILE, answers, len(decks_found), problems)
     return replace(bank, decks=decks_found), results
 
 

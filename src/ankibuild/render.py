@@ -46,6 +46,10 @@ MAX_TEMPLATE_BYTES = 1024 * 1024
 #: (``A B C D E F``; Arabic ``أ ب ج د هـ و``); templates get one per option as ``[[letter_a]]``.
 LETTERS_LABEL = "letters"
 
+#: Starts an option that keeps its place when the card script shuffles the others: the
+#: note type's fields never change, so the option's own text carries the mark.
+PIN_MARK = '<span class="ab-pin"></span>'
+
 _PLACEHOLDER = re.compile(r"\[\[\s*([a-z_]+)\s*\]\]")
 
 
@@ -132,6 +136,12 @@ class RenderedNote(NamedTuple):
     def head(self) -> NoteHead:
         return NoteHead(self.guid, self.question_id, self.lang, self.deck_key, self.media, self.digest, self.parts)
 
+    @property
+    def options(self) -> tuple[str, ...]:
+        """The options as rendered, without the unused letters."""
+        first = FIELDS.index(LETTERS[0])
+        return tuple(option for option in self.fields[first : first + len(LETTERS)] if option)
+
 
 def _digest(*parts: str) -> str:
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]
@@ -186,7 +196,10 @@ def render_note(
         where = text.marks.get(name, (question.source.line, question.source.column))
         return to_html(value, _FieldResources(media, problems, question, where, used))
 
-    options = [render(letter, option) for letter, option in zip(LETTERS, text.options, strict=False)]
+    options = [
+        (PIN_MARK if letter in question.pin else "") + render(letter, option)
+        for letter, option in zip(LETTERS, text.options, strict=False)
+    ]
     options += [""] * (len(LETTERS) - len(options))
     fields = (
         html.escape(question.id),

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import Problems, Severity
+from .itemchecks import CHECKS
 from .languages import is_language
 from .loader import Map, Seq, SourceFile
 from .model import LETTERS, MAX_OPTIONS, MIN_OPTIONS, Bank, Deck, Question, Source, Translation
@@ -22,7 +23,7 @@ TOPIC = re.compile(r"^[\w.-]+(::[\w.-]+)*$")
 
 BANK_KEYS = {"id": True, "languages": True, "topics": True, "title": False, "shuffle": False}
 FILE_KEYS = {"questions": True, "deck": False, "todo": False}
-QUESTION_KEYS = {"id": True, "topics": True, "answer": True}
+QUESTION_KEYS = {"id": True, "topics": True, "answer": True, "pin": False, "allow": False}
 TRANSLATION_KEYS = {"question": True, "options": True, "explanation": True}
 
 
@@ -177,7 +178,7 @@ def validate_bank_file(source: SourceFile, problems: Problems, released_id: str 
     languages = _languages(check, data)
     titles = check.localized(data["title"], data.at("title"), "'title'") if "title" in data else {}
     topics = _topics(check, data, languages)
-    shuffle = data.get("shuffle", False)
+    shuffle = data.get("shuffle", True)
     if not isinstance(shuffle, bool):
         check.report(
             data.at("shuffle"), f"'shuffle' must be true or false, not {_kind(shuffle)}", "write true or false"
@@ -311,9 +312,30 @@ def _question(check: _Checker, item: Any, where: tuple[int, int], bank: Bank) ->
     translations = _translations(check, data, bank, qid)
     agree = _options_agree(check, data, translations, answer, qid)
     _missing_translations(check, data, bank, qid)
+    count = min((len(t.options) for t in translations.values()), default=len(LETTERS))
+    pin = tuple(_names(check, data, "pin", LETTERS[:count], qid))
+    allow = frozenset(_names(check, data, "allow", CHECKS, qid))
     if not (qid and answer and topics and translations and agree):
         return None
-    return Question(qid, topics, answer, translations, Source(check.path, data.line, data.column))
+    return Question(qid, topics, answer, translations, Source(check.path, data.line, data.column), pin, allow)
+
+
+def _names(check: _Checker, data: Map, key: str, allowed: Sequence[str], qid: str) -> list[str]:
+    """The valid names listed under ``key`` (option letters to pin, checks to allow); others are reported."""
+    if key not in data:
+        return []
+    seq = check.sequence(data[key], data.at(key), f"'{key}'", qid)
+    names: list[str] = []
+    for value, where in zip(seq or (), seq.marks if seq else (), strict=True):
+        name = value.strip() if isinstance(value, str) else ""
+        name = name.upper() if key == "pin" else name
+        if name in allowed:
+            names.append(name)
+            continue
+        close = difflib.get_close_matches(name, allowed, n=1)
+        hint = f"did you mean '{close[0]}'?" if close else f"allowed: {', '.join(allowed)}"
+        check.report(where, f"'{value}' is not allowed in '{key}'", hint, qid)
+    return names
 
 
 def _missing_translations(check: _Checker, data: Map, bank: Bank, qid: str) -> None:

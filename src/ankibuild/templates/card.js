@@ -67,13 +67,23 @@
     return null;
   }
 
-  function shuffled(items) {
-    var result = items.slice();
-    for (var i = result.length - 1; i > 0; i--) {
-      var j = Math.floor(Math.random() * (i + 1));
-      var swap = result[i];
-      result[i] = result[j];
-      result[j] = swap;
+  // A random order in which pinned letters ("None of the above") keep their places.
+  function shuffled(items, pinned) {
+    var free = [];
+    for (var i = 0; i < items.length; i++) {
+      if (!pinned[items[i]]) {
+        free.push(items[i]);
+      }
+    }
+    for (var j = free.length - 1; j > 0; j--) {
+      var k = Math.floor(Math.random() * (j + 1));
+      var swap = free[j];
+      free[j] = free[k];
+      free[k] = swap;
+    }
+    var result = [];
+    for (var n = 0; n < items.length; n++) {
+      result.push(pinned[items[n]] ? items[n] : free.shift());
     }
     return result;
   }
@@ -89,11 +99,13 @@
     this.key = quiz.getAttribute("data-type") + "\u001f" + quiz.getAttribute("data-id");
     this.shown = (quiz.getAttribute("data-letters") || "").split(" ");
     this.options = {};
+    this.pinned = {};
     this.letters = [];
     var items = this.list.querySelectorAll(".ab-option");
     for (var i = 0; i < items.length; i++) {
       var letter = items[i].getAttribute("data-letter");
       this.options[letter] = items[i];
+      this.pinned[letter] = !!items[i].querySelector(".ab-pin");
       this.letters.push(letter);
     }
   }
@@ -123,7 +135,7 @@
   };
 
   Card.prototype.front = function () {
-    var order = this.quiz.getAttribute("data-shuffle") === "true" ? shuffled(this.letters) : this.letters;
+    var order = this.quiz.getAttribute("data-shuffle") === "true" ? shuffled(this.letters, this.pinned) : this.letters;
     var review = { key: this.key, order: order, choice: null };
     var card = this;
     save(review);

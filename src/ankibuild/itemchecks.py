@@ -1,0 +1,244 @@
+"""Item-writing checks: warnings about questions whose form gives the answer away.
+
+A student who learns that the longest option is right, or that the answer is
+usually B, stops learning the subject. These checks look at the options as the
+card shows them (Markdown rendered, markup removed), in every language built.
+Each has a name; a question exempts itself from one with ``allow: [name]``.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+from .errors import Problem, Problems, Severity
+from .model import LETTERS, Deck, Question, Source
+
+LONGEST_CORRECT = "longest-correct"
+OFTEN_LONGEST = "often-longest"
+ANSWER_LETTER = "answer-letter"
+IDENTICAL_OPTIONS = "identical-options"
+ALL_OF_THE_ABOVE = "all-of-the-above"
+OPTION_ORDER = "option-order"
+#: Every check, by name: what ``allow`` accepts.
+CHECKS = (LONGEST_CORRECT, OFTEN_LONGEST, ANSWER_LETTER, IDENTICAL_OPTIONS, ALL_OF_THE_ABOVE, OPTION_ORDER)
+
+#: The correct option is "clearly" the longest when it is this much longer than every other
+#: option, both as a ratio and in characters (so that "Mercury" against "Mars" is no hint).
+CLEARLY_LONGER_RATIO = 1.25
+CLEARLY_LONGER_BY = 12
+#: Questions a deck or bank needs before patterns across them are judged.
+MIN_QUESTIONS = 6
+#: Share of questions above which a pattern (one letter, the longest option) gives answers away.
+MAJORITY = 0.5
+
+#: "All of the above" and "none of the above" in the languages with card labels: such an
+#: option means nothing once shuffled into the middle.
+_ABOVE = re.compile(
+    r"\b(?:all|none|both) of the (?:above|previous)|alle (?:oben )?genannten|keine der (?:oben )?genannten"
+    r"|keine (?:dieser|der obigen)|toutes? les (?:réponses )?(?:ci-dessus|précédentes)|aucune des (?:réponses )?"
+    r"(?:ci-dessus|précédentes)|todas las anteriores|ninguna de las anteriores|tutte le precedenti"
+    r"|nessuna delle precedenti|todas as anteriores|nenhuma das anteriores|alle bovenstaande"
+    r"|geen van (?:de )?bovenstaande|wszystkie powyższe|żadn[aey] z powyższych|все (?:выше)?перечисленн"
+    r"|ничего из (?:выше)?перечисленного|上記のすべて|上記のいずれ|以上都|以上皆|以上全|위의 모든|위의 어느",
+    re.IGNORECASE,
+)
+_TAG = re.compile(r"<[^>]*>")
+_SPACE = re.compile(r"\s+")
+#: What reads the same in every language: numbers, code, formulas, acronyms.
+_NEUTRAL = re.compile(r"\d+(?:[.,]\d+)*|<code>.*?</code>|\\\(.*?\\\)|\\\[.*?\\\]|\b[A-Z][A-Z0-9]+\b", re.DOTALL)
+
+
+class AnswerFacts(NamedTuple):
+    """What the checks across a bank need of one question."""
+
+    letter: str
+    #: The correct option is the longest in most languages.
+    longest: bool
+    allow: frozenset[str]
+
+
+def visible(option_html: str) -> str:
+    """An option as a student reads it: tags removed, entities decoded, spaces collapsed."""
+    return _SPACE.sub(" ", html.unescape(_TAG.sub("", option_html))).strip()
+
+
+class ItemChecker:
+    """Checks the questions of one question file, reporting into ``problems``."""
+
+    def __init__(self, path: Path, problems: Problems, shuffle: bool) -> None:
+        self.path = path
+        self.problems = problems
+        self.shuffle = shuffle
+
+    def report(self, check: str, where: Source | tuple[int, int], message: str, hint: str, question: str = "") -> None:
+        line, column = (where.line, where.column) if isinstance(where, Source) else where
+        silence = f"to keep it, add 'allow: [{check}]' to the question" if question else ""
+        self.problems.extend(
+            [
+                Problem(
+                    self.problems.name(self.path),
+                    line,
+                    column,
+                    message,
+                    "; ".join(part for part in (hint, silence) if part),
+                    question,
+                    Severity.WARNING,
+                    check,
+                )
+            ]
+        )
+
+    def deck(self, deck: Deck, options: Mapping[tuple[str, str], Sequence[str]]) -> list[AnswerFacts]:
+        """Check every question, then the deck as a whole; the facts the bank's checks need.
+
+        ``options`` holds each question's rendered options by (question id, language).
+        """
+        facts = [
+            self.question(q, {lang: options[q.id, lang] for lang in q.translations if (q.id, lang) in options})
+            for q in deck.questions
+        ]
+        self.patterns(facts, deck.source, "this file")
+        return facts
+
+    def question(self, question: Question, options: Mapping[str, Sequence[str]]) -> AnswerFacts:
+        """Check one question's options in each language (as rendered); its facts for the patterns."""
+        texts = {lang: [visible(option) for option in shown] for lang, shown in options.items()}
+        checks = (self.longest_correct, self.identical, self.above, self.order)
+        for check in checks:
+            check(question, texts, options)
+        index = LETTERS.index(question.answer)
+        longest = [lang for lang, shown in texts.items() if _longest(shown) == index]
+        return AnswerFacts(question.answer, len(longest) * 2 > len(texts), question.allow)
+
+    def _where(self, question: Question, lang: str, letter: str) -> tuple[int, int]:
+        return question.translations[lang].marks.get(letter, (question.source.line, question.source.column))
+
+    def longest_correct(
+        self, question: Question, texts: Mapping[str, list[str]], options: Mapping[str, Sequence[str]]
+    ) -> None:
+        if LONGEST_CORRECT in question.allow:
+            return
+        index = LETTERS.index(question.answer)
+        ratios = {lang: ratio for lang, shown in texts.items() if (ratio := _clearly_longer(shown, index))}
+        if not ratios:
+            return
+        listed = ", ".join(f"{lang}: {ratio:.1f} times" for lang, ratio in ratios.items())
+        self.report(
+            LONGEST_CORRECT,
+            self._where(question, next(iter(ratios)), question.answer),
+            f"the correct option {question.answer} is clearly the longest ({listed} the next longest)",
+            "students learn to pick the longest option: shorten it, or give the others as much detail",
+            question.id,
+        )
+
+    def identical(
+        self, question: Question, texts: Mapping[str, list[str]], options: Mapping[str, Sequence[str]]
+    ) -> None:
+        if IDENTICAL_OPTIONS in question.allow:
+            return
+        for lang, shown in texts.items():
+            seen: dict[str, int] = {}
+            for index, text in enumerate(shown):
+                first = seen.setdefault(text.casefold(), index)
+                if first != index:
+                    self.report(
+                        IDENTICAL_OPTIONS,
+                        self._where(question, lang, LETTERS[index]),
+                        f"in '{lang}', option {LETTERS[index]} reads the same as option {LETTERS[first]} on the card",
+                        "make them differ in words, not only in formatting or spaces",
+                        question.id,
+                    )
+
+    def above(self, question: Question, texts: Mapping[str, list[str]], options: Mapping[str, Sequence[str]]) -> None:
+        if not self.shuffle or ALL_OF_THE_ABOVE in question.allow:
+            return
+        for lang, shown in texts.items():
+            for index, text in enumerate(shown):
+                letter = LETTERS[index]
+                if letter not in question.pin and _ABOVE.search(text):
+                    self.report(
+                        ALL_OF_THE_ABOVE,
+                        self._where(question, lang, letter),
+                        f"option {letter} ('{text}') refers to the other options, but the bank shuffles them",
+                        f"add 'pin: [{letter}]' to the question to keep it in its place",
+                        question.id,
+                    )
+                    return
+
+    def order(self, question: Question, texts: Mapping[str, list[str]], options: Mapping[str, Sequence[str]]) -> None:
+        """Options that read the same in every language (numbers, code, formulas) must keep their order."""
+        if OPTION_ORDER in question.allow:
+            return
+        keys = {lang: [tuple(_NEUTRAL.findall(option)) for option in shown] for lang, shown in options.items()}
+        usable = {lang: k for lang, k in keys.items() if all(k) and len(set(k)) == len(k)}
+        if len(usable) < 2:
+            return
+        first_lang, first = next(iter(usable.items()))
+        for lang, found in usable.items():
+            if found != first and sorted(found) == sorted(first):
+                moved = next(LETTERS[i] for i, (a, b) in enumerate(zip(found, first, strict=True)) if a != b)
+                self.report(
+                    OPTION_ORDER,
+                    self._where(question, lang, moved),
+                    f"the options of '{lang}' are in another order than those of '{first_lang}' (from option {moved})",
+                    "every language lists the same options in the same order: the answer letter is shared",
+                    question.id,
+                )
+
+    def patterns(self, facts: Iterable[AnswerFacts], where: Source, what: str) -> None:
+        """Across many questions: answers on one letter, or the correct option usually the longest."""
+        letters = Counter(f.letter for f in facts if ANSWER_LETTER not in f.allow)
+        total = sum(letters.values())
+        if total >= MIN_QUESTIONS and letters.most_common(1)[0][1] > total * MAJORITY:
+            letter, count = letters.most_common(1)[0]
+            self.report(
+                ANSWER_LETTER,
+                where,
+                f"the correct answer is {letter} in {count} of the {total} questions of {what}",
+                "students learn the letter, not the subject: spread the correct options over the places "
+                "(move each and change its 'answer')",
+            )
+        counted = [f.longest for f in facts if OFTEN_LONGEST not in f.allow]
+        if len(counted) >= MIN_QUESTIONS and sum(counted) > len(counted) * MAJORITY:
+            self.report(
+                OFTEN_LONGEST,
+                where,
+                f"the correct option is the longest in {sum(counted)} of the {len(counted)} questions of {what}",
+                "students learn to pick the longest option: make a distractor the longest in some questions",
+            )
+
+
+def _longest(texts: Sequence[str]) -> int:
+    """The index of the longest option; -1 when two share the greatest length."""
+    lengths = [len(text) for text in texts]
+    top = max(lengths)
+    return lengths.index(top) if lengths.count(top) == 1 else -1
+
+
+def _clearly_longer(texts: Sequence[str], index: int) -> float:
+    """How many times longer option ``index`` is than the next longest, if clearly; else 0."""
+    others = [len(text) for i, text in enumerate(texts) if i != index]
+    length, next_longest = len(texts[index]), max(others, default=0)
+    if next_longest and length >= next_longest * CLEARLY_LONGER_RATIO and length - next_longest >= CLEARLY_LONGER_BY:
+        return length / next_longest
+    return 0.0
+
+
+def check_bank(bank_file: Path, facts: Sequence[AnswerFacts], files: int, problems: Problems) -> None:
+    """The patterns across all files of a bank of several files (one file is checked on its own)."""
+    if files > 1:
+        ItemChecker(bank_file, problems, shuffle=False).patterns(facts, Source(bank_file, 1, 1), "the bank")
+
+
+def summary(problems: Iterable[Problem]) -> str:
+    """One line counting the item-writing warnings by check; empty when there are none."""
+    counts = Counter(p.check for p in problems if p.check)
+    if not counts:
+        return ""
+    listed = ", ".join(f"{name} {counts[name]}" for name in CHECKS if counts[name])
+    return f"{sum(counts.values())} item-writing warning(s): {listed}."
