@@ -90,14 +90,12 @@ def test_a_changed_script_arrives_under_a_new_name_that_the_templates_use(projec
 
 
 def test_shuffle_changes_the_templates_never_the_fields(project: Project, tmp_path: Path) -> None:
-    """'shuffle: true' moves only the note types' digests and times; classmates get it as a template update."""
+    """Turning 'shuffle' off moves only the note types' digests and times; classmates get it as a template update."""
     project.build()
     before = read_lock(project.decks / LOCK_FILE)
     with collection(tmp_path / "c.anki2") as col:
         import_package(col, project.out / "ai-stack-fr.apkg")
-        (project.decks / "bank.yaml").write_text(
-            (project.decks / "bank.yaml").read_text(encoding="utf-8") + "shuffle: true\n", encoding="utf-8"
-        )
+        project.edit("bank.yaml", "shuffle: true", "shuffle: false")
         result = project.build()
         log = import_package(col, project.out / "ai-stack-fr.apkg")
         names = sorted(m["name"] for m in col.models.all() if m["name"].startswith("ai-stack"))
@@ -109,7 +107,7 @@ def test_shuffle_changes_the_templates_never_the_fields(project: Project, tmp_pa
         assert entry.mtime > before.notetypes[lang].mtime
     assert {c.kind for c in result.changes.items} == {"templates"}
     assert (log.updated, log.conflicting, names) == (0, 0, ["ai-stack (fr)"])
-    assert 'data-shuffle="true"' in notetype["tmpls"][0]["qfmt"]
+    assert 'data-shuffle="false"' in notetype["tmpls"][0]["qfmt"]
     assert [f["name"] for f in notetype["flds"]] == list(FIELDS)
 
 

@@ -97,7 +97,7 @@ def test_editing_text_or_moving_a_question_keeps_every_guid(project: Project, tm
         for lang in LANGS:
             import_package(col, project.out / f"ai-stack-{lang}.apkg")
         before = {col.get_note(n).guid for n in col.find_notes("")}
-    project.edit("ai-hardware.yaml", "Weil sich elementweise Operationen", "Weil sich elementweise Rechnungen")
+    project.edit("ai-hardware.yaml", "Weil GPUs elementweise Operationen", "Weil GPUs elementweise Rechnungen")
     source = project.decks / "ai-hardware.yaml"
     moved = project.decks / "more" / "moved.yaml"
     moved.parent.mkdir()
