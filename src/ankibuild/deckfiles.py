@@ -85,7 +85,9 @@ class FileResult:
         header = {
             "sha": self.sha,
             "deck": deck,
-            "problems": [[p.file, p.line, p.column, p.message, p.hint, p.question, p.severity] for p in self.problems],
+            "problems": [
+                [p.file, p.line, p.column, p.message, p.hint, p.question, p.severity, p.check] for p in self.problems
+            ],
             "notes": self.notes,
             "media": list(self.media),
             "referenced": [[str(path), sha] for path, sha in self.referenced.items()],
@@ -94,6 +96,7 @@ class FileResult:
             # Every one is of this file: its path is the deck's.
             "translated": [[q, lang, digest, line, column] for q, lang, digest, _, line, column in self.translated],
             "blocks": self.blocks,
+            "answers": [[facts.letter, facts.longest, sorted(facts.allow)] for facts in self.answers],
         }
         return pack(header, list(self.media.values()))
 
@@ -111,8 +114,8 @@ def restore(entry: tuple[Any, list[bytes]]) -> FileResult:
             key, titles, (path, line, column) = deck
             deck = Deck(key, dict(titles), (), Source(Path(path), line, column))
         problems = tuple(
-            Problem(file, line, column, message, hint, question, Severity(severity))
-            for file, line, column, message, hint, question, severity in header["problems"]
+            Problem(file, line, column, message, hint, question, Severity(severity), check)
+            for file, line, column, message, hint, question, severity, check in header["problems"]
         )
         notes = tuple(NoteHead(g, q, lang, d, tuple(m), dg, pt) for g, q, lang, d, m, dg, pt in header["notes"])
         file = deck.source.path if deck is not None else Path()
@@ -128,6 +131,7 @@ def restore(entry: tuple[Any, list[bytes]]) -> FileResult:
             header["texts_sha"],
             tuple(TextRef(q, lang, d, file, line, col) for q, lang, d, line, col in header["translated"]),
             tuple((question, text) for question, text in header["blocks"]),
+            tuple(AnswerFacts(at, longest is True, frozenset(allow)) for at, longest, allow in header["answers"]),
         )
     except (KeyError, TypeError, ValueError) as err:
         raise DamagedEntry(f"a result of another shape ({err})") from err
