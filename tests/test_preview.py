@@ -13,9 +13,10 @@ from click.testing import CliRunner
 
 from ankibuild import BankError
 from ankibuild.cli import main
+from ankibuild.mathml import formulas_to_mathml, to_mathml
 from ankibuild.preview import render_cards, write_preview
 
-from .conftest import Project, use_scenario
+from .conftest import ROOT, Project, use_scenario
 
 
 class _Page(HTMLParser):
@@ -62,7 +63,8 @@ def test_the_page_shows_every_card_and_links_each_package_with_its_question_coun
     data = json.loads(page.data)
     rendered = render_cards(decks=project.decks, templates=project.templates)
     assert result.path == project.out / "preview" / "index.html" and result.written
-    assert data["cards"] == [[c.lang, c.front, c.back] for c in rendered.cards]
+    shown = [[c.lang, formulas_to_mathml(c.front), formulas_to_mathml(c.back)] for c in rendered.cards]
+    assert data["cards"] == shown  # formulas as MathML, as MathJax would set them in Anki
     assert len(data["cards"]) == 18 and {lang for lang, _, _ in data["cards"]} == {"de", "fr", "en"}
     assert [(link.path.name, link.questions, link.exists) for link in result.packages] == [
         ("ai-stack-de.apkg", 6, True),
@@ -157,3 +159,65 @@ def test_the_preview_shows_the_sample_diagram_inline(project: Project) -> None:
     page = (project.out / "preview" / "index.html").read_text(encoding="utf-8")
     svg = (project.decks / "media" / "roofline.svg").read_bytes()
     assert f"data:image/svg+xml;base64,{base64.b64encode(svg).decode('ascii')}" in page
+
+
+# -- formulas and question ids ----------------------------------------------------
+
+_CODE = re.compile(r"<pre\b.*?</pre>|<code\b.*?</code>", re.DOTALL)
+_FORMULA = re.compile(r"\\\(|\\\[")
+
+
+def _formulas(html: str) -> int:
+    """The formulas MathJax would set in a card's HTML: not those in code."""
+    return len(_FORMULA.findall(_CODE.sub("", html)))
+
+
+@pytest.mark.parametrize("bank", ["decks", "tests/data/formulas"])
+def test_the_preview_shows_every_formula_as_mathml(tmp_path: Path, bank: str) -> None:
+    """Each formula of a card, inline or displayed, '$...$' too, is MathML on the page; code keeps its text."""
+    decks = ROOT / bank
+    cards = render_cards(decks=decks).cards
+    expected = [(_formulas(card.front), _formulas(card.back)) for card in cards]
+    page = _Page(write_preview(decks=decks, out=tmp_path / "preview", packages=tmp_path).path.read_text("utf-8"))
+    shown = json.loads(page.data)["cards"]
+    assert sum(back for _, back in expected) >= 3
+    for (front_count, back_count), (_, front, back) in zip(expected, shown, strict=True):
+        assert (front.count("<math"), back.count("<math")) == (front_count, back_count)
+        assert _formulas(front) == _formulas(back) == 0  # no raw \( or \[ left outside code
+    if bank.endswith("formulas"):
+        (_, _, back), _ = shown
+        assert '<math display="block">' in back and "<code>\\(</code>" in back and "$" not in _CODE.sub("", back)
+
+
+def test_a_formula_the_preview_cannot_convert_stays_as_written_and_markup_in_it_stays_text() -> None:
+    r"""'\text{<img ...>}' is TeX text: never an element of the page, whatever latex2mathml makes of it."""
+    card = to_mathml(r"\text{<img src=x onerror=alert(1)>} + \href{javascript:alert(1)}{x}", display=False)
+    assert card is None or ("<img" not in card and "href" not in card)
+    html = formulas_to_mathml(r"a \(\text{&lt;b onclick=alert(1)&gt;}\) \(\style{color:red}{x}\) \(x^\) b")
+    assert "<b" not in html and "style=" not in html and "onclick" not in html.replace("&lt;b onclick", "")
+    assert html.endswith(r"\(x^\) b")  # unreadable: as MathJax would leave it, as written
+
+
+def test_question_ids_are_hidden_unless_asked_for(tmp_path: Path) -> None:
+    """Students see cards, not ids; '--show-ids' puts each question's id above its card for authors."""
+    decks = ROOT / "decks"
+    hidden = write_preview(decks=decks, out=tmp_path / "students", packages=tmp_path).path.read_text("utf-8")
+    shown = write_preview(decks=decks, out=tmp_path / "authors", packages=tmp_path, show_ids=True)
+    assert 'class="pv-id"' not in hidden
+    assert '<p class="pv-id"><code>conv-im2col-gemm</code></p>' in shown.path.read_text("utf-8")
+    args = ["preview", "--decks", str(decks), "--out", str(tmp_path / "cli"), "--show-ids"]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    assert 'class="pv-id"' in (tmp_path / "cli" / "index.html").read_text("utf-8")
+
+
+def test_a_formula_anki_cannot_read_is_a_warning_with_file_and_line(project: Project) -> None:
+    """An unknown command or an unclosed brace shows as a red error in Anki: check names the text's line."""
+    project.edit("ai-hardware.yaml", r"\( I \)", r"\( \intensity{I \)")
+    result = CliRunner().invoke(main, ["check"])
+    lines = (project.decks / "ai-hardware.yaml").read_text("utf-8").splitlines()
+    edited = next(n for n, text in enumerate(lines) if "intensity{" in text)
+    line = next(n + 1 for n in range(edited, 0, -1) if lines[n].strip().startswith("explanation:"))
+    assert result.exit_code == 0
+    assert f"decks/ai-hardware.yaml:{line}:" in result.stderr
+    assert "the formula '\\intensity{I' cannot be read: a '{' is never closed" in result.stderr
+    assert CliRunner().invoke(main, ["check", "--strict"]).exit_code == 1

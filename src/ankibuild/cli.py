@@ -153,6 +153,7 @@ def check_command(decks: Path, templates: Path | None, strict: bool, fmt: str) -
 @click.option("--lang", "languages", multiple=True, metavar="CODE", help="Only this language (repeatable).")
 @click.option("--split", is_flag=True, help="Link the packages of 'ankibuild build --split'.")
 @_strict
+@click.option("--show-ids", is_flag=True, help="Show each question's id above its card (for authors).")
 def preview_command(
     decks: Path,
     templates: Path | None,
@@ -161,12 +162,20 @@ def preview_command(
     languages: tuple[str, ...],
     split: bool,
     strict: bool,
+    show_ids: bool,
 ) -> None:
     """Write a static page with every card, front and back, and links to the packages."""
     from .preview import write_preview  # each command loads only what it uses
 
     result = write_preview(
-        decks=decks, templates=templates, out=out, packages=packages, languages=languages, split=split, strict=strict
+        decks=decks,
+        templates=templates,
+        out=out,
+        packages=packages,
+        languages=languages,
+        split=split,
+        strict=strict,
+        show_ids=show_ids,
     )
     for warning in result.warnings:
         click.secho(f"warning: {warning}", fg="yellow", err=True)

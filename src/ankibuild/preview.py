@@ -23,6 +23,7 @@ from .ankitemplate import SPECIAL_FIELDS, Template
 from .assets import Asset
 from .atomic import write_if_changed
 from .errors import Problems
+from .mathml import formulas_to_mathml
 from .model import CARD_NAME, FIELDS, Bank, notetype_name, stable_int
 from .pipeline import load_sources, package_groups
 from .render import CardTemplates, RenderedNote
@@ -152,16 +153,18 @@ def write_preview(
     languages: Sequence[str] = (),
     split: bool = False,
     strict: bool = False,
+    show_ids: bool = False,
 ) -> PreviewResult:
     """Write ``out/index.html``: every card of the bank, and links to its packages in ``packages``.
 
-    ``split`` links the packages of ``ankibuild build --split``. Nothing is
-    written when the bank or the templates have errors.
+    ``split`` links the packages of ``ankibuild build --split``; ``show_ids``
+    puts each question's id above its card, for authors. Formulas are shown as
+    MathML. Nothing is written when the bank or the templates have errors.
     """
     rendered = render_cards(decks=decks, templates=templates, languages=languages, strict=strict)
     links = _package_links(rendered, packages, split)
     path = out / PAGE
-    page = _page(rendered, links, out)
+    page = _page(rendered, links, out, show_ids)
     result = PreviewResult(path, write_if_changed(path, page.encode()), rendered.cards, links)
     result.warnings = [p.describe() for p in rendered.problems.warnings] + [
         f"{link.path} is not built yet: run 'ankibuild build' before publishing the preview"
@@ -181,21 +184,23 @@ def _package_links(rendered: RenderedCards, packages: Path, split: bool) -> list
     ]
 
 
-def _page(rendered: RenderedCards, links: list[PackageLink], out: Path) -> str:
+def _page(rendered: RenderedCards, links: list[PackageLink], out: Path, show_ids: bool) -> str:
     bank, card_templates, cards = rendered.bank, rendered.templates, rendered.cards
     files = [*(a for t in card_templates.values() for a in t.media), *(Asset(n, c) for n, c in rendered.images.items())]
     media = {a.name: a.data_url() for a in files}
     data = {
         "media": dict(sorted(media.items())),
         "shells": {lang: document_shell(t.css) for lang, t in card_templates.items()},
-        "cards": [[card.lang, card.front, card.back] for card in cards],
+        # Anki's MathJax is no part of a card: the page shows formulas as MathML.
+        "cards": [[card.lang, formulas_to_mathml(card.front), formulas_to_mathml(card.back)] for card in cards],
     }
     # Inside <script>, "<" could close the element or open a comment: JSON can escape it.
     payload = json.dumps(data, ensure_ascii=False).replace("<", "\\u003c")
     title = " · ".join(dict.fromkeys(bank.titles.values())) or bank.id
     numbered = list(enumerate(cards))
     sections = "\n".join(
-        _language_section(t, [(i, c) for i, c in numbered if c.lang == t.lang]) for t in card_templates.values()
+        _language_section(t, [(i, c) for i, c in numbered if c.lang == t.lang], show_ids)
+        for t in card_templates.values()
     )
     return _asset("page.html").format(
         title=html.escape(title),
@@ -238,7 +243,7 @@ def _download_row(link: PackageLink, templates: CardTemplates, out: Path) -> str
     )
 
 
-def _language_section(templates: CardTemplates, cards: list[tuple[int, CardSides]]) -> str:
+def _language_section(templates: CardTemplates, cards: list[tuple[int, CardSides]], show_ids: bool) -> str:
     """A language's cards under their decks; ``dir`` makes a right-to-left language read as one."""
     lang = html.escape(templates.lang)
     parts = [
@@ -250,19 +255,20 @@ def _language_section(templates: CardTemplates, cards: list[tuple[int, CardSides
         if card.deck != deck:
             deck = card.deck
             parts.append(f'<h3 class="pv-deck">{html.escape(deck)}</h3>')
-        parts.append(_card_article(card, index, templates.labels))
+        parts.append(_card_article(card, index, templates.labels, show_ids))
     parts.append("</section>")
     return "\n".join(parts)
 
 
-def _card_article(card: CardSides, index: int, labels: Mapping[str, str]) -> str:
+def _card_article(card: CardSides, index: int, labels: Mapping[str, str], show_ids: bool) -> str:
     """A card's place: a frame the page's script fills, and the buttons that flip it."""
     qid = html.escape(card.question_id)
     flip = html.escape(labels.get("show_answer", "Show answer"))
     again = html.escape(labels.get("again", "Again"))
+    shown_id = f'<p class="pv-id"><code>{qid}</code></p>\n' if show_ids else ""
     return (
-        f'<article class="pv-card" id="{html.escape(card.lang)}-{qid}" data-card="{index}">\n'
-        f'<p class="pv-id"><code>{qid}</code></p>\n<div class="pv-frame"></div>\n'
+        f'<article class="pv-card" id="{html.escape(card.lang)}-{qid}" data-card="{index}" data-question="{qid}">\n'
+        f'{shown_id}<div class="pv-frame"></div>\n'
         f'<p class="pv-buttons"><button type="button" class="pv-flip">{flip}</button>'
         f'<button type="button" class="pv-again" hidden>{again}</button></p>\n'
         "</article>"

@@ -20,7 +20,8 @@ same but is no longer the syntax; a ``\\(`` or ``\\[`` that is text (written
 ``\\\\(``) gets its backslash in an element of its own, and MathJax never
 reads a formula across an element. Inside formulas, the MathJax commands that
 make links, set styles or attributes, or load extensions (:data:`REFUSED_TEX`)
-are refused with the text's file and line.
+are refused with the text's file and line; a formula that cannot be read at
+all (:mod:`.mathml`) is a warning there.
 
 Every scan is linear in the text: a closing delimiter is searched for once
 from each place, whatever the number of openers left unclosed.
@@ -36,6 +37,8 @@ from collections.abc import Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import unquote
+
+from .mathml import problem as formula_problem
 
 if TYPE_CHECKING:
     # markdown-it and Pygments are loaded when a text first needs them: a plain
@@ -261,6 +264,12 @@ def _render_math(self: RendererHTML, tokens: Sequence[Token], idx: int, options:
         env[_RESOURCES].refuse(
             f"the formula uses \\{match.group(2)}, which would make a link, a style or a script on every card",
             "remove it: a formula may only set mathematics (write a link or a colour as plain text)",
+        )
+    unreadable = formula_problem(token.content)
+    if unreadable:
+        env[_RESOURCES].warn(
+            f"the formula '{token.content.strip()}' cannot be read: {unreadable}",
+            "Anki shows it as a red error on the card: check the command names and that each { has its }",
         )
     opener, closer = ("\\[", "\\]") if token.type == "math_display" else ("\\(", "\\)")
     return f"{opener}{html.escape(token.content, quote=False)}{closer}" + ("\n" if token.block else "")

@@ -58,7 +58,7 @@
     var frame = article.querySelector("iframe");
     if (!frame) {
       frame = document.createElement("iframe");
-      frame.title = article.querySelector(".pv-id").textContent;
+      frame.title = article.getAttribute("data-question");
       frame.addEventListener("load", function () { loaded(article, frame); });
       article.querySelector(".pv-frame").appendChild(frame);
     }

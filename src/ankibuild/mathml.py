@@ -1,0 +1,117 @@
+"""Formulas as MathML, for the preview, and the check that a formula can be read at all.
+
+Anki sets ``\\(...\\)`` and ``\\[...\\]`` with MathJax, a script the preview
+does not ship. The preview converts each formula to MathML at build time
+instead (every current browser shows MathML), with latex2mathml. Its output is
+rebuilt from an allowlist of MathML elements and attributes, with every text
+escaped: a formula is bank text, and ``\\text{<img onerror=...>}`` must stay text.
+
+A formula latex2mathml cannot read (an unknown command, a missing argument,
+braces that do not pair) is one MathJax shows as a red error on the card, so
+``check`` warns about it with the text's file and line.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from functools import cache
+from typing import TYPE_CHECKING
+from xml.etree import ElementTree
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+#: What the preview shows of a formula: MathML elements that only lay out mathematics.
+_ELEMENTS = frozenset(
+    "math mrow mi mn mo ms mtext mspace msup msub msubsup mfrac msqrt mroot mover munder munderover "
+    "mtable mtr mtd mstyle mpadded mphantom menclose semantics annotation".split()
+)
+_ATTRIBUTES = frozenset(
+    "display mathvariant stretchy fence form separator lspace rspace largeop movablelimits symmetric "
+    "minsize maxsize accent accentunder linethickness displaystyle scriptlevel width height depth "
+    "columnalign rowalign columnspacing rowspacing columnlines rowlines frame notation mathsize".split()
+)
+_MATHML = "{http://www.w3.org/1998/Math/MathML}"
+#: Commands MathJax knows that latex2mathml does not, as latex2mathml can set them.
+_MATHJAX_ONLY = {"arg": "\\operatorname{arg}", "notag": "", "nonumber": ""}
+_MATHJAX_ONLY_COMMAND = re.compile(r"\\(arg|notag|nonumber)(?![A-Za-z])")
+_UNKNOWN = re.compile(r">\\([A-Za-z]+)")
+#: Formulas as the build writes them into a card, and code, where MathJax reads none.
+_FIELD_PARTS = re.compile(r"(<pre\b.*?</pre>|<code\b.*?</code>)|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL | re.IGNORECASE)
+
+
+def problem(tex: str) -> str:
+    """What keeps a formula from being read, in a few words; empty when it reads."""
+    depth = 0
+    for brace in re.findall(r"\\.|[{}]", tex, re.DOTALL):
+        depth += {"{": 1, "}": -1}.get(brace, 0)
+        if depth < 0:
+            return "a '}' closes no '{'"
+    if depth:
+        return "a '{' is never closed"
+    try:
+        converted = _convert(tex, display=False)
+    except Exception as err:  # noqa: BLE001 - latex2mathml has no common base for the ways input can be wrong
+        return _in_words(err)
+    unknown = _UNKNOWN.search(converted)
+    return f"unknown command \\{unknown.group(1)}" if unknown else ""
+
+
+def _in_words(err: Exception) -> str:
+    """latex2mathml's exception class names say what is wrong: MissingEndError -> 'missing end'."""
+    words = re.sub(r"(?<!^)(?=[A-Z])", " ", type(err).__name__.removesuffix("Error")).lower()
+    return f"{words} ({err})" if str(err) else words
+
+
+def _convert(tex: str, display: bool) -> str:
+    tex = _MATHJAX_ONLY_COMMAND.sub(lambda m: _MATHJAX_ONLY[m.group(1)], tex)
+    converted: str = _converter()(tex, display="block" if display else "inline")
+    return converted
+
+
+@cache
+def _converter() -> Callable[..., str]:
+    from latex2mathml.converter import convert  # loaded only where there are formulas
+
+    return convert
+
+
+def to_mathml(tex: str, display: bool) -> str | None:
+    """A formula as MathML made only of elements that lay out mathematics; None if it cannot be read."""
+    if problem(tex):
+        return None
+    try:
+        root = ElementTree.fromstring(_convert(tex, display))
+    except ElementTree.ParseError:  # markup inside \text{...}: the formula is shown as written
+        return None
+    return _clean(root)
+
+
+def _clean(element: ElementTree.Element) -> str:
+    name = element.tag.removeprefix(_MATHML)
+    if name not in _ELEMENTS:
+        return html.escape("".join(element.itertext()), quote=False)
+    attributes = "".join(
+        f' {key}="{html.escape(value)}"' for key, value in sorted(element.attrib.items()) if key in _ATTRIBUTES
+    )
+    inner = html.escape(element.text or "", quote=False) + "".join(
+        _clean(child) + html.escape(child.tail or "", quote=False) for child in element
+    )
+    return f"<{name}{attributes}>{inner}</{name}>"
+
+
+def formulas_to_mathml(card: str) -> str:
+    """A card's HTML with each formula as MathML, as MathJax would set it; code is left alone.
+
+    A formula that cannot be converted stays as written, as MathJax would show it.
+    """
+
+    def replace(match: re.Match[str]) -> str:
+        if match.group(1):
+            return match.group(0)
+        display = match.group(3) is not None
+        converted = to_mathml(html.unescape(match.group(3) if display else match.group(2)), display)
+        return match.group(0) if converted is None else converted
+
+    return _FIELD_PARTS.sub(replace, card)
