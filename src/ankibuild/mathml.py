@@ -52,7 +52,7 @@ def problem(tex: str) -> str:
         return "a '{' is never closed"
     try:
         converted = _convert(tex, display=False)
-    except Exception as err:  # noqa: BLE001 - latex2mathml has no common base for the ways input can be wrong
+    except Exception as err:  # latex2mathml has no common base for the ways a formula can be wrong
         return _in_words(err)
     unknown = _UNKNOWN.search(converted)
     return f"unknown command \\{unknown.group(1)}" if unknown else ""
