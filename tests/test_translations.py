@@ -10,6 +10,7 @@ from pathlib import Path
 
 import polib
 import pytest
+import yaml
 from click.testing import CliRunner, Result
 
 from ankibuild import check
@@ -390,3 +391,36 @@ def test_a_damaged_record_names_its_line(project: Project, line: int, written: s
     (problem,) = raised.value.problems
     assert problem.location == f"decks/{TRANSLATIONS_FILE}:{line}:1" and "damaged" in problem.message
     assert "\x1b" not in problem.message
+
+
+TRICKY = {
+    "question": "yes: \"quoted\" and 'single' # not a comment",
+    "option-A": "- a dash, {{Question}} and [[label]]",
+    "option-B": "no",
+    "option-C": "1.50",
+    "explanation": "Two lines,\n  the second indented: kept.\n\n- and a list \\ with a backslash",
+}
+
+
+def test_po_texts_of_any_shape_come_back_as_typed(project: Project, tmp_path: Path) -> None:
+    """Whatever a translator types lands in the YAML so that it reads back exactly, and a gone entry is only noted."""
+    add_language("it", project.decks)
+    po_path = tmp_path / "it.po"
+    export_po("it", po_path, source="en", decks=project.decks)
+    po = polib.pofile(str(po_path))
+    for entry in po:
+        field = entry.msgctxt.removeprefix(f"{SAMPLE_ID}:")
+        entry.msgstr = TRICKY.get(field, "") if entry.msgctxt.startswith(SAMPLE_ID) else ""
+        entry.msgstr = f"IT {entry.msgid}" if entry.msgctxt.startswith("@") else entry.msgstr
+    po.append(polib.POEntry(msgctxt="gone-question:question\x1b[2J", msgid="Gone?", msgstr="Via?"))
+    po.save()
+    result = import_po(po_path, decks=project.decks)
+    assert result.current == [SAMPLE_ID] and len(result.warnings) == 1 and "\x1b" not in result.warnings[0]
+    data = yaml.safe_load((project.decks / SAMPLE).read_text(encoding="utf-8"))
+    (question,) = [q for q in data["questions"] if q["id"] == SAMPLE_ID]
+    assert question["it"] == {
+        "question": TRICKY["question"],
+        "options": [TRICKY["option-A"], "no", "1.50"],
+        "explanation": TRICKY["explanation"],
+    }
+    assert not [p for p in check(decks=project.decks).items if p.question == SAMPLE_ID and "'it'" in p.message]

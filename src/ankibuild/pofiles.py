@@ -220,7 +220,9 @@ def _accepted(po: polib.POFile, path: Path, texts: list[Text], lang: str, proble
             continue
         text = known.get(entry.msgctxt or "")
         if text is None:
-            message = f"'{entry.msgctxt}' is not in the bank any more: left out"
+            context = entry.msgctxt or ""
+            shown = context if context.isprintable() else ascii(context)  # the file's text, not the terminal's
+            message = f"'{shown}' is not in the bank any more: left out"
             problems.add(path, message, line=entry.linenum or 0, column=1, severity=Severity.WARNING)
         elif text.source != entry.msgid:
             problems.add(
