@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from .atomic import write_if_changed
 from .errors import AnkibuildError, BankError, Problems, Severity
 from .languages import is_language
-from .loader import BANK_FILE, decode, read
+from .loader import BANK_FILE, Map, decode, read
 from .model import LETTERS, Bank, Deck, Question, Translation
 from .status import BankTexts, load_texts, write_record
 from .translations import Entry, Record, advance, by_question, text_refs, today
@@ -282,8 +282,8 @@ class _Plan:
         self._bank_texts()
         for deck in self.bank.decks:
             self._set(deck.source.path, ("deck",), deck.titles, f"@deck {deck.key}")
-            for index, question in enumerate(deck.questions):
-                self._question(deck, index, question)
+            for question in deck.questions:
+                self._question(deck, question)
         return {path: document.content() for path, document in self.documents.items()}
 
     def _bank_texts(self) -> None:
@@ -305,13 +305,18 @@ class _Plan:
             document.append(where, partial(mapping_lines, {self.lang: new}))
         self.result.written += 1
 
-    def _question(self, deck: Deck, index: int, question: Question) -> None:
+    def _question(self, deck: Deck, question: Question) -> None:
         prefix = f"{question.id}:"
         given = {key.removeprefix(prefix): text for key, text in self.accepted.items() if key.startswith(prefix)}
         if not given:
             return
-        where = ("questions", index)
         document = self.document(deck.source.path)
+        # By its id: a question with errors before it is in the file but not among the deck's questions.
+        items = document.root["questions"]
+        where = (
+            "questions",
+            next(i for i, item in enumerate(items) if isinstance(item, Map) and item.get("id") == question.id),
+        )
         have = question.translations.get(self.lang)
         names = [name for name, _ in _fields(next(iter(question.translations.values())))]
         if have is None:
