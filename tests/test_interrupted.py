@@ -31,19 +31,17 @@ QUESTIONS = 300
 LANGS = ("de", "en")
 
 PAUSING_BUILD = """
-import os, signal, sys, time
+import os, signal, sys
 from ankibuild.cli import main
 
+# Ctrl-C as in a terminal: a test runner's worker may ignore SIGINT, and a child inherits that.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 target = sys.argv.pop(1)
 real_replace = os.replace
 
 def replace_after_a_pause(source, destination):
     if os.path.basename(os.fspath(destination)) == target:
         os.kill(os.getpid(), signal.SIGSTOP)
-        # A signal sent while stopped may be taken by another thread, which only tells the
-        # main thread to raise it: a moment lets that happen before the rename, as it would
-        # during a write that takes a moment.
-        time.sleep(0.2)
     real_replace(source, destination)
 
 os.replace = replace_after_a_pause
