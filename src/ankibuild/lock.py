@@ -14,7 +14,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import astuple, dataclass, field, replace
 from operator import attrgetter
 from pathlib import Path
@@ -125,7 +125,14 @@ def read_lock(path: Path, memo: Path | None = None) -> Lock:
     if recalled is not None:
         return recalled
     try:
-        data = json.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+        data = json.loads(text)
+    except ValueError as err:
+        raise _damaged(path, raw, err) from err
+    wrong = _wrong_value(data, text)
+    if wrong is not None:
+        raise _lock_problem(path, *wrong)
+    try:
         return Lock(
             data["bank"],
             {
@@ -173,23 +180,99 @@ def _recall(memo: Path, raw: bytes) -> Lock | None:
         return None
 
 
-def _unreadable(path: Path, err: UnsafePathError | OSError) -> BankError:
-    problems = Problems()
-    message = err.message if isinstance(err, UnsafePathError) else f"cannot read the file: {err.strerror}"
-    problems.add(path, f"the lock file is not read: {message}", hint=f"restore it from git (git checkout -- {path})")
-    return BankError(problems.items)
+#: The latest time a lock may hold, in seconds (the year 2286): Anki keeps times as 64-bit integers.
+MAX_TIME = 10**10
+#: The largest notetype id: what a double holds exactly, far above any id Anki or ankibuild makes.
+MAX_ID = 2**53
 
 
-def _damaged(path: Path, raw: bytes, err: Exception) -> BankError:
+def _is_time(value: object) -> bool:
+    return type(value) is int and 0 <= value <= MAX_TIME
+
+
+def _is_id(value: object) -> bool:
+    return type(value) is int and 1 <= value <= MAX_ID
+
+
+def _is_text(value: object) -> bool:
+    return isinstance(value, str)
+
+
+def _are_texts(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+_NOTETYPE = {"id": _is_id, "fields": _are_texts, "cards": _are_texts, "digest": _is_text, "mtime": _is_time}
+_NOTE = {
+    "guid": _is_text,
+    "question": _is_text,
+    "lang": _is_text,
+    "digest": _is_text,
+    "parts": _is_text,
+    "mtime": _is_time,
+}
+
+
+def _entry_problem(entry: object, shape: Mapping[str, Callable[[object], bool]]) -> str | None:
+    """What is wrong with one entry of the lock, or None."""
+    if not isinstance(entry, dict):
+        return "is not an object {...}"
+    for key, valid in shape.items():
+        if key not in entry:
+            return f'has no "{key}"'
+        if not valid(entry[key]):
+            return f'has an impossible "{key}": {json.dumps(entry[key])[:40]}'
+    return None
+
+
+def _wrong_value(data: object, text: str) -> tuple[int, str] | None:
+    """The line and what is wrong in a parsed lock file (``text``), or None when every value can be used."""
+    if not isinstance(data, dict):
+        return 1, "it is not an object {...}"
+    if data.get("version", VERSION) != VERSION:
+        return _line_of(text, '"version"'), "it was written by another version of ankibuild: build with that version"
+    for key, kind in {"bank": str, "notetypes": dict, "notes": list}.items():
+        if not isinstance(data.get(key), kind):
+            what = "a text" if kind is str else "an " + kind.__name__
+            return _line_of(text, f'"{key}"'), f'"{key}" is missing or not {what}'
+    return _wrong_entry(data["notetypes"], data["notes"], text)
+
+
+def _wrong_entry(notetypes: dict[object, object], notes: list[object], text: str) -> tuple[int, str] | None:
+    for lang, entry in notetypes.items():
+        problem = _entry_problem(entry, _NOTETYPE)
+        if problem:
+            return _line_of(text, f"{json.dumps(lang)}:"), f"the note type of {lang!r} {problem}"
+    for number, entry in enumerate(notes, start=1):
+        problem = _entry_problem(entry, _NOTE)
+        if problem:
+            return _element_line(text, "notes", number), f"note {number} {problem}"
+    return None
+
+
+def _element_line(text: str, key: str, number: int) -> int:
+    """The line of the ``number``-th element (from 1) of the array under ``key``; 0 when it is not found."""
+    decoder, start = json.JSONDecoder(), text.find(f'"{key}"')
+    at = text.find("[", start) + 1 if start != -1 else 0
+    for _ in range(number):
+        while at and at < len(text) and text[at] in " \t\r\n,":
+            at += 1
+        start = at
+        try:
+            _, at = decoder.raw_decode(text, at)
+        except ValueError:
+            return 0
+    return text.count("\n", 0, start) + 1
+
+
+def _line_of(text: str, needle: str) -> int:
+    """The line where ``needle`` first occurs in ``text``; 0 when it does not."""
+    at = text.find(needle) if needle else -1
+    return 0 if at == -1 else text.count("\n", 0, at) + 1
+
+
+def _lock_problem(path: Path, line: int, message: str) -> BankError:
     problems = Problems()
-    text = raw.decode("utf-8", errors="replace")
-    conflict = re.search(r"^<<<<<<< ", text, re.MULTILINE)
-    if conflict:
-        line, message = text.count("\n", 0, conflict.start()) + 1, "merge conflict markers"
-    elif isinstance(err, json.JSONDecodeError):
-        line, message = err.lineno, f"not valid JSON ({err.msg}, column {err.colno})"
-    else:
-        line, message = 0, f"an entry is missing or of the wrong kind ({err!r})"
     problems.add(
         path,
         f"the lock file is damaged: {message}",
@@ -199,6 +282,25 @@ def _damaged(path: Path, raw: bytes, err: Exception) -> BankError:
         "and build again. Without it, classmates' decks stop updating.",
     )
     return BankError(problems.items)
+
+
+def _unreadable(path: Path, err: UnsafePathError | OSError) -> BankError:
+    problems = Problems()
+    message = err.message if isinstance(err, UnsafePathError) else f"cannot read the file: {err.strerror}"
+    problems.add(path, f"the lock file is not read: {message}", hint=f"restore it from git (git checkout -- {path})")
+    return BankError(problems.items)
+
+
+def _damaged(path: Path, raw: bytes, err: Exception) -> BankError:
+    text = raw.decode("utf-8", errors="replace")
+    conflict = re.search(r"^<<<<<<< ", text, re.MULTILINE)
+    if conflict:
+        line, message = text.count("\n", 0, conflict.start()) + 1, "merge conflict markers"
+    elif isinstance(err, json.JSONDecodeError):
+        line, message = err.lineno, f"not valid JSON ({err.msg}, column {err.colno})"
+    else:
+        line, message = 0, f"an entry is missing or of the wrong kind ({err!r})"
+    return _lock_problem(path, line, message)
 
 
 class Clock:
