@@ -8,10 +8,16 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
+from ankibuild import check
+from ankibuild.errors import BankError
+from ankibuild.lock import LOCK_FILE, Lock, read_lock
 from ankibuild.model import CARD_NAME, FIELDS, deck_id, note_guid, notetype_id, stable_int
+from ankibuild.validate import SLUG
 
 from .ankitools import collection, import_package
-from .conftest import Project
+from .conftest import ROOT, Project
 
 
 def test_the_note_type_shape_never_changes() -> None:
@@ -46,3 +52,62 @@ def test_imported_note_type_has_exactly_the_released_shape(project: Project, tmp
         assert [f["name"] for f in model["flds"]] == list(FIELDS)
         assert [t["name"] for t in model["tmpls"]] == [CARD_NAME]
         assert model["name"] == "ai-stack (de)"
+
+
+#: Ids chosen to trip a careless join: underscores, dots, digits, regional languages.
+#: The GUIDs are the released ones: they must never change.
+RELEASED_GUIDS = [
+    ("ai-stack", "layer_norm", "de", "JpuH%{g`,T"),
+    ("ai-stack", "layer-norm", "de", "F@eW5Euoki"),
+    ("my_bank", "q", "en", "JALOpK3gi;"),
+    ("b", "a.b_c-d", "fr", "P:)lDAqC!m"),
+    ("x", "9", "pt-BR", "pGPEy>IlVT"),
+    ("a_", "b", "de", "N=l-2v&rH3"),
+    ("bank", "q__x", "zh-Hant", "AR[^p$jTW|"),
+    ("bank", "q_", "de", "M?T3FQ]d|X"),
+]
+
+
+def test_released_guids_never_change() -> None:
+    """Every GUID in the sample bank's committed lock, and a set of tricky ids, as released."""
+    lock = read_lock(ROOT / "decks" / LOCK_FILE)
+    assert len(lock.notes) == 18
+    for note in lock.notes.values():
+        assert note_guid(lock.bank, note.question, note.lang) == note.guid
+    for bank_id, question_id, lang, guid in RELEASED_GUIDS:
+        assert note_guid(bank_id, question_id, lang) == guid
+
+
+def _ids(alphabet: str, longest: int) -> list[str]:
+    every = [""]
+    for _ in range(longest):
+        every += [word + char for word in every for char in alphabet if len(word) < longest]
+    return sorted({word for word in every if SLUG.match(word)})
+
+
+def test_no_two_valid_identities_share_a_guid() -> None:
+    """Over every slug of up to four of ``a _ . -``: a GUID, note id and card id per (bank, question, language).
+
+    Without the rule against ``__`` in bank ids, ``a__a``/``a`` and ``a``/``a__a`` would collide.
+    """
+    ids = _ids("a_.-", 4)
+    pairs = [(bank, question) for bank in ids for question in ids]
+    guids = {note_guid(bank, question, "de"): (bank, question) for bank, question in pairs if "__" not in bank}
+    allowed = sum("__" not in bank for bank, _ in pairs)
+    assert len(guids) == allowed
+    assert len({stable_int("note", guid) for guid in guids}) == allowed
+    assert note_guid("a__a", "a", "de") == note_guid("a", "a__a", "de")  # why the rule exists
+    assert len({note_guid("b", "q", lang) for lang in ("de", "pt", "pt-BR", "zh-Hant")}) == 4
+
+
+def test_a_bank_id_with_two_underscores_in_a_row_is_refused(project: Project) -> None:
+    """A new bank cannot take an id that makes GUIDs ambiguous; a released one keeps it, with a warning."""
+    project.edit("bank.yaml", "id: ai-stack", "id: ai__stack")
+    with pytest.raises(BankError) as caught:
+        check(decks=project.decks, templates=project.templates)
+    (problem,) = caught.value.problems
+    assert (problem.file, problem.line) == ("decks/bank.yaml", 4)
+    assert "two underscores in a row" in problem.message and "one underscore or a hyphen" in problem.hint
+    (project.decks / LOCK_FILE).write_text(Lock("ai__stack").dumps(), encoding="utf-8")
+    warnings = check(decks=project.decks, templates=project.templates)
+    assert [w.message for w in warnings.warnings] == ["the bank id 'ai__stack' has two underscores in a row"]

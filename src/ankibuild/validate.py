@@ -197,7 +197,25 @@ def _bank_id(check: _Checker, data: Map, released_id: str) -> str | None:
             f"change it back to '{released_id}': every note's identity derives from it, so classmates would "
             "get a second copy of every question; to start a new bank on purpose, delete ankibuild.lock",
         )
+    elif bank_id is not None and "__" in bank_id:
+        _ambiguous_bank_id(check, data, bank_id, released=bank_id == released_id)
     return bank_id
+
+
+def _ambiguous_bank_id(check: _Checker, data: Map, bank_id: str, released: bool) -> None:
+    """Refuse ``__`` in a bank id: a note's GUID joins the bank id and question id with it.
+
+    Bank ``a__b`` with question ``c`` and bank ``a`` with question ``b__c`` would
+    share GUIDs, and Anki would never add the second bank's note. Ruling it out of
+    bank ids (question ids may keep it) leaves every released GUID as it was.
+    A bank already released under such an id keeps it, with a warning.
+    """
+    message = f"the bank id '{bank_id}' has two underscores in a row"
+    consequence = "another bank's notes could then share a note's identity and never reach a collection that has both"
+    if released:
+        check.report(data.at("id"), message, f"it was released, so it stays; {consequence}", severity=Severity.WARNING)
+    else:
+        check.report(data.at("id"), message, f"use one underscore or a hyphen: {consequence}")
 
 
 def _languages(check: _Checker, data: Map) -> tuple[str, ...]:
