@@ -1,0 +1,25 @@
+"""Searches for Anki's browser that find exactly the notes they name.
+
+In a search, ``*`` and ``_`` are wildcards, ``:`` ends a field's name and ``"``
+ends a quoted term: a question id like ``layer_norm`` searched as typed would
+also find ``layer-norm``. Each of these, and the backslash, is escaped with a
+backslash; inside double quotes nothing else is special.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+_SPECIAL = frozenset('\\"*_:')
+
+
+def term(key: str, value: str) -> str:
+    """``key:value`` as one quoted term that matches ``value`` literally and whole."""
+    escaped = "".join(f"\\{char}" if char in _SPECIAL else char for char in value)
+    return f'"{key}:{escaped}"'
+
+
+def notes_search(notetype_name: str, question_ids: Iterable[str]) -> str:
+    """A search for the notes of one note type whose ``ID`` field is one of ``question_ids``."""
+    ids = " OR ".join(term("ID", qid) for qid in question_ids)
+    return f"{term('note', notetype_name)} ({ids})"
