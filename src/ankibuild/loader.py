@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 
 from .collector import paused
+from .conflicts import report_conflict
 from .errors import Problems
 from .paths import UnsafePathError, read_inside, within
 
@@ -302,7 +303,7 @@ def text_position(text: str, offset: int) -> tuple[int, int]:
 def decode(path: Path, raw: bytes, problems: Problems) -> str | None:
     """UTF-8 text of a file (a BOM is accepted), or None with a problem reported."""
     try:
-        return raw.decode("utf-8-sig")
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         before = raw[: err.start].decode("utf-8-sig")  # valid up to the first bad byte
         line, column = text_position(before, len(before))
@@ -314,6 +315,7 @@ def decode(path: Path, raw: bytes, problems: Problems) -> str | None:
             hint="save the file with UTF-8 encoding",
         )
         return None
+    return None if report_conflict(path, text, problems) else text
 
 
 def parse(path: Path, raw: bytes, problems: Problems) -> Any:

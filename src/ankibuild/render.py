@@ -27,6 +27,7 @@ from typing import NamedTuple
 from . import ankitemplate
 from .ankitemplate import SPECIAL_FIELDS
 from .assets import Asset
+from .conflicts import report_conflict
 from .errors import Problems, Severity
 from .languages import is_rtl
 from .loader import Map, load, text_position
@@ -66,7 +67,20 @@ class CardTemplates:
 
     @property
     def digest(self) -> str:
-        return _digest(CARD_NAME, *FIELDS, self.front, self.back, self.css)
+        return notetype_digest(CARD_NAME, FIELDS, self.front, self.back, self.css)
+
+
+def notetype_digest(card: str, fields: Sequence[str], front: str, back: str, css: str) -> str:
+    """What identifies a notetype's content: the lock's, and that of one read from a package."""
+    return _digest(card, *fields, front, back, css)
+
+
+def note_digest(fields: Sequence[str], tags: str) -> tuple[str, str]:
+    """A note's digest and its checksum per part (each field, then the tags, space-separated)."""
+    values = (*fields, tags)
+    # One string, not a tuple of eleven: a large bank keeps this for every note.
+    parts = " ".join(f"{zlib.crc32(v.encode()):08x}" for v in values)
+    return _digest(*values), parts
 
 
 class NoteHead(NamedTuple):
@@ -120,10 +134,8 @@ class RenderedNote(NamedTuple):
         media: tuple[str, ...] = (),
     ) -> RenderedNote:
         """A note with its digest and checksums, computed once: the lock needs both for every note."""
-        values = (*fields, " ".join(tags))
-        # One string, not a tuple of eleven: a large bank keeps this for every note.
-        parts = " ".join(f"{zlib.crc32(v.encode()):08x}" for v in values)
-        return cls(guid, question_id, lang, deck_key, fields, tags, media, _digest(*values), parts)
+        digest, parts = note_digest(fields, " ".join(tags))
+        return cls(guid, question_id, lang, deck_key, fields, tags, media, digest, parts)
 
     @classmethod
     def join(cls, head: NoteHead, fields: tuple[str, ...], tags: tuple[str, ...]) -> RenderedNote:
@@ -248,7 +260,7 @@ def _script(path: Path, roots: Sequence[Path], problems: Problems) -> Asset | No
 def _read(path: Path, roots: Sequence[Path], problems: Problems) -> str | None:
     """A template file, which must lie inside one of the template folders ``roots``."""
     try:
-        return read_inside(path, roots, MAX_TEMPLATE_BYTES).decode("utf-8-sig")
+        text = read_inside(path, roots, MAX_TEMPLATE_BYTES).decode("utf-8-sig")
     except FileNotFoundError:
         hint = "ankibuild's own templates are incomplete: reinstall ankibuild"
         problems.add(path, "template file is missing", hint=hint)
@@ -256,6 +268,8 @@ def _read(path: Path, roots: Sequence[Path], problems: Problems) -> str | None:
         problems.add(path, err.message, hint=err.hint)
     except (OSError, UnicodeDecodeError) as err:
         problems.add(path, f"cannot read the template: {err}")
+    else:
+        return None if report_conflict(path, text, problems) else text
     return None
 
 
