@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -79,13 +78,10 @@ def test_frozen_refuses_to_change_the_lock(project: Project) -> None:
 def _old_shape(project: Project) -> None:
     """Pretend the released note types had one field fewer than this version's."""
     path = project.decks / LOCK_FILE
-    data = json.loads(path.read_text(encoding="utf-8"))
-    lines = path.read_text(encoding="utf-8").splitlines()
-    for lang in data["notetypes"]:
-        lines = [
-            line.replace('"Answer", "Explanation"]', '"Answer"]') if line.startswith(f'  "{lang}"') else line
-            for line in lines
-        ]
+    lines = [
+        line.replace('"Answer", "Explanation"]', '"Answer"]') if line.startswith('{"notetype": ') else line
+        for line in path.read_text(encoding="utf-8").splitlines()
+    ]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 

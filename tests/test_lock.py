@@ -1,8 +1,9 @@
-"""Modification times: moved exactly when content changes, never into the future."""
+"""Modification times: moved exactly when content changes, always forward, never waiting."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -14,48 +15,41 @@ from ankibuild.errors import BankError
 from ankibuild.lock import LOCK_FILE, Clock, Lock, NoteLock, read_lock, remember, stamp_notes
 from ankibuild.render import NoteHead
 
-from .conftest import Project
-
-
-class FakeTime:
-    """A wall clock that only moves when someone sleeps."""
-
-    def __init__(self, now: float) -> None:
-        self.now = now
-        self.slept = 0.0
-
-    def time(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.slept += seconds
-        self.now += seconds
+from .conftest import DATA, Project
 
 
 def _row(guid: str, digest: str) -> NoteHead:
     return NoteHead(guid, "q", "de", "deck", (), digest, digest[:8])
 
 
-def test_a_change_in_the_same_second_waits_for_a_strictly_newer_time() -> None:
-    """Two builds in one second: the edited note's time still moves forward, not into the future."""
-    fake = FakeTime(1_000.2)
-    clock = Clock(fake.time, fake.sleep)
+def test_a_change_in_the_same_second_gets_the_next_second_at_once() -> None:
+    """Two builds in one second: the edited note's time still moves forward, without waiting."""
+    clock = Clock(lambda: 1_000.2)
     entries, _ = stamp_notes([_row("g", "aaaa")], Lock(notes={}), clock)
-    lock = Lock(notes=entries)
     assert entries["g"].mtime == 1_000
-    entries, stamps = stamp_notes([_row("g", "bbbb")], lock, clock)
-    assert entries["g"].mtime == 1_001 and stamps["g"].status == "changed"
-    assert fake.now >= 1_001 and fake.slept > 0  # it waited rather than stamping the future
+    entries, stamps = stamp_notes([_row("g", "bbbb")], Lock(notes=entries), clock)
+    assert entries["g"].mtime == 1_001 and stamps == ["g"]
+
+
+@pytest.mark.parametrize("skew", [86_400, -86_400, -1_700_000_000])
+def test_a_wrong_clock_never_makes_a_time_go_backwards(skew: int) -> None:
+    """A lock written by a clock a day ahead, or behind, or stuck in 1970: each change is newer, at once."""
+    now = 1_800_000_000
+    ahead = Clock(lambda: now + skew)
+    entries, _ = stamp_notes([_row("g", "aaaa")], Lock(notes={}), ahead)
+    right = Clock(lambda: now)
+    for digest in ("bbbb", "cccc", "aaaa"):  # an edit, another, and a revert
+        previous = entries["g"].mtime
+        entries, stamps = stamp_notes([_row("g", digest)], Lock(notes=entries), right)
+        assert entries["g"].mtime == max(now, previous + 1) and stamps == ["g"]
 
 
 def test_unchanged_content_keeps_its_time_and_new_notes_get_now() -> None:
     """Only changed or new notes get a new time; the rest keep theirs."""
-    fake = FakeTime(5_000)
-    lock = Lock(notes=stamp_notes([_row("g", "aaaa")], Lock(), Clock(lambda: 100, fake.sleep))[0])
-    entries, stamps = stamp_notes([_row("g", "aaaa"), _row("h", "cccc")], lock, Clock(fake.time, fake.sleep))
+    lock = Lock(notes=stamp_notes([_row("g", "aaaa")], Lock(), Clock(lambda: 100))[0])
+    entries, stamps = stamp_notes([_row("g", "aaaa"), _row("h", "cccc")], lock, Clock(lambda: 5_000))
     assert entries["g"].mtime == 100 and "g" not in stamps
-    assert (entries["h"].mtime, stamps["h"].status) == (5_000, "new")
-    assert fake.slept == 0
+    assert entries["h"].mtime == 5_000 and stamps == ["h"]
 
 
 def test_source_date_epoch_sets_only_the_first_build(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -69,15 +63,39 @@ def test_source_date_epoch_sets_only_the_first_build(monkeypatch: pytest.MonkeyP
 
 
 def test_lock_file_is_one_line_per_note_in_a_stable_order(project: Project) -> None:
-    """The lock diffs well: one line per note, sorted by question and language."""
+    """The lock diffs and merges well: a comment, a header, then one JSON object per notetype and note, sorted."""
     project.build()
     text = (project.decks / LOCK_FILE).read_text(encoding="utf-8")
-    data = json.loads(text)
-    note_lines = [line for line in text.splitlines() if '"guid"' in line]
-    assert len(note_lines) == len(data["notes"]) == 18
-    keys = [(n["question"], n["lang"]) for n in data["notes"]]
-    assert keys == sorted(keys)
+    comment, *lines = text.splitlines()
+    assert comment.startswith("# ")
+    entries = [json.loads(line) for line in lines]
+    assert entries[0] == {"ankibuild-lock": 2, "bank": "ai-stack"}
+    assert [e["notetype"] for e in entries[1:4]] == ["de", "en", "fr"]
+    keys = [(n["question"], n["lang"]) for n in entries[4:]]
+    assert len(keys) == 18 and keys == sorted(keys)
     assert read_lock(project.decks / LOCK_FILE).dumps() == text
+
+
+def test_a_lock_merged_line_by_line_keeps_the_newest_entry_of_each_note(tmp_path: Path) -> None:
+    """What git's union merge leaves (both sides' lines, in any order) reads as the newest of each."""
+    ours = Lock("b", {}, {"g": NoteLock("g", "q", "de", "aaaa", "aa", 5), "h": NoteLock("h", "r", "de", "cc", "c", 7)})
+    theirs = Lock("b", {}, {"g": NoteLock("g", "q", "de", "bbbb", "bb", 9), "i": NoteLock("i", "s", "de", "d", "d", 3)})
+    ours_lines, theirs_lines = ours.dumps().splitlines(), theirs.dumps().splitlines()
+    path = tmp_path / LOCK_FILE
+    path.write_text("\n".join([*ours_lines, *theirs_lines[2:][::-1]]) + "\n", encoding="utf-8")
+    merged = read_lock(path)
+    assert merged.notes == {**ours.notes, **theirs.notes}
+    assert merged.notes["g"].mtime == 9
+
+
+def test_a_lock_in_the_first_format_is_read_and_written_anew(project: Project) -> None:
+    """A bank locked by an earlier version keeps every time; its next build writes the line format."""
+    first = DATA / "first-format.lock"
+    shutil.copy(first, project.decks / LOCK_FILE)
+    result = project.build()
+    assert result.lock_written and {change.kind for change in result.changes.items} == {"new"}  # none published here
+    assert read_lock(project.decks / LOCK_FILE) == read_lock(first)
+    assert (project.decks / LOCK_FILE).read_text(encoding="utf-8").startswith("# ")
 
 
 def test_a_damaged_lock_is_an_error_that_says_how_to_recover(project: Project) -> None:

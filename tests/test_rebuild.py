@@ -106,15 +106,21 @@ def test_unchanged_sources_give_identical_bytes_and_write_nothing(project: Proje
 
 
 def test_a_fresh_checkout_with_the_lock_builds_the_same_bytes(project: Project) -> None:
-    """Outputs depend on the committed sources only: deleting dist/ and rebuilding restores them all."""
+    """Packages depend on the committed sources only: deleting dist/ and rebuilding restores them all.
+
+    The changelog compares with what was published: with nothing in dist/, every
+    question is new, on top of the history kept in the bank by earlier versions.
+    """
     project.build()
-    before = {p.name: _sha(p) for p in project.out.iterdir()}
-    assert "CHANGELOG.md" in before and (project.decks / "CHANGELOG.md").is_file()
+    before = {p.name: _sha(p) for p in project.out.glob("*.apkg")}
+    assert len(before) == 3 and (project.out / "CHANGELOG.md").is_file()
     for path in project.out.iterdir():
         path.unlink()
     result = project.build()
-    assert not result.changes
-    assert {p.name: _sha(p) for p in project.out.iterdir()} == before
+    assert {change.kind for change in result.changes.items} == {"new"} and len(result.changes.items) == 18
+    assert {p.name: _sha(p) for p in project.out.glob("*.apkg")} == before
+    history = (project.decks / "CHANGELOG.md").read_text(encoding="utf-8").removeprefix("# Changelog\n")
+    assert (project.out / "CHANGELOG.md").read_text(encoding="utf-8").endswith(history)
 
 
 def test_first_build_honours_source_date_epoch(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -8,9 +8,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .atomic import write_if_changed
+from .conflicts import report_conflict
 from .errors import Problems
 from .model import FIELDS
 from .paths import UnsafePathError, read_inside
+from .search import notes_search
 
 CHANGELOG_FILE = "CHANGELOG.md"
 HEADER = "# Changelog\n"
@@ -24,8 +26,11 @@ MAX_LISTED = 50
 class Change:
     lang: str
     question: str
-    kind: str  # new, changed, removed, templates, shape
+    kind: str  # new, changed, moved, removed, templates, shape
     parts: tuple[int, ...] = ()
+    #: For a move: the names of the deck it was in, and of the one it is in now.
+    before: str = ""
+    after: str = ""
 
     def describe(self) -> str:
         if self.kind == "templates":
@@ -37,6 +42,8 @@ class Change:
             return f"changed {self.question} ({what})"
         if self.kind == "removed":
             return f"removed {self.question}"
+        if self.kind == "moved":
+            return f"moved {self.question} from {self.before} to {self.after}"
         return f"added {self.question}"
 
 
@@ -76,50 +83,68 @@ def section(log: Changelog, notetype_names: dict[str, str]) -> str:
         lines += [f"- {change.describe()}" for change in shown]
         if len(added) > MAX_LISTED:
             lines.append(f"- and {len(added) - MAX_LISTED} more questions added")
+        name = notetype_names.get(lang, lang)
+        for help_text in _move_help(name, [c for c in changes if c.kind == "moved"]):
+            lines += ["", help_text]
         removed = [c.question for c in changes if c.kind == "removed"]
         if removed:
-            lines += ["", _removal_help(notetype_names.get(lang, lang), removed)]
+            lines += ["", _removal_help(name, removed)]
         lines.append("")
     return "\n".join(lines)
 
 
+def _move_help(notetype_name: str, moved: list[Change]) -> list[str]:
+    """What to do in Anki for each deck questions moved to: an import never moves a card."""
+    targets: dict[tuple[str, str], list[str]] = {}
+    for change in moved:
+        targets.setdefault((change.before, change.after), []).append(change.question)
+    return [
+        f"Anki leaves cards in their deck when you import. To move these from `{before}`, open Browse, "
+        f"search for `{notes_search(notetype_name, questions)}`, select all cards, "
+        f"then Change Deck to `{after}`. Delete `{before}` once it is empty."
+        for (before, after), questions in targets.items()
+    ]
+
+
 def _removal_help(notetype_name: str, removed: list[str]) -> str:
-    ids = " or ".join(f'"ID:{qid}"' for qid in removed)
     return (
         "Anki keeps removed questions when you import. To delete them, open Browse, "
-        f'search for `"note:{notetype_name}" ({ids})`, select the notes and delete them.'
+        f"search for `{notes_search(notetype_name, removed)}`, select the notes and delete them."
     )
 
 
-def update_changelog(history: Path, log: Changelog, notetype_names: dict[str, str]) -> None:
-    """Put this build's section at the top of the bank's changelog (newest first)."""
-    try:
-        previous = read_inside(history, (history.parent,)).decode("utf-8").removeprefix(HEADER).lstrip("\n")
-    except FileNotFoundError:
-        previous = ""
-    text = f"{HEADER}\n{section(log, notetype_names)}\n{previous}".rstrip("\n") + "\n"
-    write_if_changed(history, text.encode())
+def previous_changelog(out: Path, first: Path, problems: Problems) -> str:
+    """The changelog published with the packages in ``out``, else the one ``first`` versions kept in the bank."""
+    found = read_changelog(out / CHANGELOG_FILE, problems)
+    return read_changelog(first, problems) or "" if found is None else found
 
 
-def publish_changelog(history: Path, out: Path) -> None:
-    """Copy the bank's changelog beside the packages, so it ships with them.
+def read_changelog(path: Path, problems: Problems) -> str | None:
+    """A changelog's text; None if there is none. One that cannot be read, or has conflict markers, is an error.
 
-    The history lives beside the lock and is committed with it: a build on a
-    fresh checkout (CI) finds nothing new, yet still publishes every entry.
+    It is published, so it must be the bank's own text.
     """
-    with contextlib.suppress(FileNotFoundError):
-        write_if_changed(out / CHANGELOG_FILE, read_inside(history, (history.parent,)))
-
-
-def check_changelog(history: Path, problems: Problems) -> None:
-    """Report a changelog a build could not read or extend: it is published, so it must be the bank's own text."""
     try:
-        read_inside(history, (history.parent,)).decode("utf-8")
+        text = read_inside(path, (path.parent,)).decode("utf-8")
     except FileNotFoundError:
-        return
+        return None
     except UnsafePathError as err:
-        problems.add(history, err.message, hint=err.hint)
+        problems.add(path, err.message, hint=err.hint)
+        return ""
     except (OSError, UnicodeDecodeError) as err:
-        problems.add(
-            history, f"cannot read the changelog: {err}", hint=f"restore it from git (git checkout -- {history})"
-        )
+        problems.add(path, f"cannot read the changelog: {err}", hint="delete it, or fetch the one last published")
+        return ""
+    return "" if report_conflict(path, text, problems) else text
+
+
+def publish_changelog(out: Path, previous: str, log: Changelog, notetype_names: dict[str, str]) -> None:
+    """Write ``out/CHANGELOG.md``: this build's section, if anything changed, on top of ``previous`` (newest first).
+
+    It lives beside the packages and is published with them; the next build
+    reads it back from there, so that no file in the bank has to be merged.
+    """
+    if not log and not previous:
+        return
+    earlier = previous.removeprefix(HEADER).lstrip("\n")
+    text = f"{HEADER}\n{section(log, notetype_names)}\n{earlier}" if log else f"{HEADER}\n{earlier}"
+    write_if_changed(out / CHANGELOG_FILE, (text.rstrip("\n") + "\n").encode())

@@ -18,16 +18,29 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import astuple, dataclass, field, replace
 from operator import attrgetter
 from pathlib import Path
-from typing import NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from .atomic import write_if_changed
 from .cache import pack, unpack
+from .conflicts import conflict_line
 from .errors import BankError, Problems
 from .paths import UnsafePathError, read_inside
 from .version import code_fingerprint
 
 LOCK_FILE = "ankibuild.lock"
-VERSION = 1
+#: Tells git to merge the lock by keeping both sides' lines (see :meth:`Lock.dumps`).
+MERGE_ATTRIBUTE = f"{LOCK_FILE} merge=union"
+ATTRIBUTES_FILE = ".gitattributes"
+#: The first line of a lock file, for whoever opens it.
+HEADER = (
+    "# When each note last changed, written by ankibuild: commit it with the bank. "
+    "One entry per line, so git can merge it (decks/.gitattributes)."
+)
+#: 2006-01-01: no note of a real build is older than Anki itself.
+ANKI_EPOCH = 1_136_073_600
+VERSION = 2
+#: The version of the first format, one JSON document, which is still read.
+FIRST_VERSION = 1
 
 
 class NoteLock(NamedTuple):
@@ -72,6 +85,7 @@ class NotetypeLock:
     def as_json(self) -> str:
         return json.dumps(
             {
+                "notetype": self.lang,
                 "id": self.id,
                 "fields": list(self.fields),
                 "cards": list(self.cards),
@@ -91,22 +105,36 @@ class Lock:
     recalled: bool = field(default=False, compare=False, repr=False)
 
     def dumps(self) -> str:
-        """One line per note, in a stable order, so a change shows as a small diff."""
+        """A header, then one line per notetype and per note, each a JSON object complete in itself.
+
+        Sorted by language and question, so a change shows as a small diff; and
+        since no line depends on its neighbours, git can merge two branches'
+        locks by keeping the lines of both (``merge=union``): :func:`read_lock`
+        keeps the newest entry of a note that appears twice.
+        """
         types = sorted(self.notetypes.values(), key=lambda t: t.lang)
         notes = sorted(self.notes.values(), key=attrgetter("question", "lang"))
-        lines = [
-            "{",
-            f'"version": {VERSION},',
-            f'"bank": {json.dumps(self.bank)},',
-            '"notetypes": {',
-            ",\n".join(f"  {json.dumps(t.lang)}: {t.as_json()}" for t in types),
-            "},",
-            '"notes": [',
-            ",\n".join(f"  {n.as_json()}" for n in notes),
-            "]",
-            "}",
-        ]
-        return "\n".join(line for line in lines if line) + "\n"
+        head = json.dumps({"ankibuild-lock": VERSION, "bank": self.bank})
+        return "\n".join([HEADER, head, *(t.as_json() for t in types), *(n.as_json() for n in notes)]) + "\n"
+
+
+def ask_git_to_merge(folder: Path) -> bool:
+    """Make sure ``folder/.gitattributes`` has git merge the lock line by line; tell whether it was written.
+
+    Without it, two branches that add questions next to each other in the lock
+    stop the merge with a conflict; with it, git keeps the lines of both.
+    """
+    path = folder / ATTRIBUTES_FILE
+    try:
+        text = read_inside(path, (folder,)).decode("utf-8")
+    except FileNotFoundError:
+        text = ""
+    except (UnsafePathError, OSError, UnicodeDecodeError):
+        return False  # the bank's own file, left as it is: merges only conflict more often
+    if MERGE_ATTRIBUTE in text.splitlines():
+        return False
+    separator = "\n" if text and not text.endswith("\n") else ""
+    return write_if_changed(path, f"{text}{separator}{MERGE_ATTRIBUTE}\n".encode())
 
 
 def read_lock(path: Path, memo: Path | None = None) -> Lock:
@@ -126,27 +154,94 @@ def read_lock(path: Path, memo: Path | None = None) -> Lock:
         return recalled
     try:
         text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise _damaged(path, 0, f"not UTF-8 ({err.reason})") from err
+    conflict = conflict_line(text)
+    if conflict:
+        raise _damaged(path, conflict, "merge conflict markers")
+    return _parse_first(path, text) if text.startswith("{\n") else _parse(path, text)
+
+
+def _parse(path: Path, text: str) -> Lock:
+    lines = [(number, line) for number, line in enumerate(text.splitlines(), 1) if line.strip() and line[0] != "#"]
+    try:
+        # One parse of them all is quicker than one per line; the slow way finds a damaged line.
+        entries = json.loads(f"[{','.join(line for _, line in lines)}]")
+    except ValueError:
+        entries = [_parsed_line(path, number, line) for number, line in lines]
+    lock = Lock()
+    for (number, _), entry in zip(lines, entries, strict=True):
+        problem = _line_problem(entry)
+        if problem:
+            raise _damaged(path, number, problem)
+        _add_entry(lock, entry)
+    return lock
+
+
+def _parsed_line(path: Path, number: int, line: str) -> Any:
+    try:
+        return json.loads(line)
+    except ValueError as err:
+        raise _damaged(path, number, _what_is_wrong(err)) from err
+
+
+def _line_problem(entry: object) -> str | None:
+    """What is wrong with one line's entry, or None when each of its values can be used."""
+    if not isinstance(entry, dict):
+        return "the line is not an object {...}"
+    if "guid" in entry:
+        problem = _entry_problem(entry, _NOTE)
+        return f"the note {problem}" if problem else None
+    if "notetype" in entry:
+        problem = _entry_problem(entry, {"notetype": _is_text, **_NOTETYPE})
+        return f"the note type {problem}" if problem else None
+    if entry.get("ankibuild-lock") != VERSION:
+        return "it was written by another version of ankibuild: build with that version"
+    return None if isinstance(entry.get("bank"), str) else '"bank" is missing or not a text'
+
+
+def _add_entry(lock: Lock, data: dict[str, Any]) -> None:
+    """Add one line's entry; of two entries for one note or notetype (a merge kept both), the newest."""
+    if "guid" in data:
+        note = _note(data)
+        old = lock.notes.get(note.guid)
+        if old is None or note.mtime > old.mtime:
+            lock.notes[note.guid] = note
+    elif "notetype" in data:
+        kind = _notetype(data["notetype"], data)
+        old_kind = lock.notetypes.get(kind.lang)
+        if old_kind is None or kind.mtime > old_kind.mtime:
+            lock.notetypes[kind.lang] = kind
+    else:
+        lock.bank = data["bank"]
+
+
+def _note(n: dict[str, Any]) -> NoteLock:
+    # _make builds the tuple without the constructor's checks.
+    return NoteLock._make((n["guid"], n["question"], n["lang"], n["digest"], n["parts"], n["mtime"]))
+
+
+def _notetype(lang: str, t: dict[str, Any]) -> NotetypeLock:
+    return NotetypeLock(lang, t["id"], tuple(t["fields"]), tuple(t["cards"]), t["digest"], t["mtime"])
+
+
+def _parse_first(path: Path, text: str) -> Lock:
+    """A lock in the first format: one JSON document (read, and written again in the current one)."""
+    try:
         data = json.loads(text)
     except ValueError as err:
-        raise _damaged(path, raw, err) from err
+        raise _damaged(path, getattr(err, "lineno", 0), _what_is_wrong(err)) from err
     wrong = _wrong_value(data, text)
     if wrong is not None:
-        raise _lock_problem(path, *wrong)
-    try:
-        return Lock(
-            data["bank"],
-            {
-                lang: NotetypeLock(lang, t["id"], tuple(t["fields"]), tuple(t["cards"]), t["digest"], t["mtime"])
-                for lang, t in data["notetypes"].items()
-            },
-            {
-                # _make builds the tuple without the constructor's checks.
-                n["guid"]: NoteLock._make((n["guid"], n["question"], n["lang"], n["digest"], n["parts"], n["mtime"]))
-                for n in data["notes"]
-            },
-        )
-    except (ValueError, KeyError, TypeError, AttributeError) as err:
-        raise _damaged(path, raw, err) from err
+        raise _damaged(path, *wrong)
+    notetypes = {lang: _notetype(lang, t) for lang, t in data["notetypes"].items()}
+    return Lock(data["bank"], notetypes, {n["guid"]: _note(n) for n in data["notes"]})
+
+
+def _what_is_wrong(err: Exception) -> str:
+    if isinstance(err, json.JSONDecodeError):
+        return f"not valid JSON ({err.msg}, column {err.colno})"
+    return f"an entry is missing or of the wrong kind ({err!r})"
 
 
 def remember(lock: Lock, text: bytes, memo: Path) -> None:
@@ -226,10 +321,10 @@ def _entry_problem(entry: object, shape: Mapping[str, Callable[[object], bool]])
 
 
 def _wrong_value(data: object, text: str) -> tuple[int, str] | None:
-    """The line and what is wrong in a parsed lock file (``text``), or None when every value can be used."""
+    """The line and what is wrong in a lock of the first format (``text``), or None when every value can be used."""
     if not isinstance(data, dict):
         return 1, "it is not an object {...}"
-    if data.get("version", VERSION) != VERSION:
+    if data.get("version", FIRST_VERSION) != FIRST_VERSION:
         return _line_of(text, '"version"'), "it was written by another version of ankibuild: build with that version"
     for key, kind in {"bank": str, "notetypes": dict, "notes": list}.items():
         if not isinstance(data.get(key), kind):
@@ -271,17 +366,10 @@ def _line_of(text: str, needle: str) -> int:
     return 0 if at == -1 else text.count("\n", 0, at) + 1
 
 
-def _lock_problem(path: Path, line: int, message: str) -> BankError:
-    problems = Problems()
-    problems.add(
-        path,
-        f"the lock file is damaged: {message}",
-        line=line,
-        column=1 if line else 0,
-        hint=f"restore it from git (git checkout -- {path}); after a merge conflict, keep either side "
-        "and build again. Without it, classmates' decks stop updating.",
-    )
-    return BankError(problems.items)
+def _line_of(text: str, needle: str) -> int:
+    """The line where ``needle`` first occurs in ``text``; 0 when it does not."""
+    at = text.find(needle) if needle else -1
+    return 0 if at == -1 else text.count("\n", 0, at) + 1
 
 
 def _unreadable(path: Path, err: UnsafePathError | OSError) -> BankError:
@@ -291,47 +379,45 @@ def _unreadable(path: Path, err: UnsafePathError | OSError) -> BankError:
     return BankError(problems.items)
 
 
-def _damaged(path: Path, raw: bytes, err: Exception) -> BankError:
-    text = raw.decode("utf-8", errors="replace")
-    conflict = re.search(r"^<<<<<<< ", text, re.MULTILINE)
-    if conflict:
-        line, message = text.count("\n", 0, conflict.start()) + 1, "merge conflict markers"
-    elif isinstance(err, json.JSONDecodeError):
-        line, message = err.lineno, f"not valid JSON ({err.msg}, column {err.colno})"
-    else:
-        line, message = 0, f"an entry is missing or of the wrong kind ({err!r})"
-    return _lock_problem(path, line, message)
+def _damaged(path: Path, line: int, message: str) -> BankError:
+    problems = Problems()
+    problems.add(
+        path,
+        f"the lock file is damaged: {message}",
+        line=line,
+        column=1 if line else 0,
+        hint=f"after a merge, delete only the <<<<<<<, ======= and >>>>>>> lines and keep both sides' entries "
+        f"(the newest of each note counts); else restore it from git (git checkout -- {path}) and build again. "
+        "Without it, classmates' decks stop updating.",
+    )
+    return BankError(problems.items)
 
 
 class Clock:
-    """Hands out modification times: whole seconds, never in the future.
+    """Hands out modification times in whole seconds, and never waits.
+
+    A changed note's time must be newer than its previous one. That one may lie
+    ahead of this computer's clock (a classmate's clock was fast, or this one is
+    slow): the new time then continues from it rather than waiting for the clock
+    to catch up, which could take days while the build holds the bank's lock.
 
     ``SOURCE_DATE_EPOCH`` fixes the time of a bank's first build, so that it is
     reproducible from a clean checkout.
     """
 
-    def __init__(self, now: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(self, now: Callable[[], float] = time.time) -> None:
         self._now = now
-        self._sleep = sleep
+
+    def now(self) -> int:
+        return int(self._now())
 
     def first(self) -> int:
         epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
-        return int(epoch) if epoch.isdigit() else int(self._now())
+        return int(epoch) if epoch.isdigit() else self.now()
 
     def after(self, previous: int) -> int:
-        """A time strictly newer than ``previous``: waits out the current second if needed."""
-        while int(self._now()) <= previous:
-            self._sleep(previous + 1 - self._now())
-        return int(self._now())
-
-
-@dataclass(frozen=True, slots=True)
-class Stamped:
-    """What happened to a note whose content is new or changed, and its new time."""
-
-    mtime: int
-    status: str  # "new" or "changed"
-    changed_parts: tuple[int, ...] = ()
+        """The current time, or the second after ``previous`` if that is not before it."""
+        return max(self.now(), previous + 1)
 
 
 class Stampable(Protocol):
@@ -349,11 +435,11 @@ class Stampable(Protocol):
     def parts(self) -> str: ...
 
 
-def stamp_notes(notes: Iterable[Stampable], lock: Lock, clock: Clock) -> tuple[dict[str, NoteLock], dict[str, Stamped]]:
-    """New lock entries for rendered notes, and stamps for those that are not the same.
+def stamp_notes(notes: Iterable[Stampable], lock: Lock, clock: Clock) -> tuple[dict[str, NoteLock], list[str]]:
+    """New lock entries for rendered notes, and the GUIDs of those given a new time (new or changed).
 
-    A note whose content is as the lock has it keeps its entry, and gets no stamp:
-    in a rebuild after an edit, nearly all of them.
+    A note whose content is as the lock has it keeps its entry: in a rebuild
+    after an edit, nearly all of them.
     """
     known, notes = lock.notes, list(notes)
     # One pass for those, at C speed as far as it goes; the loop below sees only the rest.
@@ -365,7 +451,7 @@ def stamp_notes(notes: Iterable[Stampable], lock: Lock, clock: Clock) -> tuple[d
         and old.question == note.question_id
         and old.lang == note.lang
     }
-    stamps: dict[str, Stamped] = {}
+    stamped: list[str] = []
     now: int | None = None
     for note in [note for note in notes if note.guid not in entries]:
         guid, question, lang, digest, parts = note.guid, note.question_id, note.lang, note.digest, note.parts
@@ -375,14 +461,17 @@ def stamp_notes(notes: Iterable[Stampable], lock: Lock, clock: Clock) -> tuple[d
             continue
         if old is None:
             now = now if now is not None else (clock.first() if not known else clock.after(0))
-            mtime, status, diff = now, "new", tuple[int, ...]()
+            mtime = now
         else:
             mtime = clock.after(old.mtime)
-            status = "changed"
-            diff = tuple(i for i, (a, b) in enumerate(zip(old.parts.split(), parts.split(), strict=False)) if a != b)
         entries[guid] = NoteLock(guid, question, lang, digest, parts, mtime)
-        stamps[guid] = Stamped(mtime, status, diff)
-    return entries, stamps
+        stamped.append(guid)
+    return entries, stamped
+
+
+def changed_parts(old: str, new: str) -> tuple[int, ...]:
+    """Which parts (fields, then the tags) differ between two notes' checksums."""
+    return tuple(i for i, (a, b) in enumerate(zip(old.split(), new.split(), strict=False)) if a != b)
 
 
 def stamp_notetype(

@@ -12,24 +12,43 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from functools import partial
-from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .atomic import remove_stale_temporaries, write_if_changed
 from .buildlock import exclusive
 from .cache import Cache, digest
-from .changelog import CHANGELOG_FILE, Change, Changelog, check_changelog, publish_changelog, update_changelog
+from .changelog import CHANGELOG_FILE, Change, previous_changelog, publish_changelog, read_changelog
 from .deckfiles import FileResult, process_all
-from .errors import BankError, LockChangedError, Problems, ShapeChangeError, UnknownLanguageError
+from .errors import BankError, LockChangedError, Problems, Severity, ShapeChangeError, UnknownLanguageError
 from .itemchecks import check_bank
 from .loader import BANK_FILE, bank_files, parse_source, read_pending
-from .lock import LOCK_FILE, Clock, Lock, read_lock, remember, stamp_notes, stamp_notetype
+from .lock import (
+    ANKI_EPOCH,
+    LOCK_FILE,
+    Clock,
+    Lock,
+    NoteLock,
+    ask_git_to_merge,
+    read_lock,
+    remember,
+    stamp_notes,
+    stamp_notetype,
+)
 from .media import report_unused
 from .model import CARD_NAME, FIELDS, Bank, Deck, deck_id, notetype
 from .package import DeckInfo, Kept, NoteKey, PackageSpec, Texts, package_bytes
 from .paths import read_inside
 from .progress import Progress, silent
+from .published import (
+    Published,
+    PublishedNote,
+    PublishedNotetype,
+    changes_since,
+    keep,
+    raise_times,
+    read_published,
+)
 from .render import CardTemplates, NoteHead, RenderedNote, load_templates
 from .state import BuildResult, BuildState, Output
 from .templatefolders import TemplateFolders
@@ -41,6 +60,8 @@ if TYPE_CHECKING:
 
 #: The last lock a build wrote, kept parsed in the cache's folder of things kept.
 LOCK_MEMO = "lock.memo"
+#: A warning names this many notes, then says there are more.
+MAX_NAMED = 10
 
 
 def load_bank(
@@ -149,7 +170,7 @@ def load_sources(
     """
     problems = Problems()
     lock = _read_lock(decks / LOCK_FILE, problems, Cache(decks).kept / LOCK_MEMO)
-    check_changelog(decks / CHANGELOG_FILE, problems)
+    read_changelog(decks / CHANGELOG_FILE, problems)  # read by a build that finds none published
     langs = tuple(dict.fromkeys(languages))
     loaded = _load(decks, problems, langs, {}, lock.bank, Cache(decks), progress, known)
     if loaded is None:
@@ -230,33 +251,31 @@ def run(
         lock_path = decks / LOCK_FILE
         _guard_shape(old, tuple(card_templates), allow_shape_change, result)
         clock = clock or Clock()
-        new = _stamp(bank, card_templates, types, sources.notes, old, clock, result.changes)
+        new = _stamp(bank, card_templates, types, sources.notes, old, clock, result)
+        if frozen and _out_of_date(old, new):
+            raise LockChangedError(f"{lock_path} would change: run 'ankibuild build' and commit it.")
+        new, previous = _follow_published(sources, new, out, clock, result)
         lock_text = new.dumps()
         lock_changed = lock_text != _current_text(lock_path)
-        if frozen and lock_changed:
-            raise LockChangedError(f"{lock_path} would change: run 'ankibuild build' and commit it.")
         packages = _plan(bank, sources, types, new, out, split)
-        history = decks / CHANGELOG_FILE
         if not dry_run:
-            for target in (lock_path, history, out / CHANGELOG_FILE, *(package.path for package in packages)):
+            for target in (lock_path, out / CHANGELOG_FILE, *(package.path for package in packages)):
                 remove_stale_temporaries(target)
         result.contents = {str(package.path): package.spec.contents for package in packages}
         todo = [package for package in packages if built.get(str(package.path)) != package.spec.contents]
         made = _make_packages(todo, Cache(decks).kept, progress)
+        _keep_published({model.model_id: lang for lang, model in types.items()}, todo, made, new, Cache(decks).kept)
         for package in packages:
             path, spec = package.path, package.spec
             written = path in made and _write(path, made.pop(path), dry_run)
             result.outputs.append(Output(path, package.lang, len(spec.decks), len(spec.notes), written))
         if not dry_run:
+            publish_changelog(out, previous, result.changes, {lang: t.name for lang, t in types.items()})
             # The lock goes last: a build stopped before it is simply done again by the next one.
-            if result.changes:
-                update_changelog(history, result.changes, {lang: t.name for lang, t in types.items()})
-            publish_changelog(history, out)
             _record_translations(decks / TRANSLATIONS_FILE, sources, clock, frozen)
-            result.lock_written = lock_changed and write_if_changed(lock_path, lock_text.encode())
-            if lock_changed or not old.recalled:  # else what is kept is this very lock
-                remember(new, lock_text.encode(), Cache(decks).kept / LOCK_MEMO)
-            state.record(result, sources.used)
+            result.lock_written = not frozen and _save_lock(decks, new, lock_text, lock_changed, old.recalled)
+            if not (frozen and lock_changed):  # else the next build, not frozen, still has the lock to tidy
+                state.record(result, sources.used)
         return result
 
 
@@ -268,6 +287,75 @@ def _record_translations(path: Path, sources: Sources, clock: Clock, frozen: boo
     remove_stale_temporaries(path)
     if not frozen:
         write_if_changed(path, sources.translations.text(today(clock.first())).encode())
+
+
+def _out_of_date(old: Lock, new: Lock) -> bool:
+    """Whether the committed lock lacks an entry the build needs, or has it otherwise.
+
+    Order, format and entries of notes no longer in the bank do not count: a
+    merge that keeps both sides' lines may bring back those of a removed note.
+    """
+    known = old.notes.get
+    return (old.bank, old.notetypes) != (new.bank, new.notetypes) or any(
+        known(guid) != entry for guid, entry in new.notes.items()
+    )
+
+
+def _follow_published(sources: Sources, lock: Lock, out: Path, clock: Clock, result: BuildResult) -> tuple[Lock, str]:
+    """The lock with its times raised above those of the packages published in ``out``; the changelog published.
+
+    The changes are those since the packages in ``out``: what classmates will
+    see, whatever git did to the bank and its lock meanwhile. Where there are
+    none, nothing was published yet, and every note is new.
+    """
+    bank, problems = sources.bank, Problems()
+    previous = previous_changelog(out, bank.root / CHANGELOG_FILE, problems)
+    published = read_published(out, bank.id, tuple(sources.templates), problems, Cache(bank.root).kept)
+    problems.raise_for()
+    result.warnings += [problem.describe() for problem in problems.warnings]
+    raised = raise_times(lock, published, clock)
+    names = {(deck.key, lang): bank.deck_name(deck, lang) for deck in bank.decks for lang in sources.templates}
+    notes = [(head, names[head.deck_key, head.lang]) for head in sources.notes]
+    digests = {lang: templates.digest for lang, templates in sources.templates.items()}
+    result.changes.items += changes_since(published, notes, digests)
+    result.changes.when = _latest(raised)
+    return raised, previous
+
+
+def _latest(lock: Lock) -> int:
+    return max(max((t.mtime for t in lock.notetypes.values()), default=0), max(n.mtime for n in lock.notes.values()))
+
+
+def _save_lock(decks: Path, lock: Lock, text: str, changed: bool, recalled: bool) -> bool:
+    """Write the lock if ``changed``, and keep it parsed in the cache; tell whether it was written.
+
+    When it is unchanged and was ``recalled`` from the cache, what is kept is this very lock.
+    """
+    written = changed and write_if_changed(decks / LOCK_FILE, text.encode())
+    if written:
+        ask_git_to_merge(decks)
+    if changed or not recalled:
+        remember(lock, text.encode(), Cache(decks).kept / LOCK_MEMO)
+    return written
+
+
+def _keep_published(
+    types: dict[int, str], todo: list[_Package], made: Mapping[Path, bytes], lock: Lock, kept: Path
+) -> None:
+    """Keep what each package made holds as :func:`read_published` would find it, for the next build to read.
+
+    ``types`` has the language of each notetype id the build makes.
+    """
+    for package in todo:
+        lang, spec = package.lang, package.spec
+        decks = {deck.id: deck.name for deck in spec.decks}
+        entries = ((key, lock.notes[key.guid]) for key in spec.notes)
+        notes = [
+            PublishedNote(k.guid, e.question, lang, k.digest, e.parts, k.mtime, decks[k.deck_id]) for k, e in entries
+        ]
+        notetype = PublishedNotetype(lock.notetypes[lang].digest, spec.notetype_mtime)
+        found = Published({note.guid: note for note in notes}, {lang: notetype})
+        keep(kept, package.path, made[package.path], types, found)
 
 
 def _make_packages(todo: list[_Package], kept: Path, progress: Progress) -> dict[Path, bytes]:
@@ -331,26 +419,39 @@ def _stamp(
     notes: list[NoteHead],
     old: Lock,
     clock: Clock,
-    changes: Changelog,
+    result: BuildResult,
 ) -> Lock:
-    """The new lock: times for every note and notetype; what changed goes to ``changes``."""
-    entries, stamps = stamp_notes(notes, old, clock)
-    gone = sorted((old.notes[guid] for guid in old.notes.keys() - entries.keys()), key=attrgetter("question", "lang"))
-    kept = {e.guid: e for e in gone if e.lang not in card_templates}  # other languages'
+    """The new lock: times for every note and notetype, moved where the content differs from the lock's."""
+    entries, stamped = stamp_notes(notes, old, clock)
+    gone = old.notes.keys() - entries.keys()
+    kept = {guid: old.notes[guid] for guid in gone if old.notes[guid].lang not in card_templates}  # other languages'
     new = Lock(bank.id, dict(old.notetypes), {**kept, **entries} if kept else entries)
     for lang, tpl in card_templates.items():
         new.notetypes[lang] = stamp_notetype(lang, types[lang].model_id, FIELDS, (CARD_NAME,), tpl.digest, old, clock)
-        if lang in old.notetypes and new.notetypes[lang].mtime != old.notetypes[lang].mtime:
-            changes.add(Change(lang, "", "templates"))
-    for guid, stamp in stamps.items():
-        entry = entries[guid]
-        changes.add(Change(entry.lang, entry.question, stamp.status, stamp.changed_parts))
-    for entry in gone:
-        if entry.lang in card_templates:
-            changes.add(Change(entry.lang, entry.question, "removed"))
-    times = map(attrgetter("mtime"), (*new.notetypes.values(), *new.notes.values()))
-    changes.when = max(times)
+    changed = [old.notes[guid] for guid in stamped if guid in old.notes]
+    result.warnings += _wrong_times(changed, clock, bank.root / LOCK_FILE)
     return new
+
+
+def _wrong_times(changed: list[NoteLock], clock: Clock, lock_path: Path) -> list[str]:
+    """A warning naming the changed notes whose previous time came from a wrong clock.
+
+    Their new times continue from the old ones (a second later) rather than from
+    this clock, so that they still reach classmates; see :class:`Clock`.
+    """
+    now = clock.now()
+    odd = [entry for entry in changed if not ANKI_EPOCH <= entry.mtime < now]
+    if not odd:
+        return []
+    names = ", ".join(f"{e.question} ({e.lang})" for e in odd[:MAX_NAMED]) + (" ..." if len(odd) > MAX_NAMED else "")
+    problems = Problems()
+    problems.add(
+        lock_path,
+        f"{len(odd)} changed note(s) had a time ahead of this computer's clock, or before 2006: {names}",
+        hint="their new times are one second after the old ones; check the clock of the computer that built them",
+        severity=Severity.WARNING,
+    )
+    return [problem.describe() for problem in problems.items]
 
 
 def _guard_shape(old: Lock, langs: Sequence[str], allow: bool, result: BuildResult) -> None:

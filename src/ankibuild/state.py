@@ -144,7 +144,7 @@ class BuildState:
             if data is None or data["inputs"] != self.inputs(self.seen):
                 return None
             outputs = [Output(Path(o["path"]), o["lang"], o["decks"], o["notes"], False) for o in data["outputs"]]
-            if any(file_sha(Path(o["path"])) != o["sha"] for o in data["outputs"]) or not self._published():
+            if any(file_sha(Path(o["path"])) != o["sha"] for o in data["outputs"]) or not self._published(data):
                 return None
             warnings, templates = data["warnings"], self.templates.describe()
             return BuildResult(
@@ -153,10 +153,9 @@ class BuildState:
         except (KeyError, TypeError):  # a record of another shape: build
             return None
 
-    def _published(self) -> bool:
-        """The changelog beside the packages is the bank's, as the build copied it."""
-        history = self.decks / CHANGELOG_FILE
-        return not history.is_file() or file_sha(history) == file_sha(self.out / CHANGELOG_FILE)
+    def _published(self, data: Mapping[str, Any]) -> bool:
+        """The changelog beside the packages is as the build wrote it."""
+        return bool(data["changelog"] == file_sha(self.out / CHANGELOG_FILE))
 
     def contents(self) -> dict[str, str]:
         """What each package of the last build was made of, by path, for those still as it wrote them."""
@@ -197,6 +196,7 @@ class BuildState:
             "questions": result.questions,
             "warnings": result.warnings,
             "outputs": outputs,
+            "changelog": file_sha(self.out / CHANGELOG_FILE),
         }
         with contextlib.suppress(OSError):  # without a record the next build only takes longer
             write_if_changed(self.path, json.dumps(data, indent=1).encode())

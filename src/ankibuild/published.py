@@ -1,0 +1,242 @@
+"""What classmates already have: the notes of the packages last published.
+
+A note's time in the lock comes back with every ``git revert`` or reset of the
+lock, and Anki takes a note only when its time is newer than its own. What was
+published cannot be reverted: the packages in the output folder, as the last
+build left them (or as a CI job fetched them from the last release). A build
+reads them before replacing them, so that every note whose content differs
+from its published copy gets a newer time than that copy, and so that the
+changelog tells what changed since, whatever git did in between.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import sqlite3
+import zipfile
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from operator import attrgetter
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from .atomic import write_if_changed
+from .changelog import Change
+from .errors import Problems, Severity
+from .lock import Clock, Lock, changed_parts
+from .model import notetype_id
+from .render import NoteHead, note_digest, notetype_digest
+from .version import code_fingerprint
+
+#: The collection inside a package, as ankibuild (and genanki) write it.
+COLLECTION = "collection.anki2"
+#: A published collection larger than this is not read: it is no package of ours.
+MAX_COLLECTION = 2**30
+
+
+class PublishedNote(NamedTuple):
+    guid: str
+    question: str
+    lang: str
+    digest: str
+    #: A checksum per field and one for the tags, as the lock has them.
+    parts: str
+    mtime: int
+    #: The name of the deck its card was published in.
+    deck: str
+
+
+@dataclass(frozen=True)
+class PublishedNotetype:
+    digest: str
+    mtime: int
+
+
+@dataclass
+class Published:
+    """The notes and notetypes of the bank's published packages, for the languages asked for.
+
+    A note found in several packages (``--split`` and not) counts with its newest copy.
+    """
+
+    notes: dict[str, PublishedNote] = field(default_factory=dict)
+    notetypes: dict[str, PublishedNotetype] = field(default_factory=dict)
+
+    def add(self, other: Published) -> None:
+        for guid, note in other.notes.items():
+            if guid not in self.notes or note.mtime > self.notes[guid].mtime:
+                self.notes[guid] = note
+        for lang, kind in other.notetypes.items():
+            if lang not in self.notetypes or kind.mtime > self.notetypes[lang].mtime:
+                self.notetypes[lang] = kind
+
+
+def read_published(
+    out: Path, bank_id: str, langs: Sequence[str], problems: Problems, kept: Path | None = None
+) -> Published:
+    """The published notes of ``bank_id`` in ``langs``, from every ``.apkg`` directly in ``out``.
+
+    A package that cannot be read is reported as a warning and left out: the
+    notes it held then follow the lock alone. What was found in a package is
+    kept in the folder ``kept``, by the package's content, for the next build
+    (which usually finds the very packages the last one wrote: see :func:`keep`).
+    """
+    types = {notetype_id(bank_id, lang): lang for lang in langs}
+    published = Published()
+    for path in sorted(out.glob("*.apkg")) if out.is_dir() else ():
+        try:
+            published.add(_recalled(path, types, kept) or _read_package(path, types, kept))
+        except (OSError, zipfile.BadZipFile, sqlite3.Error, ValueError, KeyError, TypeError, IndexError) as err:
+            problems.add(
+                path,
+                f"cannot read this published package ({err}): its notes' times follow the lock only",
+                hint="fetch the packages last published into this folder, or delete it if it is not one",
+                severity=Severity.WARNING,
+            )
+    return published
+
+
+def keep(kept: Path, path: Path, content: bytes, types: Mapping[int, str], found: Published) -> None:
+    """Keep ``found``, the notes of the package ``path`` that holds ``content``, for :func:`read_published`.
+
+    Plain JSON in columns, never pickle: the cache folder may be shared.
+    """
+    notes = [list(column) for column in zip(*found.notes.values(), strict=True)]
+    kinds = {lang: [kind.digest, kind.mtime] for lang, kind in found.notetypes.items()}
+    with contextlib.suppress(OSError):  # without it the next build only reads the package
+        kept.mkdir(parents=True, exist_ok=True)
+        text = json.dumps({"key": _key(content, types), "notes": notes, "notetypes": kinds})
+        write_if_changed(_memo(kept, path), text.encode(), durable=False)
+
+
+def _memo(kept: Path, path: Path) -> Path:
+    return kept / f"published-{hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]}.json"
+
+
+def _key(content: bytes, types: Mapping[int, str]) -> str:
+    # The code is part of it: another version may read a package otherwise.
+    return hashlib.sha256(f"{code_fingerprint()}\0{sorted(types.items())}\0".encode() + content).hexdigest()
+
+
+def _recalled(path: Path, types: Mapping[int, str], kept: Path | None) -> Published | None:
+    if kept is None:
+        return None
+    try:
+        data = json.loads(_memo(kept, path).read_bytes())
+        if data["key"] != _key(path.read_bytes(), types):
+            return None
+        columns = data["notes"]
+        notes = (
+            dict(zip(columns[0], map(PublishedNote._make, zip(*columns, strict=True)), strict=True)) if columns else {}
+        )
+        kinds = {lang: PublishedNotetype(digest, mtime) for lang, (digest, mtime) in data["notetypes"].items()}
+        return Published(notes, kinds)
+    except Exception:  # none, or damaged: the package is read instead
+        return None
+
+
+def _read_package(path: Path, types: Mapping[int, str], kept: Path | None) -> Published:
+    raw = path.read_bytes()
+    with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+        if archive.getinfo(COLLECTION).file_size > MAX_COLLECTION:
+            raise ValueError(f"{COLLECTION} is larger than {MAX_COLLECTION} bytes")
+        content = archive.read(COLLECTION)
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.deserialize(content)
+        models, decks = conn.execute("SELECT models, decks FROM col").fetchone()
+        rows = conn.execute(
+            "SELECT n.guid, n.mid, n.mod, n.flds, n.tags, c.did FROM notes n JOIN cards c ON c.nid = n.id"
+        ).fetchall()
+    finally:
+        conn.close()
+    names = {int(did): deck["name"] for did, deck in json.loads(decks).items()}
+    notes = (_note(row, types, names) for row in rows if row[1] in types)
+    found = Published({note.guid: note for note in notes}, dict(_notetypes(json.loads(models), types)))
+    if kept is not None:
+        keep(kept, path, raw, types, found)
+    return found
+
+
+def _note(row: tuple[Any, ...], types: Mapping[int, str], decks: Mapping[int, str]) -> PublishedNote:
+    guid, mid, mtime, flds, tags, did = row
+    fields = flds.split("\x1f")
+    digest, parts = note_digest(fields, tags.strip())
+    return PublishedNote(guid, fields[0], types[mid], digest, parts, int(mtime), decks.get(did, ""))
+
+
+def _notetypes(models: Mapping[str, Any], types: Mapping[int, str]) -> Iterator[tuple[str, PublishedNotetype]]:
+    for mid, model in models.items():
+        if int(mid) in types:
+            (template,) = model["tmpls"]
+            fields = [f["name"] for f in model["flds"]]
+            digest = notetype_digest(template["name"], fields, template["qfmt"], template["afmt"], model["css"])
+            yield types[int(mid)], PublishedNotetype(digest, int(model["mod"]))
+
+
+def raise_times(lock: Lock, published: Published, clock: Clock) -> Lock:
+    """``lock`` with every time at least that of the published copy, and newer where the content differs.
+
+    This is what carries a revert to classmates: the reverted note's content
+    differs from what they have, so it gets a time after theirs.
+    """
+    notes = dict(lock.notes)
+    known = notes.get
+    # Only a note not newer than its published copy may need another time: one pass for the rest.
+    for guid, copy in [
+        (g, c) for g, c in published.notes.items() if (e := known(g)) is not None and e.mtime <= c.mtime
+    ]:
+        entry = notes[guid]
+        mtime = _newer(entry.mtime, entry.digest == copy.digest, copy.mtime, clock)
+        if mtime != entry.mtime:
+            notes[guid] = entry._replace(mtime=mtime)
+    notetypes = {
+        lang: replace(kind, mtime=_newer(kind.mtime, kind.digest == shipped.digest, shipped.mtime, clock))
+        if (shipped := published.notetypes.get(lang)) is not None
+        else kind
+        for lang, kind in lock.notetypes.items()
+    }
+    return Lock(lock.bank, notetypes, notes)
+
+
+def _newer(mtime: int, same: bool, published: int, clock: Clock) -> int:
+    if same or mtime > published:
+        return max(mtime, published)
+    return clock.after(published)
+
+
+def changes_since(
+    published: Published, notes: Sequence[tuple[NoteHead, str]], notetypes: Mapping[str, str]
+) -> list[Change]:
+    """What changed since the published packages: the notes added, changed, moved and removed.
+
+    ``notes`` are the bank's notes with the names of their decks; ``notetypes``
+    the digest of each language's notetype, for the languages built.
+    """
+    changes = [
+        Change(lang, "", "templates")
+        for lang, digest in notetypes.items()
+        if (kind := published.notetypes.get(lang)) is not None and kind.digest != digest
+    ]
+    known = published.notes.get
+    # One pass for the notes as published, nearly all of them; the loop sees only the rest.
+    for head, deck in [(h, d) for h, d in notes if (c := known(h.guid)) is None or (c.digest, c.deck) != (h.digest, d)]:
+        changes += _note_changes(known(head.guid), head, deck)
+    gone = [published.notes[guid] for guid in published.notes.keys() - {head.guid for head, _ in notes}]
+    gone = [copy for copy in gone if copy.lang in notetypes]
+    changes += [Change(c.lang, c.question, "removed") for c in sorted(gone, key=attrgetter("question", "lang"))]
+    return changes
+
+
+def _note_changes(copy: PublishedNote | None, head: NoteHead, deck: str) -> list[Change]:
+    if copy is None:
+        return [Change(head.lang, head.question_id, "new")]
+    changes = []
+    if copy.digest != head.digest:
+        changes.append(Change(head.lang, head.question_id, "changed", changed_parts(copy.parts, head.parts)))
+    if copy.deck != deck:
+        changes.append(Change(head.lang, head.question_id, "moved", before=copy.deck, after=deck))
+    return changes
