@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import itertools
 import random
 import re
 import shutil

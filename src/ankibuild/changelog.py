@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .atomic import write_if_changed
 from .conflicts import report_conflict
-from .errors import Problems
+from .errors import Problems, Severity
 from .model import FIELDS
 from .paths import UnsafePathError, read_inside
 from .search import notes_search
@@ -115,22 +114,25 @@ def _removal_help(notetype_name: str, removed: list[str]) -> str:
 
 def previous_changelog(out: Path, first: Path, problems: Problems) -> str:
     """The changelog published with the packages in ``out``, else the one ``first`` versions kept in the bank."""
-    found = read_changelog(out / CHANGELOG_FILE, problems)
+    # A link planted in the output folder is not read, only replaced.
+    found = read_changelog(out / CHANGELOG_FILE, problems, refused=Severity.WARNING)
     return read_changelog(first, problems) or "" if found is None else found
 
 
-def read_changelog(path: Path, problems: Problems) -> str | None:
+def read_changelog(path: Path, problems: Problems, refused: Severity = Severity.ERROR) -> str | None:
     """A changelog's text; None if there is none. One that cannot be read, or has conflict markers, is an error.
 
-    It is published, so it must be the bank's own text.
+    It is published, so it must be the bank's own text. A link to a place
+    outside its folder is reported with the severity ``refused``; as a warning,
+    it counts as no changelog.
     """
     try:
         text = read_inside(path, (path.parent,)).decode("utf-8")
     except FileNotFoundError:
         return None
     except UnsafePathError as err:
-        problems.add(path, err.message, hint=err.hint)
-        return ""
+        problems.add(path, err.message, hint=err.hint, severity=refused)
+        return None if refused is Severity.WARNING else ""
     except (OSError, UnicodeDecodeError) as err:
         problems.add(path, f"cannot read the changelog: {err}", hint="delete it, or fetch the one last published")
         return ""

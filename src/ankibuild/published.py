@@ -28,6 +28,7 @@ from .changelog import Change
 from .errors import Problems, Severity
 from .lock import Clock, Lock, changed_parts
 from .model import notetype_id
+from .paths import UnsafePathError, read_inside
 from .render import NoteHead, note_digest, notetype_digest
 from .version import code_fingerprint
 
@@ -89,7 +90,7 @@ def read_published(
     for path in sorted(out.glob("*.apkg")) if out.is_dir() else ():
         try:
             published.add(_recalled(path, types, kept) or _read_package(path, types, kept))
-        except (OSError, zipfile.BadZipFile, sqlite3.Error, ValueError, KeyError, TypeError, IndexError) as err:
+        except (OSError, UnsafePathError, zipfile.BadZipFile, sqlite3.Error, ValueError, KeyError, TypeError) as err:
             problems.add(
                 path,
                 f"cannot read this published package ({err}): its notes' times follow the lock only",
@@ -126,7 +127,7 @@ def _recalled(path: Path, types: Mapping[int, str], kept: Path | None) -> Publis
         return None
     try:
         data = json.loads(_memo(kept, path).read_bytes())
-        if data["key"] != _key(path.read_bytes(), types):
+        if data["key"] != _key(_package_bytes(path), types):
             return None
         columns = data["notes"]
         notes = (
@@ -138,8 +139,13 @@ def _recalled(path: Path, types: Mapping[int, str], kept: Path | None) -> Publis
         return None
 
 
+def _package_bytes(path: Path) -> bytes:
+    """A package in the output folder: a link planted there is not followed outside it."""
+    return read_inside(path, (path.parent,), MAX_COLLECTION)
+
+
 def _read_package(path: Path, types: Mapping[int, str], kept: Path | None) -> Published:
-    raw = path.read_bytes()
+    raw = _package_bytes(path)
     with zipfile.ZipFile(io.BytesIO(raw)) as archive:
         if archive.getinfo(COLLECTION).file_size > MAX_COLLECTION:
             raise ValueError(f"{COLLECTION} is larger than {MAX_COLLECTION} bytes")
