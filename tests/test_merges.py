@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from ankibuild import build, check
-from ankibuild.errors import BankError
+from ankibuild.errors import BankError, Problems
 from ankibuild.lock import LOCK_FILE, read_lock
+from ankibuild.translations import TRANSLATIONS_FILE, Behind, Entry, dumps, parse
 
 from .conftest import Project, snapshot
 from .gitrepo import Repo
@@ -82,7 +83,7 @@ def test_two_branches_that_add_edit_and_remove_questions_merge_without_a_conflic
     shutil.copytree(project.templates, alice.path / "templates")
     (alice.path / ".gitignore").write_text("dist/\ndecks/.ankibuild.build-lock\n", encoding="utf-8")
     _build(alice)
-    assert (alice.path / "decks" / ".gitattributes").read_text(encoding="utf-8") == f"{LOCK_FILE} merge=union\n"
+    assert f"{LOCK_FILE} merge=union" in (alice.path / "decks" / ".gitattributes").read_text(encoding="utf-8")
     alice.commit("Start the bank")
     alice.git("push", "-q", "origin", "main")
     bob = origin.clone(tmp_path / "bob")
@@ -136,3 +137,15 @@ def _remove_question(path: Path, qid: str) -> None:
     start = text.index(f"  - id: {qid}")
     end = text.find("\n  - id: ", start + 1)
     path.write_text(text[:start] + (text[end + 1 :] if end != -1 else ""), encoding="utf-8")
+
+
+def test_a_translations_record_merged_line_by_line_reads_as_one_block_per_question(tmp_path: Path) -> None:
+    """Both sides' lines of one question (git's union merge): one block, and a translation behind stays flagged."""
+    digest, other = "0123456789abcdef", "fedcba9876543210"
+    ours = {"q": {"de": Entry(digest), "en": Entry(other, Behind("de", digest, "2026-01-02"))}}
+    theirs = {"q": {"de": Entry(other), "en": Entry(other)}, "r": {"de": Entry(digest)}}
+    union = dumps(ours) + "".join(dumps(theirs).splitlines(keepends=True)[3:])
+    problems = Problems()
+    merged = parse(tmp_path / TRANSLATIONS_FILE, union, problems)
+    assert not problems.items
+    assert merged == {"q": {"de": Entry(other), "en": ours["q"]["en"]}, "r": {"de": Entry(digest)}}

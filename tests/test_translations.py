@@ -379,7 +379,6 @@ def test_a_build_brings_the_record_up_to_date_as_the_commands_do(tmp_path: Path)
         (6, "q1:\nde 0123456789abcdef"),
         (6, "q1:\n  de 0123456789abcdef behind xx 0123456789abcdef"),
         (6, "q1:\n  de 0123456789abcdef behind en 0123456789abcdef \x1b[31m"),
-        (7, "q1:\n  de 0123456789abcdef\n  de 0123456789abcdef"),
     ],
 )
 def test_a_damaged_record_names_its_line(project: Project, line: int, written: str) -> None:

@@ -303,7 +303,7 @@ def text_position(text: str, offset: int) -> tuple[int, int]:
 def decode(path: Path, raw: bytes, problems: Problems) -> str | None:
     """UTF-8 text of a file (a BOM is accepted), or None with a problem reported."""
     try:
-        text = raw.decode("utf-8-sig")
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         before = raw[: err.start].decode("utf-8-sig")  # valid up to the first bad byte
         line, column = text_position(before, len(before))
@@ -315,7 +315,6 @@ def decode(path: Path, raw: bytes, problems: Problems) -> str | None:
             hint="save the file with UTF-8 encoding",
         )
         return None
-    return None if report_conflict(path, text, problems) else text
 
 
 def parse(path: Path, raw: bytes, problems: Problems) -> Any:
@@ -326,7 +325,7 @@ def parse(path: Path, raw: bytes, problems: Problems) -> Any:
 def parse_source(path: Path, raw: bytes, problems: Problems) -> SourceFile:
     """The YAML document in ``raw`` as a source file; when it cannot be had, every problem is reported."""
     text = decode(path, raw, problems)
-    if text is None:
+    if text is None or report_conflict(path, text, problems):
         return SourceFile(path, raw=raw)
     parser = _Parser(text)
     builder = _Builder(parser)

@@ -25,11 +25,13 @@ from .cache import pack, unpack
 from .conflicts import conflict_line
 from .errors import BankError, Problems
 from .paths import UnsafePathError, read_inside
+from .translations import TRANSLATIONS_FILE
 from .version import code_fingerprint
 
 LOCK_FILE = "ankibuild.lock"
-#: Tells git to merge the lock by keeping both sides' lines (see :meth:`Lock.dumps`).
-MERGE_ATTRIBUTE = f"{LOCK_FILE} merge=union"
+#: Tell git to merge the files the build writes in the bank by keeping both sides' lines:
+#: a note or question found twice is read as one (see :meth:`Lock.dumps`).
+MERGE_ATTRIBUTES = (f"{LOCK_FILE} merge=union", f"{TRANSLATIONS_FILE} merge=union")
 ATTRIBUTES_FILE = ".gitattributes"
 #: The first line of a lock file, for whoever opens it.
 HEADER = (
@@ -119,10 +121,11 @@ class Lock:
 
 
 def ask_git_to_merge(folder: Path) -> bool:
-    """Make sure ``folder/.gitattributes`` has git merge the lock line by line; tell whether it was written.
+    """Make sure ``folder/.gitattributes`` has git merge the lock and the translations record line by line.
 
-    Without it, two branches that add questions next to each other in the lock
-    stop the merge with a conflict; with it, git keeps the lines of both.
+    Without it, two branches that add questions next to each other stop the
+    merge with a conflict; with it, git keeps the lines of both. Tells whether
+    the file was written.
     """
     path = folder / ATTRIBUTES_FILE
     try:
@@ -131,10 +134,11 @@ def ask_git_to_merge(folder: Path) -> bool:
         text = ""
     except (UnsafePathError, OSError, UnicodeDecodeError):
         return False  # the bank's own file, left as it is: merges only conflict more often
-    if MERGE_ATTRIBUTE in text.splitlines():
+    missing = [line for line in MERGE_ATTRIBUTES if line not in text.splitlines()]
+    if not missing:
         return False
     separator = "\n" if text and not text.endswith("\n") else ""
-    return write_if_changed(path, f"{text}{separator}{MERGE_ATTRIBUTE}\n".encode())
+    return write_if_changed(path, f"{text}{separator}{''.join(line + chr(10) for line in missing)}".encode())
 
 
 def read_lock(path: Path, memo: Path | None = None) -> Lock:

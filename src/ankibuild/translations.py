@@ -41,6 +41,8 @@ _HEADER = (
 _DIGEST = re.compile(r"^[0-9a-f]{16}$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _CONFLICT = re.compile(r"^(<{7}|={7}|>{7})( |$)", re.MULTILINE)
+#: Where a question's block starts: before a line that is neither indented nor a comment.
+_BLOCK = re.compile(r"\n+(?=[^\s#])")
 
 
 class TextRef(NamedTuple):
@@ -221,10 +223,22 @@ def _chunks(path: Path, text: str, problems: Problems) -> dict[str, str]:
         _damaged(path, text.count("\n", 0, conflict.start()) + 1, "merge conflict markers", problems)
         return {}
     found: dict[str, str] = {}
-    for chunk in text.rstrip("\n").split("\n\n"):
-        written = chunk.lstrip("\n")  # after more blank lines than one
+    # A block starts at each question id, blank line or not: git's union merge may leave none between two.
+    for chunk in _BLOCK.split(text):
+        written = chunk.strip("\n")
         if written and written[0] != "#":
-            found.setdefault(written.partition("\n")[0].removesuffix(":"), written)
+            head, _, entries = written.partition("\n")
+            if not head.endswith(":"):
+                _damaged(
+                    path,
+                    text.count("\n", 0, text.find(written)) + 1,
+                    "expected a question id followed by ':'",
+                    problems,
+                )
+                return {}
+            question = head.removesuffix(":")
+            # Twice after such a merge (both sides changed it): one block, with both sides' lines.
+            found[question] = f"{found[question]}\n{entries}".rstrip("\n") if question in found else written
     return found
 
 
@@ -256,10 +270,11 @@ def _entries(path: Path, text: str, chunk: str, problems: Problems) -> dict[str,
     for number, text in enumerate(lines, start=line + 1):
         words = text.split()
         entry = Entry(words[1]) if len(words) == 2 else _behind(words)
-        if not text.startswith(" ") or entry is None or words[0] in entries:
-            _damaged(path, number, "expected 'language digest' below a question, once", problems)
+        if not text.startswith(" ") or entry is None:
+            _damaged(path, number, "expected 'language digest' below a question", problems)
             return None
-        entries[words[0]] = entry  # a wrong language or digest only matches no text
+        if words[0] not in entries or entries[words[0]].behind is None:  # of both sides of a merge, one behind stays
+            entries[words[0]] = entry  # a wrong language or digest only matches no text
     return entries
 
 
