@@ -370,12 +370,6 @@ def _line_of(text: str, needle: str) -> int:
     return 0 if at == -1 else text.count("\n", 0, at) + 1
 
 
-def _line_of(text: str, needle: str) -> int:
-    """The line where ``needle`` first occurs in ``text``; 0 when it does not."""
-    at = text.find(needle) if needle else -1
-    return 0 if at == -1 else text.count("\n", 0, at) + 1
-
-
 def _unreadable(path: Path, err: UnsafePathError | OSError) -> BankError:
     problems = Problems()
     message = err.message if isinstance(err, UnsafePathError) else f"cannot read the file: {err.strerror}"
