@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 import ankibuild
-from ankibuild.cli import main
+from ankibuild.cli import INTERRUPTED, main
 from ankibuild.lock import LOCK_FILE
 from ankibuild.translations import TRANSLATIONS_FILE
 
@@ -32,7 +32,7 @@ LANGS = ("de", "en")
 
 PAUSING_BUILD = """
 import os, signal, sys
-from ankibuild.cli import main
+from ankibuild.cli import INTERRUPTED, main
 
 # Ctrl-C as in a terminal: a test runner's worker may ignore SIGINT, and a child inherits that.
 signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -155,7 +155,10 @@ def test_ctrl_c_mid_write_removes_the_temporary_file_and_keeps_the_previous_outp
     process.send_signal(signal.SIGINT)
     process.send_signal(signal.SIGCONT)
     _, stderr = process.communicate()
-    assert process.returncode == 1 and b"Aborted" in stderr
+    assert process.returncode == INTERRUPTED, stderr
+    assert stderr.decode().splitlines() == [
+        "Interrupted: every file is as it was or whole and new; run the command again."
+    ]
     assert _temporaries(released) == []
     assert snapshot(released.out, released.decks) == previous
 

@@ -38,6 +38,14 @@ def write_if_changed(path: Path, content: bytes, *, durable: bool = True) -> boo
         info = path.lstat()
         if stat.S_ISREG(info.st_mode) and info.st_size == len(content) and path.read_bytes() == content:
             return False
+    try:
+        _replace(path, content, durable=durable)
+    except OSError as err:  # a full disk, a read-only folder: name the file, not its temporary
+        raise OSError(err.errno, err.strerror, str(path)) from err
+    return True
+
+
+def _replace(path: Path, content: bytes, *, durable: bool) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     temporary = Path(name)
@@ -52,7 +60,6 @@ def write_if_changed(path: Path, content: bytes, *, durable: bool = True) -> boo
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
-    return True
 
 
 def write_new(files: Mapping[Path, bytes]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
@@ -14,7 +15,7 @@ import click
 
 from .api import build
 from .buildlock import DEFAULT_WAIT
-from .errors import BankError, report
+from .errors import AnkibuildError, BankError, report
 from .itemchecks import summary
 from .progress import for_terminal
 from .schema import schema_text
@@ -55,7 +56,30 @@ def _format(help: str) -> Callable[[_F], _F]:
 _strict = click.option("--strict", is_flag=True, help="Treat warnings (e.g. missing translations) as errors.")
 
 
-@click.group()
+#: The exit code of a command interrupted with Ctrl-C, as shells report a process SIGINT ended.
+INTERRUPTED = 130
+
+
+class _Commands(click.Group):
+    """Every command: a fault of the machine (a full disk, a read-only folder) ends in one line, not a traceback."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("Interrupted: every file is as it was or whole and new; run the command again.", err=True)
+            ctx.exit(INTERRUPTED)
+        except BrokenPipeError:  # `ankibuild build | head -1`: what was asked is done, only the summary is cut
+            raise AnkibuildError("the standard output was closed before everything was printed") from None
+        except OSError as err:
+            where = f"{click.format_filename(err.filename)}: " if err.filename else ""
+            raise AnkibuildError(
+                f"{where}{err.strerror or err}. Every file is as it was or whole and new; "
+                "make room or choose another folder, then run the command again."
+            ) from None
+
+
+@click.group(cls=_Commands)
 @click.version_option(__version__, prog_name="ankibuild")
 def main() -> None:
     """Build multilingual multiple-choice Anki decks from a YAML question bank."""
@@ -448,7 +472,7 @@ def run() -> NoReturn:
         code = 0
     if isinstance(code, str):
         print(code, file=sys.stderr)
-    # A closed pipe (`ankibuild build | head -1`) was met by click.echo, which flushes each line.
-    sys.stdout.flush()
-    sys.stderr.flush()
+    for stream in (sys.stdout, sys.stderr):  # None when the command was started with the stream closed
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            stream.flush()
     os._exit(code if isinstance(code, int) else int(code is not None))

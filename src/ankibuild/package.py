@@ -15,6 +15,7 @@ from nothing.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import io
 import json
@@ -428,7 +429,11 @@ def package_bytes(spec: PackageSpec, kept: Kept | None = None) -> bytes:
     if kept is not None and kept.writable():
         with contextlib.suppress(OSError, sqlite3.Error):
             return _package(spec, kept)
-    return _package(spec, None)
+    try:
+        return _package(spec, None)
+    except sqlite3.Error as err:  # the temporary folder's disk is full, or read-only, too
+        where = tempfile.gettempdir()
+        raise OSError(errno.EIO, f"cannot write a temporary collection there ({err})", where) from err
 
 
 def _package(spec: PackageSpec, kept: Kept | None) -> bytes:

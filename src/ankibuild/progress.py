@@ -36,6 +36,7 @@ class TerminalBar:
         self.stream.flush()
 
 
-def for_terminal(quiet: bool, stream: TextIO = sys.stderr) -> Progress:
-    """A bar when someone watches a terminal, else nothing."""
-    return TerminalBar(stream) if not quiet and stream.isatty() else silent
+def for_terminal(quiet: bool, stream: TextIO | None = None) -> Progress:
+    """A bar when someone watches a terminal, else nothing (also when standard error was closed)."""
+    stream = stream or sys.stderr
+    return TerminalBar(stream) if not quiet and stream is not None and stream.isatty() else silent
