@@ -11,6 +11,7 @@ import tempfile
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ankibuild.cli import main
-from ankibuild.lock import LOCK_FILE
+from ankibuild.lock import LOCK_FILE, read_lock
 
 from .ankitools import collection, import_package
 from .conftest import DATA
@@ -83,11 +84,13 @@ def _checked_then_imported(decks: Path) -> Result:
 
 @pytest.fixture(scope="module")
 def good_lock() -> dict[str, Any]:
-    """The lock a first build of the small bank writes."""
+    """The lock a first build of the small bank writes, in the first format: one JSON document to take apart."""
     with _bank() as decks:
         _run("build", "--decks", str(decks), "--out", str(decks.parent / "dist"))
-        lock: dict[str, Any] = json.loads((decks / LOCK_FILE).read_text(encoding="utf-8"))
-        return lock
+        lock = read_lock(decks / LOCK_FILE)
+        notetypes = {t.lang: {k: v for k, v in asdict(t).items() if k != "lang"} for t in lock.notetypes.values()}
+        notes = [note._asdict() for note in lock.notes.values()]
+        return {"version": 1, "bank": lock.bank, "notetypes": notetypes, "notes": notes}
 
 
 def _mutate(lock: dict[str, Any], data: st.DataObject) -> Any:
@@ -174,7 +177,7 @@ def test_each_value_the_build_cannot_use_is_named_with_its_line(value: str, key:
         if key != "mtime" and value.startswith('"'):
             return  # any text is a GUID or a digest
         entry[key] = json.loads(value)
-        lines[number - 1] = "  " + json.dumps(entry) + ","
+        lines[number - 1] = json.dumps(entry)
         (decks / LOCK_FILE).write_text("\n".join(lines) + "\n", encoding="utf-8")
         checked = _run("check", "--decks", str(decks))
         assert checked.exit_code == 1

@@ -323,7 +323,9 @@ def _follow_published(sources: Sources, lock: Lock, out: Path, clock: Clock, res
 
 
 def _latest(lock: Lock) -> int:
-    return max(max((t.mtime for t in lock.notetypes.values()), default=0), max(n.mtime for n in lock.notes.values()))
+    """The newest time in ``lock`` (0 for a bank with nothing in it)."""
+    times = [*(kind.mtime for kind in lock.notetypes.values()), *(note.mtime for note in lock.notes.values())]
+    return max(times, default=0)
 
 
 def _save_lock(decks: Path, lock: Lock, text: str, changed: bool, recalled: bool) -> bool:
