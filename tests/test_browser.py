@@ -25,7 +25,7 @@ from ankibuild import build
 from ankibuild.preview import CardSides, card_document, render_cards, write_preview
 
 from .cdp import Browser, Page, chromium, launch
-from .conftest import DATA
+from .conftest import DATA, ROOT
 
 pytestmark = pytest.mark.skipif(
     chromium() is None, reason="no Chromium installed: apt-get install chromium (Debian) to run the browser tests"
@@ -34,7 +34,7 @@ pytestmark = pytest.mark.skipif(
 OUTPUT = Path(__file__).resolve().parent / "output"
 
 #: What a person sees of a card, read from its page: each option (field letter,
-#: letter shown, and how its border is marked), the verdict, the answer line.
+#: letter shown, and how its border is marked), the sign after each option, the verdict.
 STATE = """(doc) => {
   const view = doc.defaultView;
   const colour = (name) => {
@@ -53,7 +53,8 @@ STATE = """(doc) => {
     options: [...doc.querySelectorAll(".ab-quiz .ab-option")].map(
       (li) => [li.dataset.letter, li.querySelector(".ab-letter").textContent, mark(li)]),
     verdict: visible(verdict) ? verdict.innerText.trim() : "",
-    answer: [...doc.querySelectorAll(".ab-answer-text")].filter(visible).map((a) => a.innerText.trim()),
+    signs: [...doc.querySelectorAll(".ab-quiz .ab-option")].map(
+      (li) => view.getComputedStyle(li, "::after").content.replace(/^none$|"/g, "")),
     explanation: visible(doc.querySelector(".ab-explanation")),
     direction: view.getComputedStyle(doc.querySelector(".ab-quiz")).direction,
     overflow: doc.documentElement.scrollWidth > doc.documentElement.clientWidth,
@@ -188,7 +189,8 @@ def test_a_tapped_option_is_marked_after_the_flip(
     assert [mark for _, _, mark in back["options"]] == [
         chosen if o == tapped else "right" if o == "B" else "plain" for o in "ABCD"
     ]
-    assert back["verdict"] == verdict and back["explanation"] and len(back["answer"]) == 1
+    assert back["verdict"] == verdict and back["explanation"]
+    assert back["signs"] == ["\u2717" if o == tapped and o != "B" else "\u2713" if o == "B" else "" for o in "ABCD"]
     assert (front["verdict"], front["explanation"]) == ("", False)
     _only_local(page)
 
@@ -234,7 +236,8 @@ def test_number_keys_follow_the_shuffled_order_right_to_left(page: Page, rtl_sam
     assert [mark for _, _, mark in back["options"]] == [
         right if i == 2 else "right" if letter == "A" else "plain" for i, letter in enumerate(order)
     ]
-    assert back["answer"][0].startswith("أبج"[order.index("A")])  # the answer line names the letter shown
+    signs = {letter: sign for (letter, _, _), sign in zip(back["options"], back["signs"], strict=True)}
+    assert signs == {letter: "\u2713" if letter == "A" else "\u2717" if letter == order[2] else "" for letter in order}
     assert (front["direction"], back["direction"]) == ("rtl", "rtl")
     assert back["verdict"] == ("إجابة صحيحة" if right == "right" else "إجابة خاطئة")
     _only_local(page)
@@ -365,5 +368,154 @@ def test_without_javascript_the_back_still_shows_the_answer(page: Page, card_pag
     page.screenshot(OUTPUT / "no-script-he-back.png")
     assert front == ["א\nנוגה", "ב\nכוכב חמה", "ג\nמאדים", "ד\nכדור הארץ"]  # noqa: RUF001 (Hebrew letters)
     assert [mark for _, _, mark in back["options"]] == ["plain", "right", "plain", "plain"]
-    assert back["answer"] == ["ב כוכב חמה"] and back["explanation"] and back["verdict"] == ""
+    assert back["signs"] == ["", "\u2713", "", ""] and back["explanation"] and back["verdict"] == ""
     assert back["direction"] == "rtl"
+
+
+# -- every screen: phone and desktop, light and both night classes ------------------
+
+#: How a card's page reads, measured: what sticks out sideways, and the contrast of
+#: each option's border (with the page) and of its sign (with the option's own background).
+AUDIT = """(() => {
+  const view = window;
+  const rgb = (colour) => (colour.match(/[\\d.]+/g) || [0, 0, 0, 0]).map(Number);
+  const luminance = ([r, g, b]) => [r, g, b].map((v) => {
+    v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
+  }).reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const contrast = (a, b) => {
+    const [x, y] = [luminance(rgb(a)), luminance(rgb(b))].sort((p, q) => q - p);
+    return Math.round((x + 0.05) / (y + 0.05) * 100) / 100;
+  };
+  const page = getComputedStyle(document.body).backgroundColor;
+  const ground = (element) => {
+    const colour = getComputedStyle(element).backgroundColor;
+    return rgb(colour)[3] === 0 ? page : colour;
+  };
+  const scrolls = (element) => {
+    for (let node = element; node && node !== document.body; node = node.parentElement) {
+      if (/auto|scroll/.test(getComputedStyle(node).overflowX)) return true;
+    }
+    return false;
+  };
+  const width = document.documentElement.clientWidth;
+  const sticking = [...document.body.querySelectorAll("*")].filter(
+    (e) => e.getBoundingClientRect().right > width + 0.5 && !scrolls(e)).map((e) => e.tagName + "." + e.className);
+  const options = [...document.querySelectorAll(".ab-quiz .ab-option")].map((li) => {
+    const after = getComputedStyle(li, "::after");
+    const sign = after.content.replace(/^none$|"/g, "");
+    return {
+      letter: li.dataset.letter,
+      border: contrast(getComputedStyle(li).borderTopColor, page),
+      badge: contrast(getComputedStyle(li.querySelector(".ab-letter")).borderTopColor, ground(li)),
+      sign: sign,
+      signContrast: sign ? contrast(after.color, ground(li)) : 0,
+    };
+  });
+  const verdict = document.querySelector(".ab-verdict");
+  const visibleSpan = (v) => [...v.children].find((e) => getComputedStyle(e).display !== "none") || v;
+  const shown = verdict && getComputedStyle(verdict).display !== "none";
+  const code = [...document.querySelectorAll(".ab-code")];
+  const colours = [...document.querySelectorAll(".ab-code [class^=ab-hl-], .ab-code")].map(
+    (e) => contrast(getComputedStyle(e).color, getComputedStyle(e.closest(".ab-code")).backgroundColor));
+  return {
+    overflow: document.documentElement.scrollWidth > width,
+    sticking: sticking,
+    options: options,
+    verdict: shown ? contrast(getComputedStyle(visibleSpan(verdict)).color, page) : 0,
+    text: contrast(getComputedStyle(document.body).color, page),
+    page: luminance(rgb(page)),
+    codeWraps: code.every((pre) => pre.scrollWidth <= pre.clientWidth + 1),
+    codeContrast: Math.min(99, ...colours),
+    codePage: Math.max(0, ...code.map((pre) => luminance(rgb(getComputedStyle(pre).backgroundColor)))),
+    images: [...document.querySelectorAll(".ab-card img")].map((img) => getComputedStyle(img).backgroundColor),
+  };
+})()"""
+
+MODES = {"light": "", "nightMode": "nightMode", "night_mode": "night_mode"}
+
+
+@pytest.fixture(scope="module")
+def every_screen(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, list[CardSides]]]:
+    """Every card of the test banks with labels and formulas, and of the sample bank, with the files they load."""
+    root = tmp_path_factory.mktemp("every-screen")
+    cards: list[CardSides] = []
+    for decks in (DATA / "every-language", DATA / "formulas", ROOT / "decks"):
+        rendered = render_cards(decks=decks)
+        cards += rendered.cards
+        for name, content in rendered.images.items():
+            (root / name).write_bytes(content)
+        for asset in rendered.templates[rendered.cards[0].lang].media:
+            (root / asset.name).write_bytes(asset.content)
+        css = next(iter(rendered.templates.values())).css
+    (root / "empty.html").write_text(card_document(css, ""), encoding="utf-8")
+    (root / "favicon.ico").write_bytes(b"")
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(Quiet, directory=str(root)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}", cards
+    server.shutdown()
+    thread.join()
+    server.server_close()
+
+
+def _states(page: Page, card: CardSides) -> Iterator[tuple[str, str]]:
+    """Show the card in each state a student meets (Anki desktop's way); yields each state's name and answer."""
+    answer = card.back.split('data-answer="', 1)[1][0]
+    letters = [part.split('"', 1)[0] for part in card.front.split('class="ab-option" data-letter="')[1:]]
+    wrong = next(letter for letter in letters if letter != answer)
+    swap = f"({SWAP})"
+    for name, choice in (("chosen", wrong), ("right", answer), ("wrong", wrong), ("unanswered", "")):
+        page.evaluate(f"{swap}({json.dumps(card.front)})")
+        if choice:  # by its place as shown: a shuffled card has its own order
+            shown = page.evaluate(
+                "[...document.querySelectorAll('.ab-quiz .ab-option')].map((li) => li.dataset.letter)"
+            )
+            page.evaluate(f"window.ankibuildKey({shown.index(choice)})")
+        if name != "chosen":
+            page.evaluate(f"{swap}({json.dumps(card.back)})")
+        yield name, answer
+
+
+@pytest.mark.parametrize("width", [390, 1200])
+def test_every_card_reads_on_every_screen_in_light_and_both_night_modes(
+    browser: Browser, every_screen: tuple[str, list[CardSides]], width: int
+) -> None:
+    """Nothing sticks out sideways but inside a scrolling block; borders and signs keep 3:1; every state has a sign.
+
+    At phone width code wraps; under either night class the page, code and diagrams are recoloured.
+    """
+    url, cards = every_screen
+    page = browser.new_page(width, 900)
+    try:
+        page.navigate(f"{url}/empty.html")
+        for card in cards:
+            for state, answer in _states(page, card):
+                for mode, night in MODES.items():
+                    page.evaluate(f"document.body.className = 'card card1 {night}'")
+                    seen = page.evaluate(AUDIT)
+                    where = (card.lang, card.question_id, state, mode)
+                    assert not seen["overflow"] and seen["sticking"] == [], (where, seen["sticking"])
+                    assert min(o["border"] for o in seen["options"]) >= 3, (where, seen["options"])
+                    assert all(o["signContrast"] >= 3 for o in seen["options"] if o["sign"]), (where, seen["options"])
+                    assert seen["text"] >= 7 and seen["codeContrast"] >= 4.5, (where, seen)
+                    signs = {o["letter"]: o["sign"] for o in seen["options"]}
+                    if state != "chosen":  # the back: the correct option always has its tick
+                        assert signs[answer] == "\u2713", where
+                        wrong = {"\u2717"} if state == "wrong" else set()
+                        assert set(signs.values()) - {"", "\u2713"} == wrong, (where, signs)
+                        assert state == "unanswered" or seen["verdict"] >= 3, where
+                    if width < 500:
+                        assert seen["codeWraps"], where
+                    if night:
+                        assert seen["page"] < 0.05 and seen["codePage"] < 0.05, where
+                        assert all(colour == "rgb(255, 255, 255)" for colour in seen["images"]), where
+                    if state == "wrong" and card.question_id in ("roofline", "conv-im2col-gemm") and card.lang == "fr":
+                        page.screenshot(OUTPUT / f"screen-{width}-{card.question_id}-{card.lang}-{state}-{mode}.png")
+        assert page.errors() == []
+    finally:
+        page.close()

@@ -112,15 +112,13 @@ def test_shuffle_changes_the_templates_never_the_fields(project: Project, tmp_pa
 
 
 def test_labels_carry_each_languages_typography_and_direction() -> None:
-    """French spaces its colon, Chinese and Japanese use a full-width one; Arabic and Hebrew read right to left."""
+    """Each part of a card reads in its language's direction; the verdict speaks the language."""
     cards = {c.lang: c for c in render_cards(decks=DATA / "every-language").cards}
-    assert '<span class="ab-label">Réponse\u00a0:</span>' in cards["fr"].back
-    full_width = ("ja", "答え："), ("zh", "答案："), ("zh-Hant", "答案：")  # noqa: RUF001 (full-width colons)
-    for lang, label in (*full_width, ("ko", "정답:"), ("ar", "الإجابة:")):
-        assert f'<span class="ab-label">{label}</span>' in cards[lang].back
+    assert '<span class="ab-verdict-right">Bonne réponse</span>' in cards["fr"].back
+    assert '<span class="ab-verdict-wrong">不正解</span>' in cards["ja"].back
     for lang, card in cards.items():
         direction = "rtl" if lang in ("ar", "he") else "ltr"
-        assert card.back.count(f'lang="{lang}" dir="{direction}"') == 2  # the question and the answer part
+        assert card.back.count(f'lang="{lang}" dir="{direction}"') == 3  # the verdict, the question, the explanation
     cyrillic_a = "\u0410"
     for lang, first in (("en", "A"), ("ru", cyrillic_a), ("ja", "ア"), ("ko", "①"), ("ar", "أ"), ("he", "א")):
         assert f'data-letter="A"><span class="ab-letter">{first}</span>' in cards[lang].front
@@ -189,3 +187,22 @@ def test_a_named_templates_folder_that_is_missing_is_an_error(project: Project) 
         project.build(templates=project.root / "nowhere")
     assert [(p.file, p.message) for p in raised.value.problems] == [("nowhere", "no templates folder here")]
     assert not project.out.exists() and not (project.decks / LOCK_FILE).exists()
+
+
+def test_french_texts_get_no_break_spaces_but_never_in_code_or_formulas() -> None:
+    """Before ? ! ; a narrow no-break space, before : and inside « » a no-break one; code and formulas as written."""
+    cards = {c.lang: c for c in render_cards(decks=DATA / "formulas").cards}
+    french, english = cards["fr"].back, cards["en"].back
+    assert "par la mémoire\u202f? Et «\u00a0pourquoi\u00a0»\u202f?" in french
+    assert "point de crête\u202f!" in french and "la bande passante\u00a0: dans le code" in french
+    assert "<code>a ? b : c</code>" in french  # code as written
+    assert "\\( I = \\frac{\\text{FLOPs}}{\\text{octets}} \\)" in french  # and formulas
+    assert "\u202f" not in english and "\u00a0:" not in english
+
+
+def test_a_formula_keeps_the_punctuation_that_follows_it_on_its_line() -> None:
+    """'\\(x\\),' is one unbreakable piece: the comma never starts a line of its own."""
+    cards = {c.lang: c for c in render_cards(decks=DATA / "formulas").cards}
+    assert '<span class="ab-keep">\\( I &gt; \\pi / \\beta \\),</span> the ridge point' in cards["en"].front
+    assert '<span class="ab-keep">\\( I &gt; \\pi / \\beta \\)\u00a0:</span> au-delà' in cards["fr"].front
+    assert ".ab-keep { display: inline-block; }" in render_cards(decks=DATA / "formulas").templates["en"].css

@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from ankibuild.model import FIELDS, LETTERS
+from ankibuild.richtext import typography
 
 from .ankitools import TEMPLATE_ERROR, collection, import_package, render
 from .conftest import ROOT, Project
@@ -46,22 +47,22 @@ def test_every_language_imports_with_all_notes_decks_fields_and_tags(project: Pr
                 note = col.get_note(nid)
                 text = question[lang]
                 assert list(note.keys()) == list(FIELDS)
-                assert note["Question"] == html.escape(text["question"], quote=False)
+                assert note["Question"] == html.escape(typography(text["question"], lang), quote=False)
                 assert note["Answer"] == question["answer"]
                 assert [note[letter] for letter in LETTERS[: len(text["options"])]] == [
-                    html.escape(o, quote=False) for o in text["options"]
+                    html.escape(typography(o, lang), quote=False) for o in text["options"]
                 ]
                 if question["id"] not in RICH:
-                    assert note["Explanation"] == html.escape(text["explanation"], quote=False)
+                    assert note["Explanation"] == html.escape(typography(text["explanation"], lang), quote=False)
                 assert set(note.tags) == set(question["topics"])
                 assert col.decks.name(col.get_card(note.card_ids()[0]).did) == title
 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_card_renders_question_front_and_answer_back(project: Project, tmp_path: Path, lang: str) -> None:
-    """No template error; front has the question and options, back the correct option and explanation."""
+    """No template error; front has the question and options, back the options again (marked) and the explanation."""
     project.build()
-    label = {"de": "Antwort:", "fr": "Réponse\u00a0:", "en": "Answer:"}[lang]
+    label = {"de": "Erläuterung", "fr": "Explication", "en": "Explanation"}[lang]
     with collection(tmp_path / "c.anki2") as col:
         import_package(col, project.out / f"ai-stack-{lang}.apkg")
         for card_id in col.find_cards(""):
@@ -72,7 +73,9 @@ def test_every_card_renders_question_front_and_answer_back(project: Project, tmp
             assert note["Explanation"] not in front and label not in front
             answer = note["Answer"]
             assert f'data-answer="{answer}"' in back
-            assert f'data-letter="{answer}"><span class="ab-letter">{answer}</span> {note[answer]}</span>' in back
+            # the correct option is marked in place, not repeated under the options
+            assert f'data-letter="{answer}"><span class="ab-letter">{answer}</span><span class="ab-text">' in back
+            assert back.count(note[answer]) == 1
             assert label in back and note["Explanation"] in back
             assert f'lang="{lang}"' in front
 

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from ankibuild.cli import main
 from ankibuild.errors import AnkibuildError, BankError
 from ankibuild.importer import ImportResult, import_pages
+from ankibuild.richtext import typography
 from ankibuild.yamltext import split_lines
 
 from .ankitools import TEMPLATE_ERROR, collection, import_package, render
@@ -99,10 +100,11 @@ def test_imported_seed_question_builds_and_imports_into_anki(project: Project, t
             (nid,) = col.find_notes(f'"ID:{SAMPLE_ID}"')
             note = col.get_note(nid)
             text = sample[lang]
-            assert note["Question"] == html.escape(text["question"], quote=False)
-            assert [note[letter] for letter in "ABC"] == [html.escape(o, quote=False) for o in text["options"]]
+            assert note["Question"] == html.escape(typography(text["question"], lang), quote=False)
+            options = [html.escape(typography(o, lang), quote=False) for o in text["options"]]
+            assert [note[letter] for letter in "ABC"] == options
             assert (note["D"], note["Answer"]) == ("", "B")
-            assert note["Explanation"] == html.escape(text["explanation"], quote=False)
+            assert note["Explanation"] == html.escape(typography(text["explanation"], lang), quote=False)
             assert note.tags == ["ai-hardware"]
             front, back = render(col, note.card_ids()[0])
             assert TEMPLATE_ERROR not in front + back and note["B"] in back

@@ -49,7 +49,7 @@ def test_any_change_to_inputs_or_outputs_runs_the_pipeline(project: Project, dam
         package.write_bytes(before[:-1] + bytes([before[-1] ^ 1]))
     elif damage == "edit a template":
         labels = project.templates / "de" / "labels.yaml"
-        labels.write_text(labels.read_text(encoding="utf-8").replace("Antwort", "Lösung"), encoding="utf-8")
+        labels.write_text(labels.read_text(encoding="utf-8").replace("Erläuterung", "Erklärung"), encoding="utf-8")
     else:
         (project.out / "CHANGELOG.md").unlink()
     result = project.build()

@@ -121,7 +121,7 @@ def test_a_right_to_left_bank_reads_right_to_left(project: Project) -> None:
     assert page.sections == {"ar": "rtl", "he": "rtl"}
     for lang, front, back in json.loads(page.data)["cards"]:
         assert f'lang="{lang}" dir="rtl"' in front and 'data-shuffle="true"' in front
-        assert back.count('dir="rtl"') == 2
+        assert back.count('dir="rtl"') == 3  # the verdict, the question, the explanation
 
 
 def test_syntax_the_preview_cannot_render_is_an_error_and_nothing_is_written(project: Project) -> None:

@@ -206,7 +206,7 @@ def render_note(
 
     def render(name: str, value: str) -> str:
         where = text.marks.get(name, (question.source.line, question.source.column))
-        return to_html(value, _FieldResources(media, problems, question, where, used))
+        return to_html(value, _FieldResources(media, problems, question, where, used), lang)
 
     options = [
         (PIN_MARK if letter in question.pin else "") + render(letter, option)

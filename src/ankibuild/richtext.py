@@ -67,6 +67,7 @@ class Resources(Protocol):
 
 
 _RESOURCES = "ankibuild.resources"
+_LANG = "ankibuild.lang"
 
 #: Closing delimiter of each formula opener, ``$$`` before ``$``.
 _MATH = {"\\(": "\\)", "\\[": "\\]", "$$": "$$", "$": "$"}
@@ -113,11 +114,36 @@ def _highlight_classes() -> dict[_TokenType, str]:
 _MARKUP = re.compile(r"[\n\r\0\\`*_\[<$&]|^(?:[#>+\-=~|]|\d{1,9}[.)](?:\s|$))")
 
 
-def to_html(text: str, resources: Resources) -> str:
-    """A question text as card HTML: Markdown rendered, formulas kept for MathJax."""
+def to_html(text: str, resources: Resources, lang: str = "") -> str:
+    """A question text in ``lang`` as card HTML: Markdown rendered, formulas kept for MathJax."""
     if not _MARKUP.search(text):
-        return _plain_html(text)
-    return markdown_html(text, resources)
+        return _plain_html(text, lang)
+    return markdown_html(text, resources, lang)
+
+
+#: French sets a no-break space before ``:`` and inside guillemets, a narrow one before
+#: ``; ! ?`` (the Imprimerie nationale's rule), so that the sign never starts a line.
+_FRENCH_SPACES = (
+    (re.compile(r"[ \t]+(?=:)|(?<=«)[ \t]+|[ \t]+(?=»)"), "\u00a0"),
+    (re.compile(r"[ \t]+(?=[;!?])"), "\u202f"),
+)
+#: A formula and the punctuation after it, which must not start the next line; code is left alone.
+_FORMULA_THEN_SIGN = re.compile(
+    r"(<pre\b.*?</pre>|<code\b.*?</code>)|(\\\((?:[^\\]|\\[^)])*\\\)[\u00a0\u202f]?[.,;:!?)\]»…]+)", re.DOTALL
+)
+
+
+def typography(text: str, lang: str) -> str:
+    """Plain text with the spaces its language's typography asks for (French: no-break ones)."""
+    if lang.split("-")[0] != "fr":
+        return text
+    for pattern, space in _FRENCH_SPACES:
+        text = pattern.sub(space, text)
+    return text
+
+
+def _keep_with_formula(rendered: str) -> str:
+    return _FORMULA_THEN_SIGN.sub(lambda m: m.group(1) or f'<span class="ab-keep">{m.group(2)}</span>', rendered)
 
 
 #: Characters that may start markup anywhere in a line, and at the start of a line only.
@@ -158,20 +184,20 @@ class Unpackaged:
         return None
 
 
-def markdown_html(text: str, resources: Resources) -> str:
+def markdown_html(text: str, resources: Resources, lang: str = "") -> str:
     """``to_html`` without its shortcut for text that has no Markdown in it."""
-    env: EnvType = {_RESOURCES: resources}
+    env: EnvType = {_RESOURCES: resources, _LANG: lang}
     markdown = _markdown()
     tokens = markdown.parse(text, env)
     if [token.type for token in tokens] == ["paragraph_open", "inline", "paragraph_close"]:
         tokens = tokens[1:2]  # inline text stays inline, as it always was
     rendered = str(markdown.renderer.render(tokens, markdown.options, env)).rstrip("\n")
-    return _ANKI_SYNTAX.sub("&#91;", rendered)
+    return _keep_with_formula(_ANKI_SYNTAX.sub("&#91;", rendered))
 
 
-def _plain_html(text: str) -> str:
+def _plain_html(text: str, lang: str = "") -> str:
     """Text shown exactly as written, line breaks kept: the rendering before Markdown."""
-    return html.escape(text, quote=False).replace("\n", "<br>")
+    return html.escape(typography(text, lang), quote=False).replace("\n", "<br>")
 
 
 def search(src: str, needle: str, start: int) -> int:
@@ -335,7 +361,8 @@ def _render_image(self: RendererHTML, tokens: Sequence[Token], idx: int, options
 
 def _render_text(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
     # MathJax reads no formula across an element (only <br> and comments are let through).
-    return _TEXT_OPENER.sub("<span>\\\\</span>", html.escape(tokens[idx].content, quote=False))
+    text = typography(tokens[idx].content, env.get(_LANG, ""))
+    return _TEXT_OPENER.sub("<span>\\\\</span>", html.escape(text, quote=False))
 
 
 def _render_break(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:

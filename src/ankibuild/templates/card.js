@@ -117,10 +117,6 @@
       var option = this.options[order[i]];
       this.list.appendChild(option);
       option.querySelector(".ab-letter").textContent = this.shown[i] || String(i + 1);
-      var answer = document.querySelector('.ab-answer-text[data-letter="' + order[i] + '"] .ab-letter');
-      if (answer) {
-        answer.textContent = this.shown[i] || String(i + 1);
-      }
     }
     this.order = order;
   };
