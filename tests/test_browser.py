@@ -519,3 +519,16 @@ def test_every_card_reads_on_every_screen_in_light_and_both_night_modes(
         assert page.errors() == []
     finally:
         page.close()
+
+
+def test_a_pinned_option_keeps_its_place_while_the_others_shuffle(page: Page, card_pages: str) -> None:
+    """'None of the above', pinned, is last at every review; the other options take every order."""
+    (card,) = render_cards(decks=DATA / "pinned").cards
+    page.navigate(f"{card_pages}/empty.html")
+    orders = set()
+    for _ in range(40):
+        page.evaluate(f"({SWAP})({json.dumps(card.front)})")
+        orders.add(tuple(page.evaluate("[...document.querySelectorAll('.ab-option')].map((o) => o.dataset.letter)")))
+    assert {order[-1] for order in orders} == {"E"}
+    assert len(orders) > 6 and {order[0] for order in orders} == set("ABCD")
+    assert page.errors() == []
