@@ -24,8 +24,9 @@ import yaml
 
 from .collector import paused
 from .conflicts import report_conflict
-from .errors import Problems
+from .errors import Problems, Severity
 from .paths import UnsafePathError, read_inside, within
+from .yamlwords import Explained, cut_by_comment, explain, joined_items, missing_dash
 
 try:
     from yaml._yaml import CParser as _Parser
@@ -125,9 +126,13 @@ class _Open:
 class _Builder:
     """Builds one document from parser events: bounded, positioned, with duplicates noted."""
 
-    def __init__(self, parser: Any) -> None:
+    def __init__(self, parser: Any, lines: list[str]) -> None:
         self.parser = parser
-        self.duplicates: list[tuple[str, tuple[int, int], tuple[int, int]]] = []
+        self.lines = lines
+        #: (key, where, where it was first written, where its mapping's first key was written)
+        self.duplicates: list[tuple[str, tuple[int, int], tuple[int, int], tuple[int, int]]] = []
+        #: What YAML read differently from how the lines look.
+        self.surprises: list[Explained] = []
         self.anchors: dict[str, Any] = {}
         self.sizes: dict[str, int] = {}
         self.values = 0
@@ -158,6 +163,9 @@ class _Builder:
             kind = type(event)
             if kind is yaml.ScalarEvent:
                 value = self._scalar(event)
+                end = event.end_mark
+                if end.line != event.start_mark.line or (not event.style and "#" in self.lines[end.line]):
+                    self._look(event, value, stack[-1].value if stack else None)
             elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
                 stack.append(self._open(event, len(stack)))
                 continue
@@ -182,6 +190,16 @@ class _Builder:
             self.anchors[event.anchor] = value
             self.sizes[event.anchor] = 1
         return value
+
+    def _look(self, event: Any, value: Any, parent: Map | Seq | None) -> None:
+        """Note what YAML reads into a text unlike how its lines look (only texts on several
+        lines or beside a ``#`` can surprise, so most texts never get here)."""
+        if not isinstance(value, str):
+            return  # true, false or empty: one word
+        item_column = parent.column if isinstance(parent, Seq) else None
+        joined = joined_items(event, value, self.lines, item_column) if event.style != "|" else None
+        cut = cut_by_comment(event, value, self.lines) if not event.style else None
+        self.surprises.extend(found for found in (joined, cut) if found is not None)
 
     def _open(self, event: Any, depth: int) -> _Open:
         if depth >= MAX_DEPTH:
@@ -255,7 +273,7 @@ class _Builder:
             return
         mark = _mark(open_.key_event)
         if key in open_.written:
-            self.duplicates.append((key, mark, target.marks[key]))
+            self.duplicates.append((key, mark, target.marks[key], (target.line, target.column)))
         open_.written.add(key)
         target.marks[key] = mark
         target[key] = value
@@ -328,14 +346,12 @@ def parse_source(path: Path, raw: bytes, problems: Problems) -> SourceFile:
     if text is None or report_conflict(path, text, problems):
         return SourceFile(path, raw=raw)
     parser = _Parser(text)
-    builder = _Builder(parser)
+    builder = _Builder(parser, text.split("\n"))
     try:
         with paused():
             data = builder.document()
     except yaml.MarkedYAMLError as raised:
-        err = _in_our_words(raised)
-        line, column = _yaml_position(err, text)
-        problems.add(path, _yaml_message(err), line=line, column=column, hint=_yaml_hint(err))
+        _report_yaml(path, _in_our_words(raised), text, problems)
         return SourceFile(path, raw=raw)
     except yaml.reader.ReaderError as err:
         # The reader stops at the first such character (libyaml counts its position in bytes)
@@ -345,41 +361,44 @@ def parse_source(path: Path, raw: bytes, problems: Problems) -> SourceFile:
         return SourceFile(path, raw=raw)
     finally:
         parser.dispose()
-    for key, (line, column), (first, _) in builder.duplicates:
-        hint = "a key may appear once per mapping; YAML would keep only the last"
-        problems.add(path, f"duplicate key '{key}' (first at line {first})", line=line, column=column, hint=hint)
+    _report_duplicates(path, builder, problems)
+    for found in builder.surprises:
+        problems.add(
+            path,
+            found.message,
+            line=found.line,
+            column=found.column,
+            hint=found.hint,
+            severity=Severity.WARNING,
+            detail=found.detail,
+        )
     return SourceFile(path, data, raw, parsed=True)
 
 
-def _yaml_position(err: yaml.MarkedYAMLError, text: str) -> tuple[int, int]:
-    """Where to look: the problem, unless it is the end of the file (an unclosed quote or
-    bracket), then where the unfinished thing began."""
-    mark = err.problem_mark
-    if mark is None or (mark.index >= len(text.rstrip()) and err.context_mark is not None):
-        mark = err.context_mark
-    return (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
+def _report_duplicates(path: Path, builder: _Builder, problems: Problems) -> None:
+    """Keys written twice in one mapping; a list item begun without its ``- `` is one problem, not one per key."""
+    merged: dict[tuple[int, int], int] = {}  # a mapping's first key: the line from which its keys are another item's
+    for key, (line, column), (first, _), opening in builder.duplicates:
+        if line > merged.get(opening, line):
+            continue
+        found = missing_dash(key, line, column, opening[0], builder.lines)
+        if found is not None:
+            merged[opening] = line
+            problems.add(path, found.message, line=line, column=column, hint=found.hint, detail=found.detail)
+            continue
+        hint = "a key may appear once per mapping; YAML would keep only the last"
+        problems.add(path, f"duplicate key '{key}' (first at line {first})", line=line, column=column, hint=hint)
 
 
-def _yaml_message(err: yaml.MarkedYAMLError) -> str:
-    if err.context and err.context_mark is not None:
-        where = f"line {err.context_mark.line + 1}, column {err.context_mark.column + 1}"
-        return f"YAML: {err.context} ({where}): {err.problem}"
-    return f"YAML: {err.problem or err.context}"
-
-
-def _yaml_hint(err: yaml.MarkedYAMLError) -> str:
-    problem = str(err.problem)
+def _report_yaml(path: Path, err: yaml.MarkedYAMLError, text: str, problems: Problems) -> None:
+    """A parser error in the writer's words; what the loader itself refused is in its words already."""
     if isinstance(err, RefusedError):
-        return err.hint
-    if "quoted scalar" in str(err.context):
-        return "a quote opened here is never closed"
-    if "another document" in problem:
-        return "a file holds one YAML document: move what follows '---' to a file of its own"
-    if "alias" in problem:
-        return "define the anchor (&name) before the alias (*name) that repeats it"
-    if "tag" in problem:
-        return "a question bank holds only text, lists and mappings"
-    return "check indentation, colons and quotes on this line or the one before"
+        mark = err.problem_mark
+        line, column = (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
+        problems.add(path, f"YAML: {err.problem}", line=line, column=column, hint=err.hint)
+        return
+    found = explain(err, text)
+    problems.add(path, found.message, line=found.line, column=found.column, hint=found.hint, detail=found.detail)
 
 
 def read(path: Path, problems: Problems, roots: Sequence[Path] = ()) -> bytes | None:
@@ -412,7 +431,12 @@ def bank_files(root: Path, problems: Problems) -> tuple[Path | None, list[Path]]
     through links is read once, under its real place in the folder.
     """
     if not root.is_dir():
-        problems.add(root, "no bank folder", hint="run from the folder that holds it, or name it with --decks")
+        hint = "run from the folder that holds it, or name it with --decks"
+        if (Path.cwd() / BANK_FILE).is_file():
+            hint = (
+                f"this folder is a bank itself (it holds {BANK_FILE}): run ankibuild from the folder above it (cd ..)"
+            )
+        problems.add(root, "no bank folder", hint=hint)
         return None, []
     real_root = root.resolve()
     found: set[Path] = set()
