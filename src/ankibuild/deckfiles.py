@@ -86,7 +86,8 @@ class FileResult:
             "sha": self.sha,
             "deck": deck,
             "problems": [
-                [p.file, p.line, p.column, p.message, p.hint, p.question, p.severity, p.check] for p in self.problems
+                [p.file, p.line, p.column, p.message, p.hint, p.question, p.severity, p.check, p.detail]
+                for p in self.problems
             ],
             "notes": self.notes,
             "media": list(self.media),
@@ -114,8 +115,8 @@ def restore(entry: tuple[Any, list[bytes]]) -> FileResult:
             key, titles, (path, line, column) = deck
             deck = Deck(key, dict(titles), (), Source(Path(path), line, column))
         problems = tuple(
-            Problem(file, line, column, message, hint, question, Severity(severity), check)
-            for file, line, column, message, hint, question, severity, check in header["problems"]
+            Problem(file, line, column, message, hint, question, Severity(severity), check, detail)
+            for file, line, column, message, hint, question, severity, check, detail in header["problems"]
         )
         notes = tuple(NoteHead(g, q, lang, d, tuple(m), dg, pt) for g, q, lang, d, m, dg, pt in header["notes"])
         file = deck.source.path if deck is not None else Path()
@@ -167,12 +168,15 @@ def process(bank: Bank, path: Path, raw: bytes, langs: Sequence[str], keep_texts
         for question in deck.questions
         if lang in question.translations
     ]
+    for draft in deck.drafts:  # rendered for the problems of its texts alone
+        for lang in draft.translations.keys() & set(langs):
+            render_note(bank, deck.key, draft, lang, media, problems)
     texts = {lang: _dumps([(n.fields, n.tags) for n in notes if n.lang == lang]) for lang in langs}
     questions = tuple(QuestionRef(q.id, q.source.line, q.source.column) for q in deck.questions)
     answers = ItemChecker(path, problems, bank.shuffle).deck(deck, {(n.question_id, n.lang): n.options for n in notes})
     return FileResult(
         sha,
-        deck if keep_texts else replace(deck, questions=()),
+        deck if keep_texts else replace(deck, questions=(), drafts=()),
         tuple(problems.items),
         tuple(note.head for note in notes),
         texts,

@@ -8,7 +8,7 @@ and decks in a classmate's collection.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -85,6 +85,9 @@ class Deck:
     titles: dict[str, str]
     questions: tuple[Question, ...]
     source: Source
+    #: Questions with errors, with the texts that could be read: never built, but their
+    #: texts get every check of a text, so that one run shows all of a question's problems.
+    drafts: tuple[Question, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -98,9 +101,27 @@ class Bank:
     shuffle: bool = False
 
     def deck_name(self, deck: Deck, lang: str) -> str:
-        title = deck.titles.get(lang) or deck.key
-        parent = self.titles.get(lang)
+        title = self.name_in(deck.titles, lang) or deck.key
+        parent = self.name_in(self.titles, lang)
         return f"{parent}::{title}" if parent else title
+
+    def name_in(self, names: Mapping[str, str], lang: str) -> str | None:
+        """A deck's or topic's name in ``lang``, by :func:`fallback`."""
+        found = fallback(names, lang, self.languages)
+        return found[1] if found else None
+
+
+def fallback(names: Mapping[str, str], lang: str, languages: Sequence[str]) -> tuple[str, str] | None:
+    """The language and name to show in ``lang``: its own, else the first of ``languages`` that has one.
+
+    A language is added to a bank step by step: until a title or topic name is
+    translated, the name in the bank's first language stands in for it (with a
+    warning), so the languages that are complete build all along.
+    """
+    for code in (lang, *languages):
+        if names.get(code):
+            return code, names[code]
+    return None
 
 
 def stable_int(*parts: str) -> int:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from .errors import Problems, Severity
 from .itemchecks import CHECKS
 from .languages import is_language
 from .loader import Map, Seq, SourceFile
-from .model import LETTERS, MAX_OPTIONS, MIN_OPTIONS, Bank, Deck, Question, Source, Translation
+from .model import LETTERS, MAX_OPTIONS, MIN_OPTIONS, Bank, Deck, Question, Source, Translation, fallback
 
 SLUG = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 TOPIC = re.compile(r"^[\w.-]+(::[\w.-]+)*$")
@@ -177,6 +178,8 @@ def validate_bank_file(source: SourceFile, problems: Problems, released_id: str 
     bank_id = _bank_id(check, data, released_id)
     languages = _languages(check, data)
     titles = check.localized(data["title"], data.at("title"), "'title'") if "title" in data else {}
+    if titles:
+        _stand_ins(check, data.at("title"), titles, languages, "the bank has no title", "under 'title'")
     topics = _topics(check, data, languages)
     shuffle = data.get("shuffle", True)
     if not isinstance(shuffle, bool):
@@ -262,10 +265,26 @@ def _topics(check: _Checker, data: Map, languages: tuple[str, ...]) -> dict[str,
             check.report(where, f"topic '{slug}' is not a valid tag", hint)
             continue
         topics[slug] = check.localized(names, where, f"topic '{slug}'")
-        for lang in languages:
-            if lang not in topics[slug]:
-                check.report(where, f"topic '{slug}' has no name in '{lang}'", f"add '{lang}: <name>' under it")
+        if not topics[slug] and isinstance(names, Map) and languages:
+            check.report(where, f"topic '{slug}' has no name", f"add '{languages[0]}: <name>' under it")
+        _stand_ins(check, where, topics[slug], languages, f"topic '{slug}' has no name", "under it")
     return topics
+
+
+def _stand_ins(
+    check: _Checker, where: tuple[int, int], names: dict[str, str], languages: Sequence[str], what: str, place: str
+) -> None:
+    """Warn of each language without a name of its own, saying which name stands in (see :func:`fallback`)."""
+    noun = "title" if "title" in what else "name"
+    for lang in languages:
+        used = fallback(names, lang, languages)
+        if used is not None and used[0] != lang:
+            check.report(
+                where,
+                f"{what} in '{lang}': its '{used[0]}' {noun} '{used[1]}' is used",
+                f"add '{lang}: <name>' {place}",
+                severity=Severity.WARNING,
+            )
 
 
 def validate_deck_file(source: SourceFile, bank: Bank, problems: Problems) -> Deck | None:
@@ -279,13 +298,16 @@ def validate_deck_file(source: SourceFile, bank: Bank, problems: Problems) -> De
     titles = _deck_titles(check, data, bank, key)
     _todo(check, data)
     questions = _questions(check, data, bank)
-    return Deck(key, titles, tuple(questions), Source(source.path, data.line, data.column))
+    valid = tuple(question for question, ok in questions if ok)
+    drafts = tuple(question for question, ok in questions if not ok)
+    return Deck(key, titles, valid, Source(source.path, data.line, data.column), drafts)
 
 
 def _deck_titles(check: _Checker, data: Map, bank: Bank, key: str) -> dict[str, str]:
     titles = check.localized(data["deck"], data.at("deck"), "'deck'") if "deck" in data else {}
+    _stand_ins(check, data.at("deck"), titles, bank.languages, "the deck has no title", "under 'deck'")
     for lang in bank.languages:
-        if lang not in titles:
+        if not titles:
             check.report(
                 data.at("deck"),
                 f"the deck has no title in '{lang}'; '{key}' is used",
@@ -309,7 +331,8 @@ def _todo(check: _Checker, data: Map) -> None:
             check.text_value(title, at, f"a 'todo' title in '{lang}'")
 
 
-def _questions(check: _Checker, data: Map, bank: Bank) -> list[Question]:
+def _questions(check: _Checker, data: Map, bank: Bank) -> list[tuple[Question, bool]]:
+    """The file's questions, each with whether it is valid."""
     if "questions" not in data:
         return []
     seq = check.sequence(data["questions"], data.at("questions"), "'questions'")
@@ -319,7 +342,8 @@ def _questions(check: _Checker, data: Map, bank: Bank) -> list[Question]:
     return [question for question in found if question is not None]
 
 
-def _question(check: _Checker, item: Any, where: tuple[int, int], bank: Bank) -> Question | None:
+def _question(check: _Checker, item: Any, where: tuple[int, int], bank: Bank) -> tuple[Question, bool] | None:
+    """A question, and whether it is valid; an invalid one keeps the texts that could be read."""
     data = check.mapping(item, where, "a question")
     if data is None:
         return None
@@ -327,15 +351,16 @@ def _question(check: _Checker, item: Any, where: tuple[int, int], bank: Bank) ->
     check.keys(data, QUESTION_KEYS, "a question", qid, languages=bank.languages)
     topics = _question_topics(check, data, bank, qid)
     answer = _answer(check, data, qid)
-    translations = _translations(check, data, bank, qid)
+    translations, texts = _translations(check, data, bank, qid)
     agree = _options_agree(check, data, translations, answer, qid)
     _missing_translations(check, data, bank, qid)
     count = min((len(t.options) for t in translations.values()), default=len(LETTERS))
     pin = tuple(_names(check, data, "pin", LETTERS[:count], qid))
     allow = frozenset(_names(check, data, "allow", CHECKS, qid))
+    source = Source(check.path, data.line, data.column)
     if not (qid and answer and topics and translations and agree):
-        return None
-    return Question(qid, topics, answer, translations, Source(check.path, data.line, data.column), pin, allow)
+        return Question(qid, topics or (), answer or "", texts, source, pin, allow), False
+    return Question(qid, topics, answer, translations, source, pin, allow), True
 
 
 def _names(check: _Checker, data: Map, key: str, allowed: Sequence[str], qid: str) -> list[str]:
@@ -405,8 +430,12 @@ def _answer(check: _Checker, data: Map, qid: str) -> str | None:
     return letter
 
 
-def _translations(check: _Checker, data: Map, bank: Bank, qid: str) -> dict[str, Translation]:
+def _translations(
+    check: _Checker, data: Map, bank: Bank, qid: str
+) -> tuple[dict[str, Translation], dict[str, Translation]]:
+    """The valid translations, and every translation with the texts that could be read."""
     result: dict[str, Translation] = {}
+    texts: dict[str, Translation] = {}
     for lang in data:
         if not is_language(lang) or lang in QUESTION_KEYS:
             continue
@@ -419,13 +448,18 @@ def _translations(check: _Checker, data: Map, bank: Bank, qid: str) -> dict[str,
                 Severity.WARNING,
             )
             continue
-        translation = _translation(check, data[lang], data.at(lang), qid, lang)
-        if translation is not None:
-            result[lang] = translation
-    return result
+        found = _translation(check, data[lang], data.at(lang), qid, lang)
+        if found is not None:
+            texts[lang] = found[0]
+            if found[1]:
+                result[lang] = found[0]
+    return result, texts
 
 
-def _translation(check: _Checker, value: Any, where: tuple[int, int], qid: str, lang: str) -> Translation | None:
+def _translation(
+    check: _Checker, value: Any, where: tuple[int, int], qid: str, lang: str
+) -> tuple[Translation, bool] | None:
+    """A translation, and whether it is valid; an invalid one keeps the texts that could be read."""
     data = check.mapping(value, where, f"the '{lang}' translation", qid)
     if data is None:
         return None
@@ -433,11 +467,14 @@ def _translation(check: _Checker, value: Any, where: tuple[int, int], qid: str, 
     question = check.text(data, "question", qid)
     explanation = check.text(data, "explanation", qid)
     options = _options(check, data, qid)
-    if question is None or explanation is None or options is None:
-        return None
     marks = {"Question": data.at("question"), "Explanation": data.at("explanation")}
-    marks.update(zip(LETTERS, data["options"].marks, strict=False))
-    return Translation(question, options, explanation, marks, where)
+    written = data.get("options")
+    if isinstance(written, Seq):
+        marks.update(zip(LETTERS, written.marks, strict=False))
+    if question is None or explanation is None or options is None:
+        readable = tuple(text if isinstance(text, str) else "" for text in written) if isinstance(written, Seq) else ()
+        return Translation(question or "", readable, explanation or "", marks, where), False
+    return Translation(question, options, explanation, marks, where), True
 
 
 def _options(check: _Checker, data: Map, qid: str) -> tuple[str, ...] | None:
@@ -478,13 +515,7 @@ def _options_agree(
     """Every language offers the same number of options, and the answer is one of them."""
     counts = {lang: len(t.options) for lang, t in translations.items()}
     if len(set(counts.values())) > 1:
-        listed = ", ".join(f"{lang}: {n}" for lang, n in counts.items())
-        check.report(
-            (data.line, data.column),
-            f"the languages have different numbers of options ({listed})",
-            "every translation lists the same options in the same order",
-            qid,
-        )
+        _count_differs(check, data, counts, qid)
         return False
     if answer is not None and counts and LETTERS.index(answer) >= min(counts.values()):
         check.report(
@@ -495,6 +526,23 @@ def _options_agree(
         )
         return False
     return True
+
+
+def _count_differs(check: _Checker, data: Map, counts: dict[str, int], qid: str) -> None:
+    """Point at the options of each language whose count differs from most (on a tie, from the first)."""
+    tally = Counter(counts.values())
+    usual = max(tally, key=lambda n: (tally[n], n == next(iter(counts.values()))))
+    agree = next(lang for lang, n in counts.items() if n == usual)
+    listed = ", ".join(f"{lang}: {n}" for lang, n in counts.items())
+    for lang, count in counts.items():
+        if count != usual:
+            check.report(
+                data[lang].at("options"),
+                f"the '{lang}' translation has {count} options, but '{agree}' has {usual} ({listed})",
+                "every translation lists the same options in the same order; an option indented further than "
+                "the one above it is joined to it",
+                qid,
+            )
 
 
 def check_unique_ids(questions: Iterable[tuple[Path, str, int, int]], problems: Problems) -> None:
