@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner, Result
 
 from ankibuild.cli import main
@@ -121,7 +123,7 @@ def test_the_process_ends_with_the_commands_exit_code_and_all_its_output(project
     built = subprocess.run([*command, "decks"], capture_output=True, text=True, cwd=project.root)
     assert built.returncode == 0
     assert "Bank 'ai-stack': 1 deck(s), 6 question(s);" in built.stdout  # piped: block-buffered, then flushed
-    assert built.stdout.rstrip().endswith("added w4a16-decode")  # the last line too
+    assert built.stdout.rstrip().endswith("commit it with the bank")  # the last line too
     failed = subprocess.run([*command, "missing"], capture_output=True, text=True, cwd=project.root)
     assert failed.returncode == 1 and "no bank folder" in failed.stderr
     usage = subprocess.run([*command[:-2], "bogus"], capture_output=True, text=True, cwd=project.root)
@@ -142,3 +144,93 @@ def test_output_cut_short_by_a_closed_pipe_is_not_a_crash(project: Project) -> N
     assert build.wait() == 1  # click's answer to a closed pipe, after the build is done
     assert "Traceback" not in errors
     assert len(list(project.out.glob("*.apkg"))) == 3
+
+
+def test_dash_h_is_help_for_every_command() -> None:
+    """`-h` works like `--help` on the program and on each command."""
+    for command in ([], ["build"], ["check"], ["preview"], ["import"], ["schema"]):
+        result = _run(*command, "-h")
+        assert result.exit_code == 0, (command, result.output)
+        assert result.output.startswith(f"Usage: main {' '.join(command)}".rstrip())
+
+
+def test_check_says_what_it_checked_and_never_that_it_wrote_nothing(project: Project) -> None:
+    """A clean bank: the files, questions and languages looked at; `check` never speaks of writing."""
+    result = _run("check")
+    assert result.exit_code == 0
+    assert result.output == (
+        "Checked decks/bank.yaml, 1 question file(s) with 6 question(s) in de, fr, en, "
+        "and the card templates (default templates): no problems.\n"
+    )
+    project.edit("bank.yaml", "languages: [de, fr, en]", "languages: [de, fr, en, es]")
+    warned = _run("check")
+    assert (
+        warned.exit_code == 0
+        and "in de, fr, en, es, and the card templates (default templates): no errors, 12 warning(s) (above)"
+        in warned.stdout
+    )
+    assert "written" not in warned.output
+
+
+def test_the_first_build_says_once_what_it_wrote_and_what_changed(project: Project) -> None:
+    """Every language added the same questions: one line says so; the lock file written is named."""
+    result = _run("build")
+    assert result.exit_code == 0
+    assert result.output.count("added w4a16-decode") == 1
+    assert "  de, en, fr changes: added elementwise-ops-memory-bound; added conv-im2col-gemm;" in result.output
+    assert "  wrote the lock file" in result.output
+    again = _run("build")
+    assert again.output.endswith("  No changes since the last build.\n")
+    assert "lock file" not in again.output
+
+
+def test_packages_made_again_are_not_called_no_change(project: Project) -> None:
+    """A released bank's lock and no dist/: the packages are written, and the summary says why, not 'No changes'."""
+    assert _run("build").exit_code == 0
+    for package in project.out.glob("*.apkg"):
+        package.unlink()
+    result = _run("build")
+    assert result.output.count("(wrote)") == 3
+    assert "No question changed since the last build: the packages that were missing or altered are made again." in (
+        result.output
+    )
+    assert "No changes" not in result.output and "lock file" not in result.output
+
+
+def _ankibuild(project: Project, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "ankibuild", *args]
+    return subprocess.run(command, capture_output=True, text=True, cwd=cwd or project.root)
+
+
+def test_an_output_folder_that_cannot_be_made_is_one_line_not_a_traceback(project: Project) -> None:
+    """A file where dist/ should be: one line with the path, what happened and what to do; exit 1."""
+    (project.root / "blocker").write_text("", encoding="utf-8")
+    for args in (["build", "--out", "blocker/dist"], ["preview", "--out", "blocker/preview"]):
+        result = _ankibuild(project, *args)
+        assert result.returncode == 1, result.stderr
+        assert "Traceback" not in result.stderr
+        (line,) = result.stderr.splitlines()
+        assert line.startswith(f"Error: {args[-1]}: Not a directory.")
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root may write anywhere")
+def test_a_read_only_output_folder_is_one_line_not_a_traceback(project: Project) -> None:
+    """dist/ that may not be written: its path and 'Permission denied', exit 1, the sources untouched."""
+    project.out.mkdir()
+    project.out.chmod(0o555)
+    try:
+        result = _ankibuild(project, "build")
+    finally:
+        project.out.chmod(0o755)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("Error: dist/") and "Permission denied" in line
+
+
+def test_inside_the_bank_folder_it_says_what_to_type(project: Project) -> None:
+    """Run from decks/ (where bank.yaml is): the hint says to run from the folder above."""
+    result = _ankibuild(project, "build", cwd=project.decks)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "this folder is a bank itself (it holds bank.yaml): run ankibuild from the folder above it (cd ..)" in (
+        result.stderr
+    )

@@ -116,7 +116,7 @@ def test_an_unused_media_file_is_a_warning(project: Project) -> None:
     (project.decks / "media").mkdir(exist_ok=True)
     (project.decks / "media" / "old-diagram.png").write_bytes(b"\x89PNG\r\n\x1a\n")
     result = project.build()
-    assert result.warnings == [
+    assert [warning.describe() for warning in result.warnings] == [
         "decks/media/old-diagram.png: warning: media file is not used by any question "
         "(show it with ![text](media/name.png) or delete it)"
     ]
@@ -173,6 +173,7 @@ def test_check_reports_image_errors_with_file_and_line(project: Project) -> None
             "message": "image 'media/nowhere.png' not found",
             "hint": "no file decks/media/nowhere.png; paths are relative to the YAML file",
             "check": "",
+            "detail": "",
         }
     ]
 

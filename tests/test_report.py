@@ -32,7 +32,7 @@ def test_problems_of_every_file_are_reported_together_grouped_by_file(project: P
     assert "decks/more/bandwidth.yaml:4:22: error [roofline-ridge]: undeclared topic 'compute'" in lines
     blocks = result.stderr.split("\n\n")
     assert [block.split(":", 1)[0] for block in blocks] == sorted(set(files))
-    assert result.stderr.rstrip().endswith("3 error(s); nothing was written.")
+    assert result.stderr.rstrip().endswith("3 error(s).")  # check never writes: it does not say it did not
 
 
 def test_colours_only_on_a_terminal(project: Project) -> None:
@@ -52,7 +52,7 @@ def test_check_format_json_lists_every_problem_as_an_object(project: Project) ->
     assert result.exit_code == 1
     problems = json.loads(result.stdout)
     assert len(problems) == 3
-    keys = ("file", "line", "column", "severity", "question", "message", "hint", "check")
+    keys = ("file", "line", "column", "severity", "question", "message", "hint", "check", "detail")
     assert {tuple(p) for p in problems} == {keys}
     assert problems[1] == {
         "file": "decks/memory.yaml",
@@ -63,6 +63,7 @@ def test_check_format_json_lists_every_problem_as_an_object(project: Project) ->
         "message": "answer C is not among the 2 options",
         "hint": "use a letter from A to B",
         "check": "",
+        "detail": "",
     }
 
 
@@ -82,7 +83,7 @@ def test_missing_translation_is_a_warning_that_strict_makes_an_error(project: Pr
     built = CliRunner().invoke(main, ["build"])
     assert built.exit_code == 0
     assert "de: 1 notes" in built.output and "en: 0 notes" in built.output
-    assert "warning: decks/memory.yaml:3:5" in built.stderr
+    assert "decks/memory.yaml:3:5: warning [hbm-stands-for]: no 'en' translation" in built.stderr
     for command in ("check", "build"):
         strict = CliRunner().invoke(main, [command, "--strict"])
         assert strict.exit_code == 1
@@ -126,3 +127,43 @@ def test_yes_no_and_numbers_stay_the_text_written(project: Project, tmp_path: Pa
         (bandwidth,) = col.find_notes('"ID:hbm3-bandwidth"')
         assert [col.get_note(stacked)[letter] for letter in "AB"] == ["Yes", "No"]
         assert [col.get_note(bandwidth)[letter] for letter in "AB"] == ["0.10", "0.80"]
+
+
+def test_an_option_joined_to_the_one_above_is_never_silent(project: Project) -> None:
+    """One language, so no count differs and answer C still exists: the joined line is a warning, --strict an error."""
+    use_scenario(project, "option-joined-silently")
+    lenient = CliRunner().invoke(main, ["check"])
+    assert lenient.exit_code == 0
+    assert lenient.stderr.startswith(
+        "decks/questions.yaml:12:11: warning: this '-' is indented more than the list item above, "
+        "so YAML joined both into one item: '\\( n! \\) - \\( 2^n \\)'\n"
+        "    hint: to make it an item of its own, start its '-' at column 9 like the item above;"
+    )
+    strict = CliRunner().invoke(main, ["check", "--strict"])
+    assert strict.exit_code == 1
+    assert "decks/questions.yaml:12:11: error: this '-' is indented more" in strict.stderr
+    assert CliRunner().invoke(main, ["build", "--strict"]).exit_code == 1
+    assert not project.out.exists()
+
+
+def test_a_question_with_an_error_gets_every_other_check_in_the_same_run(project: Project) -> None:
+    """A misspelt key leaves the question unbuilt, but its missing image is reported in the same run."""
+    use_scenario(project, "every-problem-of-a-question")
+    for command in ("check", "build"):
+        result = CliRunner().invoke(main, [command])
+        assert result.exit_code == 1
+        assert "decks/questions.yaml:7:7: error [gauss-sum]: image 'media/pairs.svg' not found" in result.stderr
+        assert "decks/questions.yaml:9:7: error [gauss-sum]: unknown key 'explaination'" in result.stderr
+
+
+def test_yaml_errors_keep_the_parsers_words_as_a_detail_line(project: Project) -> None:
+    """The writer's words first, the fix as the hint, then what the parser said."""
+    use_scenario(project, "colon-in-text")
+    result = CliRunner().invoke(main, ["check"])
+    assert result.exit_code == 1
+    assert result.stderr.splitlines()[:3] == [
+        "decks/questions.yaml:9:42: error: a ': ' inside unquoted text, which YAML reads as a new key: "
+        "explanation: Pair the terms (Gauss): 1 + 100, 2 + 99, and so on.",
+        "    hint: put the text in quotes: explanation: 'Pair the terms (Gauss): 1 + 100, 2 + 99, and so on.'",
+        "    detail: YAML: mapping values are not allowed in this context",
+    ]

@@ -108,7 +108,7 @@ def test_a_cache_folder_others_control_is_not_used(project: Project, how: str) -
     assert planted == expected
     assert not any(PLANTED.encode() in collection for collection in planted.values())
     warnings = project.build().warnings
-    assert any(f"the cache folder {root} is not used" in warning for warning in warnings), warnings
+    assert any(f"the cache folder {root} is not used" in warning.message for warning in warnings), warnings
 
 
 def test_a_new_cache_folder_is_private(project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -119,7 +119,7 @@ def test_a_new_cache_folder_is_private(project: Project, tmp_path: Path, monkeyp
         result = project.build()
     finally:
         os.umask(old)
-    assert not [w for w in result.warnings if "cache folder" in w]
+    assert not [w for w in result.warnings if "cache folder" in w.message]
     for folder in (cache_root(), Cache(project.decks).folder):
         assert stat.S_IMODE(folder.stat().st_mode) == 0o700
 

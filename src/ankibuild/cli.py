@@ -25,6 +25,7 @@ from .version import __version__
 
 if TYPE_CHECKING:
     from .importer import ImportResult
+    from .pipeline import CheckResult
     from .status import BankStatus, LanguageStatus
 
 _F = TypeVar("_F", bound=Callable[..., object])
@@ -79,7 +80,7 @@ class _Commands(click.Group):
             ) from None
 
 
-@click.group(cls=_Commands)
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="ankibuild")
 def main() -> None:
     """Build multilingual multiple-choice Anki decks from a YAML question bank."""
@@ -149,24 +150,38 @@ def build_command(
 @_format("json prints every problem as an object, for editors and CI.")
 def check_command(decks: Path, templates: Path | None, strict: bool, fmt: str) -> None:
     """Validate the bank and the templates; write nothing."""
-    try:
-        from .pipeline import check  # each command loads only what it uses
+    from .pipeline import check  # each command loads only what it uses
 
-        problems = check(decks=decks, templates=templates, strict=strict).items
-        failed = False
+    checked: CheckResult | None = None
+    try:
+        checked = check(decks=decks, templates=templates, strict=strict)
+        problems = checked.problems.items
     except BankError as err:
-        problems, failed = err.problems, True
+        problems = err.problems
     if fmt == "json":
         click.echo(json.dumps([p.as_dict() for p in sorted(problems)], ensure_ascii=False, indent=2))
     else:
-        report(problems)
+        report(problems, wrote=False)
         counted = summary(problems)
         if counted:
             click.echo(counted, err=True)
-        if not failed:
-            click.echo(f"The bank is valid ({TemplateFolders.for_bank(decks, templates).describe()}).")
-    if failed:
+        if checked is not None:
+            click.echo(_checked(checked, decks, TemplateFolders.for_bank(decks, templates).describe()))
+    if checked is None:
         raise SystemExit(1)
+
+
+def _checked(checked: CheckResult, decks: Path, templates: str) -> str:
+    """What ``check`` looked at, and what it found there."""
+    from .loader import BANK_FILE  # loaded by the check already
+
+    warnings = len(checked.problems.warnings)
+    found = f"no errors, {warnings} warning(s) (above)" if warnings else "no problems"
+    return (
+        f"Checked {click.format_filename(decks / BANK_FILE)}, {checked.files} question file(s) with "
+        f"{checked.questions} question(s) in {', '.join(checked.languages)}, "
+        f"and the card templates ({templates}): {found}."
+    )
 
 
 @main.command("preview")
@@ -433,8 +448,8 @@ def schema_command(bank: bool) -> None:
 
 
 def _summary(result: BuildResult, dry_run: bool, quiet: bool) -> None:
-    for warning in result.warnings:
-        click.secho(f"warning: {warning}", fg="yellow", err=True)
+    """What the build wrote, and what changed for classmates: each said once."""
+    report(result.warnings)
     if quiet:
         return
     click.echo(f"Bank '{result.bank_id}': {result.decks} deck(s), {result.questions} question(s); {result.templates}.")
@@ -442,14 +457,28 @@ def _summary(result: BuildResult, dry_run: bool, quiet: bool) -> None:
     for output in result.outputs:
         state = verb if output.written else "unchanged"
         click.echo(f"  {output.lang}: {output.notes} notes in {output.decks} deck(s) -> {output.path} ({state})")
+    for line in _changes(result):
+        click.echo(f"  {line}")
+    if result.lock_written:
+        click.echo(f"  {verb} the lock file (every note's time of change): commit it with the bank")
+
+
+def _changes(result: BuildResult) -> list[str]:
+    """The changes, languages with the same ones together (a first build adds the same everywhere)."""
+    together: dict[tuple[str, ...], list[str]] = {}
     for lang, changes in result.changes.by_language().items():
         if len(changes) <= MAX_LISTED_CHANGES:
-            click.echo(f"  {lang} changes: " + "; ".join(c.describe() for c in changes))
-        else:  # a first build adds everything: count, the changelog lists
+            described = tuple(change.describe() for change in changes)
+        else:  # too many to read: counted, the changelog lists them
             counts = ", ".join(f"{kind} {n}" for kind, n in result.changes.counts(lang).items())
-            click.echo(f"  {lang} changes: {counts} (see the changelog)")
-    if not result.changes:
-        click.echo("  No changes since the last build.")
+            described = (f"{counts} (see the changelog)",)
+        together.setdefault(described, []).append(lang)
+    lines = [f"{', '.join(langs)} changes: " + "; ".join(described) for described, langs in together.items()]
+    if lines:
+        return lines
+    if any(output.written for output in result.outputs):
+        return ["No question changed since the last build: the packages that were missing or altered are made again."]
+    return ["No changes since the last build."]
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -30,6 +30,8 @@ class Problem:
     severity: Severity = field(default=Severity.ERROR, compare=False)
     #: The item-writing check that found it (see :mod:`.itemchecks`), if one did.
     check: str = field(default="", compare=False)
+    #: The words of the tool that found it (the YAML parser's), for whoever wants them.
+    detail: str = field(default="", compare=False)
 
     @property
     def location(self) -> str:
@@ -53,7 +55,14 @@ class Problem:
             "message": self.message,
             "hint": self.hint,
             "check": self.check,
+            "detail": self.detail,
         }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Problem:
+        """The problem :meth:`as_dict` described."""
+        fields = {**data, "severity": Severity(data["severity"])}
+        return cls(**fields)
 
 
 class Problems:
@@ -81,9 +90,10 @@ class Problems:
         hint: str = "",
         question: str = "",
         severity: Severity = Severity.ERROR,
+        detail: str = "",
     ) -> None:
         # shared templates are checked once per language: a problem is listed once
-        self.extend([Problem(self.name(path), line, column, message, hint, question, severity)])
+        self.extend([Problem(self.name(path), line, column, message, hint, question, severity, detail=detail)])
 
     def extend(self, problems: Iterable[Problem]) -> None:
         for problem in problems:
@@ -134,8 +144,12 @@ class BankError(AnkibuildError):
         report(self.problems)
 
 
-def report(problems: list[Problem]) -> None:
-    """Print problems to stderr grouped by file, each with its full location; colours only on a terminal."""
+def report(problems: list[Problem], *, wrote: bool = True) -> None:
+    """Print problems to stderr grouped by file, each with its full location; colours only on a terminal.
+
+    Every command reports this way. ``wrote`` is False for a command that never
+    writes, which then does not say that it wrote nothing.
+    """
     current = None
     for problem in sorted(problems):
         if current is not None and problem.file != current:
@@ -147,9 +161,11 @@ def report(problems: list[Problem]) -> None:
         click.echo(f"{click.style(problem.location, bold=True)}: {label}{about}: {problem.message}", err=True)
         if problem.hint:
             click.echo(f"    hint: {problem.hint}", err=True)
+        if problem.detail:
+            click.echo(f"    detail: {problem.detail}", err=True)
     errors = sum(p.severity is Severity.ERROR for p in problems)
     if errors:
-        click.secho(f"{errors} error(s); nothing was written.", fg="red", err=True)
+        click.secho(f"{errors} error(s)" + ("; nothing was written." if wrote else "."), fg="red", err=True)
 
 
 class ShapeChangeError(AnkibuildError):

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 
 from .atomic import remove_stale_temporaries, write_if_changed
 from .buildlock import exclusive
-from .cache import Cache, digest
+from .cache import Cache, cache_root, digest
 from .changelog import CHANGELOG_FILE, Change, previous_changelog, publish_changelog, read_changelog
 from .deckfiles import FileResult, process_all
-from .errors import BankError, LockChangedError, Problems, Severity, ShapeChangeError, UnknownLanguageError
+from .errors import BankError, LockChangedError, Problem, Problems, Severity, ShapeChangeError, UnknownLanguageError
 from .itemchecks import check_bank
 from .loader import BANK_FILE, bank_files, parse_source, read_pending
 from .lock import (
@@ -118,15 +118,26 @@ def _load(
     return replace(bank, decks=decks_found), results
 
 
-def check(*, decks: Path = Path("decks"), templates: Path | None = None, strict: bool = False) -> Problems:
+@dataclass(frozen=True)
+class CheckResult:
+    """What :func:`check` looked at, and the warnings it found."""
+
+    problems: Problems
+    files: int
+    questions: int
+    languages: tuple[str, ...]
+
+
+def check(*, decks: Path = Path("decks"), templates: Path | None = None, strict: bool = False) -> CheckResult:
     """Validate a bank, its lock file, its templates and its texts without writing anything.
 
     ``templates`` is the bank's own templates folder (default: ``templates/`` beside
     the bank folder, if there is one), laid over the shipped defaults.
     Raises :class:`BankError` when there are errors (or warnings, if ``strict``);
-    returns the warnings otherwise.
+    returns the warnings otherwise, with what was checked.
     """
-    return load_sources(decks, TemplateFolders.for_bank(decks, templates), (), strict).problems
+    sources = load_sources(decks, TemplateFolders.for_bank(decks, templates), (), strict)
+    return CheckResult(sources.problems, len(sources.files), sources.questions, sources.bank.languages)
 
 
 @dataclass(frozen=True)
@@ -206,6 +217,11 @@ def _load_templates(
     return {lang: load_templates(folders, lang, problems, shuffle=shuffle) for lang in langs}
 
 
+def _cache_warnings(decks: Path) -> list[Problem]:
+    """What is wrong with the cache folder, in the form of every other warning."""
+    return [Problem(str(cache_root()), message=said, severity=Severity.WARNING) for said in Cache(decks).warnings()]
+
+
 def _read_lock(path: Path, problems: Problems, memo: Path) -> Lock:
     try:
         return read_lock(path, memo)
@@ -244,7 +260,7 @@ def run(
             bank.id,
             len(bank.decks),
             sources.questions,
-            warnings=[*(p.describe() for p in sources.problems.warnings), *Cache(decks).warnings()],
+            warnings=[*sources.problems.warnings, *_cache_warnings(decks)],
             templates=templates.describe(),
         )
         types = {lang: notetype(bank, lang, t.front, t.back, t.css) for lang, t in card_templates.items()}

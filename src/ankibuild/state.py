@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from .atomic import write_if_changed
 from .cache import Cache, digest, file_sha
 from .changelog import CHANGELOG_FILE, Changelog
+from .errors import Problem
 from .lock import LOCK_FILE
 from .paths import within
 from .translations import TRANSLATIONS_FILE
@@ -48,7 +49,7 @@ class BuildResult:
     questions: int
     outputs: list[Output] = field(default_factory=list)
     changes: Changelog = field(default_factory=Changelog)
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
     lock_written: bool = False
     #: Which templates the cards were made from: the defaults, or a bank's own folder over them.
     templates: str = ""
@@ -146,11 +147,16 @@ class BuildState:
             outputs = [Output(Path(o["path"]), o["lang"], o["decks"], o["notes"], False) for o in data["outputs"]]
             if any(file_sha(Path(o["path"])) != o["sha"] for o in data["outputs"]) or not self._published(data):
                 return None
-            warnings, templates = data["warnings"], self.templates.describe()
+            warnings = [Problem.from_dict(warning) for warning in data["warnings"]]
             return BuildResult(
-                data["bank"], data["decks"], data["questions"], outputs, warnings=warnings, templates=templates
+                data["bank"],
+                data["decks"],
+                data["questions"],
+                outputs,
+                warnings=warnings,
+                templates=self.templates.describe(),
             )
-        except (KeyError, TypeError):  # a record of another shape: build
+        except (KeyError, TypeError, ValueError):  # a record of another shape: build
             return None
 
     def _published(self, data: Mapping[str, Any]) -> bool:
@@ -194,7 +200,7 @@ class BuildState:
             "bank": result.bank_id,
             "decks": result.decks,
             "questions": result.questions,
-            "warnings": result.warnings,
+            "warnings": [warning.as_dict() for warning in result.warnings],
             "outputs": outputs,
             "changelog": file_sha(self.out / CHANGELOG_FILE),
         }
