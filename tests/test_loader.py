@@ -77,3 +77,14 @@ def test_an_alias_inside_the_value_it_names_is_refused_with_its_reason() -> None
     _, problems = _parse(b"a: &a [*a]\n")
     (problem,) = problems.items
     assert "inside the value it names" in problem.message and (problem.line, problem.column) == (1, 8)
+
+
+def test_every_line_break_yaml_knows_keeps_the_lines_of_a_text_in_step() -> None:
+    """NEL and the Unicode separators end lines for YAML too: a text beside them is looked at, never past the end."""
+    for brk in ("\x85", "\u2028", "\u2029", "\r"):
+        raw = f"a: one two{brk}  - three # four{brk}b: x # y".encode()
+        data, problems = _parse(raw)
+        assert isinstance(data, Map) and data["b"] == "x"
+        messages = [p.message for p in problems.items]
+        assert any("joins it to the line above" in message for message in messages), (brk, messages)
+    assert _parse("\x850".encode())[0] == "0"

@@ -26,7 +26,7 @@ from .collector import paused
 from .conflicts import report_conflict
 from .errors import Problems, Severity
 from .paths import UnsafePathError, read_inside, within
-from .yamlwords import Explained, cut_by_comment, explain, joined_items, missing_dash
+from .yamlwords import Explained, cut_by_comment, explain, joined_items, missing_dash, yaml_lines
 
 try:
     from yaml._yaml import CParser as _Parser
@@ -164,7 +164,7 @@ class _Builder:
             if kind is yaml.ScalarEvent:
                 value = self._scalar(event)
                 end = event.end_mark
-                if end.line != event.start_mark.line or (not event.style and "#" in self.lines[end.line]):
+                if end.line != event.start_mark.line or (not event.style and "#" in self._line(end.line)):
                     self._look(event, value, stack[-1].value if stack else None)
             elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
                 stack.append(self._open(event, len(stack)))
@@ -190,6 +190,9 @@ class _Builder:
             self.anchors[event.anchor] = value
             self.sizes[event.anchor] = 1
         return value
+
+    def _line(self, index: int) -> str:
+        return self.lines[index] if index < len(self.lines) else ""
 
     def _look(self, event: Any, value: Any, parent: Map | Seq | None) -> None:
         """Note what YAML reads into a text unlike how its lines look (only texts on several
@@ -346,7 +349,7 @@ def parse_source(path: Path, raw: bytes, problems: Problems) -> SourceFile:
     if text is None or report_conflict(path, text, problems):
         return SourceFile(path, raw=raw)
     parser = _Parser(text)
-    builder = _Builder(parser, text.split("\n"))
+    builder = _Builder(parser, yaml_lines(text))
     try:
         with paused():
             data = builder.document()

@@ -38,7 +38,7 @@ class Explained:
 
 def explain(err: yaml.MarkedYAMLError, text: str) -> Explained:
     """The writer's words for ``err``, raised while parsing ``text``."""
-    lines = text.splitlines() or [""]
+    lines = yaml_lines(text)
     line, column = _position(err, text)
     at = _Where(str(err.problem), str(err.context), err, lines, line, column)
     for explainer in _EXPLAINERS:
@@ -67,6 +67,13 @@ class _Where:
 
 
 _GENERIC_HINT = "check the indentation, colons and quotes on this line and the one before"
+#: What YAML counts as a line break (its marks count lines by these).
+_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+
+
+def yaml_lines(text: str) -> list[str]:
+    """The lines of ``text`` as YAML counts them, without their breaks."""
+    return _BREAK.split(text)
 
 
 def _parser_words(err: yaml.MarkedYAMLError) -> str:
@@ -301,7 +308,7 @@ def _joined(item: re.Match[str], joined: str, line: int, item_column: int | None
 def cut_by_comment(event: Any, value: str, lines: list[str]) -> Explained | None:
     """Unquoted text followed by `` #``: YAML drops the rest of the line as a comment."""
     end = event.end_mark
-    if " " not in value or event.start_mark.line != end.line:
+    if " " not in value or event.start_mark.line != end.line or end.line >= len(lines):
         return None  # one word, such as 'answer: B  # the second', is not prose cut short
     row = lines[end.line]
     comment = _COMMENT.match(row, end.column)
