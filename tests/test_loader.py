@@ -88,3 +88,12 @@ def test_every_line_break_yaml_knows_keeps_the_lines_of_a_text_in_step() -> None
         messages = [p.message for p in problems.items]
         assert any("joins it to the line above" in message for message in messages), (brk, messages)
     assert _parse("\x850".encode())[0] == "0"
+
+
+def test_a_comment_written_as_one_is_not_taken_for_text_cut_short() -> None:
+    """`name  # translate it` is a comment on purpose; `exercise #3` is text that YAML cut short."""
+    _, problems = _parse(b"en: Getting started  # translate it\nde: siehe Aufgabe #3 im Blatt\n")
+    (problem,) = problems.items
+    assert (problem.line, problem.column) == (2, 19)
+    assert problem.message == "the text stops before ' #': YAML reads '#3 im Blatt' as a comment and leaves it out"
+    assert problem.hint == "put the text in quotes: de: 'siehe Aufgabe #3 im Blatt'"

@@ -252,8 +252,9 @@ _EXPLAINERS = (_tab, _colon, _reserved, _indicator, _unclosed_quote, _unclosed_b
 
 #: A line that starts like a Markdown or outline list item.
 _LIST_ITEM = re.compile(r"^( *)(- |\* |\+ |\d{1,9}[.)] )")
-#: Comments start at a ``#`` after white space.
-_COMMENT = re.compile(r"[ \t]+#")
+#: Comments start at a ``#`` after white space; one glued to a word (``#3``, ``#include``)
+#: was meant as text, while ``  # note`` is how a comment is written on purpose.
+_COMMENT = re.compile(r"[ \t]+#(?=\S)")
 #: How much of a joined text to show on each side of the join.
 _SHOWN = 24
 
@@ -306,7 +307,7 @@ def _joined(item: re.Match[str], joined: str, line: int, item_column: int | None
 
 
 def cut_by_comment(event: Any, value: str, lines: list[str]) -> Explained | None:
-    """Unquoted text followed by `` #``: YAML drops the rest of the line as a comment."""
+    """Unquoted text followed by `` #word``: YAML drops the rest of the line as a comment."""
     end = event.end_mark
     if " " not in value or event.start_mark.line != end.line or end.line >= len(lines):
         return None  # one word, such as 'answer: B  # the second', is not prose cut short
