@@ -93,7 +93,7 @@ def test_a_build_records_the_change_with_its_date_and_keeps_warning(project: Pro
     """After a build the change is in the record: warnings stay, dated, and a rebuild keeps them."""
     project.edit(SAMPLE, EN_QUESTION, "Why do element-wise operations such as ReLU")
     result = project.build()
-    assert len([w for w in result.warnings if "may be outdated" in w]) == 2
+    assert len([w for w in result.warnings if "may be outdated" in w.message]) == 2
     record = (project.decks / TRANSLATIONS_FILE).read_text(encoding="utf-8")
     assert record.count(" behind en ") == 2
     messages = [p.message for p in check(decks=project.decks).items]

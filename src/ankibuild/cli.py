@@ -155,7 +155,7 @@ def check_command(decks: Path, templates: Path | None, strict: bool, fmt: str) -
     checked: CheckResult | None = None
     try:
         checked = check(decks=decks, templates=templates, strict=strict)
-        problems = checked.problems.items
+        problems = checked.items
     except BankError as err:
         problems = err.problems
     if fmt == "json":
@@ -175,7 +175,7 @@ def _checked(checked: CheckResult, decks: Path, templates: str) -> str:
     """What ``check`` looked at, and what it found there."""
     from .loader import BANK_FILE  # loaded by the check already
 
-    warnings = len(checked.problems.warnings)
+    warnings = len(checked.warnings)
     found = f"no errors, {warnings} warning(s) (above)" if warnings else "no problems"
     return (
         f"Checked {click.format_filename(decks / BANK_FILE)}, {checked.files} question file(s) with "

@@ -118,14 +118,15 @@ def _load(
     return replace(bank, decks=decks_found), results
 
 
-@dataclass(frozen=True)
-class CheckResult:
-    """What :func:`check` looked at, and the warnings it found."""
+class CheckResult(Problems):
+    """The warnings :func:`check` found (it raises for errors), and what it looked at."""
 
-    problems: Problems
-    files: int
-    questions: int
-    languages: tuple[str, ...]
+    def __init__(self, found: Problems, files: int, questions: int, languages: tuple[str, ...]) -> None:
+        super().__init__()
+        self.extend(found.items)
+        self.files = files
+        self.questions = questions
+        self.languages = languages
 
 
 def check(*, decks: Path = Path("decks"), templates: Path | None = None, strict: bool = False) -> CheckResult:
