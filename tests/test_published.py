@@ -40,5 +40,5 @@ def test_a_package_that_cannot_be_read_is_a_warning(project: Project) -> None:
     (project.out / "notes.apkg").write_bytes(b"")
     project.edit("ai-hardware.yaml", "Die arithmetische Intensität", "Die Intensität")
     result = project.build()
-    assert sum("cannot read this published package" in warning for warning in result.warnings) == 2
+    assert sum("cannot read this published package" in warning.describe() for warning in result.warnings) == 2
     assert {change.lang for change in result.changes.items if change.kind == "new"} == {"de"}

@@ -302,11 +302,12 @@ def test_a_semester_of_git_reaches_the_classmate_exactly(project: Project, tmp_p
         alice.git("reset", "-q", "--hard", "origin/main")
         _edit(alice, "advanced.yaml", "Attention, fast (en)", "Attention, right (en)")
         right = room.build(alice)
-        assert any("attention (en)" in warning and "ahead" in warning for warning in right.warnings), right.warnings
+        said = [warning.describe() for warning in right.warnings]
+        assert any("attention (en)" in warning and "ahead" in warning for warning in said), said
         behind = read_lock(alice.path / "decks" / LOCK_FILE).notes
         (attention,) = [guid for guid, note in behind.items() if (note.question, note.lang) == ("attention", "en")]
         assert behind[attention].mtime == ahead[attention].mtime + 1 > room.now + 1
-        assert not any("clock" in warning for warning in fast.warnings)  # its own clock looked right to it
+        assert not any("clock" in warning.describe() for warning in fast.warnings)  # its own clock looked right to it
         room.push(alice, "Reword attention again")
         room.publish()
         assert room.text("attention") == "Attention, right (en)?"
@@ -314,7 +315,8 @@ def test_a_semester_of_git_reaches_the_classmate_exactly(project: Project, tmp_p
         # Then Alice's clock runs a day slow.
         _edit(alice, "basics.yaml", "ReLU (en)", "ReLU, slowly (en)")
         slow = room.build(alice, skew=-DAY)
-        assert any("relu (en)" in warning and "clock" in warning for warning in slow.warnings), slow.warnings
+        said = [warning.describe() for warning in slow.warnings]
+        assert any("relu (en)" in warning and "clock" in warning for warning in said), said
         room.push(alice, "Reword relu again")
         room.publish()
         assert room.text("relu") == "ReLU, slowly (en)?"

@@ -329,7 +329,7 @@ def _follow_published(sources: Sources, lock: Lock, out: Path, clock: Clock, res
     previous = previous_changelog(out, bank.root / CHANGELOG_FILE, problems)
     published = read_published(out, bank.id, tuple(sources.templates), problems, Cache(bank.root).kept)
     problems.raise_for()
-    result.warnings += [problem.describe() for problem in problems.warnings]
+    result.warnings += problems.warnings
     raised = raise_times(lock, published, clock)
     names = {(deck.key, lang): bank.deck_name(deck, lang) for deck in bank.decks for lang in sources.templates}
     notes = [(head, names[head.deck_key, head.lang]) for head in sources.notes]
@@ -452,7 +452,7 @@ def _stamp(
     return new
 
 
-def _wrong_times(changed: list[NoteLock], clock: Clock, lock_path: Path) -> list[str]:
+def _wrong_times(changed: list[NoteLock], clock: Clock, lock_path: Path) -> list[Problem]:
     """A warning naming the changed notes whose previous time came from a wrong clock.
 
     Their new times continue from the old ones (a second later) rather than from
@@ -470,7 +470,7 @@ def _wrong_times(changed: list[NoteLock], clock: Clock, lock_path: Path) -> list
         hint="their new times are one second after the old ones; check the clock of the computer that built them",
         severity=Severity.WARNING,
     )
-    return [problem.describe() for problem in problems.items]
+    return problems.items
 
 
 def _guard_shape(old: Lock, langs: Sequence[str], allow: bool, result: BuildResult) -> None:
