@@ -428,10 +428,12 @@ AUDIT = """(() => {
     codeContrast: Math.min(99, ...colours),
     codePage: Math.max(0, ...code.map((pre) => luminance(rgb(getComputedStyle(pre).backgroundColor)))),
     images: [...document.querySelectorAll(".ab-card img")].map((img) => getComputedStyle(img).backgroundColor),
+    rules: [...document.querySelectorAll(".ab-card hr")].map((hr) => hr.getBoundingClientRect().height),
   };
 })()"""
 
 MODES = {"light": "", "nightMode": "nightMode", "night_mode": "night_mode"}
+ANKI_HR = "hr { height: 2px; border: 0; background-color: #888; width: 100%; }\n"
 
 
 @pytest.fixture(scope="module")
@@ -447,7 +449,8 @@ def every_screen(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
         for asset in rendered.templates[rendered.cards[0].lang].media:
             (root / asset.name).write_bytes(asset.content)
         css = next(iter(rendered.templates.values())).css
-    (root / "empty.html").write_text(card_document(css, ""), encoding="utf-8")
+    # Anki's own style for hr, a 2-pixel full-width rule, as a reviewer puts it before the card's
+    (root / "empty.html").write_text(card_document(ANKI_HR + css, ""), encoding="utf-8")
     (root / "favicon.ico").write_bytes(b"")
 
     class Quiet(SimpleHTTPRequestHandler):
@@ -509,6 +512,7 @@ def test_every_card_reads_on_every_screen_in_light_and_both_night_modes(
                         wrong = {"\u2717"} if state == "wrong" else set()
                         assert set(signs.values()) - {"", "\u2713"} == wrong, (where, signs)
                         assert state == "unanswered" or seen["verdict"] >= 3, where
+                    assert all(height <= 1 for height in seen["rules"]), where  # Anki's hr style stays out
                     if width < 500:
                         assert seen["codeWraps"], where
                     if night:
