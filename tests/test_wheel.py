@@ -7,6 +7,7 @@ machine's Python: the wheel and the newest dependencies its metadata allows.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -36,11 +37,24 @@ def _run(*command: str | Path, cwd: Path, env: dict[str, str]) -> subprocess.Com
     return done
 
 
+#: What a checkout may hold besides its sources: environments, outputs, caches.
+NOT_SOURCES = shutil.ignore_patterns(
+    ".git", ".venv", "dist", "build", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis", "output"
+)
+
+
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    """The wheel built from this repository, and what the build backend printed."""
+    """The wheel built from a copy of this repository's sources, and what the build backend printed.
+
+    A copy, because the build backend works in a ``build/`` folder beside the sources,
+    which another test process may be building in at the same time.
+    """
     out = tmp_path_factory.mktemp("wheel")
-    built = _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-v", "-w", out, ROOT, cwd=out, env=_quiet_env())
+    sources = out / "sources"
+    shutil.copytree(ROOT, sources, ignore=NOT_SOURCES)
+    command: list[str | Path] = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-v", "-w", out, sources]
+    built = _run(*command, cwd=out, env=_quiet_env())
     (found,) = out.glob("ankibuild-*.whl")
     return found, built.stdout + built.stderr
 
