@@ -13,6 +13,7 @@ import json
 import shutil
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -263,6 +264,26 @@ def test_every_language_fits_a_phone_and_night_mode_applies(browser: Browser, ev
         page.close()
 
 
+@contextmanager
+def _served(root: Path) -> Iterator[str]:
+    """The files of ``root`` on a local server, as AnkiDroid loads a card's page; its address."""
+    (root / "favicon.ico").write_bytes(b"")  # asked for by the browser, not by the card
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(Quiet, directory=str(root)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        thread.join()
+        server.server_close()
+
+
 @pytest.fixture(scope="module")
 def card_pages(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Each card's front and back as pages of their own on a local server, with the script as a file."""
@@ -275,19 +296,8 @@ def card_pages(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         (root / "empty.html").write_text(card_document(css, ""), encoding="utf-8")
     for asset in rendered.templates["de"].media:
         (root / asset.name).write_bytes(asset.content)
-    (root / "favicon.ico").write_bytes(b"")  # asked for by the browser, not by the card
-
-    class Quiet(SimpleHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(Quiet, directory=str(root)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    thread.join()
-    server.server_close()
+    with _served(root) as url:
+        yield url
 
 
 def _document_state(page: Page) -> dict[str, Any]:
@@ -451,19 +461,8 @@ def every_screen(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
         css = next(iter(rendered.templates.values())).css
     # Anki's own style for hr, a 2-pixel full-width rule, as a reviewer puts it before the card's
     (root / "empty.html").write_text(card_document(ANKI_HR + css, ""), encoding="utf-8")
-    (root / "favicon.ico").write_bytes(b"")
-
-    class Quiet(SimpleHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(Quiet, directory=str(root)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}", cards
-    server.shutdown()
-    thread.join()
-    server.server_close()
+    with _served(root) as url:
+        yield url, cards
 
 
 def _states(page: Page, card: CardSides) -> Iterator[tuple[str, str]]:
