@@ -178,3 +178,17 @@ def test_a_drawing_with_its_own_parts_and_embedded_raster_images_is_accepted() -
     )
     assert svg_refusal(SVG.format(inside).encode()) is None
     assert svg_refusal((ROOT / "decks" / "media" / "roofline.svg").read_bytes()) is None
+
+
+def test_check_names_the_text_that_shows_an_active_svg(project: Project) -> None:
+    """A bank's SVG with a script: an error at the line of the text that shows it, and nothing is built."""
+    texts = dict.fromkeys(FIELDS, "fine")
+    texts["explanation"] = "See ![the diagram](media/evil.svg)"
+    _bank(project.decks, texts)
+    (project.decks / "media").mkdir()
+    (project.decks / "media" / "evil.svg").write_text(SVG.format("<script>alert(1)</script>"), encoding="utf-8")
+    result = CliRunner().invoke(main, ["check", "--format", "json"])
+    errors = [p for p in json.loads(result.stdout) if p["severity"] == "error"]
+    assert [(e["file"], e["line"]) for e in errors] == [("decks/q.yaml", LINES["explanation"])]
+    assert "<script>" in errors[0]["message"]
+    assert CliRunner().invoke(main, ["build"]).exit_code == 1 and not project.out.exists()
