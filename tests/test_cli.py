@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner, Result
 
@@ -146,9 +147,22 @@ def test_output_cut_short_by_a_closed_pipe_is_not_a_crash(project: Project) -> N
     assert len(list(project.out.glob("*.apkg"))) == 3
 
 
+def _commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """Every command line that names a command or a group of them, the program's own first."""
+    found = [prefix]
+    for name, command in group.commands.items():
+        if isinstance(command, click.Group):
+            found += _commands(command, (*prefix, name))
+        else:
+            found.append((*prefix, name))
+    return found
+
+
 def test_dash_h_is_help_for_every_command() -> None:
-    """`-h` works like `--help` on the program and on each command."""
-    for command in ([], ["build"], ["check"], ["preview"], ["import"], ["schema"]):
+    """`-h` works like `--help` on the program, on each command and on each group of commands."""
+    commands = _commands(main)
+    assert ("import",) in commands and len(commands) > 8
+    for command in commands:
         result = _run(*command, "-h")
         assert result.exit_code == 0, (command, result.output)
         assert result.output.startswith(f"Usage: main {' '.join(command)}".rstrip())

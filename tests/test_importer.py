@@ -228,7 +228,7 @@ def test_new_topic_is_declared_in_bank_yaml_by_insertion(project: Project) -> No
         "    ja: 深層学習の数値フォーマット\n",
         "    en: Formatos numéricos para el aprendizaje profundo  # copied from 'es': translate it\n",
     ]
-    assert any("no name in 'en'" in note for note in result.notes)
+    assert any("no name in 'en'" in warning.message for warning in result.warnings)
     assert _question(project.decks / "imported.yaml", BF16_ID)["topics"] == [slug]
     project.build()
 
@@ -264,7 +264,7 @@ def test_further_titles_merge_without_duplicates(project: Project) -> None:
     _import(project, [BF16["es"]], out="new.yaml")
     result = _import(project, [PAGES / "loss-scaling" / "es.txt"], out="new.yaml")
     # the new question was under todo: that is pointed out, the line is left to the reader to remove
-    assert any("also under 'todo'" in note for note in result.notes)
+    assert any("also under 'todo'" in warning.message for warning in result.warnings)
     todo = _yaml(project.decks / "new.yaml")["todo"]["es"]
     assert todo == [
         "¿Qué hace el escalado de la pérdida en el entrenamiento con FP16?",
@@ -274,10 +274,79 @@ def test_further_titles_merge_without_duplicates(project: Project) -> None:
 
 
 def test_language_given_for_a_page_that_names_none(project: Project) -> None:
-    """``languages`` names each page's language when it cannot be told; it is stored, with a note, if not built."""
-    result = _import(project, [BAD / "unknown-language.txt"], languages=["fi"], topic="ai-hardware")
-    assert result.added == ("fi",)
-    assert any("'fi' is not among the bank's languages" in note for note in result.notes)
+    """``languages`` names each page's language when it cannot be told; a language not built is added on request."""
+    result = _import(project, [BAD / "unknown-language.txt"], languages=["fi"], topic="ai-hardware", add_language=True)
+    assert (result.added, result.new_languages) == (("fi",), ("fi",))
+    assert _yaml(project.decks / "bank.yaml")["languages"] == ["de", "fr", "en", "fi"]
+
+
+def test_a_language_the_bank_does_not_build_is_refused_before_anything_is_written(project: Project) -> None:
+    """The page's question would land in no deck: the import stops, names the page and offers --add-language."""
+    before = _snapshot(project.decks)
+    result = CliRunner().invoke(main, ["import", str(BF16["es"]), "-o", "decks/new.yaml", "--topic", "ai-hardware"])
+    assert result.exit_code == 1
+    (error,) = [line for line in result.stderr.splitlines() if ": error:" in line]
+    assert error.startswith(f"{BF16['es']}:6:1: error: the bank does not build 'es' (it builds de, fr, en)")
+    assert "hint: import it with --add-language to add 'es' to the bank" in result.stderr
+    assert _snapshot(project.decks) == before
+
+
+def test_add_language_adds_it_to_the_bank_in_place_and_it_builds(project: Project, tmp_path: Path) -> None:
+    """--add-language writes 'es' into the one-line list, says so, and the build makes an 'es' package."""
+    before = (project.decks / "bank.yaml").read_text(encoding="utf-8")
+    args = ["import", str(BF16["es"]), "-o", "decks/formats.yaml", "--topic", "ai-hardware", "--add-language"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "Added es to the bank's languages: 'ankibuild status' shows what is left to translate." in result.stdout
+    after = (project.decks / "bank.yaml").read_text(encoding="utf-8")
+    assert after == before.replace("languages: [de, fr, en]", "languages: [de, fr, en, es]")
+    line = after.splitlines().index("  ai-hardware:") + 1
+    assert f"decks/bank.yaml:{line}:3: warning: topic 'ai-hardware' has no name in 'es'" in result.stderr
+    built = CliRunner().invoke(main, ["build"])
+    assert built.exit_code == 0, built.output
+    assert "es: 1 notes in 2 deck(s) -> dist/ai-stack-es.apkg (wrote)" in built.output
+    with collection(tmp_path / "c.anki2") as col:
+        import_package(col, project.out / "ai-stack-es.apkg")
+        assert col.get_note(col.find_notes("")[0])["ID"] == BF16_ID
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("What is l'objectif of the GPU's tensor cores, and why?", "what-is-objectif-of-the-gpus-tensor"),
+        ("Dans une quantification post-entraînement des activations", "dans-une-quantification"),
+        ("Which one is the fastest of the", "which-one-is-the-fastest"),
+        ("Donaudampfschifffahrtsgesellschaftskapitänsmütze", "donaudampfschifffahrtsgesellschaftskapit"),
+    ],
+)
+def test_derived_ids_are_whole_words_and_readable(
+    project: Project, tmp_path: Path, question: str, expected: str
+) -> None:
+    """An id from a question keeps whole words up to 40 characters, no elided article, no dangling 'of'."""
+    use_scenario(project, "import-bank")
+    page = tmp_path / "page.txt"
+    text = BF16["es"].read_text(encoding="utf-8")
+    asked = "¿Cuál es la principal ventaja de BF16 frente a FP16 al entrenar redes neuronales?"
+    page.write_text(text.replace(asked, question, 1), encoding="utf-8")
+    result = _import(project, [page], languages=["es"])
+    assert result.question == expected and len(expected) <= 40
+
+
+def test_a_new_question_keeps_the_blank_lines_of_the_file(project: Project) -> None:
+    """Where the file's questions are set apart by blank lines, the imported one is too."""
+    use_scenario(project, "import-bank")
+    _import(project, [BF16["es"]], out="formats.yaml")
+    spaced = (
+        (project.decks / "formats.yaml")
+        .read_text(encoding="utf-8")
+        .replace(f"  - id: {BF16_ID}", f"\n  - id: {BF16_ID}")
+    )
+    (project.decks / "formats.yaml").write_text(spaced, encoding="utf-8")
+    _import(project, [PAGES / "loss-scaling" / "es.txt"], out="formats.yaml")
+    lines = split_lines((project.decks / "formats.yaml").read_text(encoding="utf-8"))
+    starts = [number for number, line in enumerate(lines) if line.startswith("  - id: ")]
+    assert len(starts) == 3
+    assert [lines[number - 1] for number in starts[1:]] == ["\n", "\n"]
 
 
 # -- errors: nothing written ----------------------------------------------------------

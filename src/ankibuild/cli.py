@@ -236,6 +236,11 @@ def preview_command(
     "--lang", "languages", multiple=True, metavar="CODE", help="Each page's language, in order. Default: detected."
 )
 @click.option("--topic", metavar="SLUG", help="The question's topic. Default: the bank's topic named like the pages'.")
+@click.option(
+    "--add-language",
+    is_flag=True,
+    help="Add the pages' languages the bank does not build yet to its 'languages' (else they are refused).",
+)
 @_decks
 def import_command(
     pages: tuple[Path, ...],
@@ -243,17 +248,30 @@ def import_command(
     question_id: str | None,
     languages: tuple[str, ...],
     topic: str | None,
+    add_language: bool,
     decks: Path,
 ) -> None:
     """Import quiz pages copied from the web: one question, a page per language."""
     from .importer import import_pages  # each command loads only what it uses
 
-    result = import_pages(pages, out=out, decks=decks, question_id=question_id, languages=languages, topic=topic)
+    result = import_pages(
+        pages,
+        out=out,
+        decks=decks,
+        question_id=question_id,
+        languages=languages,
+        topic=topic,
+        add_language=add_language,
+    )
     _import_summary(result)
 
 
 def _import_summary(result: ImportResult) -> None:
+    report(list(result.warnings))
     where = click.format_filename(result.path)
+    if result.new_languages:
+        added = ", ".join(result.new_languages)
+        click.echo(f"Added {added} to the bank's languages: 'ankibuild status' shows what is left to translate.")
     if result.added:
         topic = f", topic '{result.topic}'" if result.topic else ""
         topic += " (new in bank.yaml)" if result.new_topic else ""
@@ -262,8 +280,6 @@ def _import_summary(result: ImportResult) -> None:
         click.echo(f"'{result.question}' in {where} already has {', '.join(result.kept)}: left as it was.")
     for lang, titles in result.todo.items():
         click.echo(f"  todo: {len(titles)} further question title(s) in {lang}")
-    for note in result.notes:
-        click.secho(f"note: {note}", fg="yellow", err=True)
     if not result.written:
         click.echo("Nothing written: the bank already holds these pages.")
 

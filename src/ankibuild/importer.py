@@ -26,7 +26,7 @@ from functools import partial
 from pathlib import Path
 
 from .atomic import write_if_changed
-from .errors import AnkibuildError, BankError, Problems
+from .errors import AnkibuildError, BankError, Problem, Problems, Severity
 from .languages import is_language
 from .loader import BANK_FILE, Map, Seq, decode, load
 from .lock import LOCK_FILE
@@ -37,8 +37,16 @@ from .richtext import literal
 from .validate import SLUG, TOPIC
 from .yamltext import STEP, Block, Document, Flow, Noted, Value, item_lines, mapping_lines, scalar
 
-#: A derived question id stops before it gets longer than this.
+#: A derived question id stops before the word that would make it longer than this.
 ID_LENGTH = 40
+#: Elided articles and pronouns (French, Italian, Catalan): "l'objectif" names the objectif.
+_ELISION = re.compile("(?i)\\b(?:[cdjlmnst]|qu)['\u2019\u02bc](?=\\w)")
+_APOSTROPHE = re.compile("['\u2019\u02bc]")  # typed, typographic, modifier letter
+#: Words an id does not end on: it would read as cut short.
+_DANGLING = frozenset(
+    """a an and as at by for from in into is of on or the to with de del des du el en et la las le les los un une y
+    am an auf aus bei das dem den der des die ein eine im mit und von zu zum zur il di e o da per che""".split()
+)
 #: Letters NFKD does not take apart into ASCII.
 _ASCII = str.maketrans({"ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ø": "o", "Ø": "O", "ł": "l", "Ł": "L"})
 
@@ -59,8 +67,10 @@ class ImportResult:
     #: Titles of further questions added under ``todo``, by language.
     todo: dict[str, tuple[str, ...]]
     written: tuple[Path, ...]
-    #: What to look at: names to translate, languages the bank does not build.
-    notes: tuple[str, ...] = ()
+    #: What to look at: names to translate, titles that are questions already.
+    warnings: tuple[Problem, ...] = ()
+    #: Languages this import added to the bank's ``languages``.
+    new_languages: tuple[str, ...] = ()
 
 
 @dataclass
@@ -74,7 +84,9 @@ class _Plan:
     topic: str | None = None
     topic_names: dict[str, Value] = field(default_factory=dict)
     todo: dict[str, list[str]] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
+    notes: Problems = field(default_factory=Problems)
+    #: Languages of the pages that the bank does not build yet, to add to it.
+    new_languages: tuple[str, ...] = ()
 
     @property
     def added(self) -> dict[str, Page]:
@@ -90,27 +102,33 @@ def import_pages(
     question_id: str | None = None,
     languages: Sequence[str] = (),
     topic: str | None = None,
+    add_language: bool = False,
 ) -> ImportResult:
     """Import ``pages`` (one question, a page per language) into the bank at ``decks``.
 
     ``out`` is the question file a new question goes to (created if missing).
     ``languages`` gives each page's language in order instead of detecting it;
     ``topic`` the topic slug instead of matching the pages' topic title.
+    A page in a language the bank does not build is refused, unless ``add_language``
+    adds that language to the bank's ``languages``.
     Raises :class:`BankError` listing every problem, with nothing written.
     """
     _check_options(pages, question_id, languages, topic)
     target = _target(decks, out)
     problems = Problems()
     read = [_as_markdown(page) if page else None for page in (read_page(path, problems) for path in pages)]
-    bank = _bank(decks)
+    bank, known = _bank(decks)
     by_language = _by_language(read, languages, problems)
     _agree(list(by_language.values()), problems)
+    new_languages = _not_built(bank, by_language, add_language, problems)
     if problems.errors:
         raise BankError(problems.errors)
+    bank = replace(bank, languages=(*bank.languages, *new_languages))
     plan = _plan(bank, by_language, target, question_id, topic, problems)
     if problems.errors:
         raise BankError(problems.errors)
-    return _write(decks, plan, bank)
+    plan.new_languages = new_languages
+    return _write(decks, plan, bank, known)
 
 
 def _as_markdown(page: Page) -> Page:
@@ -149,13 +167,37 @@ def _target(decks: Path, out: Path) -> Path:
     return decks / relative
 
 
-def _bank(decks: Path) -> Bank:
-    """The bank as it is: it must be valid before anything is added to it."""
+def _bank(decks: Path) -> tuple[Bank, set[tuple[str, str, str]]]:
+    """The bank as it is (it must be valid before anything is added to it), and its warnings."""
     problems = Problems()
     bank = load_bank(decks, problems)
     if bank is None or problems.errors:
         raise BankError(problems.errors)
-    return bank
+    return bank, {_said(warning) for warning in problems.warnings}
+
+
+def _said(problem: Problem) -> tuple[str, str, str]:
+    """A problem without its place: lines move when lines are inserted above them."""
+    return problem.file, problem.question, problem.message
+
+
+def _not_built(bank: Bank, pages: dict[str, Page], add: bool, problems: Problems) -> tuple[str, ...]:
+    """The pages' languages the bank does not build: refused before anything is written, unless ``add``."""
+    missing = tuple(lang for lang in pages if lang not in bank.languages)
+    if add:
+        return missing
+    for lang in missing:
+        page = pages[lang]
+        _report(
+            problems,
+            page,
+            page.question_line,
+            f"the bank does not build '{lang}' (it builds {', '.join(bank.languages)}): "
+            "this page's question would be in no deck",
+            f"import it with --add-language to add '{lang}' to the bank, "
+            f"or add '{lang}' to 'languages' in {BANK_FILE} first",
+        )
+    return ()
 
 
 def _by_language(read: list[Page | None], override: Sequence[str], problems: Problems) -> dict[str, Page]:
@@ -302,20 +344,32 @@ def _topic_names(bank: Bank, titles: dict[str, str], plan: _Plan) -> dict[str, V
     for lang in bank.languages:
         names[lang] = titles.get(lang) or Noted(first, f"copied from '{first_lang}': translate it")
         if lang not in titles:
-            plan.notes.append(f"topic '{plan.topic}' has no name in '{lang}' yet: translate it in bank.yaml")
+            plan.notes.add(
+                bank.root / BANK_FILE,
+                f"topic '{plan.topic}' has no name in '{lang}' yet: its '{first_lang}' name is copied there",
+                hint="translate it",
+                severity=Severity.WARNING,
+            )
     return {**names, **titles}
 
 
 def _ascii_slug(text: str) -> str:
-    """The first words of ``text`` in ASCII, joined by ``-``; empty if it has no Latin letters or digits."""
+    """The first whole words of ``text`` in ASCII, joined by ``-``; empty if it has no Latin letters or digits."""
+    # An elided article goes (l'objectif -> objectif), an apostrophe keeps its word whole (GPU's -> gpus).
+    text = _APOSTROPHE.sub("", _ELISION.sub("", text))
     # Accents come off (é -> e); other letters separate words, as "BF16がFP16" holds two.
     decomposed = unicodedata.normalize("NFKD", text.translate(_ASCII))
     folded = "".join(ch if ch.isascii() else "" if unicodedata.combining(ch) else " " for ch in decomposed)
     words: list[str] = []
-    for word in re.findall(r"[a-z0-9]+", folded.lower()):
-        if len("-".join([*words, word])) > ID_LENGTH:
+    for token in folded.lower().split():
+        word = "-".join(re.findall(r"[a-z0-9]+", token))  # "post-entraînement" is one word, kept whole
+        if not word:
+            continue
+        if words and len("-".join([*words, word])) > ID_LENGTH:
             break
-        words.append(word)
+        words.append(word[:ID_LENGTH].rstrip("-"))  # only a first word longer than an id is cut
+    while len(words) > 1 and words[-1] in _DANGLING:
+        words.pop()  # "...-advantage-of" reads as cut short
     return "-".join(words)
 
 
@@ -339,18 +393,24 @@ def _unique(slug: str, taken: set[str]) -> str:
 # -- writing ----------------------------------------------------------------
 
 
-def _write(decks: Path, plan: _Plan, bank: Bank) -> ImportResult:
-    """Work out the new texts, validate the bank they make, then write them."""
+def _write(decks: Path, plan: _Plan, bank: Bank, known: set[tuple[str, str, str]]) -> ImportResult:
+    """Work out the new texts, validate the bank they make, then write them.
+
+    ``known`` are the bank's warnings before the import: only new ones are told.
+    """
     document = _document(plan.path) if plan.path.is_file() else None
     plan.todo = _todo(plan, bank, document.root.get("todo") if document else None)
     pending: dict[Path, bytes] = {}
-    if plan.topic_names:
+    if plan.topic_names or plan.new_languages:
         # bank.yaml goes first: a topic nobody uses yet is valid, a question with an undeclared one is not.
         declared = _document(decks / BANK_FILE)
-        declared.append(("topics",), lambda indent: mapping_lines({plan.topic or "": plan.topic_names}, indent))
+        if plan.new_languages:
+            declared.append_items(("languages",), plan.new_languages)
+        if plan.topic_names:
+            declared.append(("topics",), lambda indent: mapping_lines({plan.topic or "": plan.topic_names}, indent))
         pending[decks / BANK_FILE] = declared.content()
     pending[plan.path] = _add_to(document, plan) if document else _new_file(plan, bank)
-    notes = [*plan.notes, *_validate(decks, pending, plan.question)]
+    notes = [*plan.notes.items, *_validate(decks, pending, plan.question, known)]
     written = tuple(path for path, content in pending.items() if write_if_changed(path, content))
     return ImportResult(
         plan.question,
@@ -362,6 +422,7 @@ def _write(decks: Path, plan: _Plan, bank: Bank) -> ImportResult:
         {lang: tuple(titles) for lang, titles in plan.todo.items()},
         written,
         tuple(notes),
+        plan.new_languages,
     )
 
 
@@ -373,19 +434,26 @@ def _document(path: Path) -> Document:
     return Document(text, source.data, problems.name(path), bom=source.raw.startswith(codecs.BOM_UTF8))
 
 
-def _validate(decks: Path, pending: dict[Path, bytes], question: str) -> list[str]:
-    """The bank as it would be; its errors stop the import, its warnings about the question are returned."""
+def _validate(
+    decks: Path, pending: dict[Path, bytes], question: str, known: set[tuple[str, str, str]]
+) -> list[Problem]:
+    """The bank as it would be; its errors stop the import.
+
+    Its new warnings are returned, but those about other questions: a language
+    added to the bank is missing from every one of them, which the import did not do.
+    """
     problems = Problems()
     load_bank(decks, problems, pending)
     if problems.errors:
         raise BankError(problems.errors)
-    return [p.describe() for p in problems.warnings if p.question == question]
+    return [p for p in problems.warnings if _said(p) not in known and p.question in ("", question)]
 
 
 def _add_to(document: Document, plan: _Plan) -> bytes:
     """The new question, or the languages it lacks, and the new titles under ``todo``."""
     if plan.existing is None:
-        document.append(("questions",), lambda indent: item_lines(_question(plan), indent))
+        gap = [""] if document.spaced(("questions",)) else []  # a blank line before it, as before the others
+        document.append(("questions",), lambda indent: [*gap, *item_lines(_question(plan), indent)])
     elif plan.added:
         index = next(i for i, item in enumerate(document.root["questions"]) if item.get("id") == plan.question)
         added = {lang: _translation(page) for lang, page in plan.added.items()}
@@ -420,7 +488,12 @@ def _todo(plan: _Plan, bank: Bank, current: object) -> dict[str, list[str]]:
     result: dict[str, list[str]] = {}
     for lang, page in plan.pages.items():
         if any(same_text(page.question, title) for title in existing.get(lang, [])):
-            plan.notes.append(f"the '{lang}' question is also under 'todo' in {plan.path}: remove it there")
+            plan.notes.add(
+                plan.path,
+                f"the '{lang}' question is also under 'todo'",
+                hint="remove it there",
+                severity=Severity.WARNING,
+            )
         known = [*existing.get(lang, []), page.question]
         known += [q.translations[lang].question for q in _questions(bank) if lang in q.translations]
         for title in page.further:

@@ -141,7 +141,7 @@ def add_language(code: str, decks: Path = Path("decks")) -> LanguageStatus:
     if texts.problems.errors:
         raise BankError(texts.problems.errors)
     document = open_document(decks / BANK_FILE, decks)
-    document.append_item(("languages",), code)
+    document.append_items(("languages",), [code])
     write_if_changed(decks / BANK_FILE, document.content())
     return language_status(texts, code)
 

@@ -148,11 +148,11 @@ class Document:
         else:
             self._open(line, make(indent_of(self.lines[line]) + STEP))
 
-    def append_item(self, path: Sequence[Key], text: str) -> None:
-        """Add ``text`` at the end of the list at ``path``, a block list or one written ``[a, b]``."""
+    def append_items(self, path: Sequence[Key], texts: Sequence[str]) -> None:
+        """Add ``texts`` at the end of the list at ``path``, a block list or one written ``[a, b]``."""
         value = _get(*self._chain(path)[-1])
         if not (isinstance(value, Seq) and value and self._flow(value)):
-            self.append(path, lambda indent: [f"{' ' * indent}- {scalar(text)}"])
+            self.append(path, lambda indent: [f"{' ' * indent}- {scalar(text)}" for text in texts])
             return
         line, column = value.marks[-1]
         for index in range(line - 1, len(self.lines)):
@@ -161,7 +161,7 @@ class Document:
             close = content.find("]", start)
             if close >= 0 and "#" not in content[start:close]:
                 before = content[:close].rstrip()
-                new = f"{before}, {scalar(text)}{content[len(before) :]}"
+                new = before + "".join(f", {scalar(text)}" for text in texts) + content[len(before) :]
                 self.edits.append((index, 1, [new]))
                 return
         raise AnkibuildError(f"{self.name}:{line}: the list is not closed with ']'")
@@ -182,6 +182,21 @@ class Document:
                 "write it as a block, one entry per line"
             )
         self.edits.append((line - 1, self._end(chain) - line + 1, make(len(start))))
+
+    def spaced(self, path: Sequence[Key]) -> bool:
+        """True when most items of the list at ``path`` are set apart by a blank line above them."""
+        value = _get(*self._chain(path)[-1])
+        if not isinstance(value, Seq) or len(value) < 2:
+            return False
+        apart = [self._blank_above(line - 1) for line, _ in value.marks[1:]]
+        return sum(apart) * 2 > len(apart)
+
+    def _blank_above(self, line: int) -> bool:
+        """Whether an empty line precedes line index ``line`` and the comments just above it."""
+        above = line - 1
+        while above >= 0 and self.lines[above].lstrip().startswith("#"):
+            above -= 1
+        return above >= 0 and not self.lines[above].strip()
 
     def _open(self, line: int, new: list[str]) -> None:
         """``key: []`` or ``key: {}`` becomes ``key:`` with the new entries below it."""
