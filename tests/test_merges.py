@@ -25,6 +25,7 @@ READ = [
     ("templates/card.js", 6),
     ("templates/de/labels.yaml", 2),
     (f"decks/{LOCK_FILE}", 3),
+    ("decks/CHANGELOG.md", 3),
 ]
 
 
@@ -51,6 +52,19 @@ def test_conflict_markers_are_an_error_naming_file_and_line(project: Project, re
         found = [p for p in caught.value.problems if "merge conflict markers" in p.message]
         assert [(p.file, p.line, p.column) for p in found] == [(relative, line, 1)]
         assert "<<<<<<<" in found[0].hint
+    assert snapshot(project.out, project.decks) == before
+
+
+def test_a_published_changelog_with_conflict_markers_is_never_extended(project: Project) -> None:
+    """The changelog in dist/ is read back to be continued: markers in it stop the build, which writes nothing."""
+    project.build()
+    _conflict(project, "dist/CHANGELOG.md", 3)
+    project.edit("ai-hardware.yaml", "Die arithmetische Intensität", "Die Intensität")
+    before = snapshot(project.out, project.decks)
+    with pytest.raises(BankError) as caught:
+        project.build()
+    found = [(p.file, p.line) for p in caught.value.problems if "merge conflict markers" in p.message]
+    assert found == [("dist/CHANGELOG.md", 3)]
     assert snapshot(project.out, project.decks) == before
 
 
