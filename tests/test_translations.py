@@ -423,3 +423,32 @@ def test_po_texts_of_any_shape_come_back_as_typed(project: Project, tmp_path: Pa
         "explanation": TRICKY["explanation"],
     }
     assert not [p for p in check(decks=project.decks).items if p.question == SAMPLE_ID and "'it'" in p.message]
+
+
+def test_a_new_language_builds_step_by_step_beside_the_complete_ones(project: Project, tmp_path: Path) -> None:
+    """After add-language the bank builds: its complete languages as before, the new one with what is translated."""
+    project.build()
+    before = {path.name: path.read_bytes() for path in project.out.glob("*.apkg")}
+    add_language("es", project.decks)
+    result = project.build()
+    assert {output.lang: output.notes for output in result.outputs} == {"de": 6, "fr": 6, "en": 6, "es": 0}
+    assert {path.name: path.read_bytes() for path in project.out.glob("*.apkg") if path.name in before} == before
+
+    po_path = tmp_path / "es.po"
+    export_po("es", po_path, source="en", decks=project.decks)
+    po = polib.pofile(str(po_path))
+    for entry in po:  # one question translated so far, and no topic name or title yet
+        entry.msgstr = f"ES {entry.msgid}" if entry.msgctxt.startswith(f"{SAMPLE_ID}:") else ""
+    po.save()
+    import_po(po_path, decks=project.decks)
+    result = project.build()
+    assert {output.lang: output.notes for output in result.outputs} == {"de": 6, "fr": 6, "en": 6, "es": 1}
+    (es,) = [lang for lang in status(project.decks).languages if lang.lang == "es"]
+    assert (len(es.translated), len(es.missing), len(es.topic_names), len(es.deck_titles)) == (1, 5, 4, 1)
+    with collection(tmp_path / "es.anki2") as col:
+        assert import_package(col, project.out / "ai-stack-es.apkg").new == 1
+        note = col.get_note(col.find_notes(f'"ID:{SAMPLE_ID}"')[0])
+        assert note["Question"].startswith("ES Why do elementwise operations")
+        front, back = render(col, note.card_ids()[0])
+        assert TEMPLATE_ERROR not in front + back
+    assert _run("check", "--strict").exit_code == 1  # the names standing in are warnings
