@@ -47,6 +47,24 @@ _ABOVE = re.compile(
     r"|ничего из (?:выше)?перечисленного|上記のすべて|上記のいずれ|以上都|以上皆|以上全|위의 모든|위의 어느",
     re.IGNORECASE,
 )
+#: A word one of those phrases has, looked for first: the phrases are slow to search for
+#: case-insensitively, and nearly no option has any of these.
+_ABOVE_WORDS = (
+    "above",
+    "previous",
+    "genannt",
+    "obig",
+    "dessus",
+    "précédent",
+    "anterior",
+    "precedent",
+    "bovenstaand",
+    "powyż",
+    "перечисл",
+    "上記",
+    "以上",
+    "위의",
+)
 _TAG = re.compile(r"<[^>]*>")
 _SPACE = re.compile(r"\s+")
 #: What reads the same in every language: numbers, code, formulas, acronyms.
@@ -60,6 +78,12 @@ class AnswerFacts(NamedTuple):
     #: The correct option is the longest in most languages.
     longest: bool
     allow: frozenset[str]
+
+
+def _refers_to_the_others(text: str) -> bool:
+    """True for "All of the above", "Aucune des réponses précédentes" and their kind."""
+    folded = text.casefold()
+    return any(word in folded for word in _ABOVE_WORDS) and _ABOVE.search(text) is not None
 
 
 def visible(option_html: str) -> str:
@@ -160,7 +184,7 @@ class ItemChecker:
         for lang, shown in texts.items():
             for index, text in enumerate(shown):
                 letter = LETTERS[index]
-                if letter not in question.pin and _ABOVE.search(text):
+                if letter not in question.pin and _refers_to_the_others(text):
                     self.report(
                         ALL_OF_THE_ABOVE,
                         self._where(question, lang, letter),
