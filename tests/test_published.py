@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import sqlite3
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
 
 from ankibuild import published
@@ -42,3 +48,46 @@ def test_a_package_that_cannot_be_read_is_a_warning(project: Project) -> None:
     result = project.build()
     assert sum("cannot read this published package" in warning.describe() for warning in result.warnings) == 2
     assert {change.lang for change in result.changes.items if change.kind == "new"} == {"de"}
+
+
+def _rewrite_collection(package: Path, sql: str) -> None:
+    """``package`` with ``sql`` run on its collection: a file that is a package in form only."""
+    with zipfile.ZipFile(package) as archive:
+        entries = {name: archive.read(name) for name in archive.namelist()}
+    collection = package.with_suffix(".anki2")
+    collection.write_bytes(entries["collection.anki2"])
+    with contextlib.closing(sqlite3.connect(collection)) as conn:
+        conn.execute(sql)
+        conn.commit()
+    entries["collection.anki2"] = collection.read_bytes()
+    collection.unlink()
+    with zipfile.ZipFile(package, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, content in entries.items():
+            archive.writestr(name, content)
+
+
+def _damage_compressed_data(package: Path) -> None:
+    raw = bytearray(package.read_bytes())
+    info = zipfile.ZipFile(package).getinfo("collection.anki2")
+    start = info.header_offset + 30 + len(info.filename) + len(info.extra)
+    raw[start : start + 64] = bytes(64)
+    package.write_bytes(bytes(raw))
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda package: _rewrite_collection(package, "UPDATE col SET decks = '[]'"),
+        lambda package: _rewrite_collection(package, "UPDATE col SET models = '[1]'"),
+        _damage_compressed_data,
+    ],
+    ids=["decks-a-list", "notetypes-a-list", "compressed-data"],
+)
+def test_a_package_well_formed_outside_but_not_inside_is_a_warning(
+    project: Project, damage: Callable[[Path], None]
+) -> None:
+    """Whatever a file in dist/ holds, the build warns about it and goes on: never a traceback."""
+    project.build()
+    damage(project.out / "ai-stack-de.apkg")
+    result = project.build()
+    assert sum("cannot read this published package" in warning.describe() for warning in result.warnings) == 1

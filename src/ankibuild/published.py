@@ -17,6 +17,7 @@ import io
 import json
 import sqlite3
 import zipfile
+import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from operator import attrgetter
@@ -36,6 +37,21 @@ from .version import code_fingerprint
 COLLECTION = "collection.anki2"
 #: A published collection larger than this is not read: it is no package of ours.
 MAX_COLLECTION = 2**30
+#: What reading a file that is a package in form only raises: any file may lie in the output folder.
+_UNREADABLE = (
+    OSError,
+    UnsafePathError,
+    zipfile.BadZipFile,
+    zlib.error,
+    EOFError,
+    NotImplementedError,  # a compression method or zip feature Python cannot read
+    RuntimeError,  # an encrypted entry
+    sqlite3.Error,
+    ValueError,
+    KeyError,
+    TypeError,
+    AttributeError,  # a column or JSON value of another type than a package's
+)
 
 
 class PublishedNote(NamedTuple):
@@ -90,7 +106,7 @@ def read_published(
     for path in sorted(out.glob("*.apkg")) if out.is_dir() else ():
         try:
             published.add(_recalled(path, types, kept) or _read_package(path, types, kept))
-        except (OSError, UnsafePathError, zipfile.BadZipFile, sqlite3.Error, ValueError, KeyError, TypeError) as err:
+        except _UNREADABLE as err:
             problems.add(
                 path,
                 f"cannot read this published package ({err}): its notes' times follow the lock only",
