@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ankibuild import richtext
+from ankibuild import mathml, richtext
 from ankibuild.richtext import REFUSED_TEX, to_html
 from bench.worstcase import PATTERNS
 
@@ -114,3 +114,21 @@ def test_adversarial_text_renders_inert_and_within_linear_work(text: str) -> Non
     assert not re.search(r"\[(sound:|/?anki:|/?latex\]|/?\$\$?\])", rendered, re.IGNORECASE)
     if not recorder.errors:
         assert not [formula for formula in _typeset(rendered) if _COMMAND.search(formula)]
+
+
+@pytest.mark.parametrize("piece", ["\\(", "\\[", "<pre ", "<CODE>", "\\(x\\) <pre>"])
+def test_the_preview_looks_for_each_formula_or_code_closer_once(piece: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A card of openers without closers (a template may hold any text) costs the preview a linear search."""
+    scanned: list[int] = []
+
+    def counted(card: str, kind: str, start: int) -> re.Match[str] | None:
+        found = closing(card, kind, start)
+        scanned.append((len(card) if found is None else found.end()) - start)
+        return found
+
+    closing = mathml.closing
+    monkeypatch.setattr(mathml, "closing", counted)
+    card = piece * (MB // len(piece))
+    shown = mathml.formulas_to_mathml(card)
+    assert shown == card if "x" not in piece else shown.count("<math") == card.count("\\(")
+    assert sum(scanned) <= 2 * len(card)

@@ -37,8 +37,15 @@ _MATHML = "{http://www.w3.org/1998/Math/MathML}"
 _MATHJAX_ONLY = {"arg": "\\operatorname{arg}", "notag": "", "nonumber": ""}
 _MATHJAX_ONLY_COMMAND = re.compile(r"\\(arg|notag|nonumber)(?![A-Za-z])")
 _UNKNOWN = re.compile(r">\\([A-Za-z]+)")
-#: Formulas as the build writes them into a card, and code, where MathJax reads none.
-_FIELD_PARTS = re.compile(r"(<pre\b.*?</pre>|<code\b.*?</code>)|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL | re.IGNORECASE)
+#: What opens a formula as the build writes it into a card, or code, where MathJax reads none.
+_OPENER = re.compile(r"<(?:pre|code)\b|\\\(|\\\[", re.IGNORECASE)
+#: What closes each opener, by the opener in lower case.
+_CLOSERS = {
+    "<pre": re.compile("</pre>", re.IGNORECASE),
+    "<code": re.compile("</code>", re.IGNORECASE),
+    "\\(": re.compile(re.escape("\\)")),
+    "\\[": re.compile(re.escape("\\]")),
+}
 
 
 def problem(tex: str) -> str:
@@ -105,13 +112,30 @@ def formulas_to_mathml(card: str) -> str:
     """A card's HTML with each formula as MathML, as MathJax would set it; code is left alone.
 
     A formula that cannot be converted stays as written, as MathJax would show it.
+    Linear in the card's length: once an opener has no closer after it, no later
+    opener of its kind is looked for a closer again.
     """
+    parts: list[str] = []
+    done = at = 0
+    unclosed: set[str] = set()
+    while (opener := _OPENER.search(card, at)) is not None:
+        kind = opener.group(0).lower()
+        # A formula holds at least one character; code may be empty.
+        closer = None if kind in unclosed else closing(card, kind, opener.end() + kind.startswith("\\"))
+        if closer is None:
+            unclosed.add(kind)
+            at = opener.start() + 1
+            continue
+        whole = card[opener.start() : closer.end()]
+        if kind.startswith("\\"):
+            converted = to_mathml(html.unescape(card[opener.end() : closer.start()]), kind == "\\[")
+            whole = whole if converted is None else converted
+        parts += [card[done : opener.start()], whole]
+        done = at = closer.end()
+    parts.append(card[done:])
+    return "".join(parts)
 
-    def replace(match: re.Match[str]) -> str:
-        if match.group(1):
-            return match.group(0)
-        display = match.group(3) is not None
-        converted = to_mathml(html.unescape(match.group(3) if display else match.group(2)), display)
-        return match.group(0) if converted is None else converted
 
-    return _FIELD_PARTS.sub(replace, card)
+def closing(card: str, kind: str, start: int) -> re.Match[str] | None:
+    """The first closer of the opener ``kind`` in ``card`` from ``start``."""
+    return _CLOSERS[kind].search(card, start)
