@@ -117,7 +117,11 @@ def test_init_never_overwrites_and_writes_nothing_when_refused(tmp_path: Path) -
 
 @pytest.mark.parametrize(
     ("args", "message"),
-    [(["--lang", "german"], "'german' is not a language code"), (["--id", "Our Bank"], "'Our Bank' is not a slug")],
+    [
+        (["--lang", "german"], "'german' is not a language code"),
+        (["--id", "Our Bank"], "'Our Bank' is not a slug"),
+        (["--id", "our__bank"], "'our__bank' has two underscores in a row"),
+    ],
 )
 def test_a_bad_language_or_id_is_reported_and_nothing_is_written(tmp_path: Path, args: list[str], message: str) -> None:
     refused = _run(tmp_path, "init", "new", *args)

@@ -25,6 +25,7 @@ from .languages import is_language
 from .render import LABELS
 from .schema import schema_text
 from .templatefolders import DEFAULT, DEFAULTS, OWN_FOLDER, TemplateFolders
+from .validate import SLUG
 from .version import __version__
 
 STARTER = Path(__file__).resolve().parent / "starter"
@@ -105,8 +106,11 @@ def _refuse(root: Path, bank_id: str, langs: Sequence[str], files: Mapping[str, 
     for lang in langs:
         if not is_language(lang):
             problems.add(root, f"'{lang}' is not a language code", hint="use ISO 639-1 codes such as de, en, pt-BR")
-    if not re.fullmatch(r"[a-z0-9][a-z0-9_.-]*", bank_id):
+    if not SLUG.match(bank_id):
         problems.add(root, f"the bank id '{bank_id}' is not a slug", hint="give one with --id, e.g. --id my-class")
+    elif "__" in bank_id:  # as check refuses it: a note's GUID joins the bank id and question id with it
+        hint = "use one underscore or a hyphen, e.g. --id my-class"
+        problems.add(root, f"the bank id '{bank_id}' has two underscores in a row", hint=hint)
     there = [name for name in files if (root / name).exists() or (root / name).is_symlink()]
     if there:
         hint = "run init in a new or empty folder; to change templates, see 'ankibuild templates export'"
