@@ -133,3 +133,15 @@ def test_a_damaged_entry_is_a_miss_and_never_a_wrong_package(project: Project) -
             data[-1] ^= 0xFF
             path.write_bytes(bytes(data))
     assert _fresh_build(project) == expected
+
+
+def test_a_user_without_a_home_folder_builds(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No HOME and no entry in the password database (a container run as a bare user number): no traceback."""
+
+    def no_home() -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    for name in ("ANKIBUILD_CACHE_DIR", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(Path, "home", no_home)
+    assert project.build().outputs and cache_root().is_dir()

@@ -46,7 +46,12 @@ def cache_root() -> Path:
     explicit = os.environ.get("ANKIBUILD_CACHE_DIR")
     if explicit:
         return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    base = os.environ.get("XDG_CACHE_HOME")
+    if not base:
+        try:
+            base = str(Path.home() / ".cache")
+        except RuntimeError:  # no HOME and no user name (a container's user by number): a cache for this build
+            return _private_scratch()
     return Path(base) / "ankibuild"
 
 
