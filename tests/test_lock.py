@@ -61,6 +61,14 @@ def test_source_date_epoch_sets_only_the_first_build(monkeypatch: pytest.MonkeyP
     assert later["g"].mtime == later["h"].mtime == 1_800_000_000
 
 
+@pytest.mark.parametrize("epoch", ["²", "\u0661\u0667" + "\u0660" * 8, "99999999999999999999", "-1", "17e8", ""])
+def test_a_source_date_epoch_that_is_no_time_is_the_clock(epoch: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever the environment holds, the first build gets a time the lock accepts, never a traceback."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", epoch)
+    first, _ = stamp_notes([_row("g", "aaaa")], Lock(), Clock(lambda: 1_800_000_000.0))
+    assert first["g"].mtime == 1_800_000_000
+
+
 def test_lock_file_is_one_line_per_note_in_a_stable_order(project: Project) -> None:
     """The lock diffs and merges well: a comment, a header, then one JSON object per notetype and note, sorted."""
     project.build()

@@ -411,7 +411,9 @@ class Clock:
 
     def first(self) -> int:
         epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
-        return int(epoch) if epoch.isdigit() else self.now()
+        # isdigit() alone lets through digits int() refuses, like '²'; a time the lock would refuse is no time
+        seconds = int(epoch) if epoch.isascii() and epoch.isdigit() else None
+        return seconds if seconds is not None and ANKI_EPOCH <= seconds <= MAX_TIME else self.now()
 
     def after(self, previous: int) -> int:
         """The current time, or the second after ``previous`` if that is not before it."""
