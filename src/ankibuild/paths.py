@@ -58,7 +58,8 @@ def inside(root: Path, name: str, *, base: Path | None = None) -> Path:
 #: The most a file of a bank may hold: far more than any question file needs,
 #: yet readable at once on any machine.
 MAX_FILE_BYTES = 32 * 1024 * 1024
-#: Without blocking on a named pipe or a terminal, without following a last link.
+#: Without blocking on a named pipe or becoming the controlling terminal; a link is followed
+#: (:func:`read_inside` has checked where it leads).
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
 
 
