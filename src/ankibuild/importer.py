@@ -27,7 +27,7 @@ from pathlib import Path
 
 from .atomic import write_if_changed
 from .errors import AnkibuildError, BankError, Problem, Problems, Severity
-from .languages import is_language
+from .languages import CODE_HINT, is_language
 from .loader import BANK_FILE, Map, Seq, decode, load
 from .lock import LOCK_FILE
 from .model import Bank, Question
@@ -149,7 +149,7 @@ def _check_options(pages: Sequence[Path], question_id: str | None, languages: Se
         raise AnkibuildError(f"--topic '{topic}' is not a valid tag: use letters, digits, - _ . and :: , no spaces")
     for code in languages:
         if not is_language(code):
-            raise AnkibuildError(f"--lang '{code}' is not a language code: use one such as de, fr, ja or pt-BR")
+            raise AnkibuildError(f"--lang '{code}' is not a language code: {CODE_HINT}")
     if languages and len(languages) != len(pages):
         raise AnkibuildError(
             f"--lang is given {len(languages)} time(s) for {len(pages)} page(s): give it once per page"

@@ -14,6 +14,9 @@ ISO_639_1 = frozenset(
     uz ve vi vo wa wo xh yi yo za zh zu""".split()
 )
 
+#: What to write instead of a code that is none, wherever one is refused.
+CODE_HINT = "use an ISO 639-1 code such as de, fr, en, or a regional one such as pt-BR"
+
 #: Written right to left: cards get ``dir="rtl"``.
 RTL = frozenset({"ar", "dv", "fa", "he", "ks", "ps", "sd", "ug", "ur", "yi"})
 

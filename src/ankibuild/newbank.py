@@ -21,7 +21,7 @@ import yaml
 
 from .atomic import write_new
 from .errors import BankError, Problems
-from .languages import is_language
+from .languages import CODE_HINT, is_language
 from .render import LABELS
 from .schema import schema_text
 from .templatefolders import DEFAULT, DEFAULTS, OWN_FOLDER, TemplateFolders
@@ -105,7 +105,7 @@ def _refuse(root: Path, bank_id: str, langs: Sequence[str], files: Mapping[str, 
     problems = Problems()
     for lang in langs:
         if not is_language(lang):
-            problems.add(root, f"'{lang}' is not a language code", hint="use ISO 639-1 codes such as de, en, pt-BR")
+            problems.add(root, f"'{lang}' is not a language code", hint=CODE_HINT)
     if not SLUG.match(bank_id):
         problems.add(root, f"the bank id '{bank_id}' is not a slug", hint="give one with --id, e.g. --id my-class")
     elif "__" in bank_id:  # as check refuses it: a note's GUID joins the bank id and question id with it

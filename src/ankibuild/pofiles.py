@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from .atomic import write_if_changed
 from .errors import AnkibuildError, BankError, Problems, Severity
-from .languages import is_language
+from .languages import CODE_HINT, is_language
 from .loader import BANK_FILE, Map, decode, read
 from .model import LETTERS, Bank, Deck, Question, Translation
 from .status import BankTexts, load_texts, write_record
@@ -100,7 +100,7 @@ def all_texts(texts: BankTexts, source: str, lang: str) -> list[Text]:
 def _languages(bank: Bank, lang: str, source: str | None) -> str:
     """The language to translate from: ``source``, else the bank's first other language."""
     if not is_language(lang):
-        raise AnkibuildError(f"--lang '{lang}' is not a language code: use one such as es, it, ja or pt-BR")
+        raise AnkibuildError(f"--lang '{lang}' is not a language code: {CODE_HINT}")
     chosen = source or next((code for code in bank.languages if code != lang), "")
     if chosen not in bank.languages or chosen == lang:
         raise AnkibuildError(

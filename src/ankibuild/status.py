@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .atomic import write_if_changed
 from .errors import AnkibuildError, BankError, Problems
-from .languages import is_language
+from .languages import CODE_HINT, is_language
 from .loader import BANK_FILE
 from .model import Bank
 from .translations import (
@@ -134,7 +134,7 @@ def add_language(code: str, decks: Path = Path("decks")) -> LanguageStatus:
     The bank must be without errors before: they would hide what the new language needs.
     """
     if not is_language(code):
-        raise AnkibuildError(f"'{code}' is not a language code: use one such as es, it, ja or pt-BR")
+        raise AnkibuildError(f"'{code}' is not a language code: {CODE_HINT}")
     texts = load_texts(decks)
     if code in texts.bank.languages:
         raise AnkibuildError(f"the bank already has '{code}': see what is left with 'ankibuild status'")

@@ -15,7 +15,7 @@ from typing import Any
 
 from .errors import Problems, Severity
 from .itemchecks import CHECKS
-from .languages import is_language
+from .languages import CODE_HINT, is_language
 from .loader import Map, Seq, SourceFile
 from .model import LETTERS, MAX_OPTIONS, MIN_OPTIONS, Bank, Deck, Question, Source, Translation, fallback
 
@@ -114,7 +114,7 @@ class _Checker:
         result: dict[str, str] = {}
         for lang, text in data.items():
             if not is_language(lang):
-                self.report(data.at(lang), f"unknown language code '{lang}' in {what}", _LANG_HINT)
+                self.report(data.at(lang), f"unknown language code '{lang}' in {what}", CODE_HINT)
                 continue
             checked = self.text_value(text, data.at(lang), f"{what} in '{lang}'")
             if checked is not None:
@@ -124,7 +124,6 @@ class _Checker:
 
 #: Control characters other than tab and line break (YAML only lets them in through escapes).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_LANG_HINT = "use an ISO 639-1 code such as de, fr, en, or a regional one such as pt-BR"
 
 
 def _key_hint(key: str, allowed: list[str], nested: bool) -> str:
@@ -239,9 +238,9 @@ def _languages(check: _Checker, data: Map) -> tuple[str, ...]:
 def _language(check: _Checker, lang: Any, where: tuple[int, int], listed: list[str]) -> bool:
     """True for a language code the bank can build and has not listed yet."""
     if not isinstance(lang, str):
-        check.report(where, f"a language code must be text, not {_kind(lang)}", _LANG_HINT)
+        check.report(where, f"a language code must be text, not {_kind(lang)}", CODE_HINT)
     elif not is_language(lang):
-        check.report(where, f"unknown language code '{lang}'", _LANG_HINT)
+        check.report(where, f"unknown language code '{lang}'", CODE_HINT)
     elif lang in QUESTION_KEYS:
         check.report(where, f"'{lang}' is also a key of every question", f"write it with its region, e.g. {lang}-ID")
     elif lang in listed:
@@ -325,7 +324,7 @@ def _todo(check: _Checker, data: Map) -> None:
     for lang, titles in (todo or Map()).items():
         where = todo.at(lang) if todo is not None else (0, 0)
         if not is_language(lang):
-            check.report(where, f"unknown language code '{lang}' in 'todo'", _LANG_HINT)
+            check.report(where, f"unknown language code '{lang}' in 'todo'", CODE_HINT)
         seq = check.sequence(titles, where, f"'todo' in '{lang}'")
         for title, at in zip(seq or (), seq.marks if seq else (), strict=True):
             check.text_value(title, at, f"a 'todo' title in '{lang}'")
