@@ -112,6 +112,13 @@ class Classroom:
         repo.commit(message)
         repo.git("push", "-q", *(["--force"] if force else []), "origin", "HEAD:main")
 
+    def release_edit(self, repo: Repo, name: str, old: str, new: str, message: str) -> None:
+        """A classmate's edit, built, pushed and published."""
+        _edit(repo, name, old, new)
+        self.build(repo)
+        self.push(repo, message)
+        self.publish()
+
     def publish(self) -> BuildResult:
         """What CI does on a push: a fresh clone, the last release fetched into dist/, a frozen build."""
         self.now += 3600
@@ -243,10 +250,7 @@ def test_a_semester_of_git_reaches_the_classmate_exactly(project: Project, tmp_p
         # An edit, then its revert: the revert reaches the classmate, though the lock is the old one again.
         alice.git("switch", "-q", "main")
         alice.git("pull", "-q", "origin", "main")
-        _edit(alice, "basics.yaml", "ReLU (en)", "ReLU, wrongly (en)")
-        room.build(alice)
-        room.push(alice, "Reword relu")
-        room.publish()
+        room.release_edit(alice, "basics.yaml", "ReLU (en)", "ReLU, wrongly (en)", "Reword relu")
         assert room.text("relu") == "ReLU, wrongly (en)?"
         alice.git("revert", "--no-edit", "HEAD")
         alice.git("push", "-q", "origin", "HEAD:main")
@@ -255,10 +259,7 @@ def test_a_semester_of_git_reaches_the_classmate_exactly(project: Project, tmp_p
 
         # A reset to an older commit, rebuilt on Alice's computer, which remembers what it last built.
         before_softmax = alice.head()
-        _edit(alice, "advanced.yaml", "Softmax (en)", "Softmax, wrongly (en)")
-        room.build(alice)
-        room.push(alice, "Reword softmax")
-        room.publish()
+        room.release_edit(alice, "advanced.yaml", "Softmax (en)", "Softmax, wrongly (en)", "Reword softmax")
         assert room.text("softmax") == "Softmax, wrongly (en)?"
         alice.git("reset", "-q", "--hard", before_softmax)
         rebuilt = room.build(alice)
