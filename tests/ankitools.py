@@ -59,3 +59,15 @@ def render_all_cards(col: Collection) -> dict[str, tuple[str, str]]:
     for card_id in col.find_cards(""):
         rendered[col.get_card(card_id).note().guid] = render(col, card_id)
     return rendered
+
+
+def imported_cards(path: Path, packages: list[Path]) -> tuple[list[ImportLog], dict[str, tuple[str, str]]]:
+    """Import ``packages`` in turn into a new collection at ``path``: each import's log, and every card rendered.
+
+    No card may show a template error.
+    """
+    with collection(path) as col:
+        logs = [import_package(col, package) for package in packages]
+        cards = render_all_cards(col)
+    assert not [guid for guid, (front, back) in cards.items() if TEMPLATE_ERROR in front + back]
+    return logs, cards

@@ -17,7 +17,7 @@ from ankibuild.preview import render_cards
 from ankibuild.render import load_templates
 from ankibuild.templatefolders import DEFAULTS, TemplateFolders
 
-from .ankitools import TEMPLATE_ERROR, collection, import_package, render_all_cards
+from .ankitools import TEMPLATE_ERROR, collection, import_package, imported_cards, render_all_cards
 from .conftest import DATA, Project, use_scenario
 
 
@@ -167,10 +167,7 @@ def test_a_banks_templates_folder_holds_only_what_it_changes(project: Project) -
     assert own["de"].media == (script,) and own["de"].css == (DEFAULTS / "style.css").read_text(encoding="utf-8")
     assert own["de"].labels["answer"] == "Lösung" and own["de"].labels["language"] == "Deutsch"
     assert "FR-OWN-FRONT" in own["fr"].front and "FR-OWN-FRONT" not in own["en"].front
-    with collection(project.root / "c.anki2") as col:
-        for lang in ("de", "fr"):
-            import_package(col, project.out / f"ai-stack-{lang}.apkg")
-        assert not [g for g, (front, back) in render_all_cards(col).items() if TEMPLATE_ERROR in front + back]
+    imported_cards(project.root / "c.anki2", [project.out / f"ai-stack-{lang}.apkg" for lang in ("de", "fr")])
 
 
 def test_without_a_templates_folder_the_defaults_build(project: Project) -> None:

@@ -15,7 +15,7 @@ from ankibuild.cli import main
 from ankibuild.newbank import UNSET_GIT, Source, init, starter_workflow
 from ankibuild.templatefolders import DEFAULTS, default_files
 
-from .ankitools import TEMPLATE_ERROR, collection, import_package, render_all_cards
+from .ankitools import imported_cards
 from .conftest import ROOT, snapshot
 
 
@@ -38,14 +38,10 @@ def test_a_new_bank_checks_builds_and_imports_with_no_templates_folder(tmp_path:
     assert built.exit_code == 0, built.output
     packages = sorted((bank / "dist").glob("*.apkg"))
     assert [p.name for p in packages] == ["physik-lk-de.apkg", "physik-lk-en.apkg"]
-    with collection(tmp_path / "c.anki2") as col:
-        for package in packages:
-            assert import_package(col, package).new == 1
-        cards = render_all_cards(col)
-        assert len(cards) == 2
-        assert not [guid for guid, (front, back) in cards.items() if TEMPLATE_ERROR in front + back]
-        fronts = "".join(front for front, _ in cards.values())
-        assert "Wo nennt eine Fragensammlung" in fronts and "Where does a bank list" in fronts
+    logs, cards = imported_cards(tmp_path / "c.anki2", packages)
+    assert [log.new for log in logs] == [1, 1] and len(cards) == 2
+    fronts = "".join(front for front, _ in cards.values())
+    assert "Wo nennt eine Fragensammlung" in fronts and "Where does a bank list" in fronts
 
 
 def test_init_writes_a_shared_repository(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ import pytest
 
 from ankibuild.templatefolders import default_files
 
-from .ankitools import TEMPLATE_ERROR, collection, import_package, render_all_cards
+from .ankitools import imported_cards
 from .conftest import ROOT
 
 #: Words a build backend prints when something it was given will stop working.
@@ -88,12 +88,8 @@ def test_a_fresh_install_starts_checks_builds_and_previews_a_bank(
     assert (bank / "dist" / "preview" / "index.html").is_file()
     packages = sorted((bank / "dist").glob("*.apkg"))
     assert [p.name for p in packages] == ["quiz-ar.apkg", "quiz-de.apkg", "quiz-en.apkg"]
-    with collection(home / "c.anki2") as col:
-        for package in packages:
-            assert import_package(col, package).new == 1
-        cards = render_all_cards(col)
-    assert len(cards) == 3
-    assert not [guid for guid, (front, back) in cards.items() if TEMPLATE_ERROR in front + back]
+    logs, cards = imported_cards(home / "c.anki2", packages)
+    assert [log.new for log in logs] == [1, 1, 1] and len(cards) == 3
 
 
 def test_ci_runs_the_readmes_two_commands_in_a_fresh_environment() -> None:
