@@ -14,7 +14,7 @@ EDIT = ("ai-hardware.yaml", "Die arithmetische Intensität ist sehr niedrig", "D
 
 
 def _no_pipeline(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(**options: Any) -> None:
+    def refuse(*args: Any, **options: Any) -> None:
         raise AssertionError("the pipeline ran")
 
     monkeypatch.setattr(pipeline, "run", refuse)
@@ -30,6 +30,34 @@ def test_nothing_changed_answers_without_running_the_pipeline(
     assert (second.bank_id, second.decks, second.questions) == (first.bank_id, first.decks, first.questions)
     assert [(o.path, o.notes, o.written) for o in second.outputs] == [(o.path, o.notes, False) for o in first.outputs]
     assert not second.changes and not second.lock_written
+
+
+def test_a_check_after_a_build_answers_without_running_the_pipeline(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Options that change only how a build goes (--check, --frozen, ...) find the last build's record."""
+    project.build()
+    _no_pipeline(monkeypatch)
+    checked = project.build(dry_run=True, frozen=True, allow_shape_change=True, wait=0)
+    assert checked.outputs and not any(o.written for o in checked.outputs) and not checked.changes
+
+
+@pytest.mark.parametrize("option", [{"strict": True}, {"split": True}, {"languages": ["de"]}])
+def test_an_option_that_changes_what_a_build_makes_runs_the_pipeline(
+    project: Project, monkeypatch: pytest.MonkeyPatch, option: dict[str, Any]
+) -> None:
+    """A build with other languages, packages or strictness never takes the last build's record for its own."""
+    project.build()
+    ran: list[object] = []
+    run = pipeline.run
+
+    def counted(*args: Any, **options: Any) -> Any:
+        ran.append(args)
+        return run(*args, **options)
+
+    monkeypatch.setattr(pipeline, "run", counted)
+    project.build(**option)
+    assert ran
 
 
 @pytest.mark.parametrize(

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 
 from .buildlock import DEFAULT_WAIT
 from .collector import paused
+from .options import BuildOptions
 from .progress import Progress, silent
 from .state import BuildResult, BuildState
-from .templatefolders import TemplateFolders
 
 if TYPE_CHECKING:
     from .lock import Clock
@@ -27,8 +27,8 @@ def build(
     frozen: bool = False,
     dry_run: bool = False,
     allow_shape_change: bool = False,
-    clock: Clock | None = None,
     wait: float = DEFAULT_WAIT,
+    clock: Clock | None = None,
     progress: Progress = silent,
 ) -> BuildResult:
     """Build one ``.apkg`` per language (or per deck and language with ``split``).
@@ -42,26 +42,28 @@ def build(
     ``templates`` is the bank's own templates folder (default: ``templates/`` beside
     the bank folder, if there is one), laid over the templates shipped with ankibuild.
     """
-    folders = TemplateFolders.for_bank(decks, templates)
-    state = BuildState(decks, folders, out, [tuple(languages), split, strict])
+    options = BuildOptions(
+        decks=decks,
+        templates=templates,
+        out=out,
+        languages=tuple(languages),
+        split=split,
+        strict=strict,
+        frozen=frozen,
+        dry_run=dry_run,
+        allow_shape_change=allow_shape_change,
+        wait=wait,
+    )
+    return build_with(options, clock=clock, progress=progress)
+
+
+def build_with(options: BuildOptions, *, clock: Clock | None = None, progress: Progress = silent) -> BuildResult:
+    """The build :func:`build` describes, with its options made already."""
+    state = BuildState(options)
     unchanged = state.unchanged()
     if unchanged is not None:
         return unchanged
     from .pipeline import run  # loaded only when there is work to do
 
     with paused():
-        return run(
-            decks=decks,
-            templates=folders,
-            out=out,
-            languages=languages,
-            split=split,
-            strict=strict,
-            frozen=frozen,
-            dry_run=dry_run,
-            allow_shape_change=allow_shape_change,
-            clock=clock,
-            wait=wait,
-            state=state,
-            progress=progress,
-        )
+        return run(options, state=state, clock=clock, progress=progress)

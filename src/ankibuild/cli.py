@@ -9,14 +9,15 @@ import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
-from .api import build
+from .api import build_with
 from .buildlock import DEFAULT_WAIT
 from .errors import AnkibuildError, BankError, report
 from .itemchecks import summary
+from .options import BuildOptions
 from .progress import for_terminal
 from .schema import schema_text
 from .state import BuildResult
@@ -111,35 +112,12 @@ def main() -> None:
     help="How long to wait for another build of the same bank to finish.",
 )
 @click.option("-q", "--quiet", is_flag=True, help="Print only warnings and errors: no progress, no summary.")
-def build_command(
-    decks: Path,
-    templates: Path | None,
-    out: Path,
-    languages: tuple[str, ...],
-    split: bool,
-    strict: bool,
-    frozen: bool,
-    dry_run: bool,
-    allow_shape_change: bool,
-    wait: float,
-    quiet: bool,
-) -> None:
+def build_command(quiet: bool, **options: Any) -> None:
     """Validate the bank and write one .apkg per language."""
-    result = build(
-        decks=decks,
-        templates=templates,
-        out=out,
-        languages=languages,
-        split=split,
-        strict=strict,
-        frozen=frozen,
-        dry_run=dry_run,
-        allow_shape_change=allow_shape_change,
-        wait=wait,
-        progress=for_terminal(quiet),
-    )
-    _summary(result, dry_run, quiet)
-    if dry_run and (result.changes or any(o.written for o in result.outputs)):
+    asked = BuildOptions(**options)  # the options above are named as the build's
+    result = build_with(asked, progress=for_terminal(quiet))
+    _summary(result, asked.dry_run, quiet)
+    if asked.dry_run and (result.changes or any(o.written for o in result.outputs)):
         raise SystemExit(1)
 
 

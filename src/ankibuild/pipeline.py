@@ -37,6 +37,7 @@ from .lock import (
 )
 from .media import report_unused
 from .model import CARD_NAME, FIELDS, Bank, Deck, deck_id, notetype
+from .options import BuildOptions
 from .package import DeckInfo, Kept, NoteKey, PackageSpec, Texts, package_bytes
 from .paths import read_inside
 from .progress import Progress, silent
@@ -137,7 +138,7 @@ def check(*, decks: Path = Path("decks"), templates: Path | None = None, strict:
     Raises :class:`BankError` when there are errors (or warnings, if ``strict``);
     returns the warnings otherwise, with what was checked.
     """
-    sources = load_sources(decks, TemplateFolders.for_bank(decks, templates), (), strict)
+    sources = load_sources(BuildOptions(decks=decks, templates=templates, strict=strict))
     return CheckResult(sources.problems, len(sources.files), sources.questions, sources.bank.languages)
 
 
@@ -167,19 +168,14 @@ class Sources:
 
 
 def load_sources(
-    decks: Path,
-    templates: TemplateFolders,
-    languages: Sequence[str],
-    strict: bool,
-    split: bool = False,
-    progress: Progress = silent,
-    known: Mapping[Path, str] | None = None,
+    options: BuildOptions, progress: Progress = silent, known: Mapping[Path, str] | None = None
 ) -> Sources:
     """The valid bank and lock, the templates and notes of the languages asked for, and the warnings found.
 
     ``known`` has the sha256 of question files just read, which need not be read again.
     Raises :class:`BankError` with every problem when there are errors (or warnings, if ``strict``).
     """
+    decks, languages, strict = options.decks, options.languages, options.strict
     problems = Problems()
     lock = _read_lock(decks / LOCK_FILE, problems, Cache(decks).kept / LOCK_MEMO)
     read_changelog(decks / CHANGELOG_FILE, problems)  # read by a build that finds none published
@@ -190,13 +186,13 @@ def load_sources(
     bank, by_path = loaded
     results = list(by_path.values())
     langs = _languages(bank, languages)
-    card_templates = _load_templates(templates, langs, bank.shuffle, problems)
+    card_templates = _load_templates(options.folders, langs, bank.shuffle, problems)
     notes = [note for lang in langs for result in results for note in result.notes if note.lang == lang]
     media = {name: content for result in results for name, content in result.media.items()}
     if set(langs) == set(bank.languages) and not problems.errors:
         # Only now is every image reference known: a file with errors may be the one that shows it.
         report_unused(bank.root, {path for result in results for path in result.referenced}, problems)
-    if split:
+    if options.split:
         _check_split_names(bank, problems)
     current = (item for result in results for item in result.blocks)
     translated = [ref for result in results for ref in result.translated]
@@ -232,20 +228,7 @@ def _read_lock(path: Path, problems: Problems, memo: Path) -> Lock:
 
 
 def run(
-    *,
-    decks: Path,
-    templates: TemplateFolders,
-    out: Path,
-    languages: Sequence[str],
-    split: bool,
-    strict: bool,
-    frozen: bool,
-    dry_run: bool,
-    allow_shape_change: bool,
-    clock: Clock | None,
-    wait: float,
-    state: BuildState,
-    progress: Progress = silent,
+    options: BuildOptions, *, state: BuildState, clock: Clock | None = None, progress: Progress = silent
 ) -> BuildResult:
     """The whole build, as :func:`ankibuild.build` describes it.
 
@@ -253,20 +236,21 @@ def run(
     whose content would be the same is not made again. A successful build is
     recorded there, unless a source changed since ``state`` read them.
     """
-    with nullcontext() if dry_run else exclusive(decks, wait=wait):
+    decks, out, frozen, dry_run = options.decks, options.out, options.frozen, options.dry_run
+    with nullcontext() if dry_run else exclusive(decks, wait=options.wait):
         built = state.contents()  # read under the lock: another build may just have written
-        sources = load_sources(decks, templates, languages, strict, split, progress, state.known())
+        sources = load_sources(options, progress, state.known())
         bank, card_templates, old = sources.bank, sources.templates, sources.lock
         result = BuildResult(
             bank.id,
             len(bank.decks),
             sources.questions,
             warnings=[*sources.problems.warnings, *_cache_warnings(decks)],
-            templates=templates.describe(),
+            templates=options.folders.describe(),
         )
         types = {lang: notetype(bank, lang, t.front, t.back, t.css) for lang, t in card_templates.items()}
         lock_path = decks / LOCK_FILE
-        _guard_shape(old, tuple(card_templates), allow_shape_change, result)
+        _guard_shape(old, tuple(card_templates), options.allow_shape_change, result)
         clock = clock or Clock()
         new = _stamp(bank, card_templates, types, sources.notes, old, clock, result)
         if frozen and _out_of_date(old, new):
@@ -274,7 +258,7 @@ def run(
         new, previous = _follow_published(sources, new, out, clock, result)
         lock_text = new.dumps()
         lock_changed = lock_text != _current_text(lock_path)
-        packages = _plan(bank, sources, types, new, out, split)
+        packages = _plan(bank, sources, types, new, out, options.split)
         if not dry_run:
             for target in (lock_path, out / CHANGELOG_FILE, *(package.path for package in packages)):
                 remove_stale_temporaries(target)

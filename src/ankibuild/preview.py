@@ -25,9 +25,9 @@ from .atomic import write_if_changed
 from .errors import Problems
 from .mathml import formulas_to_mathml
 from .model import CARD_NAME, FIELDS, Bank, notetype_name, stable_int
+from .options import BuildOptions
 from .pipeline import load_sources, package_groups
 from .render import CardTemplates, RenderedNote
-from .templatefolders import TemplateFolders
 
 PAGE = "index.html"
 
@@ -135,7 +135,11 @@ def render_cards(
 
     Raises :class:`BankError` when the bank or the templates have errors (or warnings, if ``strict``).
     """
-    sources = load_sources(decks, TemplateFolders.for_bank(decks, templates), languages, strict)
+    return _render(BuildOptions(decks=decks, templates=templates, languages=tuple(languages), strict=strict))
+
+
+def _render(options: BuildOptions) -> RenderedCards:
+    sources = load_sources(options)
     renderers = {lang: CardRenderer(sources.bank, t) for lang, t in sources.templates.items()}
     notes = [note for lang in sources.templates for note in sources.rendered(lang)]
     cards = [renderers[n.lang].sides(n) for n in notes]
@@ -161,8 +165,12 @@ def write_preview(
     puts each question's id above its card, for authors. Formulas are shown as
     MathML. Nothing is written when the bank or the templates have errors.
     """
-    rendered = render_cards(decks=decks, templates=templates, languages=languages, strict=strict)
-    links = _package_links(rendered, packages, split)
+    # The packages are those a build with the same options writes.
+    options = BuildOptions(
+        decks=decks, templates=templates, out=packages, languages=tuple(languages), split=split, strict=strict
+    )
+    rendered = _render(options)
+    links = _package_links(rendered, options)
     path = out / PAGE
     page = _page(rendered, links, out, show_ids)
     result = PreviewResult(path, write_if_changed(path, page.encode()), rendered.cards, links)
@@ -174,13 +182,13 @@ def write_preview(
     return result
 
 
-def _package_links(rendered: RenderedCards, packages: Path, split: bool) -> list[PackageLink]:
+def _package_links(rendered: RenderedCards, options: BuildOptions) -> list[PackageLink]:
     """The packages 'ankibuild build' writes for these languages, with the questions each holds."""
     counts = Counter((note.lang, note.deck_key) for note in rendered.notes)
     return [
         PackageLink(path, lang, sum(counts[lang, deck.key] for deck in held))
         for lang in rendered.templates
-        for path, held in package_groups(rendered.bank, lang, packages, split)
+        for path, held in package_groups(rendered.bank, lang, options.out, options.split)
     ]
 
 

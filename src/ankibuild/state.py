@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,7 +28,7 @@ from .translations import TRANSLATIONS_FILE
 from .version import code_fingerprint
 
 if TYPE_CHECKING:
-    from .templatefolders import TemplateFolders
+    from .options import BuildOptions
 
 
 @dataclass(frozen=True)
@@ -79,20 +79,13 @@ def _files(folder: Path, root: Path | None = None, seen: set[Path] | None = None
 class BuildState:
     """The record of the last successful build of one bank with one set of options."""
 
-    def __init__(self, decks: Path, templates: TemplateFolders, out: Path, options: Sequence[object]) -> None:
-        self.decks, self.templates, self.out = decks, templates, out
+    def __init__(self, options: BuildOptions) -> None:
+        self.decks, self.templates, self.out = options.decks, options.folders, options.out
         # Problems name files relative to the working folder, and a first build takes its time from here.
         self.options = json.dumps(
-            [
-                code_fingerprint(),
-                str(Path.cwd()),
-                str(out.resolve()),
-                *(str(root.resolve()) for root in templates.roots),
-                *map(str, options),
-                os.environ.get("SOURCE_DATE_EPOCH", ""),
-            ]
+            [code_fingerprint(), str(Path.cwd()), options.record(), os.environ.get("SOURCE_DATE_EPOCH", "")]
         )
-        self.path = Cache(decks).folder / f"build-{digest(self.options)[:16]}.json"
+        self.path = Cache(self.decks).folder / f"build-{digest(self.options)[:16]}.json"
         self.seen: dict[str, str] = {}
         #: The digest of each package of the last build found as it wrote it, by path.
         self.intact: dict[str, str] = {}
