@@ -171,29 +171,11 @@ def _checked(checked: CheckResult, decks: Path, templates: str) -> str:
 @click.option("--split", is_flag=True, help="Link the packages of 'ankibuild build --split'.")
 @_strict
 @click.option("--show-ids", is_flag=True, help="Show each question's id above its card (for authors).")
-def preview_command(
-    decks: Path,
-    templates: Path | None,
-    out: Path,
-    packages: Path,
-    languages: tuple[str, ...],
-    split: bool,
-    strict: bool,
-    show_ids: bool,
-) -> None:
+def preview_command(**options: Any) -> None:
     """Write a static page with every card, front and back, and links to the packages."""
     from .preview import write_preview  # each command loads only what it uses
 
-    result = write_preview(
-        decks=decks,
-        templates=templates,
-        out=out,
-        packages=packages,
-        languages=languages,
-        split=split,
-        strict=strict,
-        show_ids=show_ids,
-    )
+    result = write_preview(**options)  # the options above are named as its arguments
     for warning in result.warnings:
         click.secho(f"warning: {warning}", fg="yellow", err=True)
     state = "wrote" if result.written else "unchanged"
@@ -220,27 +202,11 @@ def preview_command(
     help="Add the pages' languages the bank does not build yet to its 'languages' (else they are refused).",
 )
 @_decks
-def import_command(
-    pages: tuple[Path, ...],
-    out: Path,
-    question_id: str | None,
-    languages: tuple[str, ...],
-    topic: str | None,
-    add_language: bool,
-    decks: Path,
-) -> None:
+def import_command(pages: tuple[Path, ...], **options: Any) -> None:
     """Import quiz pages copied from the web: one question, a page per language."""
     from .importer import import_pages  # each command loads only what it uses
 
-    result = import_pages(
-        pages,
-        out=out,
-        decks=decks,
-        question_id=question_id,
-        languages=languages,
-        topic=topic,
-        add_language=add_language,
-    )
+    result = import_pages(pages, **options)  # the options above are named as its arguments
     _import_summary(result)
 
 
