@@ -26,7 +26,7 @@ import yaml
 from genanki.apkg_col import APKG_COL
 from genanki.apkg_schema import APKG_SCHEMA
 
-from ankibuild.package import COMPRESS_LEVEL
+from ankibuild.anki.deflate import COMPRESS_LEVEL
 
 from .plain import PlainBank, deck_name, notes, notetype, read_bank, script, stable_id
 

@@ -16,10 +16,11 @@ from typing import Any
 
 import pytest
 
-from ankibuild import BuildResult, build, package
+from ankibuild import BuildResult, build
+from ankibuild.anki import package
+from ankibuild.anki.deflate import PIECE, Deflate
 from ankibuild.cache import Cache, unpack
 from ankibuild.lock import LOCK_FILE, Clock
-from ankibuild.package import PIECE, _Deflate
 
 from .conftest import Project
 
@@ -109,7 +110,7 @@ def _built_from_nothing(decks: Path, templates: Path, out: Path, cache: Path, cl
 def _counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Which way each collection is made, from now on."""
     made: list[str] = []
-    for name in ("_create", "_update"):
+    for name in ("create", "update"):
         original = getattr(package, name)
 
         def counted(*args: Any, _name: str = name, _original: Any = original) -> None:
@@ -134,7 +135,7 @@ def test_every_kind_of_change_gives_the_bytes_of_a_build_from_nothing(
     twin_cache, project_clock, twin_clock = twin / "cache", _clock(), _clock()
     made = _counted(monkeypatch)
     project.build(clock=project_clock)
-    assert made == ["_create"] * 3
+    assert made == ["create"] * 3
     for step, change in {"first build": lambda decks: None, **STEPS}.items():
         made.clear()
         for decks in (project.decks, twin / "decks"):
@@ -147,7 +148,7 @@ def test_every_kind_of_change_gives_the_bytes_of_a_build_from_nothing(
         assert (project.decks / LOCK_FILE).read_bytes() == (twin / "decks" / LOCK_FILE).read_bytes(), step
         # A new or renamed deck changes the collection's deck list: such a one is made anew.
         if step != "first build":
-            assert rebuilt == ({"_create"} if step in NEW_DECKS else {"_update"}), step
+            assert rebuilt == ({"create"} if step in NEW_DECKS else {"update"}), step
 
 
 def _rebuild_after_an_edit(project: Project) -> dict[str, bytes]:
@@ -171,7 +172,7 @@ def test_a_damaged_kept_collection_is_not_used(project: Project, monkeypatch: py
     shutil.rmtree(project.root / "fresh")
     made = _counted(monkeypatch)
     project.build()
-    assert made == ["_create"]
+    assert made == ["create"]
     assert _packages(project.out)["ai-stack-de.apkg"] == expected["ai-stack-de.apkg"]
 
 
@@ -218,14 +219,14 @@ def test_a_stream_deflated_in_pieces_is_one_deflate_stream(size: int) -> None:
     """Pieces join into one stream that inflates to the input, whether deflated anew or taken from before."""
     data = bytes(random.Random(size).choices(b"abcdefgh ijklm\x00\xff", k=size))
     with ThreadPoolExecutor(2) as pool:
-        first = _Deflate(pool, {})
+        first = Deflate(pool, {})
         stream = first.compress(data) + first.flush()
         edited = bytearray(data)
         if size:
             edited[size // 2] ^= 1
-        again = _Deflate(pool, first.pieces)
+        again = Deflate(pool, first.pieces)
         stream_again = again.compress(bytes(edited)) + again.flush()
-        fresh = _Deflate(pool, {})
+        fresh = Deflate(pool, {})
         stream_fresh = fresh.compress(bytes(edited)) + fresh.flush()
     assert zlib.decompress(stream, -zlib.MAX_WBITS) == data
     assert zlib.decompress(stream_again, -zlib.MAX_WBITS) == edited

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from ankibuild import published
+from ankibuild.anki import published
+from ankibuild.anki.published import read_published
 from ankibuild.cache import Cache
 from ankibuild.errors import Problems
-from ankibuild.published import read_published
 
 from .conftest import Project
 

@@ -15,6 +15,18 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .anki.kept import Kept
+from .anki.package import package_bytes
+from .anki.published import (
+    Published,
+    PublishedNote,
+    PublishedNotetype,
+    changes_since,
+    keep,
+    raise_times,
+    read_published,
+)
+from .anki.spec import DeckInfo, NoteKey, PackageSpec, Texts
 from .atomic import remove_stale_temporaries, write_if_changed
 from .buildlock import exclusive
 from .cache import Cache, cache_root, digest
@@ -38,18 +50,8 @@ from .lock import (
 from .media import report_unused
 from .model import CARD_NAME, FIELDS, Bank, Deck, deck_id, notetype
 from .options import BuildOptions
-from .package import DeckInfo, Kept, NoteKey, PackageSpec, Texts, package_bytes
 from .paths import read_inside
 from .progress import Progress, silent
-from .published import (
-    Published,
-    PublishedNote,
-    PublishedNotetype,
-    changes_since,
-    keep,
-    raise_times,
-    read_published,
-)
 from .render import CardTemplates, NoteHead, RenderedNote, load_templates
 from .state import BuildResult, BuildState, Output
 from .templatefolders import TemplateFolders

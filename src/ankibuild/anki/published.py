@@ -24,17 +24,16 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .atomic import write_if_changed
-from .changelog import Change
-from .errors import Problems, Severity
-from .lock import Clock, Lock, changed_parts
-from .model import notetype_id
-from .paths import UnsafePathError, read_inside
-from .render import NoteHead, note_digest, notetype_digest
-from .version import code_fingerprint
+from ..atomic import write_if_changed
+from ..changelog import Change
+from ..errors import Problems, Severity
+from ..lock import Clock, Lock, changed_parts
+from ..model import notetype_id
+from ..paths import UnsafePathError, read_inside
+from ..render import NoteHead, note_digest, notetype_digest
+from ..version import code_fingerprint
+from .spec import COLLECTION
 
-#: The collection inside a package, as ankibuild (and genanki) write it.
-COLLECTION = "collection.anki2"
 #: A published collection larger than this is not read: it is no package of ours.
 MAX_COLLECTION = 2**30
 #: What reading a file that is a package in form only raises: any file may lie in the output folder.

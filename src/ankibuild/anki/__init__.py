@@ -1,0 +1,9 @@
+"""The Anki target: ``.apkg`` packages made byte-for-byte reproducible, and those already published.
+
+- :mod:`.spec`: what one package holds (its notetype, decks, notes and media);
+- :mod:`.collection`: the package's SQLite collection, made from nothing or updated;
+- :mod:`.kept`: the collection kept between builds, for the next build to update;
+- :mod:`.deflate`: the collection deflated in pieces on two threads;
+- :mod:`.package`: the ``.apkg`` file itself, a zip of the collection and the media;
+- :mod:`.published`: what the packages already published hold.
+"""

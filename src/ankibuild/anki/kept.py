@@ -1,0 +1,95 @@
+"""A package's collection, kept in the cache between builds.
+
+The next build of that package copies it and changes only the notes that
+differ, instead of writing every note again; the pieces it was deflated in are
+kept with it, so that the pieces that did not change are not deflated again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+from ..atomic import write_if_changed
+from ..cache import STALE_SECONDS, pack, unpack
+from .deflate import Deflate
+from .spec import PackageSpec
+
+
+class Record(NamedTuple):
+    """What a kept collection holds."""
+
+    frame: str
+    contents: str
+    #: Its notes, as :class:`NoteKey` fields (plain tuples restore quicker).
+    notes: Sequence[tuple[str, str, int, int]]
+    #: The digests of the collection's pieces, in order: what the kept file must still be.
+    order: Sequence[bytes]
+    #: The collection deflated in pieces, by digest (see :class:`Deflate`).
+    pieces: Mapping[bytes, bytes]
+
+
+#: What no build has kept again for this long (a package no longer built) is forgotten.
+FORGET_SECONDS = 30 * 24 * 3600
+
+
+class Kept:
+    """Where a package's collection waits for the package's next build, with what it holds.
+
+    The record names the collection file by the package's contents, and a file is
+    never changed once written: a build that reads the record while another
+    replaces it finds the old file whole, or none. A record or collection that is
+    not as it was kept is not used, and a folder that cannot be written only
+    means the package is made from nothing.
+    """
+
+    def __init__(self, folder: Path, name: str) -> None:
+        self.folder, self.name = folder, name
+        self.record = folder / f"{name}.record"
+
+    def read(self) -> Record | None:
+        try:
+            (frame, contents, notes, order), pieces = unpack(self.record.read_bytes())
+            digests = [bytes.fromhex(piece) for piece in order]
+            by_digest = dict(zip(digests, pieces, strict=True))
+            return Record(frame, contents, [tuple(note) for note in notes], digests, by_digest)
+        except (OSError, ValueError, TypeError):  # none, or damaged: the package is made from nothing
+            return None
+
+    def writable(self) -> bool:
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            return False
+        return os.access(self.folder, os.W_OK)
+
+    def collection(self, contents: str) -> Path:
+        return self.folder / f"{self.name}-{contents[:32]}.anki2"
+
+    def keep(self, spec: PackageSpec, collection: Path, deflated: Deflate) -> None:
+        """Keep ``collection``, just made for ``spec`` and ``deflated``, and forget any other."""
+        order = [piece.hex() for piece in deflated.order]
+        record = pack([spec.frame, spec.contents, spec.notes, order], [deflated.pieces[d] for d in deflated.order])
+        current = self.collection(spec.contents)
+        with contextlib.suppress(OSError):
+            collection.replace(current)  # in the same folder: a rename, whole or not at all
+            write_if_changed(self.record, record, durable=False)
+            for other in self.folder.glob(f"{self.name}-*.anki2"):
+                if other != current:
+                    other.unlink(missing_ok=True)
+            self._tidy()
+
+    def _tidy(self) -> None:
+        now = time.time()
+        for entry in self.folder.iterdir():
+            age = now - entry.stat().st_mtime
+            leftover = entry.name.startswith(".") and age > STALE_SECONDS  # scratch folders, temporary files
+            if (leftover or age > FORGET_SECONDS) and entry.is_dir():
+                shutil.rmtree(entry, ignore_errors=True)
+            elif leftover or age > FORGET_SECONDS:
+                entry.unlink(missing_ok=True)

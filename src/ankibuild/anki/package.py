@@ -1,0 +1,97 @@
+"""Package stage: write ``.apkg`` files that are byte-for-byte reproducible.
+
+A package is a zip of its collection (see :mod:`.collection`), made from the one
+kept by its last build when it can be (see :mod:`.kept`), and of its media, with
+fixed entry order and times.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import io
+import json
+import shutil
+import sqlite3
+import tempfile
+import zipfile
+from pathlib import Path
+
+from .collection import create, update, vacuum
+from .deflate import COMPRESS_LEVEL, digests, write_deflated
+from .kept import Kept, Record
+from .spec import COLLECTION, PackageSpec
+
+#: Every zip entry gets this time: the earliest a zip file can record.
+ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+
+
+def _collection(spec: PackageSpec, base: tuple[Path, Record] | None, scratch: Path) -> Path:
+    """The package's collection, canonical: from the kept one (``base``) when it can be, else from nothing."""
+    work, target = scratch / "work.anki2", scratch / "collection.anki2"
+    if base and base[1].frame == spec.frame and _from_kept(spec, base[0], base[1], work, target):
+        return target
+    for path in (work, target):
+        path.unlink(missing_ok=True)
+    create(spec, work)
+    vacuum(work, target)  # a new collection's cookie is always the same, set or not
+    return target
+
+
+def _from_kept(spec: PackageSpec, base: Path, record: Record, work: Path, target: Path) -> bool:
+    """Make ``target`` from the kept collection ``base`` of ``record``; False when it cannot be used."""
+    try:
+        shutil.copyfile(base, work)
+        if digests(work) != list(record.order):  # damaged since it was kept
+            return False
+        update(spec, work, record.notes)
+        return vacuum(work, target)
+    except (OSError, sqlite3.Error):  # gone meanwhile, or damaged: made from nothing instead
+        return False
+
+
+def _entry(name: str) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name, date_time=ZIP_TIME)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info._compresslevel = COMPRESS_LEVEL  # type: ignore[attr-defined]  # no public setter before 3.13
+    info.create_system = 3  # the same on every platform
+    info.external_attr = 0o644 << 16
+    return info
+
+
+def package_bytes(spec: PackageSpec, kept: Kept | None = None) -> bytes:
+    """The whole ``.apkg``: fixed entry order and times, deflated.
+
+    With ``kept``, the package's collection is made from the one kept there by
+    its last build, and kept there in turn; if that fails (a full or odd cache
+    disk), the package is made again without it. The collection is streamed
+    into the zip from its file.
+    """
+    if kept is not None and kept.writable():
+        with contextlib.suppress(OSError, sqlite3.Error):
+            return _package(spec, kept)
+    try:
+        return _package(spec, None)
+    except sqlite3.Error as err:  # the temporary folder's disk is full, or read-only, too
+        where = tempfile.gettempdir()
+        raise OSError(errno.EIO, f"cannot write a temporary collection there ({err})", where) from err
+
+
+def _package(spec: PackageSpec, kept: Kept | None) -> bytes:
+    buffer = io.BytesIO()
+    record = kept.read() if kept else None
+    # Made beside the kept collections, to take the place of the old one with a rename.
+    with (
+        tempfile.TemporaryDirectory(prefix=".ankibuild-", dir=kept.folder if kept else None) as scratch,
+        zipfile.ZipFile(buffer, "w") as archive,
+    ):
+        base = (kept.collection(record.contents), record) if kept and record else None
+        collection = _collection(spec, base, Path(scratch))
+        deflated = write_deflated(archive, _entry(COLLECTION), collection, record.pieces if record else {})
+        names = {str(index): name for index, (name, _) in enumerate(spec.media)}
+        archive.writestr(_entry("media"), json.dumps(names, sort_keys=True))
+        for index, (_, content) in enumerate(spec.media):
+            archive.writestr(_entry(str(index)), content)
+        if kept:
+            kept.keep(spec, collection, deflated)
+    return buffer.getvalue()

@@ -1,0 +1,70 @@
+"""What one ``.apkg`` holds, short of the notes' texts, which are read only when needed."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, NamedTuple
+
+from ..version import code_fingerprint
+
+if TYPE_CHECKING:
+    import genanki
+
+#: The collection inside a package, as ankibuild (and genanki) write it.
+COLLECTION = "collection.anki2"
+#: A note's fields and tags.
+Texts = tuple[tuple[str, ...], tuple[str, ...]]
+
+
+class NoteKey(NamedTuple):
+    """A note as a package holds it, short of its texts (which change only with its digest)."""
+
+    guid: str
+    #: Identifies the fields and tags (the note's digest in the lock).
+    digest: str
+    mtime: int
+    deck_id: int
+
+
+@dataclass(frozen=True)
+class DeckInfo:
+    id: int
+    name: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class PackageSpec:
+    """Everything one ``.apkg`` holds."""
+
+    notetype: genanki.Model
+    notetype_mtime: int
+    decks: Sequence[DeckInfo]
+    #: Its notes, in the order their new cards come up.
+    notes: Sequence[NoteKey]
+    #: The texts of (at least) the notes asked for, or of all for None, with their
+    #: GUIDs, as they are unpacked: a package made from its previous collection
+    #: reads only those of the notes that changed.
+    texts: Callable[[Collection[str] | None], Iterable[tuple[str, Texts]]]
+    media: Sequence[tuple[str, bytes]] = ()
+
+    @cached_property
+    def frame(self) -> str:
+        """Everything in the collection but its notes and cards, as text to compare with a kept one."""
+        model = self.notetype
+        templates = [(t["name"], t["qfmt"], t["afmt"]) for t in model.templates]
+        decks = [(deck.id, deck.name, deck.description) for deck in self.decks]
+        return json.dumps(
+            [code_fingerprint(), model.model_id, model.name, templates, model.css, self.notetype_mtime, decks]
+        )
+
+    @cached_property
+    def contents(self) -> str:
+        """A digest of everything the package's bytes are made from, known without the notes' texts."""
+        rows = "\n".join(f"{guid}\x1f{digest}\x1f{mtime}\x1f{did}" for guid, digest, mtime, did in self.notes)
+        media = [(name, hashlib.sha256(content).hexdigest()) for name, content in self.media]
+        return hashlib.sha256(f"{self.frame}\n{media}\n{rows}".encode()).hexdigest()
