@@ -28,7 +28,7 @@ def test_what_a_build_keeps_of_its_packages_is_what_reading_them_finds(
     problems = Problems()
     read = read_published(project.out, "ai-stack", LANGS, problems)
     assert len(read.notes) == 18 and set(read.notetypes) == set(LANGS) and not problems.items
-    assert {note.deck for note in read.notes.values() if note.lang == "en"} == {
+    assert {note.deck for note in read.notes.values() if note.entry.lang == "en"} == {
         "AI Quiz::AI hardware and software stack"
     }
 

@@ -354,12 +354,10 @@ def _keep_published(
     for package in todo:
         lang, spec = package.lang, package.spec
         decks = {deck.id: deck.name for deck in spec.decks}
-        entries = ((key, lock.notes[key.guid]) for key in spec.notes)
-        notes = [
-            PublishedNote(k.guid, e.question, lang, k.digest, e.parts, k.mtime, decks[k.deck_id]) for k, e in entries
-        ]
+        # The lock's entry is the package's note: its digest and time are what the package holds.
+        notes = {key.guid: PublishedNote(lock.notes[key.guid], decks[key.deck_id]) for key in spec.notes}
         notetype = PublishedNotetype(lock.notetypes[lang].digest, spec.notetype_mtime)
-        found = Published({note.guid: note for note in notes}, {lang: notetype})
+        found = Published(notes, {lang: notetype})
         keep(kept, package.path, made[package.path], types, found)
 
 

@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 from ..atomic import write_if_changed
 from ..changelog import Change
 from ..errors import Problems, Severity
-from ..lock import Clock, Lock, changed_parts
+from ..lock import Clock, Lock, NoteLock, changed_parts
 from ..model import notetype_id
 from ..paths import UnsafePathError, read_inside
 from ..render import NoteHead, note_digest, notetype_digest
@@ -54,13 +54,9 @@ _UNREADABLE = (
 
 
 class PublishedNote(NamedTuple):
-    guid: str
-    question: str
-    lang: str
-    digest: str
-    #: A checksum per field and one for the tags, as the lock has them.
-    parts: str
-    mtime: int
+    """A published note: its entry as the lock would have it, and where its card is."""
+
+    entry: NoteLock
     #: The name of the deck its card was published in.
     deck: str
 
@@ -83,7 +79,7 @@ class Published:
 
     def add(self, other: Published) -> None:
         for guid, note in other.notes.items():
-            if guid not in self.notes or note.mtime > self.notes[guid].mtime:
+            if guid not in self.notes or note.entry.mtime > self.notes[guid].entry.mtime:
                 self.notes[guid] = note
         for lang, kind in other.notetypes.items():
             if lang not in self.notetypes or kind.mtime > self.notetypes[lang].mtime:
@@ -120,7 +116,8 @@ def keep(kept: Path, path: Path, content: bytes, types: Mapping[int, str], found
 
     Plain JSON in columns, never pickle: the cache folder may be shared.
     """
-    notes = [list(column) for column in zip(*found.notes.values(), strict=True)]
+    rows = ((*note.entry, note.deck) for note in found.notes.values())
+    notes = [list(column) for column in zip(*rows, strict=True)]
     kinds = {lang: [kind.digest, kind.mtime] for lang, kind in found.notetypes.items()}
     with contextlib.suppress(OSError):  # without it the next build only reads the package
         kept.mkdir(parents=True, exist_ok=True)
@@ -144,10 +141,8 @@ def _recalled(path: Path, types: Mapping[int, str], kept: Path | None) -> Publis
         data = json.loads(_memo(kept, path).read_bytes())
         if data["key"] != _key(_package_bytes(path), types):
             return None
-        columns = data["notes"]
-        notes = (
-            dict(zip(columns[0], map(PublishedNote._make, zip(*columns, strict=True)), strict=True)) if columns else {}
-        )
+        rows = zip(*data["notes"], strict=True)
+        notes = {row[0]: PublishedNote(NoteLock._make(row[:-1]), row[-1]) for row in rows}
         kinds = {lang: PublishedNotetype(digest, mtime) for lang, (digest, mtime) in data["notetypes"].items()}
         return Published(notes, kinds)
     except Exception:  # none, or damaged: the package is read instead
@@ -176,7 +171,7 @@ def _read_package(path: Path, types: Mapping[int, str], kept: Path | None) -> Pu
         conn.close()
     names = {int(did): deck["name"] for did, deck in json.loads(decks).items()}
     notes = (_note(row, types, names) for row in rows if row[1] in types)
-    found = Published({note.guid: note for note in notes}, dict(_notetypes(json.loads(models), types)))
+    found = Published({note.entry.guid: note for note in notes}, dict(_notetypes(json.loads(models), types)))
     if kept is not None:
         keep(kept, path, raw, types, found)
     return found
@@ -186,7 +181,7 @@ def _note(row: tuple[Any, ...], types: Mapping[int, str], decks: Mapping[int, st
     guid, mid, mtime, flds, tags, did = row
     fields = flds.split("\x1f")
     digest, parts = note_digest(fields, tags.strip())
-    return PublishedNote(guid, fields[0], types[mid], digest, parts, int(mtime), decks.get(did, ""))
+    return PublishedNote(NoteLock(guid, fields[0], types[mid], digest, parts, int(mtime)), decks.get(did, ""))
 
 
 def _notetypes(models: Mapping[str, Any], types: Mapping[int, str]) -> Iterator[tuple[str, PublishedNotetype]]:
@@ -208,7 +203,7 @@ def raise_times(lock: Lock, published: Published, clock: Clock) -> Lock:
     known = notes.get
     # Only a note not newer than its published copy may need another time: one pass for the rest.
     for guid, copy in [
-        (g, c) for g, c in published.notes.items() if (e := known(g)) is not None and e.mtime <= c.mtime
+        (g, c.entry) for g, c in published.notes.items() if (e := known(g)) is not None and e.mtime <= c.entry.mtime
     ]:
         entry = notes[guid]
         mtime = _newer(entry.mtime, entry.digest == copy.digest, copy.mtime, clock)
@@ -244,9 +239,11 @@ def changes_since(
     ]
     known = published.notes.get
     # One pass for the notes as published, nearly all of them; the loop sees only the rest.
-    for head, deck in [(h, d) for h, d in notes if (c := known(h.guid)) is None or (c.digest, c.deck) != (h.digest, d)]:
+    for head, deck in [
+        (h, d) for h, d in notes if (c := known(h.guid)) is None or (c.entry.digest, c.deck) != (h.digest, d)
+    ]:
         changes += _note_changes(known(head.guid), head, deck)
-    gone = [published.notes[guid] for guid in published.notes.keys() - {head.guid for head, _ in notes}]
+    gone = [published.notes[guid].entry for guid in published.notes.keys() - {head.guid for head, _ in notes}]
     gone = [copy for copy in gone if copy.lang in notetypes]
     changes += [Change(c.lang, c.question, "removed") for c in sorted(gone, key=attrgetter("question", "lang"))]
     return changes
@@ -256,8 +253,8 @@ def _note_changes(copy: PublishedNote | None, head: NoteHead, deck: str) -> list
     if copy is None:
         return [Change(head.lang, head.question_id, "new")]
     changes = []
-    if copy.digest != head.digest:
-        changes.append(Change(head.lang, head.question_id, "changed", changed_parts(copy.parts, head.parts)))
+    if copy.entry.digest != head.digest:
+        changes.append(Change(head.lang, head.question_id, "changed", changed_parts(copy.entry.parts, head.parts)))
     if copy.deck != deck:
         changes.append(Change(head.lang, head.question_id, "moved", before=copy.deck, after=deck))
     return changes
