@@ -138,7 +138,7 @@ def test_the_schemas_agree_with_the_validator() -> None:
     """Keys, required keys, option counts and answer letters are the validator's own."""
     bank = json.loads(schema_text(bank=True))
     questions = json.loads(schema_text())
-    question, translation = questions["$defs"]["question"], questions["$defs"]["translation"]
+    question, translation = questions["$defs"]["choice"], questions["$defs"]["choice-translation"]
     for spec, schema in [
         (BANK_KEYS, bank),
         (FILE_KEYS, questions),

@@ -20,7 +20,9 @@ CODE_HINT = "use an ISO 639-1 code such as de, fr, en, or a regional one such as
 #: Written right to left: cards get ``dir="rtl"``.
 RTL = frozenset({"ar", "dv", "fa", "he", "ks", "ps", "sd", "ug", "ur", "yi"})
 
-_CODE = re.compile(r"^([a-z]{2})(?:-([A-Z]{2}|[A-Z][a-z]{3}))?$")
+#: What may follow a code after a hyphen: a region (``BR``) or a script (``Hant``).
+REGION = r"[A-Z]{2}|[A-Z][a-z]{3}"
+_CODE = re.compile(rf"^([a-z]{{2}})(?:-({REGION}))?$")
 
 
 def is_language(code: object) -> bool:

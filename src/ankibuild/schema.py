@@ -1,19 +1,303 @@
 """JSON Schemas (draft 2020-12) of the bank's files, so editors complete keys and flag mistakes.
 
-They describe the shape of a file; ``ankibuild check`` remains the authority on
-what spans files (declared topics, unique ids, the same number of options in
-every language).
+The schemas are generated from the validator's own rules: its key tables
+(which keys a file, a question and a translation have, and which are required),
+its slug and topic patterns, the option counts and answer letters, the names of
+the item-writing checks ``allow`` may list and the language codes. A rule
+changed in :mod:`.validate` changes the schema with it, and
+``tests/test_schema.py`` holds the two to the same verdict on generated files.
+
+The question part is made of fragments, one per kind of question: the keys a
+kind adds to a question and to each translation, with the schema of each value.
+``kind:`` chooses the fragment; a question without it is multiple choice.
+
+A schema sees one file at a time, so ``ankibuild check`` remains the authority on:
+
+- what spans files: that a question's topics are declared in ``bank.yaml``, that
+  question ids are unique in the bank, that translations are in the bank's
+  languages (``check`` skips, with a warning, a translation in another language);
+- what spans a question's translations: the same number of options in every
+  language, and an answer and pinned letters among those options;
+- what a number was written as: ankibuild reads ``id: 42`` or ``1.50`` as text,
+  an editor as a number, whose written form the schema cannot see;
+- everything beyond shape: templates, formulas, Markdown, images, the
+  item-writing checks, a bank id that was released with two underscores in a row.
 """
 
 from __future__ import annotations
 
-from importlib import resources
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
 
-QUESTIONS_SCHEMA = "questions.schema.json"
-BANK_SCHEMA = "bank.schema.json"
+from .itemchecks import CHECKS
+from .languages import ISO_639_1, REGION, is_language
+from .model import LETTERS, MAX_OPTIONS, MIN_OPTIONS
+from .validate import BANK_KEYS, FILE_KEYS, QUESTION_KEYS, SLUG, TOPIC, TRANSLATION_KEYS
+
+#: A JSON Schema, or a part of one.
+Schema = dict[str, Any]
+
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+#: A question without ``kind:`` is of this kind.
+DEFAULT_KIND = "choice"
+#: The keys a multiple-choice question adds to those of every question.
+_CHOICE_KEYS = ("answer", "pin")
+
+TEXT: Schema = {"$ref": "#/$defs/text"}
+LANGUAGE: Schema = {"$ref": "#/$defs/language"}
+LOCALIZED: Schema = {"$ref": "#/$defs/localized"}
+SLUG_REF: Schema = {"$ref": "#/$defs/slug"}
+
+
+@dataclass(frozen=True)
+class Keys:
+    """The keys of a mapping, each with the schema of its value, and those it requires."""
+
+    properties: dict[str, Schema]
+    required: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Fragment:
+    """A kind's part of the questions schema: the keys it adds to a question, and a translation's keys."""
+
+    question: Keys
+    translation: Keys
+
+
+def keyed(table: Mapping[str, bool], values: Mapping[str, Schema]) -> Keys:
+    """The keys of one of the validator's tables (True: required), with the schema of each value.
+
+    A key of the table without a schema is a KeyError: the schema cannot forget a key.
+    """
+    return Keys({key: values[key] for key in table}, tuple(key for key, required in table.items() if required))
+
+
+def choice_fragment(question_keys: Mapping[str, bool], translation_keys: Mapping[str, bool]) -> Fragment:
+    """Multiple choice: an answer letter and pinned letters; a question, its options and an explanation."""
+    letter: Schema = {"type": "string", "pattern": _letter_pattern(LETTERS)}
+    question: dict[str, Schema] = {
+        "answer": {"description": "The letter of the correct option, shared by all languages.", **letter},
+        "pin": {
+            "description": "Letters of options that keep their place when the bank shuffles the options, "
+            "such as 'None of the above'.",
+            "type": "array",
+            "uniqueItems": True,
+            "items": letter,
+        },
+    }
+    translation: dict[str, Schema] = {
+        "question": TEXT,
+        "options": {
+            "description": f"{MIN_OPTIONS} to {MAX_OPTIONS} different options, in the same order in every language.",
+            "type": "array",
+            "minItems": MIN_OPTIONS,
+            "maxItems": MAX_OPTIONS,
+            "uniqueItems": True,
+            "items": TEXT,
+        },
+        "explanation": TEXT,
+    }
+    return Fragment(keyed(question_keys, question), keyed(translation_keys, translation))
+
+
+def kinds() -> dict[str, Fragment]:
+    """Every kind of question, by the name ``kind:`` gives it, with its fragment."""
+    choice = {key: QUESTION_KEYS[key] for key in _CHOICE_KEYS}
+    return {DEFAULT_KIND: choice_fragment(choice, TRANSLATION_KEYS)}
+
+
+def _letter_pattern(letters: tuple[str, ...]) -> str:
+    """A letter as ``check`` reads it: either case, spaces around it ignored."""
+    return rf"^\s*[{''.join(letters)}{''.join(letters).lower()}]\s*$"
+
+
+def _language_pattern(reserved: tuple[str, ...] = ()) -> str:
+    """A language code as :func:`.languages.is_language` accepts it, except the ``reserved`` ones."""
+    refused = "".join(f"(?!{code}$)" for code in reserved)
+    return f"^{refused}(?:{'|'.join(sorted(ISO_639_1))})(?:-(?:{REGION}))?$"
+
+
+def _topic_pattern() -> str:
+    """The validator's topic pattern, written so that an editor's regular expressions agree with it.
+
+    ``\\w`` means an ASCII letter, digit or ``_`` to an editor (ECMA-262), but any
+    script's to Python: the class here is ASCII's ``[\\w.-]`` and every character
+    beyond ASCII except spaces (only symbols beyond ASCII then pass the schema).
+    """
+    word = r"[^\x00-,/:-@\[-^`{-\x7f\s]"
+    pattern = TOPIC.pattern.replace(r"[\w.-]", word)
+    assert word in pattern, "the topic pattern changed: write its editor version again"
+    return pattern
+
+
+def _shared_defs() -> dict[str, Schema]:
+    """The definitions both schemas use."""
+    return {
+        "text": {
+            "description": "Text, shown on the card exactly as written (HTML is shown as text). Not empty.",
+            "anyOf": [{"type": "string", "pattern": r"\S"}, {"type": "number"}],
+        },
+        "slug": {
+            "description": "Lowercase letters, digits and - _ . ; starts with a letter or digit.",
+            "anyOf": [{"type": "string", "pattern": SLUG.pattern}, {"type": "integer", "minimum": 0}],
+        },
+        "language": {
+            "description": "An ISO 639-1 language code (de, fr, en), optionally with a region or script "
+            "(pt-BR, zh-Hant).",
+            "type": "string",
+            "pattern": _language_pattern(),
+        },
+        "localized": {
+            "description": "The same text in each language: {language code: text}.",
+            "type": "object",
+            "minProperties": 1,
+            "propertyNames": LANGUAGE,
+            "additionalProperties": TEXT,
+        },
+    }
+
+
+def _question_keys() -> Keys:
+    """The keys every question has, whatever its kind."""
+    values: dict[str, Schema] = {
+        "id": {
+            **SLUG_REF,
+            "description": "Unique in the bank; identifies the question's notes in every classmate's collection. "
+            "Edit the text freely, never the id.",
+        },
+        "topics": {
+            "description": "Topics declared in bank.yaml.",
+            "type": "array",
+            "minItems": 1,
+            "items": {"type": "string", "pattern": _topic_pattern()},
+        },
+        "allow": {
+            "description": "Item-writing checks this question is exempt from "
+            "(see the format documentation for the reason of each).",
+            "type": "array",
+            "uniqueItems": True,
+            "items": {"enum": list(CHECKS)},
+        },
+    }
+    return keyed({key: required for key, required in QUESTION_KEYS.items() if key not in _CHOICE_KEYS}, values)
+
+
+def _kind_defs(name: str, fragment: Fragment, common: Keys) -> dict[str, Schema]:
+    """A question of one kind and its translation: closed mappings of the common keys and the kind's."""
+    properties = {**common.properties, **fragment.question.properties}
+    translation_keys = _language_pattern(tuple(key for key in properties if is_language(key)))
+    return {
+        name: {
+            "type": "object",
+            "required": [*common.required, *fragment.question.required],
+            "properties": properties,
+            "patternProperties": {translation_keys: {"$ref": f"#/$defs/{name}-translation"}},
+            "additionalProperties": False,
+        },
+        f"{name}-translation": {
+            "description": "The question in one language.",
+            "type": "object",
+            "required": list(fragment.translation.required),
+            "additionalProperties": False,
+            "properties": fragment.translation.properties,
+        },
+    }
+
+
+def _question(names: list[str]) -> Schema:
+    """A question: ``kind`` names the definition it follows, multiple choice when it names none."""
+    cases = [
+        {
+            "if": {"properties": {"kind": {"const": name}}, **({} if name == DEFAULT_KIND else {"required": ["kind"]})},
+            "then": {"$ref": f"#/$defs/{name}"},
+        }
+        for name in names
+    ]
+    return {"type": "object", "properties": {"kind": {"enum": names}}, "allOf": cases}
+
+
+def questions_schema() -> Schema:
+    """The schema of a question file."""
+    fragments = kinds()
+    common = _question_keys()
+    defs = {**_shared_defs(), "question": _question(list(fragments))}
+    for name, fragment in fragments.items():
+        defs.update(_kind_defs(name, fragment, common))
+    values = {
+        "deck": {**LOCALIZED, "description": "The deck's title in each language."},
+        "questions": {"type": "array", "items": {"$ref": "#/$defs/question"}},
+        "todo": {
+            "description": "Questions still to write, not built: {language code: [titles]}.",
+            "type": "object",
+            "propertyNames": LANGUAGE,
+            "additionalProperties": {"type": "array", "items": TEXT},
+        },
+    }
+    return {
+        "$schema": DIALECT,
+        "$id": "urn:ankibuild:schema:questions",
+        "title": "ankibuild question file",
+        "description": "A deck of multiple-choice questions, each written in the bank's languages.",
+        **_closed(keyed(FILE_KEYS, values)),
+        "$defs": defs,
+    }
+
+
+def bank_schema() -> Schema:
+    """The schema of ``bank.yaml``."""
+    question_keys = [key for key in QUESTION_KEYS if is_language(key)]
+    values = {
+        "id": {
+            **SLUG_REF,
+            "description": "Namespaces every note, note type and deck of the bank. "
+            "Never change it after the first release.",
+        },
+        "languages": {
+            "description": "The languages to build, e.g. [de, fr, en].",
+            "type": "array",
+            "minItems": 1,
+            "uniqueItems": True,
+            "items": {"allOf": [LANGUAGE, {"not": {"enum": question_keys}}]},
+        },
+        "title": {**LOCALIZED, "description": "A parent deck; each question file's deck goes below it."},
+        "topics": {
+            "description": "Every topic: {slug: {language code: name}}. The slug becomes the Anki tag; "
+            ":: makes a hierarchy.",
+            "type": "object",
+            "propertyNames": {"pattern": _topic_pattern()},
+            "additionalProperties": LOCALIZED,
+        },
+        "shuffle": {
+            "type": "boolean",
+            "default": True,
+            "description": "Show the options in a new random order at each review (the default), so that students "
+            "learn the answer, not its place; false keeps the order as written.",
+        },
+    }
+    return {
+        "$schema": DIALECT,
+        "$id": "urn:ankibuild:schema:bank",
+        "title": "ankibuild bank file (bank.yaml)",
+        "description": "The bank's id, the languages it builds, the parent deck title and the topics.",
+        **_closed(keyed(BANK_KEYS, values)),
+        "$defs": _shared_defs(),
+    }
+
+
+def _closed(keys: Keys) -> Schema:
+    """A mapping with exactly these keys."""
+    return {
+        "type": "object",
+        "required": list(keys.required),
+        "additionalProperties": False,
+        "properties": keys.properties,
+    }
 
 
 def schema_text(*, bank: bool = False) -> str:
     """The schema of a question file, or of ``bank.yaml`` with ``bank``, as JSON text."""
-    name = BANK_SCHEMA if bank else QUESTIONS_SCHEMA
-    return (resources.files("ankibuild") / "schemas" / name).read_text(encoding="utf-8")
+    schema = bank_schema() if bank else questions_schema()
+    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
