@@ -11,7 +11,7 @@ import pytest
 
 from ankibuild import BankError
 from ankibuild.errors import Problems
-from ankibuild.lock import LOCK_FILE, read_lock
+from ankibuild.lock.format import LOCK_FILE, read_lock
 from ankibuild.model import FIELDS
 from ankibuild.preview import render_cards
 from ankibuild.render import load_templates

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from ankibuild.cli import main
-from ankibuild.lock import LOCK_FILE
+from ankibuild.lock.format import LOCK_FILE
 
 from .conftest import Project
 

@@ -44,7 +44,7 @@ import pytest
 import yaml
 
 from ankibuild import build
-from ankibuild.lock import Clock
+from ankibuild.lock.clock import Clock
 from ankibuild.preview import write_preview
 
 from .ankitools import imported_cards

@@ -21,7 +21,7 @@ from click.testing import CliRunner
 
 import ankibuild
 from ankibuild.cli import INTERRUPTED, main
-from ankibuild.lock import LOCK_FILE
+from ankibuild.lock.format import LOCK_FILE
 from ankibuild.translations import TRANSLATIONS_FILE
 
 from .ankitools import TEMPLATE_ERROR, collection, import_package, render

@@ -20,7 +20,8 @@ from ankibuild import BuildResult, build
 from ankibuild.anki import package
 from ankibuild.anki.deflate import PIECE, Deflate
 from ankibuild.cache import Cache, unpack
-from ankibuild.lock import LOCK_FILE, Clock
+from ankibuild.lock.clock import Clock
+from ankibuild.lock.format import LOCK_FILE
 
 from .conftest import Project
 

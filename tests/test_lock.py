@@ -11,7 +11,10 @@ from typing import Any
 import pytest
 
 from ankibuild.errors import BankError
-from ankibuild.lock import LOCK_FILE, Clock, Lock, NoteLock, read_lock, remember, stamp_notes
+from ankibuild.lock.clock import Clock
+from ankibuild.lock.format import LOCK_FILE, Lock, NoteLock, read_lock
+from ankibuild.lock.memo import recall, remember
+from ankibuild.lock.stamp import stamp_notes
 from ankibuild.render import NoteHead
 
 from .conftest import Project
@@ -135,18 +138,19 @@ def test_a_kept_lock_is_restored_only_while_the_file_is_the_one_kept(
     path, memo = tmp_path / LOCK_FILE, tmp_path / "kept" / "lock.memo"
     path.write_text(lock.dumps(), encoding="utf-8")
     remember(lock, path.read_bytes(), memo)
+    kept = partial(recall, memo)
     with monkeypatch.context() as parsing:
         parsing.setattr(json, "loads", partial(_refuse_lock_text, json.loads))  # restored, not parsed
-        assert read_lock(path, memo) == lock
-        assert read_lock(path, memo).recalled
+        assert read_lock(path, kept) == lock
+        assert read_lock(path, kept).recalled
     edited = Lock("bank", {}, {"g": NoteLock("g", "q", "de", "aaaa", "aa", 6)})
     path.write_text(edited.dumps(), encoding="utf-8")  # by hand: not the lock kept
-    assert read_lock(path, memo) == edited
-    assert not read_lock(path, memo).recalled
+    assert read_lock(path, kept) == edited
+    assert not read_lock(path, kept).recalled
     remember(edited, path.read_bytes(), memo)
     memo.write_bytes(memo.read_bytes()[:-8])  # the same file, but what was kept for it is damaged
-    assert read_lock(path, memo) == edited
-    assert not read_lock(path, memo).recalled
+    assert read_lock(path, kept) == edited
+    assert not read_lock(path, kept).recalled
 
 
 def _refuse_lock_text(loads: Callable[[str | bytes], Any], text: str | bytes) -> Any:

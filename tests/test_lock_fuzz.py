@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ankibuild.cli import main
-from ankibuild.lock import LOCK_FILE, read_lock
+from ankibuild.lock.format import LOCK_FILE, read_lock
 
 from .ankitools import collection, import_package
 from .conftest import DATA

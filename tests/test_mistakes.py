@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from ankibuild.cli import main
-from ankibuild.lock import LOCK_FILE
+from ankibuild.lock.format import LOCK_FILE
 
 from .conftest import Project, snapshot, use_scenario
 

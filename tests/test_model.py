@@ -12,7 +12,7 @@ import pytest
 
 from ankibuild import check
 from ankibuild.errors import BankError
-from ankibuild.lock import LOCK_FILE, Lock, read_lock
+from ankibuild.lock.format import LOCK_FILE, Lock, read_lock
 from ankibuild.model import CARD_NAME, FIELDS, deck_id, note_guid, notetype_id, stable_int
 from ankibuild.validate import SLUG
 

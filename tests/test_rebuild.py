@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ankibuild.lock import LOCK_FILE
+from ankibuild.lock.format import LOCK_FILE
 
 from .ankitools import ImportLog, collection, import_package, review_log
 from .conftest import Project

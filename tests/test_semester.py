@@ -19,7 +19,8 @@ import zipfile
 from pathlib import Path
 
 from ankibuild import BuildResult, build
-from ankibuild.lock import LOCK_FILE, Clock, read_lock
+from ankibuild.lock.clock import Clock
+from ankibuild.lock.format import LOCK_FILE, read_lock
 
 from .ankitools import collection, import_package, review_log
 from .conftest import Project

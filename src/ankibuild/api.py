@@ -13,7 +13,7 @@ from .progress import Progress, silent
 from .state import BuildResult, BuildState
 
 if TYPE_CHECKING:
-    from .lock import Clock
+    from .lock.clock import Clock
 
 
 def build(

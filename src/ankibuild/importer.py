@@ -29,7 +29,7 @@ from .atomic import write_if_changed
 from .errors import AnkibuildError, BankError, Problem, Problems, Severity
 from .languages import CODE_HINT, is_language
 from .loader import BANK_FILE, Map, Seq, decode, load
-from .lock import LOCK_FILE
+from .lock.format import LOCK_FILE
 from .model import Bank, Question
 from .pages import Page, read_page, same_text
 from .pipeline import load_bank

@@ -35,18 +35,11 @@ from .deckfiles import FileResult, process_all
 from .errors import BankError, LockChangedError, Problem, Problems, Severity, ShapeChangeError, UnknownLanguageError
 from .itemchecks import check_bank
 from .loader import BANK_FILE, bank_files, parse_source, read_pending
-from .lock import (
-    ANKI_EPOCH,
-    LOCK_FILE,
-    Clock,
-    Lock,
-    NoteLock,
-    ask_git_to_merge,
-    read_lock,
-    remember,
-    stamp_notes,
-    stamp_notetype,
-)
+from .lock.clock import ANKI_EPOCH, Clock
+from .lock.format import LOCK_FILE, Lock, NoteLock, read_lock
+from .lock.gitattributes import ask_git_to_merge
+from .lock.memo import recall, remember
+from .lock.stamp import stamp_notes, stamp_notetype
 from .media import report_unused
 from .model import CARD_NAME, FIELDS, Bank, Deck, deck_id, notetype
 from .options import BuildOptions
@@ -223,7 +216,7 @@ def _cache_warnings(decks: Path) -> list[Problem]:
 
 def _read_lock(path: Path, problems: Problems, memo: Path) -> Lock:
     try:
-        return read_lock(path, memo)
+        return read_lock(path, partial(recall, memo))
     except BankError as err:
         problems.extend(err.problems)
         return Lock()

@@ -22,7 +22,7 @@ from .atomic import write_if_changed
 from .cache import Cache, digest, file_sha
 from .changelog import CHANGELOG_FILE, Changelog
 from .errors import Problem
-from .lock import LOCK_FILE
+from .lock.format import LOCK_FILE
 from .paths import within
 from .translations import TRANSLATIONS_FILE
 from .version import code_fingerprint

@@ -27,7 +27,8 @@ from typing import Any, NamedTuple
 from ..atomic import write_if_changed
 from ..changelog import Change
 from ..errors import Problems, Severity
-from ..lock import Clock, Lock, NoteLock, changed_parts
+from ..lock.clock import Clock
+from ..lock.format import Lock, NoteLock, changed_parts
 from ..model import notetype_id
 from ..paths import UnsafePathError, read_inside
 from ..render import NoteHead, note_digest, notetype_digest

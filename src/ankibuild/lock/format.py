@@ -1,45 +1,26 @@
-"""The lock file: when each note's and notetype's content last changed.
-
-Anki updates an imported note only when the incoming modification time is newer
-than its own, and never compares content. So a note's time must move exactly
-when its content changes, and stay put otherwise, across builds on any machine:
-it is kept here, committed beside the bank.
-"""
+"""The lock file: what it holds, written one entry per line, and read back (in either format)."""
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import json
-import os
 import re
-import time
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import astuple, dataclass, field, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple
 
-from .atomic import write_if_changed
-from .cache import pack, unpack
-from .conflicts import conflict_line
-from .errors import BankError, Problems
-from .paths import UnsafePathError, read_inside
-from .translations import TRANSLATIONS_FILE
-from .version import code_fingerprint
+from ..conflicts import conflict_line
+from ..errors import BankError, Problems
+from ..paths import UnsafePathError, read_inside
+from .clock import MAX_TIME
 
 LOCK_FILE = "ankibuild.lock"
-#: Tell git to merge the files the build writes in the bank by keeping both sides' lines:
-#: a note or question found twice is read as one (see :meth:`Lock.dumps`).
-MERGE_ATTRIBUTES = (f"{LOCK_FILE} merge=union", f"{TRANSLATIONS_FILE} merge=union")
-ATTRIBUTES_FILE = ".gitattributes"
 #: The first line of a lock file, for whoever opens it.
 HEADER = (
     "# When each note last changed, written by ankibuild: commit it with the bank. "
     "One entry per line, so git can merge it (decks/.gitattributes)."
 )
-#: 2006-01-01: no note of a real build is older than Anki itself.
-ANKI_EPOCH = 1_136_073_600
 VERSION = 2
 #: The version of the first format, one JSON document, which is still read.
 FIRST_VERSION = 1
@@ -64,6 +45,11 @@ class NoteLock(NamedTuple):
             f'{{"guid": {_quoted(self.guid)}, "question": "{self.question}", "lang": "{self.lang}", '
             f'"digest": "{self.digest}", "parts": "{self.parts}", "mtime": {self.mtime}}}'
         )
+
+
+def changed_parts(old: str, new: str) -> tuple[int, ...]:
+    """Which parts (fields, then the tags) differ between two notes' checksums."""
+    return tuple(i for i, (a, b) in enumerate(zip(old.split(), new.split(), strict=False)) if a != b)
 
 
 #: Printable ASCII but the quote and the backslash: written in JSON as they are.
@@ -103,7 +89,7 @@ class Lock:
     bank: str = ""
     notetypes: dict[str, NotetypeLock] = field(default_factory=dict)
     notes: dict[str, NoteLock] = field(default_factory=dict)
-    #: Restored from what :func:`remember` kept, rather than parsed from the file.
+    #: Restored from what :func:`.memo.remember` kept, rather than parsed from the file.
     recalled: bool = field(default=False, compare=False, repr=False)
 
     def dumps(self) -> str:
@@ -120,32 +106,11 @@ class Lock:
         return "\n".join([HEADER, head, *(t.as_json() for t in types), *(n.as_json() for n in notes)]) + "\n"
 
 
-def ask_git_to_merge(folder: Path) -> bool:
-    """Make sure ``folder/.gitattributes`` has git merge the lock and the translations record line by line.
-
-    Without it, two branches that add questions next to each other stop the
-    merge with a conflict; with it, git keeps the lines of both. Tells whether
-    the file was written.
-    """
-    path = folder / ATTRIBUTES_FILE
-    try:
-        text = read_inside(path, (folder,)).decode("utf-8")
-    except FileNotFoundError:
-        text = ""
-    except (UnsafePathError, OSError, UnicodeDecodeError):
-        return False  # the bank's own file, left as it is: merges only conflict more often
-    missing = [line for line in MERGE_ATTRIBUTES if line not in text.splitlines()]
-    if not missing:
-        return False
-    separator = "\n" if text and not text.endswith("\n") else ""
-    return write_if_changed(path, f"{text}{separator}{''.join(line + chr(10) for line in missing)}".encode())
-
-
-def read_lock(path: Path, memo: Path | None = None) -> Lock:
+def read_lock(path: Path, recall: Callable[[bytes], Lock | None] | None = None) -> Lock:
     """The lock of the previous build, or an empty one for a bank's first build.
 
-    ``memo`` is where :func:`remember` kept the lock a build wrote: while the
-    file is still that one, the lock is restored from there instead of parsed.
+    ``recall`` may restore the lock from the file's bytes instead of parsing
+    them (see :func:`.memo.recall`).
     """
     try:
         raw = read_inside(path, (path.parent,))
@@ -153,7 +118,7 @@ def read_lock(path: Path, memo: Path | None = None) -> Lock:
         return Lock()
     except (UnsafePathError, OSError) as err:
         raise _unreadable(path, err) from err
-    recalled = _recall(memo, raw) if memo else None
+    recalled = recall(raw) if recall else None
     if recalled is not None:
         return recalled
     try:
@@ -248,39 +213,6 @@ def _what_is_wrong(err: Exception) -> str:
     return f"an entry is missing or of the wrong kind ({err!r})"
 
 
-def remember(lock: Lock, text: bytes, memo: Path) -> None:
-    """Keep ``lock``, as written in ``text``, for :func:`read_lock` to restore quickly.
-
-    The notes go in as columns (all GUIDs, all questions...): strings restore
-    several times quicker than tens of thousands of small objects, or than JSON.
-    """
-    written = _memo_key(text)
-    columns = list(zip(*lock.notes.values(), strict=True)) if lock.notes else []
-    types = [list(astuple(t)) for t in lock.notetypes.values()]
-    with contextlib.suppress(OSError):
-        memo.parent.mkdir(parents=True, exist_ok=True)
-        write_if_changed(memo, pack([written.hex(), lock.bank, types, columns]), durable=False)
-
-
-def _memo_key(text: bytes) -> bytes:
-    # The code is part of it: another version may keep the lock in another shape.
-    return hashlib.sha256(code_fingerprint().encode() + b"\0" + text).digest()
-
-
-def _recall(memo: Path, raw: bytes) -> Lock | None:
-    try:
-        (written, bank, types, columns), _ = unpack(memo.read_bytes())
-        if written != _memo_key(raw).hex():
-            return None
-        notetypes = {t[0]: NotetypeLock(t[0], t[1], tuple(t[2]), tuple(t[3]), t[4], t[5]) for t in types}
-        notes = map(NoteLock._make, zip(*columns, strict=True))
-        return Lock(bank, notetypes, dict(zip(columns[0], notes, strict=True)) if columns else {}, recalled=True)
-    except (OSError, ValueError, TypeError, IndexError):  # none, or damaged: the file is parsed instead
-        return None
-
-
-#: The latest time a lock may hold, in seconds (the year 2286): Anki keeps times as 64-bit integers.
-MAX_TIME = 10**10
 #: The largest notetype id: what a double holds exactly, far above any id Anki or ankibuild makes.
 MAX_ID = 2**53
 
@@ -389,96 +321,3 @@ def _damaged(path: Path, line: int, message: str) -> BankError:
         "Without it, classmates' decks stop updating.",
     )
     return BankError(problems.items)
-
-
-class Clock:
-    """Hands out modification times in whole seconds, and never waits.
-
-    A changed note's time must be newer than its previous one. That one may lie
-    ahead of this computer's clock (a classmate's clock was fast, or this one is
-    slow): the new time then continues from it rather than waiting for the clock
-    to catch up, which could take days while the build holds the bank's lock.
-
-    ``SOURCE_DATE_EPOCH`` fixes the time of a bank's first build, so that it is
-    reproducible from a clean checkout.
-    """
-
-    def __init__(self, now: Callable[[], float] = time.time) -> None:
-        self._now = now
-
-    def now(self) -> int:
-        return int(self._now())
-
-    def first(self) -> int:
-        epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
-        # isdigit() alone lets through digits int() refuses, like '²'; a time the lock would refuse is no time
-        seconds = int(epoch) if epoch.isascii() and epoch.isdigit() else None
-        return seconds if seconds is not None and ANKI_EPOCH <= seconds <= MAX_TIME else self.now()
-
-    def after(self, previous: int) -> int:
-        """The current time, or the second after ``previous`` if that is not before it."""
-        return max(self.now(), previous + 1)
-
-
-class Stampable(Protocol):
-    """A rendered note, as far as its lock entry goes."""
-
-    @property
-    def guid(self) -> str: ...
-    @property
-    def question_id(self) -> str: ...
-    @property
-    def lang(self) -> str: ...
-    @property
-    def digest(self) -> str: ...
-    @property
-    def parts(self) -> str: ...
-
-
-def stamp_notes(notes: Iterable[Stampable], lock: Lock, clock: Clock) -> tuple[dict[str, NoteLock], list[str]]:
-    """New lock entries for rendered notes, and the GUIDs of those given a new time (new or changed).
-
-    A note whose content is as the lock has it keeps its entry: in a rebuild
-    after an edit, nearly all of them.
-    """
-    known, notes = lock.notes, list(notes)
-    # One pass for those, at C speed as far as it goes; the loop below sees only the rest.
-    entries = {
-        note.guid: old
-        for note in notes
-        if (old := known.get(note.guid)) is not None
-        and old.digest == note.digest
-        and old.question == note.question_id
-        and old.lang == note.lang
-    }
-    stamped: list[str] = []
-    now: int | None = None
-    for note in [note for note in notes if note.guid not in entries]:
-        guid, question, lang, digest, parts = note.guid, note.question_id, note.lang, note.digest, note.parts
-        old = known.get(guid)
-        if old is not None and old.digest == digest:  # the same note, under another question or language
-            entries[guid] = old._replace(question=question, lang=lang)
-            continue
-        if old is None:
-            now = now if now is not None else (clock.first() if not known else clock.after(0))
-            mtime = now
-        else:
-            mtime = clock.after(old.mtime)
-        entries[guid] = NoteLock(guid, question, lang, digest, parts, mtime)
-        stamped.append(guid)
-    return entries, stamped
-
-
-def changed_parts(old: str, new: str) -> tuple[int, ...]:
-    """Which parts (fields, then the tags) differ between two notes' checksums."""
-    return tuple(i for i, (a, b) in enumerate(zip(old.split(), new.split(), strict=False)) if a != b)
-
-
-def stamp_notetype(
-    lang: str, type_id: int, fields: tuple[str, ...], cards: tuple[str, ...], digest: str, lock: Lock, clock: Clock
-) -> NotetypeLock:
-    old = lock.notetypes.get(lang)
-    if old is not None and old.digest == digest and old.id == type_id:
-        return replace(old, fields=fields, cards=cards)
-    mtime = clock.first() if old is None else clock.after(old.mtime)
-    return NotetypeLock(lang, type_id, fields, cards, digest, mtime)

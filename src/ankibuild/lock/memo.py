@@ -1,0 +1,45 @@
+"""The lock a build wrote, kept parsed in the cache: the next build restores it instead of parsing the file."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from dataclasses import astuple
+from pathlib import Path
+
+from ..atomic import write_if_changed
+from ..cache import pack, unpack
+from ..version import code_fingerprint
+from .format import Lock, NoteLock, NotetypeLock
+
+
+def remember(lock: Lock, text: bytes, memo: Path) -> None:
+    """Keep ``lock``, as written in ``text``, for :func:`recall` to restore quickly.
+
+    The notes go in as columns (all GUIDs, all questions...): strings restore
+    several times quicker than tens of thousands of small objects, or than JSON.
+    """
+    written = _memo_key(text)
+    columns = list(zip(*lock.notes.values(), strict=True)) if lock.notes else []
+    types = [list(astuple(t)) for t in lock.notetypes.values()]
+    with contextlib.suppress(OSError):
+        memo.parent.mkdir(parents=True, exist_ok=True)
+        write_if_changed(memo, pack([written.hex(), lock.bank, types, columns]), durable=False)
+
+
+def _memo_key(text: bytes) -> bytes:
+    # The code is part of it: another version may keep the lock in another shape.
+    return hashlib.sha256(code_fingerprint().encode() + b"\0" + text).digest()
+
+
+def recall(memo: Path, raw: bytes) -> Lock | None:
+    """The lock kept in ``memo`` while the file still holds ``raw``, the bytes it was kept for; else None."""
+    try:
+        (written, bank, types, columns), _ = unpack(memo.read_bytes())
+        if written != _memo_key(raw).hex():
+            return None
+        notetypes = {t[0]: NotetypeLock(t[0], t[1], tuple(t[2]), tuple(t[3]), t[4], t[5]) for t in types}
+        notes = map(NoteLock._make, zip(*columns, strict=True))
+        return Lock(bank, notetypes, dict(zip(columns[0], notes, strict=True)) if columns else {}, recalled=True)
+    except (OSError, ValueError, TypeError, IndexError):  # none, or damaged: the file is parsed instead
+        return None
