@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 
 from .atomic import write_if_changed
@@ -21,27 +22,40 @@ PART_NAMES = (*FIELDS, "tags")
 MAX_LISTED = 50
 
 
+class ChangeKind(StrEnum):
+    """What happened since the last published packages (its value is the word a summary counts it by)."""
+
+    NEW = "new"
+    CHANGED = "changed"
+    MOVED = "moved"
+    REMOVED = "removed"
+    #: A language's card templates or stylesheet.
+    TEMPLATES = "templates"
+    #: A language's note type fields (allowed with --allow-shape-change).
+    SHAPE = "shape"
+
+
 @dataclass(frozen=True)
 class Change:
     lang: str
     question: str
-    kind: str  # new, changed, moved, removed, templates, shape
+    kind: ChangeKind
     parts: tuple[int, ...] = ()
     #: For a move: the names of the deck it was in, and of the one it is in now.
     before: str = ""
     after: str = ""
 
     def describe(self) -> str:
-        if self.kind == "templates":
+        if self.kind is ChangeKind.TEMPLATES:
             return "card templates or stylesheet changed"
-        if self.kind == "shape":
+        if self.kind is ChangeKind.SHAPE:
             return "note type fields changed: tick 'Merge note types' when importing"
-        if self.kind == "changed":
+        if self.kind is ChangeKind.CHANGED:
             what = ", ".join(PART_NAMES[i] for i in self.parts if i < len(PART_NAMES))
             return f"changed {self.question} ({what})"
-        if self.kind == "removed":
+        if self.kind is ChangeKind.REMOVED:
             return f"removed {self.question}"
-        if self.kind == "moved":
+        if self.kind is ChangeKind.MOVED:
             return f"moved {self.question} from {self.before} to {self.after}"
         return f"added {self.question}"
 
@@ -63,8 +77,8 @@ class Changelog:
             grouped.setdefault(change.lang, []).append(change)
         return dict(sorted(grouped.items()))
 
-    def counts(self, lang: str) -> dict[str, int]:
-        counts: dict[str, int] = {}
+    def counts(self, lang: str) -> dict[ChangeKind, int]:
+        counts: dict[ChangeKind, int] = {}
         for change in self.by_language().get(lang, []):
             counts[change.kind] = counts.get(change.kind, 0) + 1
         return counts
@@ -76,16 +90,16 @@ def section(log: Changelog, notetype_names: dict[str, str]) -> str:
     lines = [f"## {stamp}", ""]
     for lang, changes in log.by_language().items():
         lines += [f"### {lang}", ""]
-        added = [c for c in changes if c.kind == "new"]
+        added = [c for c in changes if c.kind is ChangeKind.NEW]
         listed = {id(c) for c in added[:MAX_LISTED]}
-        shown = [c for c in changes if c.kind != "new" or id(c) in listed]
+        shown = [c for c in changes if c.kind is not ChangeKind.NEW or id(c) in listed]
         lines += [f"- {change.describe()}" for change in shown]
         if len(added) > MAX_LISTED:
             lines.append(f"- and {len(added) - MAX_LISTED} more questions added")
         name = notetype_names.get(lang, lang)
-        for help_text in _move_help(name, [c for c in changes if c.kind == "moved"]):
+        for help_text in _move_help(name, [c for c in changes if c.kind is ChangeKind.MOVED]):
             lines += ["", help_text]
-        removed = [c.question for c in changes if c.kind == "removed"]
+        removed = [c.question for c in changes if c.kind is ChangeKind.REMOVED]
         if removed:
             lines += ["", _removal_help(name, removed)]
         lines.append("")

@@ -30,7 +30,7 @@ from .anki.spec import DeckInfo, NoteKey, PackageSpec, Texts
 from .atomic import remove_stale_temporaries, write_if_changed
 from .buildlock import exclusive
 from .cache import Cache, cache_root, digest
-from .changelog import CHANGELOG_FILE, Change, previous_changelog, publish_changelog, read_changelog
+from .changelog import CHANGELOG_FILE, Change, ChangeKind, previous_changelog, publish_changelog, read_changelog
 from .deckfiles import FileResult, process_all
 from .errors import BankError, LockChangedError, Problem, Problems, Severity, ShapeChangeError, UnknownLanguageError
 from .itemchecks import check_bank
@@ -465,7 +465,7 @@ def _guard_shape(old: Lock, langs: Sequence[str], allow: bool, result: BuildResu
                 "If this is intended, rebuild with --allow-shape-change and tell them to tick "
                 "'Merge note types' when importing."
             )
-        result.changes.add(Change(lang, "", "shape"))
+        result.changes.add(Change(lang, "", ChangeKind.SHAPE))
 
 
 def package_groups(bank: Bank, lang: str, out: Path, split: bool) -> list[tuple[Path, list[Deck]]]:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..atomic import write_if_changed
-from ..changelog import Change
+from ..changelog import Change, ChangeKind
 from ..errors import Problems, Severity
 from ..lock.clock import Clock
 from ..lock.format import Lock, NoteLock, changed_parts
@@ -234,7 +234,7 @@ def changes_since(
     the digest of each language's notetype, for the languages built.
     """
     changes = [
-        Change(lang, "", "templates")
+        Change(lang, "", ChangeKind.TEMPLATES)
         for lang, digest in notetypes.items()
         if (kind := published.notetypes.get(lang)) is not None and kind.digest != digest
     ]
@@ -246,16 +246,20 @@ def changes_since(
         changes += _note_changes(known(head.guid), head, deck)
     gone = [published.notes[guid].entry for guid in published.notes.keys() - {head.guid for head, _ in notes}]
     gone = [copy for copy in gone if copy.lang in notetypes]
-    changes += [Change(c.lang, c.question, "removed") for c in sorted(gone, key=attrgetter("question", "lang"))]
+    changes += [
+        Change(c.lang, c.question, ChangeKind.REMOVED) for c in sorted(gone, key=attrgetter("question", "lang"))
+    ]
     return changes
 
 
 def _note_changes(copy: PublishedNote | None, head: NoteHead, deck: str) -> list[Change]:
     if copy is None:
-        return [Change(head.lang, head.question_id, "new")]
+        return [Change(head.lang, head.question_id, ChangeKind.NEW)]
     changes = []
     if copy.entry.digest != head.digest:
-        changes.append(Change(head.lang, head.question_id, "changed", changed_parts(copy.entry.parts, head.parts)))
+        changes.append(
+            Change(head.lang, head.question_id, ChangeKind.CHANGED, changed_parts(copy.entry.parts, head.parts))
+        )
     if copy.deck != deck:
-        changes.append(Change(head.lang, head.question_id, "moved", before=copy.deck, after=deck))
+        changes.append(Change(head.lang, head.question_id, ChangeKind.MOVED, before=copy.deck, after=deck))
     return changes
