@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from ankibuild import pipeline
+from ankibuild import load, pipeline
 
 from .conftest import Project
 
@@ -107,7 +107,7 @@ def test_an_edit_rebuilds_only_the_packages_it_touches(project: Project, monkeyp
 
 def test_a_source_saved_during_a_build_is_not_forgotten(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     """If a file changes after the build read it, that build is not recorded: the next one looks again."""
-    load_sources = pipeline.load_sources
+    load_sources = load.load_sources
 
     def edited_meanwhile(*args: Any, **options: Any) -> Any:
         sources = load_sources(*args, **options)

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from .api import build
     from .errors import AnkibuildError, BankError, Problem
     from .importer import ImportResult, import_pages
-    from .pipeline import check
+    from .load import check
     from .state import BuildResult, Output
 
 _HOMES = {
@@ -26,7 +26,7 @@ _HOMES = {
     "Output": "state",
     "Problem": "errors",
     "build": "api",
-    "check": "pipeline",
+    "check": "load",
     "import_pages": "importer",
 }
 __all__ = [

@@ -26,7 +26,7 @@ from .version import __version__
 
 if TYPE_CHECKING:
     from .importer import ImportResult
-    from .pipeline import CheckResult
+    from .load import CheckResult
     from .status import BankStatus, LanguageStatus
 
 _F = TypeVar("_F", bound=Callable[..., object])
@@ -128,7 +128,7 @@ def build_command(quiet: bool, **options: Any) -> None:
 @_format("json prints every problem as an object, for editors and CI.")
 def check_command(decks: Path, templates: Path | None, strict: bool, fmt: str) -> None:
     """Validate the bank and the templates; write nothing."""
-    from .pipeline import check  # each command loads only what it uses
+    from .load import check  # each command loads only what it uses
 
     checked: CheckResult | None = None
     try:

@@ -28,11 +28,11 @@ from pathlib import Path
 from .atomic import write_if_changed
 from .errors import AnkibuildError, BankError, Problem, Problems, Severity
 from .languages import CODE_HINT, is_language
+from .load import load_bank
 from .loader import BANK_FILE, Map, Seq, decode, load
 from .lock.format import LOCK_FILE
 from .model import Bank, Question
 from .pages import Page, read_page, same_text
-from .pipeline import load_bank
 from .richtext import literal
 from .validate import SLUG, TOPIC
 from .yamltext import STEP, Block, Document, Flow, Noted, Value, item_lines, mapping_lines, scalar

@@ -10,7 +10,7 @@ import os
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,196 +30,33 @@ from .anki.spec import DeckInfo, NoteKey, PackageSpec, Texts
 from .atomic import remove_stale_temporaries, write_if_changed
 from .buildlock import exclusive
 from .cache import Cache, cache_root, digest
-from .changelog import CHANGELOG_FILE, Change, ChangeKind, previous_changelog, publish_changelog, read_changelog
-from .deckfiles import FileResult, process_all
-from .errors import BankError, LockChangedError, Problem, Problems, Severity, ShapeChangeError, UnknownLanguageError
-from .itemchecks import check_bank
-from .loader import BANK_FILE, bank_files, parse_source, read_pending
+from .changelog import CHANGELOG_FILE, Change, ChangeKind, previous_changelog, publish_changelog
+from .deckfiles import FileResult
+from .errors import LockChangedError, Problem, Problems, Severity, ShapeChangeError
+from .load import LOCK_MEMO, Sources, load_sources
 from .lock.clock import ANKI_EPOCH, Clock
-from .lock.format import LOCK_FILE, Lock, NoteLock, read_lock
+from .lock.format import LOCK_FILE, Lock, NoteLock
 from .lock.gitattributes import ask_git_to_merge
-from .lock.memo import recall, remember
+from .lock.memo import remember
 from .lock.stamp import stamp_notes, stamp_notetype
-from .media import report_unused
 from .model import CARD_NAME, FIELDS, Bank, Deck, deck_id, notetype
 from .options import BuildOptions
 from .paths import read_inside
 from .progress import Progress, silent
-from .render import CardTemplates, NoteHead, RenderedNote, load_templates
+from .render import CardTemplates, NoteHead
 from .state import BuildResult, BuildState, Output
-from .templatefolders import TemplateFolders
-from .translations import TRANSLATIONS_FILE, Seen, observe, report_outdated, today
-from .validate import check_unique_ids, validate_bank_file
+from .translations import TRANSLATIONS_FILE, today
 
 if TYPE_CHECKING:
     import genanki
 
-#: The last lock a build wrote, kept parsed in the cache's folder of things kept.
-LOCK_MEMO = "lock.memo"
 #: A warning names this many notes, then says there are more.
 MAX_NAMED = 10
-
-
-def load_bank(
-    decks: Path, problems: Problems, pending: Mapping[Path, bytes] | None = None, released_id: str = ""
-) -> Bank | None:
-    """Load and validate a bank folder: settings first, then every question file.
-
-    ``pending`` holds files (by their path below ``decks``) as they are about to
-    be written, new or changed: they are read from there instead of the disk, so
-    that a bank can be checked before anything is written to it. ``released_id``
-    is the bank id of the previous build (from the lock file), if any.
-    """
-    loaded = _load(decks, problems, (), pending or {}, released_id, None)
-    return loaded[0] if loaded else None
-
-
-def _load(
-    decks: Path,
-    problems: Problems,
-    langs: Sequence[str],
-    pending: Mapping[Path, bytes],
-    released_id: str,
-    cache: Cache | None,
-    progress: Progress = silent,
-    known: Mapping[Path, str] | None = None,
-) -> tuple[Bank, dict[Path, FileResult]] | None:
-    """The bank with its decks, and each question file's result with its notes in ``langs``."""
-    bank_path, found = bank_files(decks, problems)
-    files = sorted({*found, *pending} - {decks / BANK_FILE})
-    bank_raw = read_pending(bank_path, pending, problems, decks) if bank_path else None
-    source = parse_source(bank_path, bank_raw, problems) if bank_path and bank_raw is not None else None
-    bank = validate_bank_file(source, problems, released_id) if source else None
-    if bank is None or bank_raw is None:
-        for path in files:  # without the bank's settings, their syntax can still be checked
-            raw = read_pending(path, pending, problems, decks)
-            if raw is not None:
-                parse_source(path, raw, problems)
-        return None
-    results = process_all(bank, bank_raw, files, langs or bank.languages, problems, pending, cache, progress, known)
-    for result in results.values():
-        problems.extend(result.problems)
-    decks_found = tuple(result.deck for result in results.values() if result.deck is not None)
-    check_unique_ids(
-        (
-            (result.deck.source.path, *question)
-            for result in results.values()
-            if result.deck
-            for question in result.questions
-        ),
-        problems,
-    )
-    answers = [facts for result in results.values() for facts in result.answers]
-    check_bank(bank_path or decks / BANK_FILE, answers, len(decks_found), problems)
-    return replace(bank, decks=decks_found), results
-
-
-class CheckResult(Problems):
-    """The warnings :func:`check` found (it raises for errors), and what it looked at."""
-
-    def __init__(self, found: Problems, files: int, questions: int, languages: tuple[str, ...]) -> None:
-        super().__init__()
-        self.extend(found.items)
-        self.files = files
-        self.questions = questions
-        self.languages = languages
-
-
-def check(*, decks: Path = Path("decks"), templates: Path | None = None, strict: bool = False) -> CheckResult:
-    """Validate a bank, its lock file, its templates and its texts without writing anything.
-
-    ``templates`` is the bank's own templates folder (default: ``templates/`` beside
-    the bank folder, if there is one), laid over the shipped defaults.
-    Raises :class:`BankError` when there are errors (or warnings, if ``strict``);
-    returns the warnings otherwise, with what was checked.
-    """
-    sources = load_sources(BuildOptions(decks=decks, templates=templates, strict=strict))
-    return CheckResult(sources.problems, len(sources.files), sources.questions, sources.bank.languages)
-
-
-@dataclass(frozen=True)
-class Sources:
-    """Everything a build reads, validated and rendered, before anything is written."""
-
-    bank: Bank
-    templates: dict[str, CardTemplates]
-    #: The notes of the languages asked for (language by language, in the bank's order), without their texts.
-    notes: list[NoteHead]
-    #: The images the notes show, by packaged name.
-    media: dict[str, bytes]
-    problems: Problems
-    #: The previous build's lock file.
-    lock: Lock
-    questions: int
-    files: list[FileResult]
-    #: The sha256 of the bytes each question file was read as, by path.
-    used: dict[Path, str]
-    #: The translations record after this build's texts (see :mod:`.translations`).
-    translations: Seen
-
-    def rendered(self, lang: str) -> list[RenderedNote]:
-        """The notes of one language with their texts, in the bank's order."""
-        return [note for result in self.files for note in result.rendered(lang)]
-
-
-def load_sources(
-    options: BuildOptions, progress: Progress = silent, known: Mapping[Path, str] | None = None
-) -> Sources:
-    """The valid bank and lock, the templates and notes of the languages asked for, and the warnings found.
-
-    ``known`` has the sha256 of question files just read, which need not be read again.
-    Raises :class:`BankError` with every problem when there are errors (or warnings, if ``strict``).
-    """
-    decks, languages, strict = options.decks, options.languages, options.strict
-    problems = Problems()
-    lock = _read_lock(decks / LOCK_FILE, problems, Cache(decks).kept / LOCK_MEMO)
-    read_changelog(decks / CHANGELOG_FILE, problems)  # read by a build that finds none published
-    langs = tuple(dict.fromkeys(languages))
-    loaded = _load(decks, problems, langs, {}, lock.bank, Cache(decks), progress, known)
-    if loaded is None:
-        problems.fail(strict=strict)
-    bank, by_path = loaded
-    results = list(by_path.values())
-    langs = _languages(bank, languages)
-    card_templates = _load_templates(options.folders, langs, bank.shuffle, problems)
-    notes = [note for lang in langs for result in results for note in result.notes if note.lang == lang]
-    media = {name: content for result in results for name, content in result.media.items()}
-    if set(langs) == set(bank.languages) and not problems.errors:
-        # Only now is every image reference known: a file with errors may be the one that shows it.
-        report_unused(bank.root, {path for result in results for path in result.referenced}, problems)
-    if options.split:
-        _check_split_names(bank, problems)
-    current = (item for result in results for item in result.blocks)
-    translated = [ref for result in results for ref in result.translated]
-    translations = observe(decks / TRANSLATIONS_FILE, current, translated, problems)
-    report_outdated(translations.behind, translated, problems)
-    problems.raise_for(strict=strict)
-    questions = sum(len(result.questions) for result in results)
-    used = {path: result.sha for path, result in by_path.items()}
-    return Sources(bank, card_templates, notes, media, problems, lock, questions, results, used, translations)
-
-
-def _load_templates(
-    folders: TemplateFolders, langs: Sequence[str], shuffle: bool, problems: Problems
-) -> dict[str, CardTemplates]:
-    if folders.own is not None and not folders.own.is_dir():
-        hint = "name the folder that holds your own templates, or leave --templates out to use the defaults"
-        problems.add(folders.own, "no templates folder here", hint=hint)
-        return {}
-    return {lang: load_templates(folders, lang, problems, shuffle=shuffle) for lang in langs}
 
 
 def _cache_warnings(decks: Path) -> list[Problem]:
     """What is wrong with the cache folder, in the form of every other warning."""
     return [Problem(str(cache_root()), message=said, severity=Severity.WARNING) for said in Cache(decks).warnings()]
-
-
-def _read_lock(path: Path, problems: Problems, memo: Path) -> Lock:
-    try:
-        return read_lock(path, partial(recall, memo))
-    except BankError as err:
-        problems.extend(err.problems)
-        return Lock()
 
 
 def run(
@@ -234,7 +71,8 @@ def run(
     decks, out, frozen, dry_run = options.decks, options.out, options.frozen, options.dry_run
     with nullcontext() if dry_run else exclusive(decks, wait=options.wait):
         built = state.contents()  # read under the lock: another build may just have written
-        sources = load_sources(options, progress, state.known())
+        checks = [_check_split_names] if options.split else []
+        sources = load_sources(options, progress, state.known(), checks)
         bank, card_templates, old = sources.bank, sources.templates, sources.lock
         result = BuildResult(
             bank.id,
@@ -382,15 +220,6 @@ def _write(path: Path, content: bytes, dry_run: bool) -> bool:
     if dry_run:
         return not path.is_file() or path.read_bytes() != content
     return write_if_changed(path, content)
-
-
-def _languages(bank: Bank, requested: Sequence[str]) -> tuple[str, ...]:
-    unknown = [lang for lang in requested if lang not in bank.languages]
-    if unknown:
-        raise UnknownLanguageError(
-            f"language(s) {', '.join(unknown)} not in the bank; it builds {', '.join(bank.languages)}"
-        )
-    return tuple(dict.fromkeys(requested)) or bank.languages
 
 
 def _check_split_names(bank: Bank, problems: Problems) -> None:

@@ -23,10 +23,11 @@ from .ankitemplate import SPECIAL_FIELDS, Template
 from .assets import Asset
 from .atomic import write_if_changed
 from .errors import Problems
+from .load import load_sources
 from .mathml import formulas_to_mathml
 from .model import CARD_NAME, FIELDS, Bank, notetype_name, stable_int
 from .options import BuildOptions
-from .pipeline import load_sources, package_groups
+from .pipeline import package_groups
 from .render import CardTemplates, RenderedNote
 
 PAGE = "index.html"
