@@ -23,12 +23,13 @@ from .ankitemplate import SPECIAL_FIELDS, Template
 from .assets import Asset
 from .atomic import write_if_changed
 from .errors import Problems
-from .load import load_sources
+from .load import Sources, load_sources
 from .mathml import formulas_to_mathml
 from .model import CARD_NAME, FIELDS, Bank, notetype_name, stable_int
 from .options import BuildOptions
 from .pipeline import package_groups
 from .render import CardTemplates, RenderedNote
+from .target import Target
 
 PAGE = "index.html"
 
@@ -140,7 +141,10 @@ def render_cards(
 
 
 def _render(options: BuildOptions) -> RenderedCards:
-    sources = load_sources(options)
+    return _rendered(load_sources(options))
+
+
+def _rendered(sources: Sources) -> RenderedCards:
     renderers = {lang: CardRenderer(sources.bank, t) for lang, t in sources.templates.items()}
     notes = [note for lang in sources.templates for note in sources.rendered(lang)]
     cards = [renderers[n.lang].sides(n) for n in notes]
@@ -170,17 +174,46 @@ def write_preview(
     options = BuildOptions(
         decks=decks, templates=templates, out=packages, languages=tuple(languages), split=split, strict=strict
     )
-    rendered = _render(options)
-    links = _package_links(rendered, options)
-    path = out / PAGE
-    page = _page(rendered, links, out, show_ids)
-    result = PreviewResult(path, write_if_changed(path, page.encode()), rendered.cards, links)
-    result.warnings = [p.describe() for p in rendered.problems.warnings] + [
-        f"{link.path} is not built yet: run 'ankibuild build' before publishing the preview"
-        for link in links
-        if not link.exists
-    ]
-    return result
+    target: Target[PreviewResult] = PreviewTarget(options, out / PAGE, show_ids)
+    return target.plan(load_sources(options, checks=[target.check])).write()
+
+
+@dataclass(frozen=True)
+class PreviewTarget:
+    """The preview page as a target: one page for the bank, linking the packages a build with ``options`` makes."""
+
+    options: BuildOptions
+    path: Path
+    show_ids: bool
+
+    def check(self, bank: Bank, problems: Problems) -> None:
+        """Nothing of its own: the page shows what the packages hold."""
+
+    def plan(self, sources: Sources) -> PreviewPlan:
+        rendered = _rendered(sources)
+        links = _package_links(rendered, self.options)
+        page = _page(rendered, links, self.path.parent, self.show_ids)
+        warnings = [p.describe() for p in rendered.problems.warnings] + [
+            f"{link.path} is not built yet: run 'ankibuild build' before publishing the preview"
+            for link in links
+            if not link.exists
+        ]
+        return PreviewPlan(self.path, page, rendered.cards, links, warnings)
+
+
+@dataclass(frozen=True)
+class PreviewPlan:
+    """The page, made; written only if its bytes change."""
+
+    path: Path
+    page: str
+    cards: list[CardSides]
+    links: list[PackageLink]
+    warnings: list[str]
+
+    def write(self) -> PreviewResult:
+        written = write_if_changed(self.path, self.page.encode())
+        return PreviewResult(self.path, written, self.cards, self.links, self.warnings)
 
 
 def _package_links(rendered: RenderedCards, options: BuildOptions) -> list[PackageLink]:
