@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from ankibuild import load, pipeline
+from ankibuild.anki import package, target
 
 from .conftest import Project
 
@@ -92,13 +93,13 @@ def test_an_edit_rebuilds_only_the_packages_it_touches(project: Project, monkeyp
     """Editing German text makes the German package again; French and English are left as they are."""
     project.build()
     made: list[int] = []
-    package_bytes = pipeline.package_bytes  # type: ignore[attr-defined]
+    package_bytes = package.package_bytes
 
     def counted(spec: Any, kept: Any) -> bytes:
         made.append(spec.notetype.model_id)
         return package_bytes(spec, kept)
 
-    monkeypatch.setattr(pipeline, "package_bytes", counted)
+    monkeypatch.setattr(target, "package_bytes", counted)
     project.edit(*EDIT)
     result = project.build()
     assert len(made) == 1

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from .anki.target import check_names, package_groups
 from .ankitemplate import SPECIAL_FIELDS, Template
 from .assets import Asset
 from .atomic import write_if_changed
@@ -27,7 +28,6 @@ from .load import Sources, load_sources
 from .mathml import formulas_to_mathml
 from .model import CARD_NAME, FIELDS, Bank, notetype_name, stable_int
 from .options import BuildOptions
-from .pipeline import package_groups
 from .render import CardTemplates, RenderedNote
 from .target import Target
 
@@ -187,7 +187,8 @@ class PreviewTarget:
     show_ids: bool
 
     def check(self, bank: Bank, problems: Problems) -> None:
-        """Nothing of its own: the page shows what the packages hold."""
+        """The packages' own: the page links them."""
+        check_names(bank, self.options, problems)
 
     def plan(self, sources: Sources) -> PreviewPlan:
         rendered = _rendered(sources)

@@ -55,6 +55,9 @@ class BuildResult:
     templates: str = ""
     #: What each package was made of (by path), so an unchanged one is not rebuilt next time.
     contents: dict[str, str] = field(default_factory=dict, repr=False)
+    #: The lock differs from this build's in form only and a frozen build left it as it was:
+    #: the build is not recorded, so that the next one, not frozen, still tidies it.
+    lock_untidy: bool = field(default=False, repr=False)
 
 
 def _files(folder: Path, root: Path | None = None, seen: set[Path] | None = None) -> Iterator[Path]:

@@ -1,5 +1,6 @@
 """The Anki target: ``.apkg`` packages made byte-for-byte reproducible, and those already published.
 
+- :mod:`.target`: the packages of a bank planned and written, with its lock and changelog;
 - :mod:`.spec`: what one package holds (its notetype, decks, notes and media);
 - :mod:`.collection`: the package's SQLite collection, made from nothing or updated;
 - :mod:`.kept`: the collection kept between builds, for the next build to update;

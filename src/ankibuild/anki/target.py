@@ -1,0 +1,396 @@
+"""The Anki target: the ``.apkg`` packages of a bank, with its lock and the changelog.
+
+Planning stamps every note and note type with its time of change (the lock),
+raises those times above the packages already published, and works out what
+each package holds; writing makes the packages whose content changed, then
+publishes the changelog and saves the lock, last.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..atomic import remove_stale_temporaries, write_if_changed
+from ..cache import Cache, cache_root, digest
+from ..changelog import CHANGELOG_FILE, Change, ChangeKind, previous_changelog, publish_changelog
+from ..deckfiles import FileResult
+from ..errors import LockChangedError, Problem, Problems, Severity, ShapeChangeError
+from ..load import LOCK_MEMO, Sources
+from ..lock.clock import ANKI_EPOCH, Clock
+from ..lock.format import LOCK_FILE, Lock, NoteLock
+from ..lock.gitattributes import ask_git_to_merge
+from ..lock.memo import remember
+from ..lock.stamp import stamp_notes, stamp_notetype
+from ..model import CARD_NAME, FIELDS, Bank, Deck, deck_id, notetype
+from ..options import BuildOptions
+from ..paths import read_inside
+from ..progress import Progress, silent
+from ..render import CardTemplates, NoteHead
+from ..state import BuildResult, Output
+from ..translations import TRANSLATIONS_FILE, today
+from .kept import Kept
+from .package import package_bytes
+from .published import (
+    Published,
+    PublishedNote,
+    PublishedNotetype,
+    changes_since,
+    keep,
+    raise_times,
+    read_published,
+)
+from .spec import DeckInfo, NoteKey, PackageSpec, Texts
+
+if TYPE_CHECKING:
+    import genanki
+
+#: A warning names this many notes, then says there are more.
+MAX_NAMED = 10
+
+
+@dataclass(frozen=True)
+class AnkiTarget:
+    """The packages: one per language, or one per deck and language with ``split``."""
+
+    options: BuildOptions
+    clock: Clock
+    #: What each package of the last build was made of, by path: one made of the same is not made again.
+    built: Mapping[str, str]
+    progress: Progress = silent
+
+    def check(self, bank: Bank, problems: Problems) -> None:
+        check_names(bank, self.options, problems)
+
+    def plan(self, sources: Sources) -> AnkiPlan:
+        """The new lock, the changes since the packages published, and what each package holds."""
+        options, bank, old = self.options, sources.bank, sources.lock
+        result = BuildResult(
+            bank.id,
+            len(bank.decks),
+            sources.questions,
+            warnings=[*sources.problems.warnings, *_cache_warnings(options.decks)],
+            templates=options.folders.describe(),
+        )
+        types = notetypes(bank, sources.templates)
+        _guard_shape(old, tuple(types), options.allow_shape_change, result)
+        new = _stamp(bank, sources.templates, types, sources.notes, old, self.clock, result)
+        lock_path = options.decks / LOCK_FILE
+        if options.frozen and _out_of_date(old, new):
+            raise LockChangedError(f"{lock_path} would change: run 'ankibuild build' and commit it.")
+        new, previous = _follow_published(sources, new, options.out, self.clock, result)
+        packages = _plan(bank, sources, types, new, options.out, options.split)
+        result.contents = {str(package.path): package.spec.contents for package in packages}
+        todo = [package for package in packages if self.built.get(str(package.path)) != package.spec.contents]
+        text = new.dumps()
+        lock = _LockPlan(new, text, text != _current_text(lock_path), old.recalled)
+        seen = sources.translations.text(today(self.clock.first()))
+        return AnkiPlan(options, result, types, packages, todo, lock, previous, seen, self.progress)
+
+
+@dataclass(frozen=True)
+class _LockPlan:
+    """The lock a build writes, as text, and whether it differs from the bank's."""
+
+    lock: Lock
+    text: str
+    changed: bool
+    #: The bank's lock was recalled parsed from the cache (see :func:`read_lock`).
+    recalled: bool
+
+
+@dataclass(frozen=True)
+class AnkiPlan:
+    """The packages to make, the changelog and the lock, planned; nothing written yet."""
+
+    options: BuildOptions
+    result: BuildResult
+    types: dict[str, genanki.Model]
+    packages: list[_Package]
+    #: The packages whose content differs from what the last build made of them.
+    todo: list[_Package]
+    lock: _LockPlan
+    #: The changelog already published, which the new one continues.
+    previous: str
+    #: The translations record this build saw, written beside the lock and before it.
+    translations: str
+    progress: Progress
+
+    def write(self) -> BuildResult:
+        """Make the packages that changed, then publish the changelog; the lock goes last.
+
+        A build stopped before the lock is written is simply done again by the next one.
+        """
+        options, result, lock = self.options, self.result, self.lock
+        kept, out = Cache(options.decks).kept, options.out
+        if not options.dry_run:
+            for path in (options.decks / LOCK_FILE, out / CHANGELOG_FILE, *(p.path for p in self.packages)):
+                remove_stale_temporaries(path)
+        made = _make_packages(self.todo, kept, self.progress)
+        _keep_published({model.model_id: lang for lang, model in self.types.items()}, self.todo, made, lock.lock, kept)
+        for package in self.packages:
+            path, spec = package.path, package.spec
+            written = path in made and _write(path, made.pop(path), options.dry_run)
+            result.outputs.append(Output(path, package.lang, len(spec.decks), len(spec.notes), written))
+        if not options.dry_run:
+            publish_changelog(out, self.previous, result.changes, {lang: t.name for lang, t in self.types.items()})
+            _record_translations(options.decks / TRANSLATIONS_FILE, self.translations, options.frozen)
+            result.lock_written = not options.frozen and _save_lock(options.decks, lock)
+        # The next build, not frozen, still has the lock to tidy: this one must not be taken for it.
+        result.lock_untidy = options.frozen and lock.changed
+        return result
+
+
+def _record_translations(path: Path, text: str, frozen: bool) -> None:
+    """Write what this build saw of each translation, so that a change is still known once the edit is committed.
+
+    A frozen build (CI) leaves it: its checkout is thrown away.
+    """
+    remove_stale_temporaries(path)
+    if not frozen:
+        write_if_changed(path, text.encode())
+
+
+def notetypes(bank: Bank, templates: Mapping[str, CardTemplates]) -> dict[str, genanki.Model]:
+    """The note type of each language the build makes, from its card templates."""
+    return {lang: notetype(bank, lang, t.front, t.back, t.css) for lang, t in templates.items()}
+
+
+def _cache_warnings(decks: Path) -> list[Problem]:
+    """What is wrong with the cache folder, in the form of every other warning."""
+    return [Problem(str(cache_root()), message=said, severity=Severity.WARNING) for said in Cache(decks).warnings()]
+
+
+def _out_of_date(old: Lock, new: Lock) -> bool:
+    """Whether the committed lock lacks an entry the build needs, or has it otherwise.
+
+    Order, format and entries of notes no longer in the bank do not count: a
+    merge that keeps both sides' lines may bring back those of a removed note.
+    """
+    known = old.notes.get
+    return (old.bank, old.notetypes) != (new.bank, new.notetypes) or any(
+        known(guid) != entry for guid, entry in new.notes.items()
+    )
+
+
+def _follow_published(sources: Sources, lock: Lock, out: Path, clock: Clock, result: BuildResult) -> tuple[Lock, str]:
+    """The lock with its times raised above those of the packages published in ``out``; the changelog published.
+
+    The changes are those since the packages in ``out``: what classmates will
+    see, whatever git did to the bank and its lock meanwhile. Where there are
+    none, nothing was published yet, and every note is new.
+    """
+    bank, problems = sources.bank, Problems()
+    previous = previous_changelog(out, bank.root / CHANGELOG_FILE, problems)
+    published = read_published(out, bank.id, tuple(sources.templates), problems, Cache(bank.root).kept)
+    problems.raise_for()
+    result.warnings += problems.warnings
+    raised = raise_times(lock, published, clock)
+    names = {(deck.key, lang): bank.deck_name(deck, lang) for deck in bank.decks for lang in sources.templates}
+    notes = [(head, names[head.deck_key, head.lang]) for head in sources.notes]
+    digests = {lang: templates.digest for lang, templates in sources.templates.items()}
+    result.changes.items += changes_since(published, notes, digests)
+    result.changes.when = _latest(raised)
+    return raised, previous
+
+
+def _latest(lock: Lock) -> int:
+    """The newest time in ``lock`` (0 for a bank with nothing in it)."""
+    times = [*(kind.mtime for kind in lock.notetypes.values()), *(note.mtime for note in lock.notes.values())]
+    return max(times, default=0)
+
+
+def _save_lock(decks: Path, planned: _LockPlan) -> bool:
+    """Write the lock if it changed, and keep it parsed in the cache; tell whether it was written.
+
+    When it is unchanged and was recalled from the cache, what is kept is this very lock.
+    """
+    written = planned.changed and write_if_changed(decks / LOCK_FILE, planned.text.encode())
+    if written:
+        ask_git_to_merge(decks)
+    if planned.changed or not planned.recalled:
+        remember(planned.lock, planned.text.encode(), Cache(decks).kept / LOCK_MEMO)
+    return written
+
+
+def _keep_published(
+    types: dict[int, str], todo: list[_Package], made: Mapping[Path, bytes], lock: Lock, kept: Path
+) -> None:
+    """Keep what each package made holds as :func:`read_published` would find it, for the next build to read.
+
+    ``types`` has the language of each notetype id the build makes.
+    """
+    for package in todo:
+        lang, spec = package.lang, package.spec
+        decks = {deck.id: deck.name for deck in spec.decks}
+        # The lock's entry is the package's note: its digest and time are what the package holds.
+        notes = {key.guid: PublishedNote(lock.notes[key.guid], decks[key.deck_id]) for key in spec.notes}
+        notetype = PublishedNotetype(lock.notetypes[lang].digest, spec.notetype_mtime)
+        found = Published(notes, {lang: notetype})
+        keep(kept, package.path, made[package.path], types, found)
+
+
+def _make_packages(todo: list[_Package], kept: Path, progress: Progress) -> dict[Path, bytes]:
+    """The bytes of the packages to make, two at a time: zlib and SQLite let go of the interpreter.
+
+    Each package's collection is kept in the folder ``kept`` for its next build.
+    """
+    made: dict[Path, bytes] = {}
+    written, total = 0, sum(len(package.spec.notes) for package in todo)
+    with ThreadPoolExecutor(min(2, os.cpu_count() or 1)) as pool:
+        contents = pool.map(lambda p: package_bytes(p.spec, Kept(kept, digest(str(p.path.resolve()))[:16])), todo)
+        for package, content in zip(todo, contents, strict=True):
+            made[package.path] = content
+            written += len(package.spec.notes)
+            progress(f"notes written ({package.lang})", written, total)
+    return made
+
+
+def _current_text(path: Path) -> str:
+    """The text of a file of the bank as it is now, or nothing."""
+    try:
+        return read_inside(path, (path.parent,)).decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        return ""
+
+
+def _write(path: Path, content: bytes, dry_run: bool) -> bool:
+    if dry_run:
+        return not path.is_file() or path.read_bytes() != content
+    return write_if_changed(path, content)
+
+
+def check_names(bank: Bank, options: BuildOptions, problems: Problems) -> None:
+    """With ``--split``, two question files must not write one package (nor differ only in case)."""
+    if not options.split:
+        return
+    seen: dict[str, Deck] = {}
+    for path, (deck,) in package_groups(bank, "<lang>", Path(), split=True):
+        other = seen.setdefault(path.name.lower(), deck)
+        if other is not deck:
+            problems.add(
+                deck.source.path,
+                f"with --split, this file and {problems.name(other.source.path)} would both write {path.name}",
+                line=deck.source.line,
+                column=deck.source.column,
+                hint="rename one of the two files",
+            )
+
+
+def _stamp(
+    bank: Bank,
+    card_templates: dict[str, CardTemplates],
+    types: dict[str, genanki.Model],
+    notes: list[NoteHead],
+    old: Lock,
+    clock: Clock,
+    result: BuildResult,
+) -> Lock:
+    """The new lock: times for every note and notetype, moved where the content differs from the lock's."""
+    entries, stamped = stamp_notes(notes, old, clock)
+    gone = old.notes.keys() - entries.keys()
+    kept = {guid: old.notes[guid] for guid in gone if old.notes[guid].lang not in card_templates}  # other languages'
+    new = Lock(bank.id, dict(old.notetypes), {**kept, **entries} if kept else entries)
+    for lang, tpl in card_templates.items():
+        new.notetypes[lang] = stamp_notetype(lang, types[lang].model_id, FIELDS, (CARD_NAME,), tpl.digest, old, clock)
+    changed = [old.notes[guid] for guid in stamped if guid in old.notes]
+    result.warnings += _wrong_times(changed, clock, bank.root / LOCK_FILE)
+    return new
+
+
+def _wrong_times(changed: list[NoteLock], clock: Clock, lock_path: Path) -> list[Problem]:
+    """A warning naming the changed notes whose previous time came from a wrong clock.
+
+    Their new times continue from the old ones (a second later) rather than from
+    this clock, so that they still reach classmates; see :class:`Clock`.
+    """
+    now = clock.now()
+    odd = [entry for entry in changed if not ANKI_EPOCH <= entry.mtime < now]
+    if not odd:
+        return []
+    names = ", ".join(f"{e.question} ({e.lang})" for e in odd[:MAX_NAMED]) + (" ..." if len(odd) > MAX_NAMED else "")
+    problems = Problems()
+    problems.add(
+        lock_path,
+        f"{len(odd)} changed note(s) had a time ahead of this computer's clock, or before 2006: {names}",
+        hint="their new times are one second after the old ones; check the clock of the computer that built them",
+        severity=Severity.WARNING,
+    )
+    return problems.items
+
+
+def _guard_shape(old: Lock, langs: Sequence[str], allow: bool, result: BuildResult) -> None:
+    """Refuse to change the fields or card types of a notetype classmates already have."""
+    for lang in langs:
+        previous = old.notetypes.get(lang)
+        if previous is None or (previous.fields, previous.cards) == (FIELDS, (CARD_NAME,)):
+            continue
+        if not allow:
+            raise ShapeChangeError(
+                f"the '{lang}' note type would change its fields or card types "
+                f"(from {', '.join(previous.fields)} / {', '.join(previous.cards)} "
+                f"to {', '.join(FIELDS)} / {CARD_NAME}). Everyone who imported the deck would get "
+                "a copy of the note type and stop receiving updates to their existing notes. "
+                "If this is intended, rebuild with --allow-shape-change and tell them to tick "
+                "'Merge note types' when importing."
+            )
+        result.changes.add(Change(lang, "", ChangeKind.SHAPE))
+
+
+def package_groups(bank: Bank, lang: str, out: Path, split: bool) -> list[tuple[Path, list[Deck]]]:
+    """Where a language's packages go and the decks each holds: all, or one each with ``split``."""
+    if split:
+        return [(out / f"{bank.id}-{d.key.replace('/', '-')}-{lang}.apkg", [d]) for d in bank.decks]
+    return [(out / f"{bank.id}-{lang}.apkg", list(bank.decks))]
+
+
+@dataclass(frozen=True)
+class _Package:
+    """One output file, planned."""
+
+    path: Path
+    lang: str
+    spec: PackageSpec
+
+
+def _plan(
+    bank: Bank, sources: Sources, types: dict[str, genanki.Model], lock: Lock, out: Path, split: bool
+) -> list[_Package]:
+    """What each output file holds: all decks of a language, or one deck each with ``split``.
+
+    A package carries the images its notes show, by name, so its bytes do not
+    depend on the order the notes were rendered in.
+    """
+    by_key = {result.deck.key: result for result in sources.files if result.deck}
+    packages = []
+    for lang, model in types.items():
+        assets = [(asset.name, asset.content) for asset in sources.templates[lang].media]
+        for path, decks in package_groups(bank, lang, out, split):
+            ids = {d.key: deck_id(bank.id, d.key, lang) for d in decks}
+            infos = [DeckInfo(ids[d.key], bank.deck_name(d, lang)) for d in decks]
+            files = [by_key[d.key] for d in decks]
+            heads = [head for file in files for head in file.notes if head.lang == lang]
+            names = sorted({name for head in heads for name in head.media})
+            notes = [NoteKey(h.guid, h.digest, lock.notes[h.guid].mtime, ids[h.deck_key]) for h in heads]
+            media = [*assets, *((name, sources.media[name]) for name in names)]
+            spec = PackageSpec(model, lock.notetypes[lang].mtime, infos, notes, partial(_texts, files, lang), media)
+            packages.append(_Package(path, lang, spec))
+    return packages
+
+
+def _texts(files: list[FileResult], lang: str, wanted: Collection[str] | None) -> Iterator[tuple[str, Texts]]:
+    """The fields and tags of ``files``' notes in ``lang``, with their GUIDs, a file at a time.
+
+    With ``wanted``, only the files that hold one of those notes are unpacked.
+    """
+    if wanted is not None:
+        holders = {head.guid: file for file in files for head in file.notes if head.lang == lang}
+        files = list({id(holders[guid]): holders[guid] for guid in wanted}.values())
+    for file in files:
+        for note in file.rendered(lang):
+            yield note.guid, (note.fields, note.tags)
