@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from ankibuild.cli import main
 from ankibuild.errors import AnkibuildError, BankError
-from ankibuild.importer import ImportResult, import_pages
+from ankibuild.importer.bank import ImportResult, import_pages
 from ankibuild.richtext import typography
 from ankibuild.yamltext import split_lines
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from ankibuild import langguess
 from ankibuild.errors import Problems
+from ankibuild.importer import langguess
+from ankibuild.importer.pages import Page, parse_page, read_page
 from ankibuild.languages import is_language
-from ankibuild.pages import Page, parse_page, read_page
 
 from .conftest import DATA
 

@@ -14,7 +14,7 @@ from .version import __version__
 if TYPE_CHECKING:
     from .api import build
     from .errors import AnkibuildError, BankError, Problem
-    from .importer import ImportResult, import_pages
+    from .importer.bank import ImportResult, import_pages
     from .load import check
     from .state import BuildResult, Output
 
@@ -22,12 +22,12 @@ _HOMES = {
     "AnkibuildError": "errors",
     "BankError": "errors",
     "BuildResult": "state",
-    "ImportResult": "importer",
+    "ImportResult": "importer.bank",
     "Output": "state",
     "Problem": "errors",
     "build": "api",
     "check": "load",
-    "import_pages": "importer",
+    "import_pages": "importer.bank",
 }
 __all__ = [
     "AnkibuildError",

@@ -25,7 +25,7 @@ from .templatefolders import TemplateFolders
 from .version import __version__
 
 if TYPE_CHECKING:
-    from .importer import ImportResult
+    from .importer.bank import ImportResult
     from .load import CheckResult
     from .status import BankStatus, LanguageStatus
 
@@ -204,7 +204,7 @@ def preview_command(**options: Any) -> None:
 @_decks
 def import_command(pages: tuple[Path, ...], **options: Any) -> None:
     """Import quiz pages copied from the web: one question, a page per language."""
-    from .importer import import_pages  # each command loads only what it uses
+    from .importer.bank import import_pages  # each command loads only what it uses
 
     result = import_pages(pages, **options)  # the options above are named as its arguments
     _import_summary(result)

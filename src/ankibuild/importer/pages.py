@@ -32,11 +32,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import Problems
+from ..loader import decode
+from ..model import MAX_OPTIONS, MIN_OPTIONS
+from ..paths import UnsafePathError, read_inside
 from . import langguess
-from .errors import Problems
-from .loader import decode
-from .model import MAX_OPTIONS, MIN_OPTIONS
-from .paths import UnsafePathError, read_inside
 
 #: ``1. AText``, ``2) BText``, ``3．Cテキスト``: a number, a dot or bracket, the item.
 _ITEM = re.compile(r"^(\d{1,3})\s*[.)．）、]\s*(\S.*)$")

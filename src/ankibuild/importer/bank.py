@@ -1,7 +1,7 @@
 """Import quiz pages copied from the web into the question bank.
 
 The pages of one call are one question, a page per language (see
-:mod:`ankibuild.pages` for what a page looks like). The question is found in the
+:mod:`.pages` for what a page looks like). The question is found in the
 bank (by ``--id`` or by its text in one of the pages' languages) and given the
 languages it lacks, or added as a new question; its topic is found by its name
 in the bank or declared; the titles of further questions the pages list are
@@ -17,38 +17,23 @@ validated the way a build validates it. Files are added to by inserting lines
 from __future__ import annotations
 
 import codecs
-import hashlib
-import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
-from .atomic import write_if_changed
-from .errors import AnkibuildError, BankError, Problem, Problems, Severity
-from .languages import CODE_HINT, is_language
-from .load import load_bank
-from .loader import BANK_FILE, Map, Seq, decode, load
-from .lock.format import LOCK_FILE
-from .model import Bank, Question
+from ..atomic import write_if_changed
+from ..errors import AnkibuildError, BankError, Problem, Problems, Severity
+from ..languages import CODE_HINT, is_language
+from ..load import load_bank
+from ..loader import BANK_FILE, Map, Seq, decode, load
+from ..lock.format import LOCK_FILE
+from ..model import Bank, Question
+from ..richtext import literal
+from ..validate import SLUG, TOPIC
+from ..yamltext import STEP, Block, Document, Flow, Noted, Value, item_lines, mapping_lines, scalar
 from .pages import Page, read_page, same_text
-from .richtext import literal
-from .validate import SLUG, TOPIC
-from .yamltext import STEP, Block, Document, Flow, Noted, Value, item_lines, mapping_lines, scalar
-
-#: A derived question id stops before the word that would make it longer than this.
-ID_LENGTH = 40
-#: Elided articles and pronouns (French, Italian, Catalan): "l'objectif" names the objectif.
-_ELISION = re.compile("(?i)\\b(?:[cdjlmnst]|qu)['\u2019\u02bc](?=\\w)")
-_APOSTROPHE = re.compile("['\u2019\u02bc]")  # typed, typographic, modifier letter
-#: Words an id does not end on: it would read as cut short.
-_DANGLING = frozenset(
-    """a an and as at by for from in into is of on or the to with de del des du el en et la las le les los un une y
-    am an auf aus bei das dem den der des die ein eine im mit und von zu zum zur il di e o da per che""".split()
-)
-#: Letters NFKD does not take apart into ASCII.
-_ASCII = str.maketrans({"ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ø": "o", "Ø": "O", "ł": "l", "Ł": "L"})
+from .slugs import question_slug, topic_slug, unique
 
 
 @dataclass(frozen=True)
@@ -246,8 +231,8 @@ def _plan(
     if existing is not None:
         plan = _Plan(existing.id, existing.source.path, pages, existing)
     else:
-        qid = question_id or _unique(
-            _question_slug(next(iter(pages.values())).question), {q.id for q in _questions(bank)}
+        qid = question_id or unique(
+            question_slug(next(iter(pages.values())).question), {q.id for q in _questions(bank)}
         )
         plan = _Plan(qid, target, pages)
         _plan_topic(plan, bank, topic, problems)
@@ -317,7 +302,7 @@ def _plan_topic(plan: _Plan, bank: Bank, slug: str | None, problems: Problems) -
     if slug in bank.topics:
         plan.topic = slug
         return
-    plan.topic = slug or _unique(_topic_slug(list(titles.values())), set(bank.topics))
+    plan.topic = slug or unique(topic_slug(list(titles.values())), set(bank.topics))
     plan.topic_names = _topic_names(bank, titles or {lang: plan.topic for lang in plan.pages}, plan)
 
 
@@ -351,43 +336,6 @@ def _topic_names(bank: Bank, titles: dict[str, str], plan: _Plan) -> dict[str, V
                 severity=Severity.WARNING,
             )
     return {**names, **titles}
-
-
-def _ascii_slug(text: str) -> str:
-    """The first whole words of ``text`` in ASCII, joined by ``-``; empty if it has no Latin letters or digits."""
-    # An elided article goes (l'objectif -> objectif), an apostrophe keeps its word whole (GPU's -> gpus).
-    text = _APOSTROPHE.sub("", _ELISION.sub("", text))
-    # Accents come off (é -> e); other letters separate words, as "BF16がFP16" holds two.
-    decomposed = unicodedata.normalize("NFKD", text.translate(_ASCII))
-    folded = "".join(ch if ch.isascii() else "" if unicodedata.combining(ch) else " " for ch in decomposed)
-    words: list[str] = []
-    for token in folded.lower().split():
-        word = "-".join(re.findall(r"[a-z0-9]+", token))  # "post-entraînement" is one word, kept whole
-        if not word:
-            continue
-        if words and len("-".join([*words, word])) > ID_LENGTH:
-            break
-        words.append(word[:ID_LENGTH].rstrip("-"))  # only a first word longer than an id is cut
-    while len(words) > 1 and words[-1] in _DANGLING:
-        words.pop()  # "...-advantage-of" reads as cut short
-    return "-".join(words)
-
-
-def _question_slug(text: str) -> str:
-    """The question's first words, or a digest of its text when it has no Latin words."""
-    return _ascii_slug(text) or "q-" + hashlib.sha256(text.encode()).hexdigest()[:8]
-
-
-def _topic_slug(titles: list[str]) -> str:
-    """The first title that has Latin words, as ASCII; else the first title's own words (a valid tag too)."""
-    ascii_slug = next((slug for title in titles if (slug := _ascii_slug(title))), "")
-    return ascii_slug or "-".join(re.findall(r"\w+", titles[0].casefold())) or "topic"
-
-
-def _unique(slug: str, taken: set[str]) -> str:
-    if slug not in taken:
-        return slug
-    return next(f"{slug}-{n}" for n in range(2, len(taken) + 3) if f"{slug}-{n}" not in taken)
 
 
 # -- writing ----------------------------------------------------------------
