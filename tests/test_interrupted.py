@@ -22,7 +22,7 @@ from click.testing import CliRunner
 import ankibuild
 from ankibuild.cli import INTERRUPTED, main
 from ankibuild.lock.format import LOCK_FILE
-from ankibuild.translations import TRANSLATIONS_FILE
+from ankibuild.translations.record import TRANSLATIONS_FILE
 
 from .ankitools import TEMPLATE_ERROR, collection, import_package, render
 from .conftest import Project, snapshot

@@ -10,7 +10,7 @@ import pytest
 from ankibuild import build, check
 from ankibuild.errors import BankError, Problems
 from ankibuild.lock.format import LOCK_FILE, read_lock
-from ankibuild.translations import TRANSLATIONS_FILE, Behind, Entry, dumps, parse
+from ankibuild.translations.record import TRANSLATIONS_FILE, Behind, Entry, dumps, parse
 
 from .conftest import Project, snapshot
 from .gitrepo import Repo

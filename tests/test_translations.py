@@ -16,9 +16,8 @@ from click.testing import CliRunner, Result
 from ankibuild import check
 from ankibuild.cli import main
 from ankibuild.errors import BankError, Problem, Problems
-from ankibuild.pofiles import export_po, import_po
-from ankibuild.status import add_language, confirm, status
-from ankibuild.translations import (
+from ankibuild.translations.po import export_po, import_po
+from ankibuild.translations.record import (
     TRANSLATIONS_FILE,
     Behind,
     Entry,
@@ -32,6 +31,7 @@ from ankibuild.translations import (
     observe,
     read_record,
 )
+from ankibuild.translations.status import add_language, confirm, status
 
 from .ankitools import TEMPLATE_ERROR, collection, import_package, render
 from .conftest import Project, snapshot

@@ -27,7 +27,7 @@ from .version import __version__
 if TYPE_CHECKING:
     from .importer.bank import ImportResult
     from .load import CheckResult
-    from .status import BankStatus, LanguageStatus
+    from .translations.status import BankStatus, LanguageStatus
 
 _F = TypeVar("_F", bound=Callable[..., object])
 
@@ -273,7 +273,7 @@ def templates_export_command(folder: Path, force: bool) -> None:
 @_format("json prints the same as one object, for scripts and CI.")
 def status_command(decks: Path, fmt: str) -> None:
     """Per language: questions translated, missing and possibly outdated; names and titles missing."""
-    from .status import status
+    from .translations.status import status
 
     result = status(decks)
     if fmt == "json":
@@ -330,7 +330,7 @@ def _status_table(result: BankStatus) -> None:
 @_decks
 def add_language_command(code: str, decks: Path) -> None:
     """Add a language to bank.yaml and say what is left to translate."""
-    from .status import add_language
+    from .translations.status import add_language
 
     status = add_language(code, decks)
     click.echo(f"Added '{code}' to {click.format_filename(decks / 'bank.yaml')}. Left to translate:")
@@ -353,7 +353,7 @@ def translations_group() -> None:
 @_decks
 def ok_command(questions: tuple[str, ...], languages: tuple[str, ...], decks: Path) -> None:
     """Mark translations that may be outdated as current: they still say the same."""
-    from .status import confirm
+    from .translations.status import confirm
 
     for question, marked in confirm(questions, languages, decks).items():
         if marked:
@@ -369,7 +369,7 @@ def ok_command(questions: tuple[str, ...], languages: tuple[str, ...], decks: Pa
 @_decks
 def export_command(lang: str, source: str | None, out: Path, decks: Path) -> None:
     """Write a gettext PO file to translate the bank in a PO editor."""
-    from .pofiles import export_po
+    from .translations.po import export_po
 
     result = export_po(lang, out, source=source, decks=decks)
     click.echo(
@@ -389,7 +389,7 @@ def export_command(lang: str, source: str | None, out: Path, decks: Path) -> Non
 @_decks
 def import_po_command(po_file: Path, decks: Path) -> None:
     """Write the translations of a PO file into the question files."""
-    from .pofiles import import_po
+    from .translations.po import import_po
 
     result = import_po(po_file, decks=decks)
     for problem in result.warnings:

@@ -26,7 +26,7 @@ from .media import Media
 from .model import Bank, Deck, Source
 from .progress import Progress, silent
 from .render import NoteHead, RenderedNote, render_note
-from .translations import TextRef, current_blocks, text_refs
+from .translations.record import TextRef, current_blocks, text_refs
 from .validate import validate_deck_file
 from .version import code_fingerprint
 

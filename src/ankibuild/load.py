@@ -25,7 +25,7 @@ from .options import BuildOptions
 from .progress import Progress, silent
 from .render import CardTemplates, NoteHead, RenderedNote, load_templates
 from .templatefolders import TemplateFolders
-from .translations import TRANSLATIONS_FILE, Seen, observe, report_outdated
+from .translations.record import TRANSLATIONS_FILE, Seen, observe, report_outdated
 from .validate import check_unique_ids, validate_bank_file
 
 #: The last lock a build wrote, kept parsed in the cache's folder of things kept.

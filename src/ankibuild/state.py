@@ -24,7 +24,7 @@ from .changelog import CHANGELOG_FILE, Changelog
 from .errors import Problem
 from .lock.format import LOCK_FILE
 from .paths import within
-from .translations import TRANSLATIONS_FILE
+from .translations.record import TRANSLATIONS_FILE
 from .version import code_fingerprint
 
 if TYPE_CHECKING:

@@ -33,7 +33,7 @@ from ..paths import read_inside
 from ..progress import Progress, silent
 from ..render import CardTemplates, NoteHead
 from ..state import BuildResult, Output
-from ..translations import TRANSLATIONS_FILE, today
+from ..translations.record import TRANSLATIONS_FILE, today
 from .kept import Kept
 from .package import package_bytes
 from .published import (

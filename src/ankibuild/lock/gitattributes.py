@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ..atomic import write_if_changed
 from ..paths import UnsafePathError, read_inside
-from ..translations import TRANSLATIONS_FILE
+from ..translations.record import TRANSLATIONS_FILE
 from .format import LOCK_FILE
 
 #: A note or question found twice is read as one (see :meth:`.format.Lock.dumps`).

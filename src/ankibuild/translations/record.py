@@ -25,11 +25,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from .errors import Problems, Severity
-from .languages import is_language
+from ..errors import Problems, Severity
+from ..languages import is_language
 
 if TYPE_CHECKING:
-    from .model import Deck, Translation
+    from ..model import Deck, Translation
 
 TRANSLATIONS_FILE = "translations.lock"
 
@@ -207,7 +207,7 @@ def _text(blocks: Iterable[str]) -> str:
 
 
 def _read(path: Path, problems: Problems) -> str:
-    from .loader import decode, read  # a build with nothing to do reads only this module's name
+    from ..loader import decode, read  # a build with nothing to do reads only this module's name
 
     if not path.is_file():
         return ""
@@ -259,7 +259,7 @@ def parse(path: Path, text: str, problems: Problems) -> Record:
 
 def _entries(path: Path, text: str, chunk: str, problems: Problems) -> dict[str, Entry] | None:
     """The entries of one question's block (a part of the file's ``text``), or None, reported, if it is damaged."""
-    from .validate import SLUG
+    from ..validate import SLUG
 
     line = text.count("\n", 0, text.find(chunk)) + 1
     head, *lines = chunk.split("\n")

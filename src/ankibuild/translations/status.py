@@ -12,12 +12,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .atomic import write_if_changed
-from .errors import AnkibuildError, BankError, Problems
-from .languages import CODE_HINT, is_language
-from .loader import BANK_FILE
-from .model import Bank
-from .translations import (
+from ..atomic import write_if_changed
+from ..errors import AnkibuildError, BankError, Problems
+from ..languages import CODE_HINT, is_language
+from ..loader import BANK_FILE
+from ..model import Bank
+from ..yamltext import open_document
+from .record import (
     TRANSLATIONS_FILE,
     Record,
     TextRef,
@@ -29,7 +30,6 @@ from .translations import (
     text_refs,
     today,
 )
-from .yamltext import open_document
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ class BankTexts:
 
 def load_texts(decks: Path, date: str = "") -> BankTexts:
     """The bank as it is; raises :class:`BankError` only when not even ``bank.yaml`` can be read."""
-    from .load import load_bank  # the pipeline checks translations itself: loaded on use
+    from ..load import load_bank  # the pipeline checks translations itself: loaded on use
 
     problems = Problems()
     bank = load_bank(decks, problems)

@@ -22,14 +22,14 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .atomic import write_if_changed
-from .errors import AnkibuildError, BankError, Problems, Severity
-from .languages import CODE_HINT, is_language
-from .loader import BANK_FILE, Map, decode, read
-from .model import LETTERS, Bank, Deck, Question, Translation
+from ..atomic import write_if_changed
+from ..errors import AnkibuildError, BankError, Problems, Severity
+from ..languages import CODE_HINT, is_language
+from ..loader import BANK_FILE, Map, decode, read
+from ..model import LETTERS, Bank, Deck, Question, Translation
+from ..yamltext import Block, Document, Value, mapping_lines, open_document
+from .record import Entry, Record, advance, by_question, text_refs, today
 from .status import BankTexts, load_texts, write_record
-from .translations import Entry, Record, advance, by_question, text_refs, today
-from .yamltext import Block, Document, Value, mapping_lines, open_document
 
 if TYPE_CHECKING:
     import polib
@@ -356,7 +356,7 @@ def _record(texts: BankTexts, decks: Path, pending: dict[Path, bytes], lang: str
     A translation made from the source text as it is now is current; one the
     import changed only in part keeps whatever it was behind.
     """
-    from .load import load_bank
+    from ..load import load_bank
 
     problems = Problems()
     bank = load_bank(decks, problems, pending)
