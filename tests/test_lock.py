@@ -14,7 +14,7 @@ from ankibuild.errors import BankError
 from ankibuild.lock.clock import Clock
 from ankibuild.lock.format import LOCK_FILE, Lock, NoteLock, read_lock
 from ankibuild.lock.memo import recall, remember
-from ankibuild.lock.stamp import stamp_notes
+from ankibuild.lock.stamp import Stamp, stamp_notes
 from ankibuild.render import NoteHead
 
 from .conftest import Project
@@ -30,7 +30,7 @@ def test_a_change_in_the_same_second_gets_the_next_second_at_once() -> None:
     entries, _ = stamp_notes([_row("g", "aaaa")], Lock(notes={}), clock)
     assert entries["g"].mtime == 1_000
     entries, stamps = stamp_notes([_row("g", "bbbb")], Lock(notes=entries), clock)
-    assert entries["g"].mtime == 1_001 and stamps == ["g"]
+    assert entries["g"].mtime == 1_001 and stamps == {"g": Stamp.CHANGED}
 
 
 @pytest.mark.parametrize("skew", [86_400, -86_400, -1_700_000_000])
@@ -43,7 +43,7 @@ def test_a_wrong_clock_never_makes_a_time_go_backwards(skew: int) -> None:
     for digest in ("bbbb", "cccc", "aaaa"):  # an edit, another, and a revert
         previous = entries["g"].mtime
         entries, stamps = stamp_notes([_row("g", digest)], Lock(notes=entries), right)
-        assert entries["g"].mtime == max(now, previous + 1) and stamps == ["g"]
+        assert entries["g"].mtime == max(now, previous + 1) and stamps == {"g": Stamp.CHANGED}
 
 
 def test_unchanged_content_keeps_its_time_and_new_notes_get_now() -> None:
@@ -51,7 +51,7 @@ def test_unchanged_content_keeps_its_time_and_new_notes_get_now() -> None:
     lock = Lock(notes=stamp_notes([_row("g", "aaaa")], Lock(), Clock(lambda: 100))[0])
     entries, stamps = stamp_notes([_row("g", "aaaa"), _row("h", "cccc")], lock, Clock(lambda: 5_000))
     assert entries["g"].mtime == 100 and "g" not in stamps
-    assert entries["h"].mtime == 5_000 and stamps == ["h"]
+    assert entries["h"].mtime == 5_000 and stamps == {"h": Stamp.NEW}
 
 
 def test_source_date_epoch_sets_only_the_first_build(monkeypatch: pytest.MonkeyPatch) -> None:

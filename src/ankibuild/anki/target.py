@@ -26,7 +26,7 @@ from ..lock.clock import ANKI_EPOCH, Clock
 from ..lock.format import LOCK_FILE, Lock, NoteLock
 from ..lock.gitattributes import ask_git_to_merge
 from ..lock.memo import remember
-from ..lock.stamp import stamp_notes, stamp_notetype
+from ..lock.stamp import Stamp, stamp_notes, stamp_notetype
 from ..model import CARD_NAME, FIELDS, Bank, Deck, deck_id, notetype
 from ..options import BuildOptions
 from ..paths import read_inside
@@ -298,7 +298,7 @@ def _stamp(
     new = Lock(bank.id, dict(old.notetypes), {**kept, **entries} if kept else entries)
     for lang, tpl in card_templates.items():
         new.notetypes[lang] = stamp_notetype(lang, types[lang].model_id, FIELDS, (CARD_NAME,), tpl.digest, old, clock)
-    changed = [old.notes[guid] for guid in stamped if guid in old.notes]
+    changed = [old.notes[guid] for guid, stamp in stamped.items() if stamp is Stamp.CHANGED]
     result.warnings += _wrong_times(changed, clock, bank.root / LOCK_FILE)
     return new
 

@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
+from enum import Enum, auto
 from typing import Protocol
 
 from .clock import Clock
 from .format import Lock, NoteLock, NotetypeLock
+
+
+class Stamp(Enum):
+    """Why a note was given a new time."""
+
+    NEW = auto()
+    CHANGED = auto()
 
 
 class Stampable(Protocol):
@@ -25,8 +33,8 @@ class Stampable(Protocol):
     def parts(self) -> str: ...
 
 
-def stamp_notes(notes: Iterable[Stampable], lock: Lock, clock: Clock) -> tuple[dict[str, NoteLock], list[str]]:
-    """New lock entries for rendered notes, and the GUIDs of those given a new time (new or changed).
+def stamp_notes(notes: Iterable[Stampable], lock: Lock, clock: Clock) -> tuple[dict[str, NoteLock], dict[str, Stamp]]:
+    """New lock entries for rendered notes, and the GUIDs of those given a new time, with why.
 
     A note whose content is as the lock has it keeps its entry: in a rebuild
     after an edit, nearly all of them.
@@ -41,7 +49,7 @@ def stamp_notes(notes: Iterable[Stampable], lock: Lock, clock: Clock) -> tuple[d
         and old.question == note.question_id
         and old.lang == note.lang
     }
-    stamped: list[str] = []
+    stamped: dict[str, Stamp] = {}
     now: int | None = None
     for note in [note for note in notes if note.guid not in entries]:
         guid, question, lang, digest, parts = note.guid, note.question_id, note.lang, note.digest, note.parts
@@ -51,11 +59,10 @@ def stamp_notes(notes: Iterable[Stampable], lock: Lock, clock: Clock) -> tuple[d
             continue
         if old is None:
             now = now if now is not None else (clock.first() if not known else clock.after(0))
-            mtime = now
+            mtime, stamped[guid] = now, Stamp.NEW
         else:
-            mtime = clock.after(old.mtime)
+            mtime, stamped[guid] = clock.after(old.mtime), Stamp.CHANGED
         entries[guid] = NoteLock(guid, question, lang, digest, parts, mtime)
-        stamped.append(guid)
     return entries, stamped
 
 
