@@ -11,8 +11,9 @@ import pytest
 
 from ankibuild import BankError
 from ankibuild.errors import Problems
+from ankibuild.kinds import KINDS
+from ankibuild.kinds.choice import FIELDS
 from ankibuild.lock.format import LOCK_FILE, read_lock
-from ankibuild.model import FIELDS
 from ankibuild.preview import render_cards
 from ankibuild.render import load_templates
 from ankibuild.templatefolders import DEFAULTS, TemplateFolders
@@ -127,11 +128,11 @@ def test_labels_carry_each_languages_typography_and_direction() -> None:
 def test_a_regional_language_uses_its_base_languages_labels() -> None:
     """pt-BR gets the Portuguese wording, zh-TW the traditional Chinese one; a language with no labels gets English."""
     problems = Problems()
-    brazilian = load_templates(TemplateFolders(), "pt-BR", problems)
-    taiwanese = load_templates(TemplateFolders(), "zh-TW", problems)
-    swedish = load_templates(TemplateFolders(), "sv", problems)
+    brazilian = load_templates(TemplateFolders(), KINDS["choice"], "pt-BR", problems)
+    taiwanese = load_templates(TemplateFolders(), KINDS["choice"], "zh-TW", problems)
+    swedish = load_templates(TemplateFolders(), KINDS["choice"], "sv", problems)
     assert (brazilian.labels["answer"], brazilian.labels["lang"]) == ("Resposta:", "pt-BR")
-    assert 'lang="pt-BR"' in brazilian.front
+    assert 'lang="pt-BR"' in brazilian.sides[0].front
     assert taiwanese.labels["correct"] == "正確"  # traditional characters, not the simplified 正确
     assert swedish.labels["answer"] == "Answer:"
     assert [(p.severity.value, p.message) for p in problems.items] == [
@@ -144,7 +145,7 @@ def test_letters_must_be_six(project: Project) -> None:
     labels = project.templates / "ja" / "labels.yaml"
     labels.write_text(labels.read_text(encoding="utf-8").replace("ア イ ウ エ オ カ", "ア イ"), encoding="utf-8")
     problems = Problems()
-    load_templates(TemplateFolders(project.templates), "ja", problems)
+    load_templates(TemplateFolders(project.templates), KINDS["choice"], "ja", problems)
     (problem,) = problems.errors
     assert (problem.file, problem.line) == ("templates/ja/labels.yaml", 7)
     assert problem.message == "'letters' must list 6 letters separated by spaces"
@@ -162,11 +163,14 @@ def test_a_banks_templates_folder_holds_only_what_it_changes(project: Project) -
     )
     result = project.build()
     assert result.templates == "own templates in templates/ over the defaults"
-    script = next(a for a in load_templates(TemplateFolders(), "de", Problems()).media)
-    own = {lang: load_templates(TemplateFolders(project.templates), lang, Problems()) for lang in ("de", "fr", "en")}
+    script = next(a for a in load_templates(TemplateFolders(), KINDS["choice"], "de", Problems()).media)
+    own = {
+        lang: load_templates(TemplateFolders(project.templates), KINDS["choice"], lang, Problems())
+        for lang in ("de", "fr", "en")
+    }
     assert own["de"].media == (script,) and own["de"].css == (DEFAULTS / "style.css").read_text(encoding="utf-8")
     assert own["de"].labels["answer"] == "Lösung" and own["de"].labels["language"] == "Deutsch"
-    assert "FR-OWN-FRONT" in own["fr"].front and "FR-OWN-FRONT" not in own["en"].front
+    assert "FR-OWN-FRONT" in own["fr"].sides[0].front and "FR-OWN-FRONT" not in own["en"].sides[0].front
     imported_cards(project.root / "c.anki2", [project.out / f"ai-stack-{lang}.apkg" for lang in ("de", "fr")])
 
 

@@ -96,7 +96,7 @@ def test_an_edit_rebuilds_only_the_packages_it_touches(project: Project, monkeyp
     package_bytes = package.package_bytes
 
     def counted(spec: Any, kept: Any) -> bytes:
-        made.append(spec.notetype.model_id)
+        made.append(spec.notetypes[0][0].model_id)
         return package_bytes(spec, kept)
 
     monkeypatch.setattr(target, "package_bytes", counted)

@@ -21,7 +21,7 @@ from .conftest import Project
 
 
 def _row(guid: str, digest: str) -> NoteHead:
-    return NoteHead(guid, "q", "de", "deck", (), digest, digest[:8])
+    return NoteHead(guid, "q", "de", "deck", (), digest, digest[:8], "choice", (0,))
 
 
 def test_a_change_in_the_same_second_gets_the_next_second_at_once() -> None:

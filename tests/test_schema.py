@@ -16,11 +16,11 @@ from click.testing import CliRunner
 
 from ankibuild.cli import main
 from ankibuild.errors import Problems
+from ankibuild.kinds.choice import LETTERS, MAX_OPTIONS, MIN_OPTIONS, Choice
 from ankibuild.languages import is_language
 from ankibuild.loader import load
-from ankibuild.model import LETTERS, MAX_OPTIONS, MIN_OPTIONS
 from ankibuild.schema import schema_text
-from ankibuild.validate import BANK_KEYS, FILE_KEYS, QUESTION_KEYS, TRANSLATION_KEYS
+from ankibuild.validate import BANK_KEYS, FILE_KEYS, QUESTION_KEYS
 
 from .conftest import ROOT
 
@@ -142,8 +142,8 @@ def test_the_schemas_agree_with_the_validator() -> None:
     for spec, schema in [
         (BANK_KEYS, bank),
         (FILE_KEYS, questions),
-        (QUESTION_KEYS, question),
-        (TRANSLATION_KEYS, translation),
+        ({**QUESTION_KEYS, **Choice.question_keys}, question),
+        (Choice.translation_keys, translation),
     ]:
         assert set(schema["properties"]) == set(spec)
         assert set(schema.get("required", [])) == {key for key, required in spec.items() if required}

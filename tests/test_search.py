@@ -43,7 +43,7 @@ def test_a_search_finds_exactly_the_ids_it_names_whatever_they_hold(tmp_path: Pa
                 col.add_note(note, col.decks.id("Default") or 1)  # type: ignore[arg-type]
 
         def found(ids: list[str]) -> list[tuple[str, str]]:
-            notes = map(col.get_note, col.find_notes(notes_search("my_bank (de)", ids)))
+            notes = map(col.get_note, col.find_notes(notes_search(["my_bank (de)"], ids)))
             return sorted((note.note_type()["name"], note["ID"]) for note in notes)  # type: ignore[index]
 
         for qid in TRICKY:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -10,14 +11,11 @@ from pathlib import Path
 from .atomic import write_if_changed
 from .conflicts import report_conflict
 from .errors import Problems, Severity
-from .model import FIELDS
 from .paths import UnsafePathError, read_inside
 from .search import notes_search
 
 CHANGELOG_FILE = "CHANGELOG.md"
 HEADER = "# Changelog\n"
-#: Names of the lock's parts: one per field, then the tags.
-PART_NAMES = (*FIELDS, "tags")
 #: A first build adds every question: list that many, then count the rest.
 MAX_LISTED = 50
 
@@ -40,7 +38,8 @@ class Change:
     lang: str
     question: str
     kind: ChangeKind
-    parts: tuple[int, ...] = ()
+    #: For a change: the names of the note's parts that changed (its fields, "tags").
+    parts: tuple[str, ...] = ()
     #: For a move: the names of the deck it was in, and of the one it is in now.
     before: str = ""
     after: str = ""
@@ -51,7 +50,7 @@ class Change:
         if self.kind is ChangeKind.SHAPE:
             return "note type fields changed: tick 'Merge note types' when importing"
         if self.kind is ChangeKind.CHANGED:
-            what = ", ".join(PART_NAMES[i] for i in self.parts if i < len(PART_NAMES))
+            what = ", ".join(self.parts)
             return f"changed {self.question} ({what})"
         if self.kind is ChangeKind.REMOVED:
             return f"removed {self.question}"
@@ -84,7 +83,7 @@ class Changelog:
         return counts
 
 
-def section(log: Changelog, notetype_names: dict[str, str]) -> str:
+def section(log: Changelog, notetype_names: Mapping[str, Sequence[str]]) -> str:
     """The Markdown section of one build, for the top of ``CHANGELOG.md``."""
     stamp = dt.datetime.fromtimestamp(log.when, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [f"## {stamp}", ""]
@@ -96,33 +95,33 @@ def section(log: Changelog, notetype_names: dict[str, str]) -> str:
         lines += [f"- {change.describe()}" for change in shown]
         if len(added) > MAX_LISTED:
             lines.append(f"- and {len(added) - MAX_LISTED} more questions added")
-        name = notetype_names.get(lang, lang)
-        for help_text in _move_help(name, [c for c in changes if c.kind is ChangeKind.MOVED]):
+        names = notetype_names.get(lang, [lang])
+        for help_text in _move_help(names, [c for c in changes if c.kind is ChangeKind.MOVED]):
             lines += ["", help_text]
         removed = [c.question for c in changes if c.kind is ChangeKind.REMOVED]
         if removed:
-            lines += ["", _removal_help(name, removed)]
+            lines += ["", _removal_help(names, removed)]
         lines.append("")
     return "\n".join(lines)
 
 
-def _move_help(notetype_name: str, moved: list[Change]) -> list[str]:
+def _move_help(notetype_names: Sequence[str], moved: list[Change]) -> list[str]:
     """What to do in Anki for each deck questions moved to: an import never moves a card."""
     targets: dict[tuple[str, str], list[str]] = {}
     for change in moved:
         targets.setdefault((change.before, change.after), []).append(change.question)
     return [
         f"Anki leaves cards in their deck when you import. To move these from `{before}`, open Browse, "
-        f"search for `{notes_search(notetype_name, questions)}`, select all cards, "
+        f"search for `{notes_search(notetype_names, questions)}`, select all cards, "
         f"then Change Deck to `{after}`. Delete `{before}` once it is empty."
         for (before, after), questions in targets.items()
     ]
 
 
-def _removal_help(notetype_name: str, removed: list[str]) -> str:
+def _removal_help(notetype_names: Sequence[str], removed: list[str]) -> str:
     return (
         "Anki keeps removed questions when you import. To delete them, open Browse, "
-        f"search for `{notes_search(notetype_name, removed)}`, select the notes and delete them."
+        f"search for `{notes_search(notetype_names, removed)}`, select the notes and delete them."
     )
 
 
@@ -153,8 +152,10 @@ def read_changelog(path: Path, problems: Problems, refused: Severity = Severity.
     return "" if report_conflict(path, text, problems) else text
 
 
-def publish_changelog(out: Path, previous: str, log: Changelog, notetype_names: dict[str, str]) -> None:
+def publish_changelog(out: Path, previous: str, log: Changelog, notetype_names: Mapping[str, Sequence[str]]) -> None:
     """Write ``out/CHANGELOG.md``: this build's section, if anything changed, on top of ``previous`` (newest first).
+
+    ``notetype_names`` has the names of each language's note types, for the searches it gives.
 
     It lives beside the packages and is published with them; the next build
     reads it back from there, so that no file in the bank has to be merged.

@@ -21,6 +21,8 @@ from typing import Any, NamedTuple
 from .cache import Cache, DamagedEntry, digest, file_sha, pack, unpack
 from .errors import CacheChangedError, Problem, Problems, Severity
 from .itemchecks import AnswerFacts, ItemChecker
+from .kinds import KINDS
+from .kinds.choice import options_of
 from .loader import parse_source, read, read_pending
 from .media import Media
 from .model import Bank, Deck, Source
@@ -118,7 +120,10 @@ def restore(entry: tuple[Any, list[bytes]]) -> FileResult:
             Problem(file, line, column, message, hint, question, Severity(severity), check, detail)
             for file, line, column, message, hint, question, severity, check, detail in header["problems"]
         )
-        notes = tuple(NoteHead(g, q, lang, d, tuple(m), dg, pt) for g, q, lang, d, m, dg, pt in header["notes"])
+        notes = tuple(
+            NoteHead(g, q, lang, d, tuple(m), dg, pt, kind, tuple(cards))
+            for g, q, lang, d, m, dg, pt, kind, cards in header["notes"]
+        )
         file = deck.source.path if deck is not None else Path()
         return FileResult(
             header["sha"],
@@ -173,7 +178,8 @@ def process(bank: Bank, path: Path, raw: bytes, langs: Sequence[str], keep_texts
             render_note(bank, deck.key, draft, lang, media, problems)
     texts = {lang: _dumps([(n.fields, n.tags) for n in notes if n.lang == lang]) for lang in langs}
     questions = tuple(QuestionRef(q.id, q.source.line, q.source.column) for q in deck.questions)
-    answers = ItemChecker(path, problems, bank.shuffle).deck(deck, {(n.question_id, n.lang): n.options for n in notes})
+    options = {(n.question_id, n.lang): options_of(n.fields) for n in notes if KINDS[n.kind].has_options}
+    answers = ItemChecker(path, problems, bank.shuffle).deck(deck, options)
     return FileResult(
         sha,
         deck if keep_texts else replace(deck, questions=(), drafts=()),

@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .errors import Problem, Problems, Severity
-from .model import LETTERS, Deck, Question, Source
+from .kinds import KINDS
+from .kinds.choice import LETTERS
+from .model import Deck, Question, Source
 
 LONGEST_CORRECT = "longest-correct"
 OFTEN_LONGEST = "often-longest"
@@ -125,6 +127,7 @@ class ItemChecker:
         facts = [
             self.question(q, {lang: options[q.id, lang] for lang in q.translations if (q.id, lang) in options})
             for q in deck.questions
+            if KINDS[q.kind].has_options
         ]
         self.patterns(facts, deck.source, "this file")
         return facts

@@ -16,6 +16,7 @@ from .changelog import CHANGELOG_FILE, read_changelog
 from .deckfiles import FileResult, process_all
 from .errors import BankError, Problems, UnknownLanguageError
 from .itemchecks import check_bank
+from .kinds import DEFAULT_KIND, KINDS, Kind
 from .loader import BANK_FILE, bank_files, parse_source, read_pending
 from .lock.format import LOCK_FILE, Lock, read_lock
 from .lock.memo import recall
@@ -160,7 +161,8 @@ def load_sources(
     bank, by_path = loaded
     results = list(by_path.values())
     langs = _languages(bank, languages)
-    card_templates = _load_templates(options.folders, langs, bank.shuffle, problems)
+    kinds = _kinds(results)
+    card_templates = _load_templates(options.folders, langs, kinds, bank.shuffle, problems)
     notes = [note for lang in langs for result in results for note in result.notes if note.lang == lang]
     media = {name: content for result in results for name, content in result.media.items()}
     if set(langs) == set(bank.languages) and not problems.errors:
@@ -178,14 +180,23 @@ def load_sources(
     return Sources(bank, card_templates, notes, media, problems, lock, questions, results, used, translations)
 
 
+def _kinds(results: Sequence[FileResult]) -> list[Kind]:
+    """The kinds of the bank's notes: multiple choice always (every bank released before other kinds had
+    its note type), then the others in the order of :data:`KINDS`."""
+    used = {note.kind for result in results for note in result.notes}
+    return [kind for name, kind in KINDS.items() if name == DEFAULT_KIND or name in used]
+
+
 def _load_templates(
-    folders: TemplateFolders, langs: Sequence[str], shuffle: bool, problems: Problems
+    folders: TemplateFolders, langs: Sequence[str], kinds: Sequence[Kind], shuffle: bool, problems: Problems
 ) -> dict[str, CardTemplates]:
+    """The templates of each note type the build makes, by its key (see :meth:`Kind.notetype_key`)."""
     if folders.own is not None and not folders.own.is_dir():
         hint = "name the folder that holds your own templates, or leave --templates out to use the defaults"
         problems.add(folders.own, "no templates folder here", hint=hint)
         return {}
-    return {lang: load_templates(folders, lang, problems, shuffle=shuffle) for lang in langs}
+    loaded = (load_templates(folders, kind, lang, problems, shuffle=shuffle) for lang in langs for kind in kinds)
+    return {templates.key: templates for templates in loaded}
 
 
 def _read_lock(path: Path, problems: Problems, memo: Path) -> Lock:

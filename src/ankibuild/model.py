@@ -11,34 +11,9 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    import genanki
-
-
-#: The notetype's fields, in order. Never change this list after a release:
-#: Anki forks a notetype whose fields differ ("Name+") and stops updating every
-#: note that uses it. ``tests/test_model.py`` guards it.
-FIELDS: tuple[str, ...] = (
-    "ID",
-    "Question",
-    "A",
-    "B",
-    "C",
-    "D",
-    "E",
-    "F",
-    "Answer",
-    "Explanation",
-)
-#: The notetype's single card type; its name is part of the notetype's shape too.
-CARD_NAME = "Multiple choice"
-LETTERS: tuple[str, ...] = FIELDS[2:8]
 _ID_FLOOR = 1_000_000_000_000  # 2001-09-09 in milliseconds
 _ID_SPAN = 700_000_000_000  # up to 2023-11
-MAX_OPTIONS = len(LETTERS)
-MIN_OPTIONS = 2
 
 
 @dataclass(frozen=True)
@@ -62,12 +37,17 @@ class Translation:
     marks: Mapping[str, tuple[int, int]] = field(default_factory=dict, compare=False)
     #: Line and column of its language key, to point at the translation as a whole.
     where: tuple[int, int] = field(default=(0, 0), compare=False)
+    #: A short text per option shown beside it once answered ("" where there is none).
+    feedback: tuple[str, ...] = ()
+    #: The answer as a text of its own (a flashcard's back), for kinds that have one.
+    answer: str = ""
 
 
 @dataclass(frozen=True)
 class Question:
     id: str
     topics: tuple[str, ...]
+    #: The answer as the note holds it: an option's letter, letters, true or false; "" for kinds without.
     answer: str
     translations: dict[str, Translation]
     source: Source
@@ -75,6 +55,10 @@ class Question:
     pin: tuple[str, ...] = ()
     #: Names of item-writing checks this question is exempt from.
     allow: frozenset[str] = frozenset()
+    #: The name of its kind (see :mod:`.kinds`).
+    kind: str = "choice"
+    #: Its own setting for shuffling its options, over the bank's (None: the bank's).
+    shuffle: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -134,19 +118,20 @@ def stable_int(*parts: str) -> int:
     return _ID_FLOOR + int.from_bytes(digest[:8], "big") % _ID_SPAN
 
 
-def note_guid(bank_id: str, question_id: str, lang: str) -> str:
+def note_guid(bank_id: str, question_id: str, lang: str, *kind: str) -> str:
     """The GUID of a question in one language: never depends on the text.
 
     The bank id namespaces it so that two banks with a question ``q1`` never
-    collide in one collection.
+    collide in one collection. Multiple choice, the first kind, has none in its
+    GUIDs; every later kind adds its name (see :mod:`.kinds`).
     """
     from genanki import guid_for  # loaded on first use: a build with nothing to do never needs it
 
-    return str(guid_for("ankibuild", bank_id, question_id, lang))
+    return str(guid_for("ankibuild", bank_id, question_id, lang, *kind))
 
 
-def notetype_id(bank_id: str, lang: str) -> int:
-    return stable_int("notetype", bank_id, lang)
+def notetype_id(bank_id: str, lang: str, *kind: str) -> int:
+    return stable_int("notetype", bank_id, lang, *kind)
 
 
 def deck_id(bank_id: str, deck_key: str, lang: str) -> int:
@@ -156,21 +141,3 @@ def deck_id(bank_id: str, deck_key: str, lang: str) -> int:
 def topic_tag(slug: str) -> str:
     """Topic slugs are validated as Anki-safe, so the tag is the slug itself."""
     return slug
-
-
-def notetype_name(bank_id: str, lang: str) -> str:
-    return f"{bank_id} ({lang})"
-
-
-def notetype(bank: Bank, lang: str, front: str, back: str, css: str) -> genanki.Model:
-    """The bank's notetype for one language: fixed fields, one card type."""
-    import genanki  # loaded on first use: a build with nothing to do never needs it
-
-    return genanki.Model(
-        notetype_id(bank.id, lang),
-        notetype_name(bank.id, lang),
-        fields=[{"name": name} for name in FIELDS],
-        templates=[{"name": CARD_NAME, "qfmt": front, "afmt": back}],
-        css=css,
-        sort_field_index=FIELDS.index("Question"),
-    )

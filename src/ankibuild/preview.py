@@ -24,9 +24,10 @@ from .ankitemplate import SPECIAL_FIELDS, Template
 from .assets import Asset
 from .atomic import write_if_changed
 from .errors import Problems
+from .kinds import KINDS
 from .load import Sources, load_sources
 from .mathml import formulas_to_mathml
-from .model import CARD_NAME, FIELDS, Bank, notetype_name, stable_int
+from .model import Bank, stable_int
 from .options import BuildOptions
 from .render import CardTemplates, RenderedNote
 from .target import Target
@@ -68,29 +69,40 @@ class PreviewResult:
 
 
 class CardRenderer:
-    """Renders one language's notes as Anki does: front, then back with ``{{FrontSide}}``."""
+    """Renders the notes of one note type as Anki does: each card's front, then its back with ``{{FrontSide}}``."""
 
     def __init__(self, bank: Bank, templates: CardTemplates) -> None:
-        self.bank = bank
+        self.bank, self.kind = bank, templates.kind
         self._decks = {d.key: bank.deck_name(d, templates.lang) for d in bank.decks}
-        fields = (*FIELDS, *SPECIAL_FIELDS)
-        self._front = Template(templates.front, f"the front template of '{templates.lang}'", fields)
-        self._back = Template(templates.back, f"the back template of '{templates.lang}'", fields)
+        fields = (*self.kind.fields, *SPECIAL_FIELDS)
+        self._sides = [
+            (
+                side.name,
+                Template(side.front, f"the front template of '{templates.key}'", fields),
+                Template(side.back, f"the back template of '{templates.key}'", fields),
+            )
+            for side in templates.sides
+        ]
 
-    def sides(self, note: RenderedNote) -> CardSides:
+    def sides(self, note: RenderedNote) -> list[CardSides]:
+        """The note's cards, in the order of their card types."""
+        return [self._card(note, ord_) for ord_ in note.cards]
+
+    def _card(self, note: RenderedNote, ord_: int) -> CardSides:
         deck = self._decks[note.deck_key]
+        name, front_template, back_template = self._sides[ord_]
         fields = {
-            **dict(zip(FIELDS, note.fields, strict=True)),
+            **dict(zip(self.kind.fields, note.fields, strict=True)),
             "Tags": " ".join(note.tags),
-            "Type": notetype_name(self.bank.id, note.lang),
+            "Type": self.kind.notetype_name(self.bank.id, note.lang),
             "Deck": deck,
             "Subdeck": deck.split("::")[-1],
-            "Card": CARD_NAME,
+            "Card": name,
             "CardFlag": "flag0",
-            "CardID": str(stable_int("card", note.guid, "0")),
+            "CardID": str(stable_int("card", note.guid, str(ord_))),
         }
-        front = self._front.render(fields)
-        back = self._back.render({**fields, "FrontSide": front})
+        front = front_template.render(fields)
+        back = back_template.render({**fields, "FrontSide": front})
         return CardSides(note.lang, note.question_id, deck, front, back)
 
 
@@ -145,9 +157,9 @@ def _render(options: BuildOptions) -> RenderedCards:
 
 
 def _rendered(sources: Sources) -> RenderedCards:
-    renderers = {lang: CardRenderer(sources.bank, t) for lang, t in sources.templates.items()}
-    notes = [note for lang in sources.templates for note in sources.rendered(lang)]
-    cards = [renderers[n.lang].sides(n) for n in notes]
+    renderers = {key: CardRenderer(sources.bank, t) for key, t in sources.templates.items()}
+    notes = [note for lang in _languages(sources.templates) for note in sources.rendered(lang)]
+    cards = [card for n in notes for card in renderers[KINDS[n.kind].notetype_key(n.lang)].sides(n)]
     return RenderedCards(
         sources.bank, sources.templates, notes, cards, sources.problems, sources.questions, sources.media
     )
@@ -217,19 +229,28 @@ class PreviewPlan:
         return PreviewResult(self.path, written, self.cards, self.links, self.warnings)
 
 
+def _languages(templates: Mapping[str, CardTemplates]) -> dict[str, CardTemplates]:
+    """The languages built, each with the templates of its first note type: its labels and stylesheet."""
+    first: dict[str, CardTemplates] = {}
+    for each in templates.values():
+        first.setdefault(each.lang, each)
+    return first
+
+
 def _package_links(rendered: RenderedCards, options: BuildOptions) -> list[PackageLink]:
     """The packages 'ankibuild build' writes for these languages, with the questions each holds."""
     counts = Counter((note.lang, note.deck_key) for note in rendered.notes)
     return [
         PackageLink(path, lang, sum(counts[lang, deck.key] for deck in held))
-        for lang in rendered.templates
+        for lang in _languages(rendered.templates)
         for path, held in package_groups(rendered.bank, lang, options.out, options.split)
     ]
 
 
 def _page(rendered: RenderedCards, links: list[PackageLink], out: Path, show_ids: bool) -> str:
-    bank, card_templates, cards = rendered.bank, rendered.templates, rendered.cards
-    files = [*(a for t in card_templates.values() for a in t.media), *(Asset(n, c) for n, c in rendered.images.items())]
+    bank, card_templates, cards = rendered.bank, _languages(rendered.templates), rendered.cards
+    assets = (a for t in rendered.templates.values() for a in t.media)
+    files = [*assets, *(Asset(n, c) for n, c in rendered.images.items())]
     media = {a.name: a.data_url() for a in files}
     data = {
         "media": dict(sorted(media.items())),
@@ -262,7 +283,7 @@ def _asset(name: str) -> str:
 
 
 def _summary(rendered: RenderedCards) -> str:
-    languages, cards = len(rendered.templates), len(rendered.cards)
+    languages, cards = len(_languages(rendered.templates)), len(rendered.cards)
     return f"{rendered.questions} question(s) in {languages} language(s), {cards} card(s)."
 
 

@@ -29,15 +29,16 @@ from .ankitemplate import SPECIAL_FIELDS
 from .assets import Asset
 from .conflicts import report_conflict
 from .errors import Problems, Severity
+from .kinds import KINDS, Kind
+from .kinds.choice import LETTERS
 from .languages import is_rtl
 from .loader import Map, load, text_position
 from .media import Media, MediaError
-from .model import CARD_NAME, FIELDS, LETTERS, Bank, Question, note_guid, topic_tag
+from .model import Bank, Question, topic_tag
 from .paths import UnsafePathError, read_inside
 from .richtext import to_html
 from .templatefolders import DEFAULT, TemplateFolders
 
-TEMPLATE_FILES = ("front.html", "back.html")
 STYLESHEET = "style.css"
 SCRIPT = "card.js"
 LABELS = "labels.yaml"
@@ -47,32 +48,43 @@ MAX_TEMPLATE_BYTES = 1024 * 1024
 #: (``A B C D E F``; Arabic ``أ ب ج د هـ و``); templates get one per option as ``[[letter_a]]``.
 LETTERS_LABEL = "letters"
 
-#: Starts an option that keeps its place when the card script shuffles the others: the
-#: note type's fields never change, so the option's own text carries the mark.
-PIN_MARK = '<span class="ab-pin"></span>'
-
 _PLACEHOLDER = re.compile(r"\[\[\s*([a-z_]+)\s*\]\]")
+
+
+class Side(NamedTuple):
+    """One card type's templates, as the note type holds them."""
+
+    name: str
+    front: str
+    back: str
 
 
 @dataclass(frozen=True)
 class CardTemplates:
-    """What one language's notetype is made of."""
+    """What the note type of one kind in one language is made of."""
 
     lang: str
-    front: str
-    back: str
+    kind: Kind
+    #: Each card type's templates, in the kind's order.
+    sides: tuple[Side, ...]
     css: str
     labels: Mapping[str, str] = field(default_factory=dict)
     media: tuple[Asset, ...] = ()
 
     @property
+    def key(self) -> str:
+        """The note type's key in the lock and in a build (see :meth:`Kind.notetype_key`)."""
+        return self.kind.notetype_key(self.lang)
+
+    @property
     def digest(self) -> str:
-        return notetype_digest(CARD_NAME, FIELDS, self.front, self.back, self.css)
+        return notetype_digest(self.sides, self.kind.fields, self.css)
 
 
-def notetype_digest(card: str, fields: Sequence[str], front: str, back: str, css: str) -> str:
+def notetype_digest(sides: Sequence[Side], fields: Sequence[str], css: str) -> str:
     """What identifies a notetype's content: the lock's, and that of one read from a package."""
-    return _digest(card, *fields, front, back, css)
+    templates = (text for side in sides for text in (side.front, side.back))
+    return _digest(*(side.name for side in sides), *fields, *templates, css)
 
 
 def note_digest(fields: Sequence[str], tags: str) -> tuple[str, str]:
@@ -100,6 +112,10 @@ class NoteHead(NamedTuple):
     digest: str
     #: A checksum per field and one for the tags, space-separated: tells which parts changed.
     parts: str
+    #: The name of its kind, whose note type it uses.
+    kind: str
+    #: Its cards, by their place among the note type's card types.
+    cards: tuple[int, ...]
 
 
 class RenderedNote(NamedTuple):
@@ -121,38 +137,38 @@ class RenderedNote(NamedTuple):
     digest: str
     #: A checksum per field and one for the tags, space-separated: tells which parts changed.
     parts: str
+    kind: str
+    cards: tuple[int, ...]
 
     @classmethod
     def of(
-        cls,
-        guid: str,
-        question_id: str,
-        lang: str,
-        deck_key: str,
-        fields: tuple[str, ...],
-        tags: tuple[str, ...],
-        media: tuple[str, ...] = (),
+        cls, question: Question, lang: str, deck_key: str, fields: tuple[str, ...], media: tuple[str, ...], guid: str
     ) -> RenderedNote:
         """A note with its digest and checksums, computed once: the lock needs both for every note."""
+        tags = tuple(sorted(topic_tag(t) for t in question.topics))
         digest, parts = note_digest(fields, " ".join(tags))
-        return cls(guid, question_id, lang, deck_key, fields, tags, media, digest, parts)
+        cards = KINDS[question.kind].card_ords(fields)
+        return cls(guid, question.id, lang, deck_key, fields, tags, media, digest, parts, question.kind, cards)
 
     @classmethod
     def join(cls, head: NoteHead, fields: tuple[str, ...], tags: tuple[str, ...]) -> RenderedNote:
         """The note a head and its texts were split from."""
-        return cls(
-            head.guid, head.question_id, head.lang, head.deck_key, fields, tags, head.media, head.digest, head.parts
-        )
+        guid, question_id, lang, deck_key, media, digest, parts, kind, cards = head
+        return cls(guid, question_id, lang, deck_key, fields, tags, media, digest, parts, kind, cards)
 
     @property
     def head(self) -> NoteHead:
-        return NoteHead(self.guid, self.question_id, self.lang, self.deck_key, self.media, self.digest, self.parts)
-
-    @property
-    def options(self) -> tuple[str, ...]:
-        """The options as rendered, without the unused letters."""
-        first = FIELDS.index(LETTERS[0])
-        return tuple(option for option in self.fields[first : first + len(LETTERS)] if option)
+        return NoteHead(
+            self.guid,
+            self.question_id,
+            self.lang,
+            self.deck_key,
+            self.media,
+            self.digest,
+            self.parts,
+            self.kind,
+            self.cards,
+        )
 
 
 def _digest(*parts: str) -> str:
@@ -208,31 +224,16 @@ def render_note(
         where = text.marks.get(name, (question.source.line, question.source.column))
         return to_html(value, _FieldResources(media, problems, question, where, used), lang)
 
-    options = [
-        (PIN_MARK if letter in question.pin else "") + render(letter, option)
-        for letter, option in zip(LETTERS, text.options, strict=False)
-    ]
-    options += [""] * (len(LETTERS) - len(options))
-    fields = (
-        html.escape(question.id),
-        render("Question", text.question),
-        *options,
-        question.answer,
-        render("Explanation", text.explanation),
-    )
-    return RenderedNote.of(
-        note_guid(bank.id, question.id, lang),
-        question.id,
-        lang,
-        deck_key,
-        fields,
-        tuple(sorted(topic_tag(t) for t in question.topics)),
-        tuple(sorted(set(used))),
-    )
+    kind = KINDS[question.kind]
+    fields = kind.note_fields(question, text, render)
+    guid = kind.note_guid(bank.id, question.id, lang)
+    return RenderedNote.of(question, lang, deck_key, fields, tuple(sorted(set(used))), guid)
 
 
-def load_templates(folders: TemplateFolders, lang: str, problems: Problems, *, shuffle: bool = False) -> CardTemplates:
-    """The templates of one language, strict: unknown fields and labels are errors.
+def load_templates(
+    folders: TemplateFolders, kind: Kind, lang: str, problems: Problems, *, shuffle: bool = False
+) -> CardTemplates:
+    """The templates of one kind in one language, strict: unknown fields and labels are errors.
 
     ``shuffle`` is the bank's setting: the card script then shows the options
     in a random order per review.
@@ -247,9 +248,13 @@ def load_templates(folders: TemplateFolders, lang: str, problems: Problems, *, s
     script = _script(folders.shared(SCRIPT), folders.roots, problems)
     labels = _labels(folders, lang, problems)
     labels.update(script=script.name if script else "", shuffle="true" if shuffle else "false")
-    front, back = (_template(folders.find(lang, name), folders.roots, labels, problems) for name in TEMPLATE_FILES)
+    sides = tuple(
+        Side(card.name, *(_template(folders.find(lang, name), folders.roots, labels, kind, problems) for name in files))
+        for card in kind.cards
+        for files in [(card.front, card.back)]
+    )
     css = _read(folders.shared(STYLESHEET), folders.roots, problems) or ""
-    return CardTemplates(lang, front, back, css, labels, (script,) if script else ())
+    return CardTemplates(lang, kind, sides, css, labels, (script,) if script else ())
 
 
 def _script(path: Path, roots: Sequence[Path], problems: Problems) -> Asset | None:
@@ -306,11 +311,11 @@ def _letters_ok(path: Path, data: Map, problems: Problems) -> bool:
     return False
 
 
-def _template(path: Path, roots: Sequence[Path], labels: dict[str, str], problems: Problems) -> str:
+def _template(path: Path, roots: Sequence[Path], labels: dict[str, str], kind: Kind, problems: Problems) -> str:
     text = _read(path, roots, problems)
     if text is None:
         return ""
-    check_template(path, text, problems)
+    check_template(path, text, kind.fields, problems)
 
     def label(match: re.Match[str]) -> str:
         key = match.group(1)
@@ -324,8 +329,8 @@ def _template(path: Path, roots: Sequence[Path], labels: dict[str, str], problem
     return _PLACEHOLDER.sub(label, text)
 
 
-def check_template(path: Path, text: str, problems: Problems) -> None:
+def check_template(path: Path, text: str, fields: Sequence[str], problems: Problems) -> None:
     """Anki would show a template error on every card, or the preview could not render it: catch it now."""
-    for issue in ankitemplate.check(text, (*FIELDS, *SPECIAL_FIELDS)):
+    for issue in ankitemplate.check(text, (*fields, *SPECIAL_FIELDS)):
         line, column = text_position(text, issue.offset)
         problems.add(path, issue.message, line=line, column=column, hint=issue.hint)

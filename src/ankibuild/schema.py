@@ -32,18 +32,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from .itemchecks import CHECKS
+from .kinds import DEFAULT_KIND, KINDS
+from .kinds.choice import LETTERS, MAX_OPTIONS, MIN_OPTIONS
 from .languages import ISO_639_1, REGION, is_language
-from .model import LETTERS, MAX_OPTIONS, MIN_OPTIONS
-from .validate import BANK_KEYS, FILE_KEYS, QUESTION_KEYS, SLUG, TOPIC, TRANSLATION_KEYS
+from .validate import BANK_KEYS, EVERY_QUESTION_KEY, FILE_KEYS, QUESTION_KEYS, SLUG, TOPIC
 
 #: A JSON Schema, or a part of one.
 Schema = dict[str, Any]
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
-#: A question without ``kind:`` is of this kind.
-DEFAULT_KIND = "choice"
-#: The keys a multiple-choice question adds to those of every question.
-_CHOICE_KEYS = ("answer", "pin")
 
 TEXT: Schema = {"$ref": "#/$defs/text"}
 LANGUAGE: Schema = {"$ref": "#/$defs/language"}
@@ -105,8 +102,8 @@ def choice_fragment(question_keys: Mapping[str, bool], translation_keys: Mapping
 
 def kinds() -> dict[str, Fragment]:
     """Every kind of question, by the name ``kind:`` gives it, with its fragment."""
-    choice = {key: QUESTION_KEYS[key] for key in _CHOICE_KEYS}
-    return {DEFAULT_KIND: choice_fragment(choice, TRANSLATION_KEYS)}
+    choice = KINDS[DEFAULT_KIND]
+    return {DEFAULT_KIND: choice_fragment(choice.question_keys, choice.translation_keys)}
 
 
 def _letter_pattern(letters: tuple[str, ...]) -> str:
@@ -174,6 +171,7 @@ def _question_keys() -> Keys:
             "minItems": 1,
             "items": {"type": "string", "pattern": _topic_pattern()},
         },
+        "kind": {"description": "The kind of question; multiple choice when left out.", "enum": list(KINDS)},
         "allow": {
             "description": "Item-writing checks this question is exempt from "
             "(see the format documentation for the reason of each).",
@@ -182,7 +180,7 @@ def _question_keys() -> Keys:
             "items": {"enum": list(CHECKS)},
         },
     }
-    return keyed({key: required for key, required in QUESTION_KEYS.items() if key not in _CHOICE_KEYS}, values)
+    return keyed(QUESTION_KEYS, values)
 
 
 def _kind_defs(name: str, fragment: Fragment, common: Keys) -> dict[str, Schema]:
@@ -248,7 +246,7 @@ def questions_schema() -> Schema:
 
 def bank_schema() -> Schema:
     """The schema of ``bank.yaml``."""
-    question_keys = [key for key in QUESTION_KEYS if is_language(key)]
+    question_keys = [key for key in EVERY_QUESTION_KEY if is_language(key)]
     values = {
         "id": {
             **SLUG_REF,

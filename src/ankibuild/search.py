@@ -8,7 +8,7 @@ backslash; inside double quotes nothing else is special.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 _SPECIAL = frozenset('\\"*_:')
 
@@ -19,7 +19,8 @@ def term(key: str, value: str) -> str:
     return f'"{key}:{escaped}"'
 
 
-def notes_search(notetype_name: str, question_ids: Iterable[str]) -> str:
-    """A search for the notes of one note type whose ``ID`` field is one of ``question_ids``."""
+def notes_search(notetype_names: Sequence[str], question_ids: Iterable[str]) -> str:
+    """A search for the notes of the note types named whose ``ID`` field is one of ``question_ids``."""
     ids = " OR ".join(term("ID", qid) for qid in question_ids)
-    return f"{term('note', notetype_name)} ({ids})"
+    types = " OR ".join(term("note", name) for name in notetype_names)
+    return f"{types if len(notetype_names) == 1 else f'({types})'} ({ids})"

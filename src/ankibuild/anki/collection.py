@@ -12,30 +12,57 @@ updated collection is the same file as one made from nothing.
 from __future__ import annotations
 
 import contextlib
+import json
 import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..model import stable_int
 from .spec import NoteKey, PackageSpec
+
+if TYPE_CHECKING:
+    import genanki
+
+    from ..render import CardTemplates
 
 #: The schema cookie of every collection (before VACUUM INTO adds one to it).
 SCHEMA_COOKIE = 100
 
 _NOTE = "INSERT INTO notes VALUES(?,?,?,?,-1,?,?,?,0,0,'')"
-_CARD = "INSERT INTO cards VALUES(?,?,?,0,?,-1,0,0,?,0,0,0,0,0,0,0,0,'')"
+_CARD = "INSERT INTO cards VALUES(?,?,?,?,?,-1,0,0,?,0,0,0,0,0,0,0,0,'')"
+
+
+def notetype(bank_id: str, templates: CardTemplates) -> genanki.Model:
+    """The note type of one kind in one language: the kind's fields and card types, the language's templates."""
+    import genanki  # loaded on first use: a build with nothing to do never needs it
+
+    kind, lang = templates.kind, templates.lang
+    return genanki.Model(
+        kind.notetype_id(bank_id, lang),
+        kind.notetype_name(bank_id, lang),
+        fields=[{"name": name} for name in kind.fields],
+        templates=[{"name": side.name, "qfmt": side.front, "afmt": side.back} for side in templates.sides],
+        css=templates.css,
+        sort_field_index=kind.fields.index(kind.sort_field),
+        model_type=genanki.Model.CLOZE if kind.cloze else genanki.Model.FRONT_BACK,
+    )
 
 
 def _note_id(guid: str) -> int:
     return stable_int("note", guid)
 
 
-def _card_id(guid: str) -> int:
-    return stable_int("card", guid, "0")
+def _card_id(guid: str, ord_: int) -> int:
+    return stable_int("card", guid, str(ord_))
+
+
+def _card_ids(guid: str, cards: Sequence[int]) -> Iterator[tuple[int]]:
+    return ((_card_id(guid, ord_),) for ord_ in cards)
 
 
 def _write_notes(cursor: sqlite3.Cursor, spec: PackageSpec, added: Sequence[tuple[int, NoteKey]]) -> None:
-    """Insert notes at their positions, each with its one card (the notetype has one card type).
+    """Insert notes at their positions, each with its cards.
 
     Notes go in as their texts are unpacked, a question file at a time, never
     all of a package's texts at once; the order they go in does not show in the
@@ -43,21 +70,35 @@ def _write_notes(cursor: sqlite3.Cursor, spec: PackageSpec, added: Sequence[tupl
     """
     if not added:
         return
-    place = {note.guid: (position, note) for position, note in added}
-    model, sort_index = spec.notetype, spec.notetype.sort_field_index
-    cards: list[tuple[int, int, int, int, int]] = []
+    place = {note.guid: note for _, note in added}
+    sort_index = _sort_fields(spec)
 
     def notes() -> Iterator[tuple[int, str, int, int, str, str, str]]:
         for guid, (fields, tags) in spec.texts(None if len(place) == len(spec.notes) else place):
             if guid in place:
-                position, note = place[guid]
-                note_id = _note_id(guid)
-                # New cards keep the bank's order through their due position.
-                cards.append((_card_id(guid), note_id, note.deck_id, note.mtime, position))
-                yield note_id, guid, model.model_id, note.mtime, _tags(tags), "\x1f".join(fields), fields[sort_index]
+                note = place[guid]
+                mid = note.notetype_id
+                yield _note_id(guid), guid, mid, note.mtime, _tags(tags), "\x1f".join(fields), fields[sort_index[mid]]
 
     cursor.executemany(_NOTE, notes())
-    cursor.executemany(_CARD, cards)
+    _write_cards(cursor, added)
+
+
+def _write_cards(cursor: sqlite3.Cursor, notes: Sequence[tuple[int, NoteKey]]) -> None:
+    """Insert the cards of notes at their positions: new cards keep the bank's order through their due position."""
+    cursor.executemany(
+        _CARD,
+        (
+            (_card_id(n.guid, o), _note_id(n.guid), n.deck_id, o, n.mtime, position)
+            for position, n in notes
+            for o in n.cards
+        ),
+    )
+
+
+def _sort_fields(spec: PackageSpec) -> dict[int, int]:
+    """The place of the field Anki's browser sorts by, by note type id."""
+    return {model.model_id: model.sort_field_index for model, _ in spec.notetypes}
 
 
 def _tags(tags: tuple[str, ...]) -> str:
@@ -70,28 +111,46 @@ def create(spec: PackageSpec, path: Path) -> None:
 
     with _connect(path) as conn:
         cursor = conn.cursor()
-        # genanki writes the schema, decks and notetype; the notes follow in bulk.
+        # genanki writes the schema, decks and note types; the notes follow in bulk.
         decks = [genanki.Deck(deck.id, deck.name, deck.description) for deck in spec.decks]
         for deck in decks:
-            deck.add_model(spec.notetype)
-        genanki.Package(decks).write_to_db(cursor, spec.notetype_mtime, iter(()))
+            for model, _ in spec.notetypes:
+                deck.add_model(model)
+        genanki.Package(decks).write_to_db(cursor, spec.notetypes[0][1], iter(()))
+        if len(spec.notetypes) > 1:
+            _note_type_times(cursor, spec)
         _write_notes(cursor, spec, list(enumerate(spec.notes, start=1)))
 
 
-def update(spec: PackageSpec, path: Path, old: Sequence[tuple[str, str, int, int]]) -> None:
+def _note_type_times(cursor: sqlite3.Cursor, spec: PackageSpec) -> None:
+    """Give each note type its own time (genanki gives them all one): Anki updates only the one that changed."""
+    (text,) = cursor.execute("SELECT models FROM col").fetchone()
+    models = json.loads(text)
+    for model, mtime in spec.notetypes:
+        models[str(model.model_id)]["mod"] = mtime
+    cursor.execute("UPDATE col SET models = ?", (json.dumps(models),))
+
+
+def update(spec: PackageSpec, path: Path, old: Sequence[NoteKey]) -> None:
     """Turn the collection of ``old`` notes at ``path`` into that of ``spec``'s notes."""
-    before = {note[0]: (position, note) for position, note in enumerate(old, start=1)}
+    before = {note.guid: (position, note) for position, note in enumerate(old, start=1)}
     now = list(enumerate(spec.notes, start=1))
     gone = before.keys() - {note.guid for note in spec.notes}
     added = [(position, note) for position, note in now if note.guid not in before]
     kept = [(position, note) for position, note in now if before.get(note.guid, (position, note)) != (position, note)]
     edited = {n.guid for _, n in kept if before[n.guid][1][1:3] != n[1:3]}  # digest or time
     texts = dict(spec.texts(edited)) if edited else {}
-    sort_index = spec.notetype.sort_field_index
+    sort_index = _sort_fields(spec)
+    # A note whose cards are others now (a cloze added or taken out) has its cards made again.
+    recarded = [(p, n) for p, n in kept if before[n.guid][1].cards != n.cards]
+    dropped = [*gone, *(n.guid for _, n in recarded)]
     with _connect(path) as conn:
         conn.executemany("DELETE FROM notes WHERE id = ?", ((_note_id(guid),) for guid in gone))
-        conn.executemany("DELETE FROM cards WHERE id = ?", ((_card_id(guid),) for guid in gone))
+        conn.executemany(
+            "DELETE FROM cards WHERE id = ?", (card for g in dropped for card in _card_ids(g, before[g][1].cards))
+        )
         _write_notes(conn.cursor(), spec, added)
+        _write_cards(conn.cursor(), recarded)
         conn.executemany(
             "UPDATE notes SET mod = ?, tags = ?, flds = ?, sfld = ? WHERE id = ?",
             (
@@ -99,7 +158,7 @@ def update(spec: PackageSpec, path: Path, old: Sequence[tuple[str, str, int, int
                     n.mtime,
                     _tags(texts[n.guid][1]),
                     "\x1f".join(texts[n.guid][0]),
-                    texts[n.guid][0][sort_index],
+                    texts[n.guid][0][sort_index[n.notetype_id]],
                     _note_id(n.guid),
                 )
                 for _, n in kept
@@ -109,7 +168,7 @@ def update(spec: PackageSpec, path: Path, old: Sequence[tuple[str, str, int, int
         # A card holds its note's time, its deck and its place in the bank's order.
         conn.executemany(
             "UPDATE cards SET did = ?, mod = ?, due = ? WHERE id = ?",
-            ((n.deck_id, n.mtime, position, _card_id(n.guid)) for position, n in kept),
+            ((n.deck_id, n.mtime, position, _card_id(n.guid, o)) for position, n in kept for o in n.cards),
         )
 
 

@@ -18,7 +18,7 @@ from typing import NamedTuple
 from ..atomic import write_if_changed
 from ..cache import STALE_SECONDS, pack, unpack
 from .deflate import Deflate
-from .spec import PackageSpec
+from .spec import NoteKey, PackageSpec
 
 
 class Record(NamedTuple):
@@ -26,8 +26,8 @@ class Record(NamedTuple):
 
     frame: str
     contents: str
-    #: Its notes, as :class:`NoteKey` fields (plain tuples restore quicker).
-    notes: Sequence[tuple[str, str, int, int]]
+    #: Its notes.
+    notes: Sequence[NoteKey]
     #: The digests of the collection's pieces, in order: what the kept file must still be.
     order: Sequence[bytes]
     #: The collection deflated in pieces, by digest (see :class:`Deflate`).
@@ -57,7 +57,8 @@ class Kept:
             (frame, contents, notes, order), pieces = unpack(self.record.read_bytes())
             digests = [bytes.fromhex(piece) for piece in order]
             by_digest = dict(zip(digests, pieces, strict=True))
-            return Record(frame, contents, [tuple(note) for note in notes], digests, by_digest)
+            keys = [NoteKey._make((*note[:5], tuple(note[5]))) for note in notes]
+            return Record(frame, contents, keys, digests, by_digest)
         except (OSError, ValueError, TypeError):  # none, or damaged: the package is made from nothing
             return None
 

@@ -27,13 +27,16 @@ from typing import Any, NamedTuple
 from ..atomic import write_if_changed
 from ..changelog import Change, ChangeKind
 from ..errors import Problems, Severity
+from ..kinds import KINDS
 from ..lock.clock import Clock
 from ..lock.format import Lock, NoteLock, changed_parts
-from ..model import notetype_id
 from ..paths import UnsafePathError, read_inside
-from ..render import NoteHead, note_digest, notetype_digest
+from ..render import CardTemplates, NoteHead, Side, note_digest, notetype_digest
 from ..version import code_fingerprint
 from .spec import COLLECTION
+
+#: The key and the language of each note type a build makes, by its id.
+Types = Mapping[int, tuple[str, str]]
 
 #: A published collection larger than this is not read: it is no package of ours.
 MAX_COLLECTION = 2**30
@@ -88,16 +91,16 @@ class Published:
 
 
 def read_published(
-    out: Path, bank_id: str, langs: Sequence[str], problems: Problems, kept: Path | None = None
+    out: Path, bank_id: str, templates: Mapping[str, CardTemplates], problems: Problems, kept: Path | None = None
 ) -> Published:
-    """The published notes of ``bank_id`` in ``langs``, from every ``.apkg`` directly in ``out``.
+    """The published notes of ``bank_id`` of the note types of ``templates``, from every ``.apkg`` directly in ``out``.
 
     A package that cannot be read is reported as a warning and left out: the
     notes it held then follow the lock alone. What was found in a package is
     kept in the folder ``kept``, by the package's content, for the next build
     (which usually finds the very packages the last one wrote: see :func:`keep`).
     """
-    types = {notetype_id(bank_id, lang): lang for lang in langs}
+    types = notetype_keys(bank_id, templates)
     published = Published()
     for path in sorted(out.glob("*.apkg")) if out.is_dir() else ():
         try:
@@ -112,7 +115,12 @@ def read_published(
     return published
 
 
-def keep(kept: Path, path: Path, content: bytes, types: Mapping[int, str], found: Published) -> None:
+def notetype_keys(bank_id: str, templates: Mapping[str, CardTemplates]) -> Types:
+    """The key and language of each note type of ``templates``, by its id."""
+    return {t.kind.notetype_id(bank_id, t.lang): (key, t.lang) for key, t in templates.items()}
+
+
+def keep(kept: Path, path: Path, content: bytes, types: Types, found: Published) -> None:
     """Keep ``found``, the notes of the package ``path`` that holds ``content``, for :func:`read_published`.
 
     Plain JSON in columns, never pickle: the cache folder may be shared.
@@ -130,12 +138,12 @@ def _memo(kept: Path, path: Path) -> Path:
     return kept / f"published-{hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]}.json"
 
 
-def _key(content: bytes, types: Mapping[int, str]) -> str:
+def _key(content: bytes, types: Types) -> str:
     # The code is part of it: another version may read a package otherwise.
     return hashlib.sha256(f"{code_fingerprint()}\0{sorted(types.items())}\0".encode() + content).hexdigest()
 
 
-def _recalled(path: Path, types: Mapping[int, str], kept: Path | None) -> Published | None:
+def _recalled(path: Path, types: Types, kept: Path | None) -> Published | None:
     if kept is None:
         return None
     try:
@@ -155,7 +163,7 @@ def _package_bytes(path: Path) -> bytes:
     return read_inside(path, (path.parent,), MAX_COLLECTION)
 
 
-def _read_package(path: Path, types: Mapping[int, str], kept: Path | None) -> Published:
+def _read_package(path: Path, types: Types, kept: Path | None) -> Published:
     raw = _package_bytes(path)
     with zipfile.ZipFile(io.BytesIO(raw)) as archive:
         if archive.getinfo(COLLECTION).file_size > MAX_COLLECTION:
@@ -178,20 +186,19 @@ def _read_package(path: Path, types: Mapping[int, str], kept: Path | None) -> Pu
     return found
 
 
-def _note(row: tuple[Any, ...], types: Mapping[int, str], decks: Mapping[int, str]) -> PublishedNote:
+def _note(row: tuple[Any, ...], types: Types, decks: Mapping[int, str]) -> PublishedNote:
     guid, mid, mtime, flds, tags, did = row
     fields = flds.split("\x1f")
     digest, parts = note_digest(fields, tags.strip())
-    return PublishedNote(NoteLock(guid, fields[0], types[mid], digest, parts, int(mtime)), decks.get(did, ""))
+    return PublishedNote(NoteLock(guid, fields[0], types[mid][1], digest, parts, int(mtime)), decks.get(did, ""))
 
 
-def _notetypes(models: Mapping[str, Any], types: Mapping[int, str]) -> Iterator[tuple[str, PublishedNotetype]]:
+def _notetypes(models: Mapping[str, Any], types: Types) -> Iterator[tuple[str, PublishedNotetype]]:
     for mid, model in models.items():
         if int(mid) in types:
-            (template,) = model["tmpls"]
-            fields = [f["name"] for f in model["flds"]]
-            digest = notetype_digest(template["name"], fields, template["qfmt"], template["afmt"], model["css"])
-            yield types[int(mid)], PublishedNotetype(digest, int(model["mod"]))
+            sides = [Side(side["name"], side["qfmt"], side["afmt"]) for side in model["tmpls"]]
+            digest = notetype_digest(sides, [f["name"] for f in model["flds"]], model["css"])
+            yield types[int(mid)][0], PublishedNotetype(digest, int(model["mod"]))
 
 
 def raise_times(lock: Lock, published: Published, clock: Clock) -> Lock:
@@ -226,18 +233,19 @@ def _newer(mtime: int, same: bool, published: int, clock: Clock) -> int:
 
 
 def changes_since(
-    published: Published, notes: Sequence[tuple[NoteHead, str]], notetypes: Mapping[str, str]
+    published: Published, notes: Sequence[tuple[NoteHead, str]], templates: Mapping[str, CardTemplates]
 ) -> list[Change]:
     """What changed since the published packages: the notes added, changed, moved and removed.
 
-    ``notes`` are the bank's notes with the names of their decks; ``notetypes``
-    the digest of each language's notetype, for the languages built.
+    ``notes`` are the bank's notes with the names of their decks; ``templates``
+    those of each note type built, by key.
     """
-    changes = [
-        Change(lang, "", ChangeKind.TEMPLATES)
-        for lang, digest in notetypes.items()
-        if (kind := published.notetypes.get(lang)) is not None and kind.digest != digest
-    ]
+    changed = (
+        t.lang
+        for key, t in templates.items()
+        if (shipped := published.notetypes.get(key)) is not None and shipped.digest != t.digest
+    )
+    changes = [Change(lang, "", ChangeKind.TEMPLATES) for lang in dict.fromkeys(changed)]
     known = published.notes.get
     # One pass for the notes as published, nearly all of them; the loop sees only the rest.
     for head, deck in [
@@ -245,7 +253,8 @@ def changes_since(
     ]:
         changes += _note_changes(known(head.guid), head, deck)
     gone = [published.notes[guid].entry for guid in published.notes.keys() - {head.guid for head, _ in notes}]
-    gone = [copy for copy in gone if copy.lang in notetypes]
+    built = {t.lang for t in templates.values()}
+    gone = [copy for copy in gone if copy.lang in built]
     changes += [
         Change(c.lang, c.question, ChangeKind.REMOVED) for c in sorted(gone, key=attrgetter("question", "lang"))
     ]
@@ -257,9 +266,9 @@ def _note_changes(copy: PublishedNote | None, head: NoteHead, deck: str) -> list
         return [Change(head.lang, head.question_id, ChangeKind.NEW)]
     changes = []
     if copy.entry.digest != head.digest:
-        changes.append(
-            Change(head.lang, head.question_id, ChangeKind.CHANGED, changed_parts(copy.entry.parts, head.parts))
-        )
+        names = (*KINDS[head.kind].fields, "tags")
+        parts = tuple(names[i] for i in changed_parts(copy.entry.parts, head.parts) if i < len(names))
+        changes.append(Change(head.lang, head.question_id, ChangeKind.CHANGED, parts))
     if copy.deck != deck:
         changes.append(Change(head.lang, head.question_id, ChangeKind.MOVED, before=copy.deck, after=deck))
     return changes

@@ -28,6 +28,9 @@ class NoteKey(NamedTuple):
     digest: str
     mtime: int
     deck_id: int
+    notetype_id: int
+    #: Its cards, by their place among its note type's card types.
+    cards: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -41,8 +44,8 @@ class DeckInfo:
 class PackageSpec:
     """Everything one ``.apkg`` holds."""
 
-    notetype: genanki.Model
-    notetype_mtime: int
+    #: Its note types, each with the time its content last changed.
+    notetypes: Sequence[tuple[genanki.Model, int]]
     decks: Sequence[DeckInfo]
     #: Its notes, in the order their new cards come up.
     notes: Sequence[NoteKey]
@@ -55,16 +58,16 @@ class PackageSpec:
     @cached_property
     def frame(self) -> str:
         """Everything in the collection but its notes and cards, as text to compare with a kept one."""
-        model = self.notetype
-        templates = [(t["name"], t["qfmt"], t["afmt"]) for t in model.templates]
+        models = [
+            [model.model_id, model.name, [(t["name"], t["qfmt"], t["afmt"]) for t in model.templates], model.css, mtime]
+            for model, mtime in self.notetypes
+        ]
         decks = [(deck.id, deck.name, deck.description) for deck in self.decks]
-        return json.dumps(
-            [code_fingerprint(), model.model_id, model.name, templates, model.css, self.notetype_mtime, decks]
-        )
+        return json.dumps([code_fingerprint(), models, decks])
 
     @cached_property
     def contents(self) -> str:
         """A digest of everything the package's bytes are made from, known without the notes' texts."""
-        rows = "\n".join(f"{guid}\x1f{digest}\x1f{mtime}\x1f{did}" for guid, digest, mtime, did in self.notes)
+        rows = "\n".join("\x1f".join(map(str, note)) for note in self.notes)
         media = [(name, hashlib.sha256(content).hexdigest()) for name, content in self.media]
         return hashlib.sha256(f"{self.frame}\n{media}\n{rows}".encode()).hexdigest()

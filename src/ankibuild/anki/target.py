@@ -9,7 +9,7 @@ publishes the changelog and saves the lock, last.
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
@@ -27,13 +27,14 @@ from ..lock.format import LOCK_FILE, Lock, NoteLock
 from ..lock.gitattributes import ask_git_to_merge
 from ..lock.memo import remember
 from ..lock.stamp import Stamp, stamp_notes, stamp_notetype
-from ..model import CARD_NAME, FIELDS, Bank, Deck, deck_id, notetype
+from ..model import Bank, Deck, deck_id
 from ..options import BuildOptions
 from ..paths import read_inside
 from ..progress import Progress, silent
 from ..render import CardTemplates, NoteHead
 from ..state import BuildResult, Output
 from ..translations.record import TRANSLATIONS_FILE, today
+from .collection import notetype
 from .kept import Kept
 from .package import package_bytes
 from .published import (
@@ -42,6 +43,7 @@ from .published import (
     PublishedNotetype,
     changes_since,
     keep,
+    notetype_keys,
     raise_times,
     read_published,
 )
@@ -78,7 +80,7 @@ class AnkiTarget:
             templates=options.folders.describe(),
         )
         types = notetypes(bank, sources.templates)
-        _guard_shape(old, tuple(types), options.allow_shape_change, result)
+        _guard_shape(old, sources.templates, options.allow_shape_change, result)
         new = _stamp(bank, sources.templates, types, sources.notes, old, self.clock, result)
         lock_path = options.decks / LOCK_FILE
         if options.frozen and _out_of_date(old, new):
@@ -90,7 +92,7 @@ class AnkiTarget:
         text = new.dumps()
         lock = _LockPlan(new, text, text != _current_text(lock_path), old.recalled)
         seen = sources.translations.text(today(self.clock.first()))
-        return AnkiPlan(options, result, types, packages, todo, lock, previous, seen, self.progress)
+        return AnkiPlan(options, result, sources.templates, types, packages, todo, lock, previous, seen, self.progress)
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,8 @@ class AnkiPlan:
 
     options: BuildOptions
     result: BuildResult
+    #: The templates of each note type, and the note type itself, by key (see :meth:`Kind.notetype_key`).
+    templates: Mapping[str, CardTemplates]
     types: dict[str, genanki.Model]
     packages: list[_Package]
     #: The packages whose content differs from what the last build made of them.
@@ -132,18 +136,25 @@ class AnkiPlan:
             for path in (options.decks / LOCK_FILE, out / CHANGELOG_FILE, *(p.path for p in self.packages)):
                 remove_stale_temporaries(path)
         made = _make_packages(self.todo, kept, self.progress)
-        _keep_published({model.model_id: lang for lang, model in self.types.items()}, self.todo, made, lock.lock, kept)
+        _keep_published(self.templates, self.todo, made, lock.lock, kept)
         for package in self.packages:
             path, spec = package.path, package.spec
             written = path in made and _write(path, made.pop(path), options.dry_run)
             result.outputs.append(Output(path, package.lang, len(spec.decks), len(spec.notes), written))
         if not options.dry_run:
-            publish_changelog(out, self.previous, result.changes, {lang: t.name for lang, t in self.types.items()})
+            publish_changelog(out, self.previous, result.changes, self._notetype_names())
             _record_translations(options.decks / TRANSLATIONS_FILE, self.translations, options.frozen)
             result.lock_written = not options.frozen and _save_lock(options.decks, lock)
         # The next build, not frozen, still has the lock to tidy: this one must not be taken for it.
         result.lock_untidy = options.frozen and lock.changed
         return result
+
+    def _notetype_names(self) -> dict[str, list[str]]:
+        """The names of each language's note types, for the searches the changelog gives."""
+        names: dict[str, list[str]] = {}
+        for key, model in self.types.items():
+            names.setdefault(self.templates[key].lang, []).append(model.name)
+        return names
 
 
 def _record_translations(path: Path, text: str, frozen: bool) -> None:
@@ -157,8 +168,8 @@ def _record_translations(path: Path, text: str, frozen: bool) -> None:
 
 
 def notetypes(bank: Bank, templates: Mapping[str, CardTemplates]) -> dict[str, genanki.Model]:
-    """The note type of each language the build makes, from its card templates."""
-    return {lang: notetype(bank, lang, t.front, t.back, t.css) for lang, t in templates.items()}
+    """The note type of each kind and language the build makes, from its card templates, by key."""
+    return {key: notetype(bank.id, t) for key, t in templates.items()}
 
 
 def _cache_warnings(decks: Path) -> list[Problem]:
@@ -187,14 +198,14 @@ def _follow_published(sources: Sources, lock: Lock, out: Path, clock: Clock, res
     """
     bank, problems = sources.bank, Problems()
     previous = previous_changelog(out, bank.root / CHANGELOG_FILE, problems)
-    published = read_published(out, bank.id, tuple(sources.templates), problems, Cache(bank.root).kept)
+    published = read_published(out, bank.id, sources.templates, problems, Cache(bank.root).kept)
     problems.raise_for()
     result.warnings += problems.warnings
     raised = raise_times(lock, published, clock)
-    names = {(deck.key, lang): bank.deck_name(deck, lang) for deck in bank.decks for lang in sources.templates}
+    langs = {t.lang for t in sources.templates.values()}
+    names = {(deck.key, lang): bank.deck_name(deck, lang) for deck in bank.decks for lang in langs}
     notes = [(head, names[head.deck_key, head.lang]) for head in sources.notes]
-    digests = {lang: templates.digest for lang, templates in sources.templates.items()}
-    result.changes.items += changes_since(published, notes, digests)
+    result.changes.items += changes_since(published, notes, sources.templates)
     result.changes.when = _latest(raised)
     return raised, previous
 
@@ -219,20 +230,18 @@ def _save_lock(decks: Path, planned: _LockPlan) -> bool:
 
 
 def _keep_published(
-    types: dict[int, str], todo: list[_Package], made: Mapping[Path, bytes], lock: Lock, kept: Path
+    templates: Mapping[str, CardTemplates], todo: list[_Package], made: Mapping[Path, bytes], lock: Lock, kept: Path
 ) -> None:
-    """Keep what each package made holds as :func:`read_published` would find it, for the next build to read.
-
-    ``types`` has the language of each notetype id the build makes.
-    """
+    """Keep what each package made holds as :func:`read_published` would find it, for the next build to read."""
+    by_id = notetype_keys(lock.bank, templates)
     for package in todo:
-        lang, spec = package.lang, package.spec
+        spec = package.spec
         decks = {deck.id: deck.name for deck in spec.decks}
         # The lock's entry is the package's note: its digest and time are what the package holds.
         notes = {key.guid: PublishedNote(lock.notes[key.guid], decks[key.deck_id]) for key in spec.notes}
-        notetype = PublishedNotetype(lock.notetypes[lang].digest, spec.notetype_mtime)
-        found = Published(notes, {lang: notetype})
-        keep(kept, package.path, made[package.path], types, found)
+        keys = ((by_id[model.model_id][0], mtime) for model, mtime in spec.notetypes)
+        notetypes = {key: PublishedNotetype(lock.notetypes[key].digest, mtime) for key, mtime in keys}
+        keep(kept, package.path, made[package.path], by_id, Published(notes, notetypes))
 
 
 def _make_packages(todo: list[_Package], kept: Path, progress: Progress) -> dict[Path, bytes]:
@@ -294,10 +303,12 @@ def _stamp(
     """The new lock: times for every note and notetype, moved where the content differs from the lock's."""
     entries, stamped = stamp_notes(notes, old, clock)
     gone = old.notes.keys() - entries.keys()
-    kept = {guid: old.notes[guid] for guid in gone if old.notes[guid].lang not in card_templates}  # other languages'
+    built = {tpl.lang for tpl in card_templates.values()}
+    kept = {guid: old.notes[guid] for guid in gone if old.notes[guid].lang not in built}  # other languages'
     new = Lock(bank.id, dict(old.notetypes), {**kept, **entries} if kept else entries)
-    for lang, tpl in card_templates.items():
-        new.notetypes[lang] = stamp_notetype(lang, types[lang].model_id, FIELDS, (CARD_NAME,), tpl.digest, old, clock)
+    for key, tpl in card_templates.items():
+        cards = tuple(side.name for side in tpl.sides)
+        new.notetypes[key] = stamp_notetype(key, types[key].model_id, tpl.kind.fields, cards, tpl.digest, old, clock)
     changed = [old.notes[guid] for guid, stamp in stamped.items() if stamp is Stamp.CHANGED]
     result.warnings += _wrong_times(changed, clock, bank.root / LOCK_FILE)
     return new
@@ -324,22 +335,23 @@ def _wrong_times(changed: list[NoteLock], clock: Clock, lock_path: Path) -> list
     return problems.items
 
 
-def _guard_shape(old: Lock, langs: Sequence[str], allow: bool, result: BuildResult) -> None:
+def _guard_shape(old: Lock, card_templates: Mapping[str, CardTemplates], allow: bool, result: BuildResult) -> None:
     """Refuse to change the fields or card types of a notetype classmates already have."""
-    for lang in langs:
-        previous = old.notetypes.get(lang)
-        if previous is None or (previous.fields, previous.cards) == (FIELDS, (CARD_NAME,)):
+    for key, templates in card_templates.items():
+        previous = old.notetypes.get(key)
+        fields, cards = templates.kind.fields, tuple(side.name for side in templates.sides)
+        if previous is None or (previous.fields, previous.cards) == (fields, cards):
             continue
         if not allow:
             raise ShapeChangeError(
-                f"the '{lang}' note type would change its fields or card types "
+                f"the '{key}' note type would change its fields or card types "
                 f"(from {', '.join(previous.fields)} / {', '.join(previous.cards)} "
-                f"to {', '.join(FIELDS)} / {CARD_NAME}). Everyone who imported the deck would get "
+                f"to {', '.join(fields)} / {', '.join(cards)}). Everyone who imported the deck would get "
                 "a copy of the note type and stop receiving updates to their existing notes. "
                 "If this is intended, rebuild with --allow-shape-change and tell them to tick "
                 "'Merge note types' when importing."
             )
-        result.changes.add(Change(lang, "", ChangeKind.SHAPE))
+        result.changes.add(Change(templates.lang, "", ChangeKind.SHAPE))
 
 
 def package_groups(bank: Bank, lang: str, out: Path, split: bool) -> list[tuple[Path, list[Deck]]]:
@@ -363,22 +375,29 @@ def _plan(
 ) -> list[_Package]:
     """What each output file holds: all decks of a language, or one deck each with ``split``.
 
-    A package carries the images its notes show, by name, so its bytes do not
-    depend on the order the notes were rendered in.
+    A package carries the note types of every kind in its language, and the
+    images its notes show, by name, so its bytes do not depend on the order the
+    notes were rendered in.
     """
     by_key = {result.deck.key: result for result in sources.files if result.deck}
     packages = []
-    for lang, model in types.items():
-        assets = [(asset.name, asset.content) for asset in sources.templates[lang].media]
+    for lang in dict.fromkeys(t.lang for t in sources.templates.values()):
+        keys = [key for key, t in sources.templates.items() if t.lang == lang]
+        models = [(types[key], lock.notetypes[key].mtime) for key in keys]
+        model_ids = {sources.templates[key].kind.name: types[key].model_id for key in keys}
+        assets = {asset.name: asset.content for key in keys for asset in sources.templates[key].media}
         for path, decks in package_groups(bank, lang, out, split):
             ids = {d.key: deck_id(bank.id, d.key, lang) for d in decks}
             infos = [DeckInfo(ids[d.key], bank.deck_name(d, lang)) for d in decks]
             files = [by_key[d.key] for d in decks]
             heads = [head for file in files for head in file.notes if head.lang == lang]
             names = sorted({name for head in heads for name in head.media})
-            notes = [NoteKey(h.guid, h.digest, lock.notes[h.guid].mtime, ids[h.deck_key]) for h in heads]
-            media = [*assets, *((name, sources.media[name]) for name in names)]
-            spec = PackageSpec(model, lock.notetypes[lang].mtime, infos, notes, partial(_texts, files, lang), media)
+            notes = [
+                NoteKey(h.guid, h.digest, lock.notes[h.guid].mtime, ids[h.deck_key], model_ids[h.kind], h.cards)
+                for h in heads
+            ]
+            media = [*assets.items(), *((name, sources.media[name]) for name in names)]
+            spec = PackageSpec(models, infos, notes, partial(_texts, files, lang), media)
             packages.append(_Package(path, lang, spec))
     return packages
 

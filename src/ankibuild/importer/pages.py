@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import Problems
+from ..kinds.choice import MAX_OPTIONS, MIN_OPTIONS
 from ..loader import decode
-from ..model import MAX_OPTIONS, MIN_OPTIONS
 from ..paths import UnsafePathError, read_inside
 from . import langguess
 

@@ -24,9 +24,10 @@ from typing import TYPE_CHECKING
 
 from ..atomic import write_if_changed
 from ..errors import AnkibuildError, BankError, Problems, Severity
+from ..kinds.choice import LETTERS
 from ..languages import CODE_HINT, is_language
 from ..loader import BANK_FILE, Map, decode, read
-from ..model import LETTERS, Bank, Deck, Question, Translation
+from ..model import Bank, Deck, Question, Translation
 from ..yamltext import Block, Document, Value, mapping_lines, open_document
 from .record import Entry, Record, advance, by_question, text_refs, today
 from .status import BankTexts, load_texts, write_record

@@ -1,0 +1,159 @@
+"""Shape checks of parsed YAML that report with the file's positions, and carry on.
+
+Shared by the validation of a bank's files and by each question kind's reading
+of its own keys, so that every kind words its problems alike.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .errors import Problems, Severity
+from .languages import CODE_HINT, is_language
+from .loader import Map, Seq
+
+
+class Checker:
+    """Type and shape checks for one file, reporting with the file's positions."""
+
+    def __init__(self, path: Path, problems: Problems) -> None:
+        self.path = path
+        self.problems = problems
+
+    def report(
+        self,
+        where: tuple[int, int],
+        message: str,
+        hint: str = "",
+        question: str = "",
+        severity: Severity = Severity.ERROR,
+    ) -> None:
+        line, column = where
+        self.problems.add(
+            self.path,
+            message,
+            line=line,
+            column=column,
+            hint=hint,
+            question=question,
+            severity=severity,
+        )
+
+    def mapping(self, value: Any, where: tuple[int, int], what: str, question: str = "") -> Map | None:
+        if isinstance(value, Map):
+            return value
+        hint = "write one 'key: value' per line, indented below it, or {key: value, ...}"
+        self.report(where, f"{what} must be a mapping (key: value), not {type_name(value)}", hint, question)
+        return None
+
+    def sequence(self, value: Any, where: tuple[int, int], what: str, question: str = "") -> Seq | None:
+        if isinstance(value, Seq):
+            return value
+        hint = "write one '- item' per line, indented below it, or [item, item]"
+        self.report(where, f"{what} must be a list (- item), not {type_name(value)}", hint, question)
+        return None
+
+    def keys(
+        self,
+        data: Map,
+        spec: Mapping[str, bool],
+        what: str,
+        question: str = "",
+        languages: Sequence[str] = (),
+        *,
+        nested: bool = False,
+    ) -> None:
+        """Report missing required keys and unknown keys (with a suggestion).
+
+        Language codes are keys only where ``languages`` (the bank's) are given, in a
+        question: anywhere else, ``en:`` is a mistake; in a translation (``nested``),
+        one indented too far.
+        """
+        for key in data:
+            if key not in spec and not (languages and is_language(key)):
+                hint = _key_hint(key, [*spec, *languages], nested=nested)
+                self.report(data.at(key), f"unknown key '{key}' in {what}", hint, question)
+        for key, required in spec.items():
+            if required and key not in data:
+                self.report((data.line, data.column), f"missing key '{key}' in {what}", f"add '{key}:'", question)
+
+    def text(self, data: Map, key: str, question: str = "") -> str | None:
+        value = data.get(key)
+        if value is None and key not in data:
+            return None  # reported as a missing key already
+        return self.text_value(value, data.at(key), f"'{key}'", question)
+
+    def text_value(self, value: Any, where: tuple[int, int], what: str, question: str = "") -> str | None:
+        if value is None or (isinstance(value, str) and not value.strip()):
+            self.report(where, f"{what} is empty", "write the text", question)
+            return None
+        if not isinstance(value, str):
+            hint = "put it in quotes if it is meant as text" if isinstance(value, bool) else "write the text itself"
+            self.report(where, f"{what} must be text, not {type_name(value)}", hint, question)
+            return None
+        control = _CONTROL.search(value)
+        if control:
+            # U+001F separates a note's fields inside Anki: such a text would corrupt the note
+            message = f"{what} contains the invisible control character U+{ord(control.group()):04X}"
+            self.report(where, message, "remove it; it comes from an escape such as \\x1f in quotes", question)
+            return None
+        return value.strip()
+
+    def localized(self, value: Any, where: tuple[int, int], what: str) -> dict[str, str]:
+        """A ``{lang: text}`` mapping, such as a deck title or a topic name."""
+        data = self.mapping(value, where, what)
+        if data is None:
+            return {}
+        result: dict[str, str] = {}
+        for lang, text in data.items():
+            if not is_language(lang):
+                self.report(data.at(lang), f"unknown language code '{lang}' in {what}", CODE_HINT)
+                continue
+            checked = self.text_value(text, data.at(lang), f"{what} in '{lang}'")
+            if checked is not None:
+                result[lang] = checked
+        return result
+
+    def names(self, data: Map, key: str, allowed: Sequence[str], question: str, *, upper: bool = False) -> list[str]:
+        """The valid names listed under ``key`` (option letters to pin, checks to allow); others are reported."""
+        if key not in data:
+            return []
+        seq = self.sequence(data[key], data.at(key), f"'{key}'", question)
+        names: list[str] = []
+        for value, where in zip(seq or (), seq.marks if seq else (), strict=True):
+            name = value.strip() if isinstance(value, str) else ""
+            name = name.upper() if upper else name
+            if name in allowed:
+                names.append(name)
+                continue
+            close = difflib.get_close_matches(name, allowed, n=1)
+            hint = f"did you mean '{close[0]}'?" if close else f"allowed: {', '.join(allowed)}"
+            self.report(where, f"'{value}' is not allowed in '{key}'", hint, question)
+        return names
+
+
+#: Control characters other than tab and line break (YAML only lets them in through escapes).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _key_hint(key: str, allowed: list[str], nested: bool) -> str:
+    close = difflib.get_close_matches(key, allowed, n=1)
+    if close:
+        return f"did you mean '{close[0]}'?"
+    if nested and is_language(key):
+        return "a translation sits directly under the question: is it indented too far?"
+    return f"allowed: {', '.join(allowed)}"
+
+
+def type_name(value: Any) -> str:
+    """How a problem names what was written instead: "a list", "text", "true", "empty"."""
+    if value is None:
+        return "empty"
+    if isinstance(value, bool):
+        return str(value).lower()
+    names: dict[type, str] = {Map: "a mapping", Seq: "a list", str: "text"}
+    return names.get(type(value), type(value).__name__)

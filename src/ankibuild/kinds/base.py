@@ -1,0 +1,112 @@
+"""What a kind of question is: the shape of its notes, how it is read, how it becomes fields.
+
+A kind owns everything that differs from one kind to another: the keys a
+question and its translations may have, how its answer is read and checked,
+the note type its notes use (fields, card types, the template files of each
+card), how a question's texts become those fields, and its part of the JSON
+Schema. Everything else (ids, topics, languages, images, the lock, packages,
+the preview) is the same for every kind and never asks which one it has.
+
+A kind's note type, once released, never changes shape: Anki makes a copy of a
+note type whose fields or card types differ, and stops updating every note of
+the old one. Its ids and names are derived from the bank id, the language and
+the kind's name, which therefore never change either.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ..checker import Checker
+from ..loader import Map
+from ..model import Question, Translation, note_guid, notetype_id
+
+#: Renders one text of a question to HTML: the name of the field it fills (for the
+#: place of a problem), then the text as written.
+Render = Callable[[str, str], str]
+
+
+@dataclass(frozen=True)
+class CardType:
+    """One card type of a note type: its name and the template files of its two sides."""
+
+    name: str
+    front: str
+    back: str
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a kind read of a question besides its texts."""
+
+    #: The answer as the note's answer field holds it ("A", "A C", "true"), or "".
+    answer: str
+    ok: bool
+    #: Letters of options that keep their place when the options are shuffled.
+    pin: tuple[str, ...] = ()
+    #: The question's own shuffle setting, over the bank's (None: the bank's).
+    shuffle: bool | None = None
+
+
+class Kind(ABC):
+    """A kind of question. Each is one module of this package, with one line in its registry."""
+
+    #: The value of a question's ``kind:`` key.
+    name: ClassVar[str]
+    #: The note type's fields, in order. Never change them after a release.
+    fields: ClassVar[tuple[str, ...]]
+    #: The note type's card types, in order (a card's ``ord`` is its place here).
+    cards: ClassVar[tuple[CardType, ...]]
+    #: The field Anki's browser sorts by.
+    sort_field: ClassVar[str]
+    #: Keys a question of this kind may have besides those of every question (True: required).
+    question_keys: ClassVar[Mapping[str, bool]]
+    #: Keys a translation of this kind has (True: required).
+    translation_keys: ClassVar[Mapping[str, bool]]
+    #: Anki's own cloze note type: a card for each cloze number.
+    cloze: ClassVar[bool] = False
+    #: The options of its questions are checked for answers given away (see :mod:`..itemchecks`).
+    has_options: ClassVar[bool] = False
+
+    def notetype_key(self, lang: str) -> str:
+        """What names its note type in ``lang`` in the lock and in a build."""
+        return f"{lang}/{self.name}"
+
+    def notetype_id(self, bank_id: str, lang: str) -> int:
+        return notetype_id(bank_id, lang, self.name)
+
+    def notetype_name(self, bank_id: str, lang: str) -> str:
+        return f"{bank_id} {self.name} ({lang})"
+
+    def note_guid(self, bank_id: str, question_id: str, lang: str) -> str:
+        """The GUID of a question in one language (see :func:`..model.note_guid`).
+
+        The kind is part of it: a question that changes kind becomes a note of
+        another note type, which Anki could not update in place.
+        """
+        return note_guid(bank_id, question_id, lang, self.name)
+
+    @abstractmethod
+    def read_translation(
+        self, check: Checker, data: Map, question: str, where: tuple[int, int]
+    ) -> tuple[Translation, bool]:
+        """A translation (its keys are checked already), and whether it is valid.
+
+        ``where`` is the place of its language key. An invalid translation keeps
+        the texts that could be read, for their own checks.
+        """
+
+    @abstractmethod
+    def read_question(self, check: Checker, data: Map, question: str, texts: Mapping[str, Translation]) -> Reading:
+        """The answer and settings of a question, checked against its valid translations ``texts``."""
+
+    @abstractmethod
+    def note_fields(self, question: Question, text: Translation, render: Render) -> tuple[str, ...]:
+        """The note's fields in one language, in the order of :attr:`fields`."""
+
+    def card_ords(self, fields: Sequence[str]) -> tuple[int, ...]:
+        """The cards a note with these fields has, by their place in :attr:`cards`."""
+        return (0,)
