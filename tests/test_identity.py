@@ -20,7 +20,8 @@ is reviewed as a diff (the commit says which bytes changed and why):
 
 ``tests/data/released/`` holds the sample bank's packages as released before
 there were other kinds of question than multiple choice (built the same way,
-in every language). A collection that imported them and was reviewed must see
+in every language), and ``tests/data/released-sample/`` the sample bank's files
+they were built from: the sample in ``decks/`` goes on growing. A collection that imported them and was reviewed must see
 a build of the current version update its multiple-choice notes in place,
 reviews kept. They are never regenerated; here they are checked to import into
 Anki with every question.
@@ -48,10 +49,12 @@ from ankibuild.lock.clock import Clock
 from ankibuild.preview import write_preview
 
 from .ankitools import imported_cards
-from .conftest import DATA, ROOT
+from .conftest import DATA
 
 IDENTITY = DATA / "identity"
 RELEASED = DATA / "released"
+#: The sample bank's files as they were when the packages in RELEASED were built.
+RELEASED_SAMPLE = DATA / "released-sample"
 #: The time of every build: after every time in the sample bank's committed lock.
 NOW = 1_800_000_000
 SHA_FILE = "packages.sha256"
@@ -66,7 +69,8 @@ class Bank:
 
 
 BANKS = {
-    "sample": Bank(ROOT / "decks"),
+    # The sample bank as it was released: the sample in decks/ goes on growing (new kinds of question).
+    "sample": Bank(RELEASED_SAMPLE),
     "every-language": Bank(DATA / "every-language"),
     "rtl-sample": Bank(DATA / "rtl-sample"),
     "pinned": Bank(DATA / "pinned"),
@@ -207,6 +211,6 @@ def test_released_packages_import_into_anki(tmp_path: Path) -> None:
     packages = sorted(RELEASED.glob("*.apkg"))
     assert [p.name for p in packages] == ["ai-stack-de.apkg", "ai-stack-en.apkg", "ai-stack-fr.apkg"]
     logs, cards = imported_cards(tmp_path / "collection.anki2", packages)
-    questions = len(yaml.safe_load((ROOT / "decks" / "ai-hardware.yaml").read_text(encoding="utf-8"))["questions"])
+    questions = len(yaml.safe_load((RELEASED_SAMPLE / "ai-hardware.yaml").read_text(encoding="utf-8"))["questions"])
     assert [log.new for log in logs] == [questions] * 3
     assert len(cards) == 3 * questions
