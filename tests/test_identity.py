@@ -21,10 +21,10 @@ is reviewed as a diff (the commit says which bytes changed and why):
 ``tests/data/released/`` holds the sample bank's packages as released before
 there were other kinds of question than multiple choice (built the same way,
 in every language), and ``tests/data/released-sample/`` the sample bank's files
-they were built from: the sample in ``decks/`` goes on growing. A collection that imported them and was reviewed must see
-a build of the current version update its multiple-choice notes in place,
-reviews kept. They are never regenerated; here they are checked to import into
-Anki with every question.
+they were built from: the sample in ``decks/`` goes on growing. A collection
+that imported them and was reviewed must see a build of the current version
+update its multiple-choice notes in place, reviews kept. They are never
+regenerated; here they are checked to import into Anki with every question.
 """
 
 from __future__ import annotations
