@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ankibuild.kinds.choice import FIELDS, LETTERS
+from ankibuild.kinds.choice import FIELDS
+from ankibuild.model import LETTERS
 from ankibuild.richtext import typography
 
 from .ankitools import TEMPLATE_ERROR, collection, import_package, render

@@ -16,9 +16,10 @@ from click.testing import CliRunner
 
 from ankibuild.cli import main
 from ankibuild.errors import Problems
-from ankibuild.kinds.choice import LETTERS, MAX_OPTIONS, MIN_OPTIONS, Choice
+from ankibuild.kinds.choice import MAX_OPTIONS, MIN_OPTIONS, Choice
 from ankibuild.languages import is_language
 from ankibuild.loader import load
+from ankibuild.model import LETTERS
 from ankibuild.schema import schema_text
 from ankibuild.validate import BANK_KEYS, FILE_KEYS, QUESTION_KEYS
 

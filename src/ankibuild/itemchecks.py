@@ -17,8 +17,7 @@ from typing import NamedTuple
 
 from .errors import Problem, Problems, Severity
 from .kinds import KINDS
-from .kinds.choice import LETTERS
-from .model import Deck, Question, Source
+from .model import LETTERS, Deck, Question, Source
 
 LONGEST_CORRECT = "longest-correct"
 OFTEN_LONGEST = "often-longest"

@@ -8,10 +8,12 @@ and decks in a classmate's collection.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+#: The letters that name a question's options, in order (at most six).
+LETTERS: tuple[str, ...] = ("A", "B", "C", "D", "E", "F")
 _ID_FLOOR = 1_000_000_000_000  # 2001-09-09 in milliseconds
 _ID_SPAN = 700_000_000_000  # up to 2023-11
 
@@ -41,6 +43,20 @@ class Translation:
     feedback: tuple[str, ...] = ()
     #: The answer as a text of its own (a flashcard's back), for kinds that have one.
     answer: str = ""
+
+    def texts(self) -> Iterator[tuple[str, str]]:
+        """What a translator translates, by name, in order: the question, each option, the explanation,
+        a text answer and each option's feedback, where there is one."""
+        yield "question", self.question
+        for letter, option in zip(LETTERS, self.options, strict=False):
+            yield f"option-{letter}", option
+        if self.explanation:
+            yield "explanation", self.explanation
+        if self.answer:
+            yield "answer", self.answer
+        for letter, feedback in zip(LETTERS, self.feedback, strict=False):
+            if feedback:
+                yield f"feedback-{letter}", feedback
 
 
 @dataclass(frozen=True)

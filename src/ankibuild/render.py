@@ -30,11 +30,10 @@ from .assets import Asset
 from .conflicts import report_conflict
 from .errors import Problems, Severity
 from .kinds import KINDS, Kind
-from .kinds.choice import LETTERS
 from .languages import is_rtl
 from .loader import Map, load, text_position
 from .media import Media, MediaError
-from .model import Bank, Question, topic_tag
+from .model import LETTERS, Bank, Question, topic_tag
 from .paths import UnsafePathError, read_inside
 from .richtext import to_html
 from .templatefolders import DEFAULT, TemplateFolders

@@ -33,8 +33,9 @@ from typing import Any
 
 from .itemchecks import CHECKS
 from .kinds import DEFAULT_KIND, KINDS
-from .kinds.choice import LETTERS, MAX_OPTIONS, MIN_OPTIONS
+from .kinds.choice import MAX_OPTIONS, MIN_OPTIONS
 from .languages import ISO_639_1, REGION, is_language
+from .model import LETTERS
 from .validate import BANK_KEYS, EVERY_QUESTION_KEY, FILE_KEYS, QUESTION_KEYS, SLUG, TOPIC
 
 #: A JSON Schema, or a part of one.

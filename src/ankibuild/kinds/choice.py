@@ -14,16 +14,15 @@ from typing import ClassVar
 
 from ..checker import Checker, type_name
 from ..loader import Map, Seq
-from ..model import Question, Translation, note_guid, notetype_id
+from ..model import LETTERS, Question, Translation, note_guid, notetype_id
 from .base import CardType, Kind, Reading, Render
 
 #: The note type's fields, in order. Never change this list after a release:
 #: Anki forks a note type whose fields differ ("Name+") and stops updating every
 #: note that uses it. ``tests/test_model.py`` guards it.
-FIELDS: tuple[str, ...] = ("ID", "Question", "A", "B", "C", "D", "E", "F", "Answer", "Explanation")
+FIELDS: tuple[str, ...] = ("ID", "Question", *LETTERS, "Answer", "Explanation")
 #: The note type's single card type; its name is part of the note type's shape too.
 CARD_NAME = "Multiple choice"
-LETTERS: tuple[str, ...] = FIELDS[2:8]
 MAX_OPTIONS = len(LETTERS)
 MIN_OPTIONS = 2
 #: Starts an option that keeps its place when the card script shuffles the others: the

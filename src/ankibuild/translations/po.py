@@ -24,10 +24,9 @@ from typing import TYPE_CHECKING
 
 from ..atomic import write_if_changed
 from ..errors import AnkibuildError, BankError, Problems, Severity
-from ..kinds.choice import LETTERS
 from ..languages import CODE_HINT, is_language
 from ..loader import BANK_FILE, Map, decode, read
-from ..model import Bank, Deck, Question, Translation
+from ..model import LETTERS, Bank, Deck, Question, Translation
 from ..yamltext import Block, Document, Value, mapping_lines, open_document
 from .record import Entry, Record, advance, by_question, text_refs, today
 from .status import BankTexts, load_texts, write_record
@@ -54,22 +53,15 @@ class Text:
     comment: str = ""
 
 
-def _fields(translation: Translation) -> Iterator[tuple[str, str]]:
-    yield "question", translation.question
-    for letter, option in zip(LETTERS, translation.options, strict=False):
-        yield f"option-{letter}", option
-    yield "explanation", translation.explanation
-
-
 def _question_texts(texts: BankTexts, question: Question, source: str, lang: str) -> Iterator[Text]:
     if source not in question.translations:
         return
-    theirs = dict(_fields(question.translations[lang])) if lang in question.translations else {}
+    theirs = dict(question.translations[lang].texts()) if lang in question.translations else {}
     entry = texts.record.get(question.id, {}).get(lang)
     outdated = entry is not None and entry.behind is not None
     path = question.source.path
     marks = question.translations[source].marks
-    for name, text in _fields(question.translations[source]):
+    for name, text in question.translations[source].texts():
         letter = name.removeprefix("option-")
         comment = f"option {letter}, the correct answer" if letter == question.answer else ""
         line = marks.get(letter if letter in LETTERS else name.capitalize(), (question.source.line, 0))[0]
@@ -319,7 +311,7 @@ class _Plan:
             next(i for i, item in enumerate(items) if isinstance(item, Map) and item.get("id") == question.id),
         )
         have = question.translations.get(self.lang)
-        names = [name for name, _ in _fields(next(iter(question.translations.values())))]
+        names = [name for name, _ in next(iter(question.translations.values())).texts()]
         if have is None:
             if len(given) < len(names):
                 return  # a new translation needs every text: its entries are listed as left out
@@ -339,7 +331,7 @@ def _translation(given: dict[str, str], names: list[str]) -> dict[str, Value]:
 
 def _update(document: Document, where: tuple[str | int, ...], have: Translation, given: dict[str, str]) -> int:
     """Change the texts of an existing translation that differ; how many did."""
-    old = dict(_fields(have))
+    old = dict(have.texts())
     changed = {name: text for name, text in given.items() if old.get(name) != text}
     for key in ("question", "explanation"):
         if key in changed:

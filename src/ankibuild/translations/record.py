@@ -57,8 +57,8 @@ class TextRef(NamedTuple):
 
 
 def text_digest(translation: Translation) -> str:
-    """A digest of everything a translator translates: the question, each option, the explanation."""
-    texts = (translation.question, *translation.options, translation.explanation)
+    """A digest of everything a translator translates (see :meth:`Translation.texts`)."""
+    texts = (text for _, text in translation.texts())
     return hashlib.sha256("\x1f".join(texts).encode()).hexdigest()[:16]
 
 
