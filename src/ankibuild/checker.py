@@ -95,7 +95,7 @@ class Checker:
             hint = "put it in quotes if it is meant as text" if isinstance(value, bool) else "write the text itself"
             self.report(where, f"{what} must be text, not {type_name(value)}", hint, question)
             return None
-        control = _CONTROL.search(value)
+        control = CONTROL.search(value)
         if control:
             # U+001F separates a note's fields inside Anki: such a text would corrupt the note
             message = f"{what} contains the invisible control character U+{ord(control.group()):04X}"
@@ -137,7 +137,7 @@ class Checker:
 
 
 #: Control characters other than tab and line break (YAML only lets them in through escapes).
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def _key_hint(key: str, allowed: list[str], nested: bool) -> str:

@@ -7,19 +7,22 @@ the item-writing checks ``allow`` may list and the language codes. A rule
 changed in :mod:`.validate` changes the schema with it, and
 ``tests/test_schema.py`` holds the two to the same verdict on generated files.
 
-The question part is made of fragments, one per kind of question: the keys a
-kind adds to a question and to each translation, with the schema of each value.
-``kind:`` chooses the fragment; a question without it is multiple choice.
+The question part is made of fragments, one per kind of question
+(:meth:`.kinds.Kind.schema_fragment`): the schema of the value of each key a kind
+adds to a question and of each key of its translations. ``kind:`` chooses the
+fragment; a question without it is of the default kind, multiple choice.
 
-A schema sees one file at a time, so ``ankibuild check`` remains the authority on:
+A schema sees one file at a time, as an editor reads it, so ``ankibuild check``
+remains the authority on:
 
 - what spans files: that a question's topics are declared in ``bank.yaml``, that
   question ids are unique in the bank, that translations are in the bank's
   languages (``check`` skips, with a warning, a translation in another language);
 - what spans a question's translations: the same number of options in every
   language, and an answer and pinned letters among those options;
-- what a number was written as: ankibuild reads ``id: 42`` or ``1.50`` as text,
-  an editor as a number, whose written form the schema cannot see;
+- what a number was written as: ankibuild reads ``id: 42`` or ``1.50`` as the
+  text written, an editor as a number, whose written form the schema cannot see
+  (so ``1`` and ``"1"``, or ``" a"`` and ``"a"``, are two options to it, one to ``check``);
 - everything beyond shape: templates, formulas, Markdown, images, the
   item-writing checks, a bank id that was released with two underscores in a row.
 """
@@ -27,23 +30,18 @@ A schema sees one file at a time, so ``ankibuild check`` remains the authority o
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
+from .checker import CONTROL
 from .itemchecks import CHECKS
-from .kinds import DEFAULT_KIND, KINDS
-from .kinds.choice import MAX_OPTIONS, MIN_OPTIONS
+from .kinds import DEFAULT_KIND, KINDS, Kind
 from .languages import ISO_639_1, REGION, is_language
-from .model import LETTERS
+from .schemaparts import TEXT, Schema, padded
 from .validate import BANK_KEYS, EVERY_QUESTION_KEY, FILE_KEYS, QUESTION_KEYS, SLUG, TOPIC
-
-#: A JSON Schema, or a part of one.
-Schema = dict[str, Any]
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
-TEXT: Schema = {"$ref": "#/$defs/text"}
 LANGUAGE: Schema = {"$ref": "#/$defs/language"}
 LOCALIZED: Schema = {"$ref": "#/$defs/localized"}
 SLUG_REF: Schema = {"$ref": "#/$defs/slug"}
@@ -57,14 +55,6 @@ class Keys:
     required: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Fragment:
-    """A kind's part of the questions schema: the keys it adds to a question, and a translation's keys."""
-
-    question: Keys
-    translation: Keys
-
-
 def keyed(table: Mapping[str, bool], values: Mapping[str, Schema]) -> Keys:
     """The keys of one of the validator's tables (True: required), with the schema of each value.
 
@@ -73,49 +63,22 @@ def keyed(table: Mapping[str, bool], values: Mapping[str, Schema]) -> Keys:
     return Keys({key: values[key] for key in table}, tuple(key for key, required in table.items() if required))
 
 
-def choice_fragment(question_keys: Mapping[str, bool], translation_keys: Mapping[str, bool]) -> Fragment:
-    """Multiple choice: an answer letter and pinned letters; a question, its options and an explanation."""
-    letter: Schema = {"type": "string", "pattern": _letter_pattern(LETTERS)}
-    question: dict[str, Schema] = {
-        "answer": {"description": "The letter of the correct option, shared by all languages.", **letter},
-        "pin": {
-            "description": "Letters of options that keep their place when the bank shuffles the options, "
-            "such as 'None of the above'.",
-            "type": "array",
-            "uniqueItems": True,
-            "items": letter,
-        },
-    }
-    translation: dict[str, Schema] = {
-        "question": TEXT,
-        "options": {
-            "description": f"{MIN_OPTIONS} to {MAX_OPTIONS} different options, in the same order in every language.",
-            "type": "array",
-            "minItems": MIN_OPTIONS,
-            "maxItems": MAX_OPTIONS,
-            "uniqueItems": True,
-            "items": TEXT,
-        },
-        "explanation": TEXT,
-    }
-    return Fragment(keyed(question_keys, question), keyed(translation_keys, translation))
-
-
-def kinds() -> dict[str, Fragment]:
-    """Every kind of question, by the name ``kind:`` gives it, with its fragment."""
-    choice = KINDS[DEFAULT_KIND]
-    return {DEFAULT_KIND: choice_fragment(choice.question_keys, choice.translation_keys)}
-
-
-def _letter_pattern(letters: tuple[str, ...]) -> str:
-    """A letter as ``check`` reads it: either case, spaces around it ignored."""
-    return rf"^\s*[{''.join(letters)}{''.join(letters).lower()}]\s*$"
+def _one_of(names: Iterable[str]) -> Schema:
+    """One of ``names``, offered for completion, or written with spaces around it (which ``check`` ignores)."""
+    listed = list(names)
+    return {"anyOf": [{"enum": listed}, {"type": "string", "pattern": padded(*listed)}]}
 
 
 def _language_pattern(reserved: tuple[str, ...] = ()) -> str:
     """A language code as :func:`.languages.is_language` accepts it, except the ``reserved`` ones."""
     refused = "".join(f"(?!{code}$)" for code in reserved)
     return f"^{refused}(?:{'|'.join(sorted(ISO_639_1))})(?:-(?:{REGION}))?$"
+
+
+def _text(pattern: str) -> Schema:
+    """Text as ``check`` reads it: no control character, the spaces around it stripped, then ``pattern`` (``^...$``)."""
+    assert pattern.startswith("^") and pattern.endswith("$"), pattern
+    return {"type": "string", "pattern": rf"^\s*(?:{pattern[1:-1]})\s*$", "not": {"pattern": CONTROL.pattern}}
 
 
 def _topic_pattern() -> str:
@@ -125,7 +88,7 @@ def _topic_pattern() -> str:
     script's to Python: the class here is ASCII's ``[\\w.-]`` and every character
     beyond ASCII except spaces (only symbols beyond ASCII then pass the schema).
     """
-    word = r"[^\x00-,/:-@\[-^`{-\x7f\s]"
+    word = r"[^\x00-,/:-@\[-^`{-\x9f\s]"
     pattern = TOPIC.pattern.replace(r"[\w.-]", word)
     assert word in pattern, "the topic pattern changed: write its editor version again"
     return pattern
@@ -136,11 +99,11 @@ def _shared_defs() -> dict[str, Schema]:
     return {
         "text": {
             "description": "Text, shown on the card exactly as written (HTML is shown as text). Not empty.",
-            "anyOf": [{"type": "string", "pattern": r"\S"}, {"type": "number"}],
+            "anyOf": [{"type": "string", "pattern": r"\S", "not": {"pattern": CONTROL.pattern}}, {"type": "number"}],
         },
         "slug": {
             "description": "Lowercase letters, digits and - _ . ; starts with a letter or digit.",
-            "anyOf": [{"type": "string", "pattern": SLUG.pattern}, {"type": "integer", "minimum": 0}],
+            "anyOf": [_text(SLUG.pattern), {"type": "number", "minimum": 0}],
         },
         "language": {
             "description": "An ISO 639-1 language code (de, fr, en), optionally with a region or script "
@@ -151,7 +114,6 @@ def _shared_defs() -> dict[str, Schema]:
         "localized": {
             "description": "The same text in each language: {language code: text}.",
             "type": "object",
-            "minProperties": 1,
             "propertyNames": LANGUAGE,
             "additionalProperties": TEXT,
         },
@@ -170,28 +132,30 @@ def _question_keys() -> Keys:
             "description": "Topics declared in bank.yaml.",
             "type": "array",
             "minItems": 1,
-            "items": {"type": "string", "pattern": _topic_pattern()},
+            "items": {"anyOf": [_text(_topic_pattern()), {"type": "number"}]},
         },
-        "kind": {"description": "The kind of question; multiple choice when left out.", "enum": list(KINDS)},
         "allow": {
             "description": "Item-writing checks this question is exempt from "
             "(see the format documentation for the reason of each).",
             "type": "array",
-            "uniqueItems": True,
-            "items": {"enum": list(CHECKS)},
+            "items": _one_of(CHECKS),
         },
+        "kind": {"description": "The kind of question; multiple choice when left out.", **_one_of(KINDS)},
     }
     return keyed(QUESTION_KEYS, values)
 
 
-def _kind_defs(name: str, fragment: Fragment, common: Keys) -> dict[str, Schema]:
+def _kind_defs(kind: Kind, common: Keys) -> dict[str, Schema]:
     """A question of one kind and its translation: closed mappings of the common keys and the kind's."""
-    properties = {**common.properties, **fragment.question.properties}
+    fragment = kind.schema_fragment()
+    own, translation = keyed(kind.question_keys, fragment.question), keyed(kind.translation_keys, fragment.translation)
+    name = kind.name
+    properties = {**common.properties, **own.properties}
     translation_keys = _language_pattern(tuple(key for key in properties if is_language(key)))
     return {
         name: {
             "type": "object",
-            "required": [*common.required, *fragment.question.required],
+            "required": [*common.required, *own.required],
             "properties": properties,
             "patternProperties": {translation_keys: {"$ref": f"#/$defs/{name}-translation"}},
             "additionalProperties": False,
@@ -199,32 +163,34 @@ def _kind_defs(name: str, fragment: Fragment, common: Keys) -> dict[str, Schema]
         f"{name}-translation": {
             "description": "The question in one language.",
             "type": "object",
-            "required": list(fragment.translation.required),
+            "required": list(translation.required),
             "additionalProperties": False,
-            "properties": fragment.translation.properties,
+            "properties": translation.properties,
         },
     }
 
 
-def _question(names: list[str]) -> Schema:
-    """A question: ``kind`` names the definition it follows, multiple choice when it names none."""
+def _question(names: Iterable[str]) -> Schema:
+    """A question: ``kind`` names the definition it follows; without it, the default kind's."""
     cases = [
         {
-            "if": {"properties": {"kind": {"const": name}}, **({} if name == DEFAULT_KIND else {"required": ["kind"]})},
+            "if": {
+                "properties": {"kind": {"type": "string", "pattern": padded(name)}},
+                **({} if name == DEFAULT_KIND else {"required": ["kind"]}),
+            },
             "then": {"$ref": f"#/$defs/{name}"},
         }
         for name in names
     ]
-    return {"type": "object", "properties": {"kind": {"enum": names}}, "allOf": cases}
+    return {"type": "object", "properties": {"kind": _one_of(KINDS)}, "allOf": cases}
 
 
 def questions_schema() -> Schema:
     """The schema of a question file."""
-    fragments = kinds()
     common = _question_keys()
-    defs = {**_shared_defs(), "question": _question(list(fragments))}
-    for name, fragment in fragments.items():
-        defs.update(_kind_defs(name, fragment, common))
+    defs = {**_shared_defs(), "question": _question(KINDS)}
+    for kind in KINDS.values():
+        defs.update(_kind_defs(kind, common))
     values = {
         "deck": {**LOCALIZED, "description": "The deck's title in each language."},
         "questions": {"type": "array", "items": {"$ref": "#/$defs/question"}},
@@ -239,7 +205,8 @@ def questions_schema() -> Schema:
         "$schema": DIALECT,
         "$id": "urn:ankibuild:schema:questions",
         "title": "ankibuild question file",
-        "description": "A deck of multiple-choice questions, each written in the bank's languages.",
+        "description": "A deck of questions, each written in the bank's languages: multiple choice unless "
+        "a question names another kind.",
         **_closed(keyed(FILE_KEYS, values)),
         "$defs": defs,
     }
@@ -251,6 +218,7 @@ def bank_schema() -> Schema:
     values = {
         "id": {
             **SLUG_REF,
+            "not": {"type": "string", "pattern": "__"},
             "description": "Namespaces every note, note type and deck of the bank. "
             "Never change it after the first release.",
         },
@@ -267,7 +235,7 @@ def bank_schema() -> Schema:
             ":: makes a hierarchy.",
             "type": "object",
             "propertyNames": {"pattern": _topic_pattern()},
-            "additionalProperties": LOCALIZED,
+            "additionalProperties": {**LOCALIZED, "minProperties": 1},
         },
         "shuffle": {
             "type": "boolean",

@@ -23,6 +23,7 @@ from typing import ClassVar
 from ..checker import Checker
 from ..loader import Map
 from ..model import Question, Translation, note_guid, notetype_id
+from ..schemaparts import Fragment
 
 #: Renders one text of a question to HTML: the name of the field it fills (for the
 #: place of a problem), then the text as written.
@@ -102,6 +103,10 @@ class Kind(ABC):
     @abstractmethod
     def read_question(self, check: Checker, data: Map, question: str, texts: Mapping[str, Translation]) -> Reading:
         """The answer and settings of a question, checked against its valid translations ``texts``."""
+
+    @abstractmethod
+    def schema_fragment(self) -> Fragment:
+        """Its part of the question files' JSON Schema: the schema of each key's value in its two tables."""
 
     @abstractmethod
     def note_fields(self, question: Question, text: Translation, render: Render) -> tuple[str, ...]:

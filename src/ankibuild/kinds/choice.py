@@ -15,6 +15,7 @@ from typing import ClassVar
 from ..checker import Checker, type_name
 from ..loader import Map, Seq
 from ..model import LETTERS, Question, Translation, note_guid, notetype_id
+from ..schemaparts import TEXT, Fragment, Schema, padded
 from .base import CardType, Kind, Reading, Render
 
 #: The note type's fields, in order. Never change this list after a release:
@@ -62,6 +63,33 @@ class Choice(Kind):
         count = min((len(t.options) for t in texts.values()), default=len(LETTERS))
         pin = tuple(check.names(data, "pin", LETTERS[:count], question, upper=True))
         return Reading(answer or "", bool(answer and agree), pin)
+
+    def schema_fragment(self) -> Fragment:
+        """An answer letter and pinned letters; a question, its options and an explanation."""
+        letter: Schema = {"type": "string", "pattern": padded(*LETTERS, *(letter.lower() for letter in LETTERS))}
+        question: dict[str, Schema] = {
+            "answer": {"description": "The letter of the correct option, shared by all languages.", **letter},
+            "pin": {
+                "description": "Letters of options that keep their place when the bank shuffles the options, "
+                "such as 'None of the above'.",
+                "type": "array",
+                "items": letter,
+            },
+        }
+        options = f"{MIN_OPTIONS} to {MAX_OPTIONS} different options, in the same order in every language."
+        translation: dict[str, Schema] = {
+            "question": TEXT,
+            "options": {
+                "description": options,
+                "type": "array",
+                "minItems": MIN_OPTIONS,
+                "maxItems": MAX_OPTIONS,
+                "uniqueItems": True,
+                "items": TEXT,
+            },
+            "explanation": TEXT,
+        }
+        return Fragment(question, translation)
 
     def note_fields(self, question: Question, text: Translation, render: Render) -> tuple[str, ...]:
         options = [
