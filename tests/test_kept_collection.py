@@ -19,7 +19,7 @@ import pytest
 from ankibuild import BuildResult, build
 from ankibuild.anki import package
 from ankibuild.anki.deflate import PIECE, Deflate
-from ankibuild.cache import Cache, unpack
+from ankibuild.cache import Cache, pack, unpack
 from ankibuild.lock.clock import Clock
 from ankibuild.lock.format import LOCK_FILE
 
@@ -171,6 +171,19 @@ def test_a_damaged_kept_collection_is_not_used(project: Project, monkeypatch: py
         kept.write_bytes(bytes(data))
     expected = _rebuild_after_an_edit(project)
     shutil.rmtree(project.root / "fresh")
+    made = _counted(monkeypatch)
+    project.build()
+    assert made == ["create"]
+    assert _packages(project.out)["ai-stack-de.apkg"] == expected["ai-stack-de.apkg"]
+
+
+def test_a_record_kept_by_another_version_is_not_used(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kept record whose notes have another shape (an older version's) costs only time, never the build."""
+    project.build()
+    for record in Cache(project.decks).kept.glob("*.record"):
+        (frame, contents, notes, order), pieces = unpack(record.read_bytes())
+        record.write_bytes(pack([frame, contents, [note[:4] for note in notes], order], pieces))
+    expected = _rebuild_after_an_edit(project)
     made = _counted(monkeypatch)
     project.build()
     assert made == ["create"]

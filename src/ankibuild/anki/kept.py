@@ -59,7 +59,8 @@ class Kept:
             by_digest = dict(zip(digests, pieces, strict=True))
             keys = [NoteKey._make((*note[:5], tuple(note[5]))) for note in notes]
             return Record(frame, contents, keys, digests, by_digest)
-        except (OSError, ValueError, TypeError):  # none, or damaged: the package is made from nothing
+        # None, damaged, or kept by another version in another shape: the package is made from nothing.
+        except (OSError, ValueError, TypeError, IndexError):
             return None
 
     def writable(self) -> bool:
