@@ -24,7 +24,7 @@ def _no_pipeline(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_nothing_changed_answers_without_running_the_pipeline(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The second build of unchanged sources returns the first one's summary and touches nothing."""
+    """The second build of unchanged loaded returns the first one's summary and touches nothing."""
     first = project.build()
     _no_pipeline(monkeypatch)
     second = project.build()
@@ -108,16 +108,16 @@ def test_an_edit_rebuilds_only_the_packages_it_touches(project: Project, monkeyp
 
 def test_a_source_saved_during_a_build_is_not_forgotten(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     """If a file changes after the build read it, that build is not recorded: the next one looks again."""
-    load_sources = load.load_sources
+    load_all = load.load_all
 
     def edited_meanwhile(*args: Any, **options: Any) -> Any:
-        sources = load_sources(*args, **options)
+        loaded = load_all(*args, **options)
         project.edit(*EDIT)  # as if saved in an editor while the build runs
-        return sources
+        return loaded
 
-    monkeypatch.setattr(pipeline, "load_sources", edited_meanwhile)
+    monkeypatch.setattr(pipeline, "load_all", edited_meanwhile)
     project.build()
-    monkeypatch.setattr(pipeline, "load_sources", load_sources)
+    monkeypatch.setattr(pipeline, "load_all", load_all)
     result = project.build()
     assert [(c.question, c.kind) for c in result.changes.items] == [("elementwise-ops-memory-bound", "changed")]
 

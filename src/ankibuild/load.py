@@ -109,12 +109,12 @@ def check(*, decks: Path = Path("decks"), templates: Path | None = None, strict:
     Raises :class:`BankError` when there are errors (or warnings, if ``strict``);
     returns the warnings otherwise, with what was checked.
     """
-    sources = load_sources(BuildOptions(decks=decks, templates=templates, strict=strict))
-    return CheckResult(sources.problems, len(sources.files), sources.questions, sources.bank.languages)
+    loaded = load_all(BuildOptions(decks=decks, templates=templates, strict=strict))
+    return CheckResult(loaded.problems, len(loaded.files), loaded.questions, loaded.bank.languages)
 
 
 @dataclass(frozen=True)
-class Sources:
+class LoadedBank:
     """Everything a build reads, validated and rendered, before anything is written."""
 
     bank: Bank
@@ -138,12 +138,12 @@ class Sources:
         return [note for result in self.files for note in result.rendered(lang)]
 
 
-def load_sources(
+def load_all(
     options: BuildOptions,
     progress: Progress = silent,
     known: Mapping[Path, str] | None = None,
     checks: Sequence[BankCheck] = (),
-) -> Sources:
+) -> LoadedBank:
     """The valid bank and lock, the templates and notes of the languages asked for, and the warnings found.
 
     ``known`` has the sha256 of question files just read, which need not be read again.
@@ -177,7 +177,7 @@ def load_sources(
     problems.raise_for(strict=strict)
     questions = sum(len(result.questions) for result in results)
     used = {path: result.sha for path, result in by_path.items()}
-    return Sources(bank, card_templates, notes, media, problems, lock, questions, results, used, translations)
+    return LoadedBank(bank, card_templates, notes, media, problems, lock, questions, results, used, translations)
 
 
 def _kinds(results: Sequence[FileResult]) -> list[Kind]:

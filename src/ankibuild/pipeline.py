@@ -10,7 +10,7 @@ from contextlib import nullcontext
 
 from .anki.target import AnkiTarget
 from .buildlock import exclusive
-from .load import load_sources
+from .load import load_all
 from .lock.clock import Clock
 from .options import BuildOptions
 from .progress import Progress, silent
@@ -25,14 +25,14 @@ def run(
 
     ``state`` tells what each package of the last build was made of: a package
     whose content would be the same is not made again. A successful build is
-    recorded there, unless a source changed since ``state`` read them.
+    recorded there, unless a file it read changed since ``state`` read it.
     """
     clock = clock or Clock()
     with nullcontext() if options.dry_run else exclusive(options.decks, wait=options.wait):
         # What the last build made is read under the lock: another build may just have written.
         packages: Target[BuildResult] = AnkiTarget(options, clock, state.contents(), progress)
-        sources = load_sources(options, progress, state.known(), [packages.check])
-        result = packages.plan(sources).write()
+        loaded = load_all(options, progress, state.known(), [packages.check])
+        result = packages.plan(loaded).write()
         if not (options.dry_run or result.lock_untidy):
-            state.record(result, sources.used)
+            state.record(result, loaded.used)
         return result

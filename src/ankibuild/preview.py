@@ -25,7 +25,7 @@ from .assets import Asset
 from .atomic import write_if_changed
 from .errors import Problems
 from .kinds import KINDS
-from .load import Sources, load_sources
+from .load import LoadedBank, load_all
 from .mathml import formulas_to_mathml
 from .model import Bank, stable_int
 from .options import BuildOptions
@@ -153,16 +153,14 @@ def render_cards(
 
 
 def _render(options: BuildOptions) -> RenderedCards:
-    return _rendered(load_sources(options))
+    return _rendered(load_all(options))
 
 
-def _rendered(sources: Sources) -> RenderedCards:
-    renderers = {key: CardRenderer(sources.bank, t) for key, t in sources.templates.items()}
-    notes = [note for lang in _languages(sources.templates) for note in sources.rendered(lang)]
+def _rendered(loaded: LoadedBank) -> RenderedCards:
+    renderers = {key: CardRenderer(loaded.bank, t) for key, t in loaded.templates.items()}
+    notes = [note for lang in _languages(loaded.templates) for note in loaded.rendered(lang)]
     cards = [card for n in notes for card in renderers[KINDS[n.kind].notetype_key(n.lang)].sides(n)]
-    return RenderedCards(
-        sources.bank, sources.templates, notes, cards, sources.problems, sources.questions, sources.media
-    )
+    return RenderedCards(loaded.bank, loaded.templates, notes, cards, loaded.problems, loaded.questions, loaded.media)
 
 
 def write_preview(
@@ -187,7 +185,7 @@ def write_preview(
         decks=decks, templates=templates, out=packages, languages=tuple(languages), split=split, strict=strict
     )
     target: Target[PreviewResult] = PreviewTarget(options, out / PAGE, show_ids)
-    return target.plan(load_sources(options, checks=[target.check])).write()
+    return target.plan(load_all(options, checks=[target.check])).write()
 
 
 @dataclass(frozen=True)
@@ -202,8 +200,8 @@ class PreviewTarget:
         """The packages' own: the page links them."""
         check_names(bank, self.options, problems)
 
-    def plan(self, sources: Sources) -> PreviewPlan:
-        rendered = _rendered(sources)
+    def plan(self, loaded: LoadedBank) -> PreviewPlan:
+        rendered = _rendered(loaded)
         links = _package_links(rendered, self.options)
         page = _page(rendered, links, self.path.parent, self.show_ids)
         warnings = [p.describe() for p in rendered.problems.warnings] + [

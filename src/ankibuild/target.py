@@ -1,6 +1,6 @@
 """Output targets: what a build makes of the loaded bank, behind one small interface.
 
-A target takes the bank as the loading stage gives it (:class:`~ankibuild.load.Sources`:
+A target takes the bank as the loading stage gives it (:class:`~ankibuild.load.LoadedBank`:
 read, validated and rendered) and plans everything it would write before
 anything is written, so that a problem any target finds leaves every file as it
 was. The plan then writes. The Anki packages (:mod:`ankibuild.anki.target`) and
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from .errors import Problems
-    from .load import Sources
+    from .load import LoadedBank
     from .model import Bank
 
 #: What a target says it wrote.
@@ -36,6 +36,6 @@ class Target(Protocol[Written]):
         """Add what this target finds wrong with the bank, to be reported with every other problem."""
         ...
 
-    def plan(self, sources: Sources) -> Plan[Written]:
+    def plan(self, loaded: LoadedBank) -> Plan[Written]:
         """What this target would write for the loaded bank; raises :class:`BankError` when it cannot."""
         ...

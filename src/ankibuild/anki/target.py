@@ -21,7 +21,7 @@ from ..cache import Cache, cache_root, digest
 from ..changelog import CHANGELOG_FILE, Change, ChangeKind, previous_changelog, publish_changelog
 from ..deckfiles import FileResult
 from ..errors import LockChangedError, Problem, Problems, Severity, ShapeChangeError
-from ..load import LOCK_MEMO, Sources
+from ..load import LOCK_MEMO, LoadedBank
 from ..lock.clock import ANKI_EPOCH, Clock
 from ..lock.format import LOCK_FILE, Lock, NoteLock
 from ..lock.gitattributes import ask_git_to_merge
@@ -69,30 +69,30 @@ class AnkiTarget:
     def check(self, bank: Bank, problems: Problems) -> None:
         check_names(bank, self.options, problems)
 
-    def plan(self, sources: Sources) -> AnkiPlan:
+    def plan(self, loaded: LoadedBank) -> AnkiPlan:
         """The new lock, the changes since the packages published, and what each package holds."""
-        options, bank, old = self.options, sources.bank, sources.lock
+        options, bank, old = self.options, loaded.bank, loaded.lock
         result = BuildResult(
             bank.id,
             len(bank.decks),
-            sources.questions,
-            warnings=[*sources.problems.warnings, *_cache_warnings(options.decks)],
+            loaded.questions,
+            warnings=[*loaded.problems.warnings, *_cache_warnings(options.decks)],
             templates=options.folders.describe(),
         )
-        types = notetypes(bank, sources.templates)
-        _guard_shape(old, sources.templates, options.allow_shape_change, result)
-        new = _stamp(bank, sources.templates, types, sources.notes, old, self.clock, result)
+        types = notetypes(bank, loaded.templates)
+        _guard_shape(old, loaded.templates, options.allow_shape_change, result)
+        new = _stamp(bank, loaded.templates, types, loaded.notes, old, self.clock, result)
         lock_path = options.decks / LOCK_FILE
         if options.frozen and _out_of_date(old, new):
             raise LockChangedError(f"{lock_path} would change: run 'ankibuild build' and commit it.")
-        new, previous = _follow_published(sources, new, options.out, self.clock, result)
-        packages = _plan(bank, sources, types, new, options.out, options.split)
+        new, previous = _follow_published(loaded, new, options.out, self.clock, result)
+        packages = _plan(bank, loaded, types, new, options.out, options.split)
         result.contents = {str(package.path): package.spec.contents for package in packages}
         todo = [package for package in packages if self.built.get(str(package.path)) != package.spec.contents]
         text = new.dumps()
         lock = _LockPlan(new, text, text != _current_text(lock_path), old.recalled)
-        seen = sources.translations.text(today(self.clock.first()))
-        return AnkiPlan(options, result, sources.templates, types, packages, todo, lock, previous, seen, self.progress)
+        seen = loaded.translations.text(today(self.clock.first()))
+        return AnkiPlan(options, result, loaded.templates, types, packages, todo, lock, previous, seen, self.progress)
 
 
 @dataclass(frozen=True)
@@ -189,23 +189,23 @@ def _out_of_date(old: Lock, new: Lock) -> bool:
     )
 
 
-def _follow_published(sources: Sources, lock: Lock, out: Path, clock: Clock, result: BuildResult) -> tuple[Lock, str]:
+def _follow_published(loaded: LoadedBank, lock: Lock, out: Path, clock: Clock, result: BuildResult) -> tuple[Lock, str]:
     """The lock with its times raised above those of the packages published in ``out``; the changelog published.
 
     The changes are those since the packages in ``out``: what classmates will
     see, whatever git did to the bank and its lock meanwhile. Where there are
     none, nothing was published yet, and every note is new.
     """
-    bank, problems = sources.bank, Problems()
+    bank, problems = loaded.bank, Problems()
     previous = previous_changelog(out, bank.root / CHANGELOG_FILE, problems)
-    published = read_published(out, bank.id, sources.templates, problems, Cache(bank.root).kept)
+    published = read_published(out, bank.id, loaded.templates, problems, Cache(bank.root).kept)
     problems.raise_for()
     result.warnings += problems.warnings
     raised = raise_times(lock, published, clock)
-    langs = {t.lang for t in sources.templates.values()}
+    langs = {t.lang for t in loaded.templates.values()}
     names = {(deck.key, lang): bank.deck_name(deck, lang) for deck in bank.decks for lang in langs}
-    notes = [(head, names[head.deck_key, head.lang]) for head in sources.notes]
-    result.changes.items += changes_since(published, notes, sources.templates)
+    notes = [(head, names[head.deck_key, head.lang]) for head in loaded.notes]
+    result.changes.items += changes_since(published, notes, loaded.templates)
     result.changes.when = _latest(raised)
     return raised, previous
 
@@ -371,7 +371,7 @@ class _Package:
 
 
 def _plan(
-    bank: Bank, sources: Sources, types: dict[str, genanki.Model], lock: Lock, out: Path, split: bool
+    bank: Bank, loaded: LoadedBank, types: dict[str, genanki.Model], lock: Lock, out: Path, split: bool
 ) -> list[_Package]:
     """What each output file holds: all decks of a language, or one deck each with ``split``.
 
@@ -379,13 +379,13 @@ def _plan(
     images its notes show, by name, so its bytes do not depend on the order the
     notes were rendered in.
     """
-    by_key = {result.deck.key: result for result in sources.files if result.deck}
+    by_key = {result.deck.key: result for result in loaded.files if result.deck}
     packages = []
-    for lang in dict.fromkeys(t.lang for t in sources.templates.values()):
-        keys = [key for key, t in sources.templates.items() if t.lang == lang]
+    for lang in dict.fromkeys(t.lang for t in loaded.templates.values()):
+        keys = [key for key, t in loaded.templates.items() if t.lang == lang]
         models = [(types[key], lock.notetypes[key].mtime) for key in keys]
-        model_ids = {sources.templates[key].kind.name: types[key].model_id for key in keys}
-        assets = {asset.name: asset.content for key in keys for asset in sources.templates[key].media}
+        model_ids = {loaded.templates[key].kind.name: types[key].model_id for key in keys}
+        assets = {asset.name: asset.content for key in keys for asset in loaded.templates[key].media}
         for path, decks in package_groups(bank, lang, out, split):
             ids = {d.key: deck_id(bank.id, d.key, lang) for d in decks}
             infos = [DeckInfo(ids[d.key], bank.deck_name(d, lang)) for d in decks]
@@ -396,7 +396,7 @@ def _plan(
                 NoteKey(h.guid, h.digest, lock.notes[h.guid].mtime, ids[h.deck_key], model_ids[h.kind], h.cards)
                 for h in heads
             ]
-            media = [*assets.items(), *((name, sources.media[name]) for name in names)]
+            media = [*assets.items(), *((name, loaded.media[name]) for name in names)]
             spec = PackageSpec(models, infos, notes, partial(_texts, files, lang), media)
             packages.append(_Package(path, lang, spec))
     return packages
