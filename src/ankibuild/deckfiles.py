@@ -211,8 +211,8 @@ def _dumps(value: object) -> bytes:
 
 
 @dataclass(frozen=True)
-class _Source:
-    """Where a cached result came from, to make it again if its texts are lost."""
+class _Recipe:
+    """How a question file's cached result was made, to make it again if its texts are lost."""
 
     bank: Bank
     path: Path
@@ -238,16 +238,16 @@ class _CachedTexts(Mapping[str, bytes]):
     the ones the result was stored with are made again from the file.
     """
 
-    def __init__(self, source: _Source, result: FileResult) -> None:
-        self._source, self._result = source, result
+    def __init__(self, recipe: _Recipe, result: FileResult) -> None:
+        self._recipe, self._result = recipe, result
 
     @cached_property
     def _texts(self) -> Mapping[str, bytes]:
-        packed = self._source.cache.get_bytes(_texts_key(self._source.key))
+        packed = self._recipe.cache.get_bytes(_texts_key(self._recipe.key))
         if packed is not None and hashlib.sha256(packed).hexdigest() == self._result.texts_sha:
             with contextlib.suppress(DamagedEntry):
                 return _unpack_texts(packed)
-        return _unpack_texts(self._source.remake(self._result.sha))
+        return _unpack_texts(self._recipe.remake(self._result.sha))
 
     def __getitem__(self, lang: str) -> bytes:
         return self._texts[lang]
@@ -298,13 +298,13 @@ def process_all(
     missing: dict[Path, bytes] = {}
     for path in files:
         sha = (known or {}).get(path)
-        if sha and _found(_Source(bank, path, langs, cache, _key(context, path, sha)), keys, found):
+        if sha and _found(_Recipe(bank, path, langs, cache, _key(context, path, sha)), keys, found):
             continue
         raw = read_pending(path, pending, problems, bank.root)
         if raw is None:
             continue
-        source = _Source(bank, path, langs, cache, _key(context, path, hashlib.sha256(raw).hexdigest()))
-        if not _found(source, keys, found):
+        recipe = _Recipe(bank, path, langs, cache, _key(context, path, hashlib.sha256(raw).hexdigest()))
+        if not _found(recipe, keys, found):
             missing[path] = raw
     total = len(found) + len(missing)
     for done, (path, (packed, texts)) in enumerate(_compute(bank, missing, langs), start=len(found) + 1):
@@ -325,16 +325,16 @@ def _texts_key(key: str) -> str:
     return digest(key, "texts")
 
 
-def _found(source: _Source, keys: dict[Path, str], found: dict[Path, FileResult]) -> bool:
-    """Look the result of ``source`` up in its cache; its key becomes the file's key either way."""
-    keys[source.path] = source.key
-    entry = source.cache.get(source.key)
+def _found(recipe: _Recipe, keys: dict[Path, str], found: dict[Path, FileResult]) -> bool:
+    """Look the result of ``recipe`` up in its cache; its key becomes the file's key either way."""
+    keys[recipe.path] = recipe.key
+    entry = recipe.cache.get(recipe.key)
     try:
         result = None if entry is None else restore(entry)
     except DamagedEntry:  # only a miss
         result = None
     if result is not None and _still_valid(result):
-        found[source.path] = replace(result, texts=_CachedTexts(source, result))
+        found[recipe.path] = replace(result, texts=_CachedTexts(recipe, result))
         return True
     return False
 

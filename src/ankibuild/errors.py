@@ -19,7 +19,7 @@ class Severity(enum.StrEnum):
 
 @dataclass(frozen=True, order=True)
 class Problem:
-    """One thing wrong in the sources, located precisely enough to fix it."""
+    """One thing wrong in the bank's files, located precisely enough to fix it."""
 
     file: str
     line: int = 0
@@ -128,7 +128,7 @@ class AnkibuildError(click.ClickException):
 
 
 class BankError(AnkibuildError):
-    """Raised when the sources have errors; carries every problem found."""
+    """Raised when the bank's files have errors; carries every problem found."""
 
     def __init__(self, problems: list[Problem]) -> None:
         self.problems = sorted(problems)

@@ -113,13 +113,13 @@ class BuildState:
         """The digests :meth:`unchanged` read of the files in the bank folder, by path."""
         return {self.decks / name[2:]: sha for name, sha in self.seen.items() if name.startswith("0/") and sha}
 
-    def inputs(self, files: dict[str, str], *, sources_only: bool = False) -> str:
+    def inputs(self, files: dict[str, str], *, others_only: bool = False) -> str:
         """A digest of the files the build reads (from :meth:`read_inputs`) and of the options.
 
-        ``sources_only`` leaves out the files the build writes itself (the lock, the
+        ``others_only`` leaves out the files the build writes itself (the lock, the
         changelog and the translations record), to tell whether anyone else changed a file while it ran.
         """
-        own = {f"0/{LOCK_FILE}", f"0/{CHANGELOG_FILE}", f"0/{TRANSLATIONS_FILE}"} if sources_only else set()
+        own = {f"0/{LOCK_FILE}", f"0/{CHANGELOG_FILE}", f"0/{TRANSLATIONS_FILE}"} if others_only else set()
         return digest(self.options, *(part for name, sha in files.items() if name not in own for part in (name, sha)))
 
     def _load(self) -> dict[str, Any] | None:
@@ -133,7 +133,7 @@ class BuildState:
         """The last build's result, if nothing it read has changed and its packages are intact.
 
         The files as read here are kept in ``seen``: a build that follows is recorded
-        only if its sources are still the same when it ends.
+        only if the files it read are still the same when it ends.
         """
         data = self._load()
         self.seen = self.read_inputs()
@@ -170,14 +170,14 @@ class BuildState:
             return {}
 
     def record(self, result: BuildResult, used: Mapping[Path, str]) -> None:
-        """Remember a successful build, unless a source changed since :meth:`unchanged` read them.
+        """Remember a successful build, unless a file it read changed since :meth:`unchanged` read it.
 
         ``used`` has the digest of the bytes each question file was built from:
         those are compared with what :meth:`unchanged` read instead of reading
         the files again.
         """
         now = self.read_inputs(used)
-        if self.inputs(now, sources_only=True) != self.inputs(self.seen, sources_only=True):
+        if self.inputs(now, others_only=True) != self.inputs(self.seen, others_only=True):
             return
         outputs = [
             {
