@@ -25,7 +25,7 @@ from .kinds import KINDS
 from .kinds.choice import options_of
 from .loader import parse_source, read, read_pending
 from .media import Media
-from .model import Bank, Deck, Source
+from .model import Bank, Deck, Place
 from .progress import Progress, silent
 from .render import NoteHead, RenderedNote, render_note
 from .translations.record import TextRef, current_blocks, text_refs
@@ -83,7 +83,7 @@ class FileResult:
 
     def packed(self) -> bytes:
         """The result without its texts, for the cache (see :func:`restore`)."""
-        deck = self.deck and [self.deck.key, self.deck.titles, _source(self.deck.source)]
+        deck = self.deck and [self.deck.key, self.deck.titles, _place(self.deck.place)]
         header = {
             "sha": self.sha,
             "deck": deck,
@@ -104,8 +104,8 @@ class FileResult:
         return pack(header, list(self.media.values()))
 
 
-def _source(source: Source) -> list[object]:
-    return [str(source.path), source.line, source.column]
+def _place(place: Place) -> list[object]:
+    return [str(place.path), place.line, place.column]
 
 
 def restore(entry: tuple[Any, list[bytes]]) -> FileResult:
@@ -115,7 +115,7 @@ def restore(entry: tuple[Any, list[bytes]]) -> FileResult:
         deck = header["deck"]
         if deck is not None:
             key, titles, (path, line, column) = deck
-            deck = Deck(key, dict(titles), (), Source(Path(path), line, column))
+            deck = Deck(key, dict(titles), (), Place(Path(path), line, column))
         problems = tuple(
             Problem(file, line, column, message, hint, question, Severity(severity), check, detail)
             for file, line, column, message, hint, question, severity, check, detail in header["problems"]
@@ -124,7 +124,7 @@ def restore(entry: tuple[Any, list[bytes]]) -> FileResult:
             NoteHead(g, q, lang, d, tuple(m), dg, pt, kind, tuple(cards))
             for g, q, lang, d, m, dg, pt, kind, cards in header["notes"]
         )
-        file = deck.source.path if deck is not None else Path()
+        file = deck.place.path if deck is not None else Path()
         return FileResult(
             header["sha"],
             deck,
@@ -177,7 +177,7 @@ def process(bank: Bank, path: Path, raw: bytes, langs: Sequence[str], keep_texts
         for lang in draft.translations.keys() & set(langs):
             render_note(bank, deck.key, draft, lang, media, problems)
     texts = {lang: _dumps([(n.fields, n.tags) for n in notes if n.lang == lang]) for lang in langs}
-    questions = tuple(QuestionRef(q.id, q.source.line, q.source.column) for q in deck.questions)
+    questions = tuple(QuestionRef(q.id, q.place.line, q.place.column) for q in deck.questions)
     options = {(n.question_id, n.lang): options_of(n.fields) for n in notes if KINDS[n.kind].has_options}
     answers = ItemChecker(path, problems, bank.shuffle).deck(deck, options)
     return FileResult(

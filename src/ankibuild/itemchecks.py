@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from .errors import Problem, Problems, Severity
 from .kinds import KINDS
-from .model import LETTERS, Deck, Question, Source
+from .model import LETTERS, Deck, Place, Question
 
 LONGEST_CORRECT = "longest-correct"
 OFTEN_LONGEST = "often-longest"
@@ -100,8 +100,8 @@ class ItemChecker:
         self.problems = problems
         self.shuffle = shuffle
 
-    def report(self, check: str, where: Source | tuple[int, int], message: str, hint: str, question: str = "") -> None:
-        line, column = (where.line, where.column) if isinstance(where, Source) else where
+    def report(self, check: str, where: Place | tuple[int, int], message: str, hint: str, question: str = "") -> None:
+        line, column = (where.line, where.column) if isinstance(where, Place) else where
         silence = f"to keep it, add 'allow: [{check}]' to the question" if question else ""
         self.problems.extend(
             [
@@ -128,7 +128,7 @@ class ItemChecker:
             for q in deck.questions
             if KINDS[q.kind].has_options
         ]
-        self.patterns(facts, deck.source, "this file")
+        self.patterns(facts, deck.place, "this file")
         return facts
 
     def question(self, question: Question, options: Mapping[str, Sequence[str]]) -> AnswerFacts:
@@ -142,7 +142,7 @@ class ItemChecker:
         return AnswerFacts(question.answer, len(longest) * 2 > len(texts), question.allow)
 
     def _where(self, question: Question, lang: str, letter: str) -> tuple[int, int]:
-        return question.translations[lang].marks.get(letter, (question.source.line, question.source.column))
+        return question.translations[lang].marks.get(letter, (question.place.line, question.place.column))
 
     def longest_correct(
         self, question: Question, texts: Mapping[str, list[str]], options: Mapping[str, Sequence[str]]
@@ -216,7 +216,7 @@ class ItemChecker:
                     question.id,
                 )
 
-    def patterns(self, facts: Iterable[AnswerFacts], where: Source, what: str) -> None:
+    def patterns(self, facts: Iterable[AnswerFacts], where: Place, what: str) -> None:
         """Across many questions: answers on one letter, or the correct option usually the longest."""
         letters = Counter(f.letter for f in facts if ANSWER_LETTER not in f.allow)
         total = sum(letters.values())
@@ -258,7 +258,7 @@ def _clearly_longer(texts: Sequence[str], index: int) -> float:
 def check_bank(bank_file: Path, facts: Sequence[AnswerFacts], files: int, problems: Problems) -> None:
     """The patterns across all files of a bank of several files (one file is checked on its own)."""
     if files > 1:
-        ItemChecker(bank_file, problems, shuffle=False).patterns(facts, Source(bank_file, 1, 1), "the bank")
+        ItemChecker(bank_file, problems, shuffle=False).patterns(facts, Place(bank_file, 1, 1), "the bank")
 
 
 def summary(problems: Iterable[Problem]) -> str:

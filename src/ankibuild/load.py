@@ -78,7 +78,7 @@ def _load(
     decks_found = tuple(result.deck for result in results.values() if result.deck is not None)
     check_unique_ids(
         (
-            (result.deck.source.path, *question)
+            (result.deck.place.path, *question)
             for result in results.values()
             if result.deck
             for question in result.questions

@@ -19,8 +19,8 @@ _ID_SPAN = 700_000_000_000  # up to 2023-11
 
 
 @dataclass(frozen=True)
-class Source:
-    """Where something was written, to point a student at it."""
+class Place:
+    """Where something was written in the bank, to point a student at it."""
 
     path: Path
     line: int = 0
@@ -66,7 +66,7 @@ class Question:
     #: The answer as the note holds it: an option's letter, letters, true or false; "" for kinds without.
     answer: str
     translations: dict[str, Translation]
-    source: Source
+    place: Place
     #: Letters of options that keep their place when the options are shuffled ("None of the above").
     pin: tuple[str, ...] = ()
     #: Names of item-writing checks this question is exempt from.
@@ -84,7 +84,7 @@ class Deck:
     key: str
     titles: dict[str, str]
     questions: tuple[Question, ...]
-    source: Source
+    place: Place
     #: Questions with errors, with the texts that could be read: never built, but their
     #: texts get every check of a text, so that one run shows all of a question's problems.
     drafts: tuple[Question, ...] = ()

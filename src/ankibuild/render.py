@@ -186,7 +186,7 @@ class _FieldResources:
 
     def image(self, reference: str) -> str | None:
         try:
-            file = self.media.image(reference, self.question.source.path.parent)
+            file = self.media.image(reference, self.question.place.path.parent)
         except MediaError as err:
             self._report(err.message, err.hint, Severity.ERROR)
             return None
@@ -202,7 +202,7 @@ class _FieldResources:
     def _report(self, message: str, hint: str, severity: Severity) -> None:
         line, column = self.where
         self.problems.add(
-            self.question.source.path,
+            self.question.place.path,
             message,
             line=line,
             column=column,
@@ -220,7 +220,7 @@ def render_note(
     used: list[str] = []
 
     def render(name: str, value: str) -> str:
-        where = text.marks.get(name, (question.source.line, question.source.column))
+        where = text.marks.get(name, (question.place.line, question.place.column))
         return to_html(value, _FieldResources(media, problems, question, where, used), lang)
 
     kind = KINDS[question.kind]

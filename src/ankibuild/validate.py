@@ -18,7 +18,7 @@ from .itemchecks import CHECKS
 from .kinds import DEFAULT_KIND, KINDS, Kind, Reading
 from .languages import CODE_HINT, is_language
 from .loader import Map, SourceFile
-from .model import Bank, Deck, Question, Source, Translation, fallback
+from .model import Bank, Deck, Place, Question, Translation, fallback
 
 SLUG = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 TOPIC = re.compile(r"^[\w.-]+(::[\w.-]+)*$")
@@ -186,7 +186,7 @@ def validate_deck_file(source: SourceFile, bank: Bank, problems: Problems) -> De
     questions = _questions(check, data, bank)
     valid = tuple(question for question, ok in questions if ok)
     drafts = tuple(question for question, ok in questions if not ok)
-    return Deck(key, titles, valid, Source(source.path, data.line, data.column), drafts)
+    return Deck(key, titles, valid, Place(source.path, data.line, data.column), drafts)
 
 
 def _deck_titles(check: Checker, data: Map, bank: Bank, key: str) -> dict[str, str]:
@@ -242,11 +242,11 @@ def _question(check: Checker, item: Any, where: tuple[int, int], bank: Bank) -> 
     _missing_translations(check, data, bank, qid)
     reading = kind.read_question(check, data, qid, translations) if kind else Reading("", ok=False)
     allow = frozenset(check.names(data, "allow", CHECKS, qid))
-    source = Source(check.path, data.line, data.column)
+    place = Place(check.path, data.line, data.column)
     valid = bool(qid and reading.ok and topics and translations)
     name = kind.name if kind else DEFAULT_KIND
     found = translations if valid else texts
-    return Question(qid, topics or (), reading.answer, found, source, reading.pin, allow, name, reading.shuffle), valid
+    return Question(qid, topics or (), reading.answer, found, place, reading.pin, allow, name, reading.shuffle), valid
 
 
 def _kind(check: Checker, data: Map, qid: str) -> Kind | None:

@@ -283,10 +283,10 @@ def check_names(bank: Bank, options: BuildOptions, problems: Problems) -> None:
         other = seen.setdefault(path.name.lower(), deck)
         if other is not deck:
             problems.add(
-                deck.source.path,
-                f"with --split, this file and {problems.name(other.source.path)} would both write {path.name}",
-                line=deck.source.line,
-                column=deck.source.column,
+                deck.place.path,
+                f"with --split, this file and {problems.name(other.place.path)} would both write {path.name}",
+                line=deck.place.line,
+                column=deck.place.column,
                 hint="rename one of the two files",
             )
 

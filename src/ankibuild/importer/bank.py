@@ -229,7 +229,7 @@ def _plan(
 ) -> _Plan:
     existing = _existing(bank, pages, question_id, problems)
     if existing is not None:
-        plan = _Plan(existing.id, existing.source.path, pages, existing)
+        plan = _Plan(existing.id, existing.place.path, pages, existing)
     else:
         qid = question_id or unique(
             question_slug(next(iter(pages.values())).question), {q.id for q in _questions(bank)}
@@ -250,7 +250,7 @@ def _existing(bank: Bank, pages: dict[str, Page], question_id: str | None, probl
     found = by_id if question_id else next(iter(asked.values()), None)
     for lang, same in asked.items():
         if same is not found:
-            where = f"{problems.name(same.source.path)}:{same.source.line}"
+            where = f"{problems.name(same.place.path)}:{same.place.line}"
             _report(
                 problems,
                 pages[lang],
@@ -279,7 +279,7 @@ def _same_shape(question: Question, pages: dict[str, Page], problems: Problems) 
     options = len(next(iter(question.translations.values())).options)
     for page in pages.values():
         if (page.answer, len(page.options)) != (question.answer, options):
-            where = f"{problems.name(question.source.path)}:{question.source.line}"
+            where = f"{problems.name(question.place.path)}:{question.place.line}"
             _report(
                 problems,
                 page,

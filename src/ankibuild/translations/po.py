@@ -59,12 +59,12 @@ def _question_texts(texts: BankTexts, question: Question, source: str, lang: str
     theirs = dict(question.translations[lang].texts()) if lang in question.translations else {}
     entry = texts.record.get(question.id, {}).get(lang)
     outdated = entry is not None and entry.behind is not None
-    path = question.source.path
+    path = question.place.path
     marks = question.translations[source].marks
     for name, text in question.translations[source].texts():
         letter = name.removeprefix("option-")
         comment = f"option {letter}, the correct answer" if letter == question.answer else ""
-        line = marks.get(letter if letter in LETTERS else name.capitalize(), (question.source.line, 0))[0]
+        line = marks.get(letter if letter in LETTERS else name.capitalize(), (question.place.line, 0))[0]
         yield Text(f"{question.id}:{name}", text, theirs.get(name), (path, line), outdated, comment)
 
 
@@ -78,7 +78,7 @@ def _bank_texts(bank: Bank, source: str, lang: str) -> Iterator[Text]:
             yield Text(f"@topic {slug}", names[source], names.get(lang), (bank_file, 0), comment="a topic name")
     for deck in bank.decks:
         if source in deck.titles:
-            place = (deck.source.path, 0)
+            place = (deck.place.path, 0)
             yield Text(f"@deck {deck.key}", deck.titles[source], deck.titles.get(lang), place, comment="a deck title")
 
 
@@ -274,7 +274,7 @@ class _Plan:
     def pending(self) -> dict[Path, bytes]:
         self._bank_texts()
         for deck in self.bank.decks:
-            self._set(deck.source.path, ("deck",), deck.titles, f"@deck {deck.key}")
+            self._set(deck.place.path, ("deck",), deck.titles, f"@deck {deck.key}")
             for question in deck.questions:
                 self._question(deck, question)
         return {path: document.content() for path, document in self.documents.items()}
@@ -303,7 +303,7 @@ class _Plan:
         given = {key.removeprefix(prefix): text for key, text in self.accepted.items() if key.startswith(prefix)}
         if not given:
             return
-        document = self.document(deck.source.path)
+        document = self.document(deck.place.path)
         # By its id: a question with errors before it is in the file but not among the deck's questions.
         items = document.root["questions"]
         where = (

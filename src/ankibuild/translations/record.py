@@ -64,7 +64,7 @@ def text_digest(translation: Translation) -> str:
 
 def text_refs(deck: Deck) -> tuple[TextRef, ...]:
     """Every translation of every question of ``deck``."""
-    path = deck.source.path
+    path = deck.place.path
     return tuple(
         TextRef(question.id, lang, text_digest(text), path, *text.where)
         for question in deck.questions
