@@ -30,7 +30,7 @@ from ankibuild.itemchecks import CHECKS
 from ankibuild.kinds import DEFAULT_KIND, KINDS
 from ankibuild.kinds.choice import MAX_OPTIONS, MIN_OPTIONS
 from ankibuild.languages import is_language
-from ankibuild.loader import SourceFile, load, parse_source
+from ankibuild.loader import YamlFile, load, parse_file
 from ankibuild.model import LETTERS, Bank
 from ankibuild.schema import schema_text
 from ankibuild.validate import TOPIC, validate_bank_file, validate_deck_file
@@ -312,24 +312,24 @@ def _check_accepts(document: Any, *, bank: bool = False) -> tuple[bool, list[str
     """Whether ``check`` finds no error in the file, with the errors it found."""
     problems = Problems()
     if bank:
-        validate_bank_file(_source("bank.yaml", document, problems), problems)
+        validate_bank_file(_parsed("bank.yaml", document, problems), problems)
     else:
-        validate_deck_file(_source("deck.yaml", document, problems), _bank(), problems)
+        validate_deck_file(_parsed("deck.yaml", document, problems), _bank(), problems)
     return not problems.errors, [problem.message for problem in problems.errors]
 
 
 @cache
 def _bank() -> Bank:
     problems = Problems()
-    read = validate_bank_file(_source("bank.yaml", BANK, problems), problems)
+    read = validate_bank_file(_parsed("bank.yaml", BANK, problems), problems)
     assert read is not None, problems.errors
     return read
 
 
-def _source(name: str, document: Any, problems: Problems) -> SourceFile:
+def _parsed(name: str, document: Any, problems: Problems) -> YamlFile:
     """``document`` written as YAML and read as check reads it."""
     text = yaml.safe_dump(document, allow_unicode=True, sort_keys=False)
-    return parse_source(Path("bank", name), text.encode(), problems)
+    return parse_file(Path("bank", name), text.encode(), problems)
 
 
 def _agree(document: Any, *, bank: bool) -> bool:

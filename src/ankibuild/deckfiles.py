@@ -23,7 +23,7 @@ from .errors import CacheChangedError, Problem, Problems, Severity
 from .itemchecks import AnswerFacts, ItemChecker
 from .kinds import KINDS
 from .kinds.choice import options_of
-from .loader import parse_source, read, read_pending
+from .loader import parse_file, read, read_pending
 from .media import Media
 from .model import Bank, Deck, Place
 from .progress import Progress, silent
@@ -163,7 +163,7 @@ def process(bank: Bank, path: Path, raw: bytes, langs: Sequence[str], keep_texts
     """
     problems = Problems()
     sha = hashlib.sha256(raw).hexdigest()
-    deck = validate_deck_file(parse_source(path, raw, problems), bank, problems)
+    deck = validate_deck_file(parse_file(path, raw, problems), bank, problems)
     if deck is None:
         return FileResult(sha, None, tuple(problems.items), (), {}, {}, {})
     media = Media(bank.root)

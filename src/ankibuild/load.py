@@ -17,7 +17,7 @@ from .deckfiles import FileResult, process_all
 from .errors import BankError, Problems, UnknownLanguageError
 from .itemchecks import check_bank
 from .kinds import DEFAULT_KIND, KINDS, Kind
-from .loader import BANK_FILE, bank_files, parse_source, read_pending
+from .loader import BANK_FILE, bank_files, parse_file, read_pending
 from .lock.format import LOCK_FILE, Lock, read_lock
 from .lock.memo import recall
 from .media import report_unused
@@ -64,13 +64,13 @@ def _load(
     bank_path, found = bank_files(decks, problems)
     files = sorted({*found, *pending} - {decks / BANK_FILE})
     bank_raw = read_pending(bank_path, pending, problems, decks) if bank_path else None
-    source = parse_source(bank_path, bank_raw, problems) if bank_path and bank_raw is not None else None
-    bank = validate_bank_file(source, problems, released_id) if source else None
+    bank_file = parse_file(bank_path, bank_raw, problems) if bank_path and bank_raw is not None else None
+    bank = validate_bank_file(bank_file, problems, released_id) if bank_file else None
     if bank is None or bank_raw is None:
         for path in files:  # without the bank's settings, their syntax can still be checked
             raw = read_pending(path, pending, problems, decks)
             if raw is not None:
-                parse_source(path, raw, problems)
+                parse_file(path, raw, problems)
         return None
     results = process_all(bank, bank_raw, files, langs or bank.languages, problems, pending, cache, progress, known)
     for result in results.values():

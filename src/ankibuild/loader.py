@@ -289,24 +289,24 @@ class _Builder:
 
 def _merge(target: Map, merges: list[tuple[Any, Any]]) -> None:
     """Apply ``<<: *base`` keys: the mapping's own keys win, then the first merged mapping."""
-    sources: list[Map] = []
+    merged: list[Map] = []
     for value, key_event in merges:
         items = value if isinstance(value, Seq) else [value]
         if not all(isinstance(item, Map) for item in items):
             hint = "'<<' takes a mapping (<<: *name) or a list of them"
             raise RefusedError("expected a mapping or list of mappings for merging", key_event.start_mark, hint)
-        sources.extend(items)
+        merged.extend(items)
     own, own_marks = dict(target), dict(target.marks)
     target.clear()
-    for source in reversed(sources):
-        target.update(source)
-        target.marks.update(source.marks)
+    for mapping in reversed(merged):
+        target.update(mapping)
+        target.marks.update(mapping.marks)
     target.update(own)
     target.marks.update(own_marks)
 
 
 @dataclass
-class SourceFile:
+class YamlFile:
     """One YAML file of the bank; ``parsed`` is False when it could not be read or parsed."""
 
     path: Path
@@ -340,14 +340,14 @@ def decode(path: Path, raw: bytes, problems: Problems) -> str | None:
 
 def parse(path: Path, raw: bytes, problems: Problems) -> Any:
     """The YAML document in ``raw``, or None with every problem reported."""
-    return parse_source(path, raw, problems).data
+    return parse_file(path, raw, problems).data
 
 
-def parse_source(path: Path, raw: bytes, problems: Problems) -> SourceFile:
-    """The YAML document in ``raw`` as a source file; when it cannot be had, every problem is reported."""
+def parse_file(path: Path, raw: bytes, problems: Problems) -> YamlFile:
+    """The YAML document in ``raw`` as a file of the bank; when it cannot be had, every problem is reported."""
     text = decode(path, raw, problems)
     if text is None or report_conflict(path, text, problems):
-        return SourceFile(path, raw=raw)
+        return YamlFile(path, raw=raw)
     parser = _Parser(text)
     builder = _Builder(parser, yaml_lines(text))
     try:
@@ -355,13 +355,13 @@ def parse_source(path: Path, raw: bytes, problems: Problems) -> SourceFile:
             data = builder.document()
     except yaml.MarkedYAMLError as raised:
         _report_yaml(path, _in_our_words(raised), text, problems)
-        return SourceFile(path, raw=raw)
+        return YamlFile(path, raw=raw)
     except yaml.reader.ReaderError as err:
         # The reader stops at the first such character (libyaml counts its position in bytes)
         line, column = text_position(text, text.find(chr(err.character)))
         hint = "remove the character: it is invisible and has no place in text"
         problems.add(path, f"YAML: character U+{err.character:04X} is not allowed", line=line, column=column, hint=hint)
-        return SourceFile(path, raw=raw)
+        return YamlFile(path, raw=raw)
     finally:
         parser.dispose()
     _report_duplicates(path, builder, problems)
@@ -375,7 +375,7 @@ def parse_source(path: Path, raw: bytes, problems: Problems) -> SourceFile:
             severity=Severity.WARNING,
             detail=found.detail,
         )
-    return SourceFile(path, data, raw, parsed=True)
+    return YamlFile(path, data, raw, parsed=True)
 
 
 def _report_duplicates(path: Path, builder: _Builder, problems: Problems) -> None:
@@ -420,10 +420,10 @@ def read_pending(path: Path, pending: Mapping[Path, bytes], problems: Problems, 
     return pending[path] if path in pending else read(path, problems, (root,))
 
 
-def load(path: Path, problems: Problems, roots: Sequence[Path] = ()) -> SourceFile:
+def load(path: Path, problems: Problems, roots: Sequence[Path] = ()) -> YamlFile:
     """A YAML file inside one of ``roots`` (default: its own folder), parsed."""
     raw = read(path, problems, roots)
-    return SourceFile(path) if raw is None else parse_source(path, raw, problems)
+    return YamlFile(path) if raw is None else parse_file(path, raw, problems)
 
 
 def bank_files(root: Path, problems: Problems) -> tuple[Path | None, list[Path]]:

@@ -17,7 +17,7 @@ from .errors import Problems, Severity
 from .itemchecks import CHECKS
 from .kinds import DEFAULT_KIND, KINDS, Kind, Reading
 from .languages import CODE_HINT, is_language
-from .loader import Map, SourceFile
+from .loader import Map, YamlFile
 from .model import Bank, Deck, Place, Question, Translation, fallback
 
 SLUG = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
@@ -31,14 +31,14 @@ QUESTION_KEYS = {"id": True, "topics": True, "kind": False, "allow": False}
 EVERY_QUESTION_KEY = {key: False for kind in KINDS.values() for key in (*QUESTION_KEYS, *kind.question_keys)}
 
 
-def _top(check: Checker, source: SourceFile, what: str, hint: str) -> Map | None:
+def _top(check: Checker, file: YamlFile, what: str, hint: str) -> Map | None:
     """The mapping a file holds; nothing when it could not be parsed (already reported)."""
-    if not source.parsed:
+    if not file.parsed:
         return None
-    if source.data is None:
+    if file.data is None:
         check.report((1, 1), "the file is empty", hint)
         return None
-    return check.mapping(source.data, (1, 1), what)
+    return check.mapping(file.data, (1, 1), what)
 
 
 def _slug(check: Checker, data: Map, what: str, question: str = "") -> str | None:
@@ -51,13 +51,13 @@ def _slug(check: Checker, data: Map, what: str, question: str = "") -> str | Non
     return value
 
 
-def validate_bank_file(source: SourceFile, problems: Problems, released_id: str = "") -> Bank | None:
+def validate_bank_file(file: YamlFile, problems: Problems, released_id: str = "") -> Bank | None:
     """The bank's settings (id, languages, topics), without its decks yet.
 
     ``released_id`` is the id of the bank's previous build, which it must keep.
     """
-    check = Checker(source.path, problems)
-    data = _top(check, source, "the bank file", "write the bank's id, languages and topics")
+    check = Checker(file.path, problems)
+    data = _top(check, file, "the bank file", "write the bank's id, languages and topics")
     if data is None:
         return None
     check.keys(data, BANK_KEYS, "the bank file")
@@ -74,7 +74,7 @@ def validate_bank_file(source: SourceFile, problems: Problems, released_id: str 
         )
     if bank_id is None or not SLUG.match(bank_id) or not languages:
         return None
-    return Bank(bank_id, languages, titles, topics, (), source.path.parent, shuffle is True)
+    return Bank(bank_id, languages, titles, topics, (), file.path.parent, shuffle is True)
 
 
 def _bank_id(check: Checker, data: Map, released_id: str) -> str | None:
@@ -173,20 +173,20 @@ def _stand_ins(
             )
 
 
-def validate_deck_file(source: SourceFile, bank: Bank, problems: Problems) -> Deck | None:
+def validate_deck_file(file: YamlFile, bank: Bank, problems: Problems) -> Deck | None:
     """One question file as a deck; problems are reported, valid questions kept."""
-    check = Checker(source.path, problems)
-    data = _top(check, source, "a question file", "add 'questions:' or delete the file")
+    check = Checker(file.path, problems)
+    data = _top(check, file, "a question file", "add 'questions:' or delete the file")
     if data is None:
         return None
     check.keys(data, FILE_KEYS, "a question file")
-    key = source.path.relative_to(bank.root).with_suffix("").as_posix()
+    key = file.path.relative_to(bank.root).with_suffix("").as_posix()
     titles = _deck_titles(check, data, bank, key)
     _todo(check, data)
     questions = _questions(check, data, bank)
     valid = tuple(question for question, ok in questions if ok)
     drafts = tuple(question for question, ok in questions if not ok)
-    return Deck(key, titles, valid, Place(source.path, data.line, data.column), drafts)
+    return Deck(key, titles, valid, Place(file.path, data.line, data.column), drafts)
 
 
 def _deck_titles(check: Checker, data: Map, bank: Bank, key: str) -> dict[str, str]:
