@@ -181,8 +181,8 @@ def test_a_record_kept_by_another_version_is_not_used(project: Project, monkeypa
     """A kept record whose notes have another shape (an older version's) costs only time, never the build."""
     project.build()
     for record in Cache(project.decks).kept.glob("*.record"):
-        (frame, contents, notes, order), pieces = unpack(record.read_bytes())
-        record.write_bytes(pack([frame, contents, [note[:4] for note in notes], order], pieces))
+        (frame, digest, notes, order), pieces = unpack(record.read_bytes())
+        record.write_bytes(pack([frame, digest, [note[:4] for note in notes], order], pieces))
     expected = _rebuild_after_an_edit(project)
     made = _counted(monkeypatch)
     project.build()

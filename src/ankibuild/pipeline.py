@@ -30,7 +30,7 @@ def run(
     clock = clock or Clock()
     with nullcontext() if options.dry_run else exclusive(options.decks, wait=options.wait):
         # What the last build made is read under the lock: another build may just have written.
-        packages: Target[BuildResult] = AnkiTarget(options, clock, state.contents(), progress)
+        packages: Target[BuildResult] = AnkiTarget(options, clock, state.package_digests(), progress)
         loaded = load_all(options, progress, state.known(), [packages.check])
         result = packages.plan(loaded).write()
         if not (options.dry_run or result.lock_untidy):

@@ -53,8 +53,8 @@ class BuildResult:
     lock_written: bool = False
     #: Which templates the cards were made from: the defaults, or a bank's own folder over them.
     templates: str = ""
-    #: What each package was made of (by path), so an unchanged one is not rebuilt next time.
-    contents: dict[str, str] = field(default_factory=dict, repr=False)
+    #: The digest of what each package was made from (by path), so an unchanged one is not rebuilt next time.
+    package_digests: dict[str, str] = field(default_factory=dict, repr=False)
     #: The lock differs from this build's in form only and a frozen build left it as it was:
     #: the build is not recorded, so that the next one, not frozen, still tidies it.
     lock_untidy: bool = field(default=False, repr=False)
@@ -159,13 +159,16 @@ class BuildState:
         """The changelog beside the packages is as the build wrote it."""
         return bool(data["changelog"] == file_sha(self.out / CHANGELOG_FILE))
 
-    def contents(self) -> dict[str, str]:
-        """What each package of the last build was made of, by path, for those still as it wrote them."""
+    def package_digests(self) -> dict[str, str]:
+        """The digest of each package of the last build, by path, for those still as it wrote them.
+
+        See :attr:`~ankibuild.anki.spec.PackageSpec.digest`.
+        """
         data = self._load() or {}
         try:
             intact = [o for o in data.get("outputs", []) if file_sha(Path(o["path"])) == o["sha"]]
             self.intact = {o["path"]: o["sha"] for o in intact}
-            return {o["path"]: o["contents"] for o in intact}
+            return {o["path"]: o["digest"] for o in intact}
         except (KeyError, TypeError, AttributeError):
             return {}
 
@@ -185,9 +188,9 @@ class BuildState:
                 "lang": o.lang,
                 "decks": o.decks,
                 "notes": o.notes,
-                # A package this build did not write may be as contents() found it.
+                # A package this build did not write may be as package_digests() found it.
                 "sha": (None if o.written else self.intact.get(str(o.path))) or file_sha(o.path),
-                "contents": result.contents.get(str(o.path), ""),
+                "digest": result.package_digests.get(str(o.path), ""),
             }
             for o in result.outputs
         ]

@@ -25,7 +25,8 @@ class Record(NamedTuple):
     """What a kept collection holds."""
 
     frame: str
-    contents: str
+    #: The digest of the package it was made for (see :attr:`PackageSpec.digest`).
+    digest: str
     #: Its notes.
     notes: Sequence[NoteKey]
     #: The digests of the collection's pieces, in order: what the kept file must still be.
@@ -41,7 +42,7 @@ FORGET_SECONDS = 30 * 24 * 3600
 class Kept:
     """Where a package's collection waits for the package's next build, with what it holds.
 
-    The record names the collection file by the package's contents, and a file is
+    The record names the collection file by the package's digest, and a file is
     never changed once written: a build that reads the record while another
     replaces it finds the old file whole, or none. A record or collection that is
     not as it was kept is not used, and a folder that cannot be written only
@@ -54,11 +55,11 @@ class Kept:
 
     def read(self) -> Record | None:
         try:
-            (frame, contents, notes, order), pieces = unpack(self.record.read_bytes())
+            (frame, digest, notes, order), pieces = unpack(self.record.read_bytes())
             digests = [bytes.fromhex(piece) for piece in order]
             by_digest = dict(zip(digests, pieces, strict=True))
             keys = [NoteKey._make((*note[:5], tuple(note[5]))) for note in notes]
-            return Record(frame, contents, keys, digests, by_digest)
+            return Record(frame, digest, keys, digests, by_digest)
         # None, damaged, or kept by another version in another shape: the package is made from nothing.
         except (OSError, ValueError, TypeError, IndexError):
             return None
@@ -70,14 +71,14 @@ class Kept:
             return False
         return os.access(self.folder, os.W_OK)
 
-    def collection(self, contents: str) -> Path:
-        return self.folder / f"{self.name}-{contents[:32]}.anki2"
+    def collection(self, digest: str) -> Path:
+        return self.folder / f"{self.name}-{digest[:32]}.anki2"
 
     def keep(self, spec: PackageSpec, collection: Path, deflated: Deflate) -> None:
         """Keep ``collection``, just made for ``spec`` and ``deflated``, and forget any other."""
         order = [piece.hex() for piece in deflated.order]
-        record = pack([spec.frame, spec.contents, spec.notes, order], [deflated.pieces[d] for d in deflated.order])
-        current = self.collection(spec.contents)
+        record = pack([spec.frame, spec.digest, spec.notes, order], [deflated.pieces[d] for d in deflated.order])
+        current = self.collection(spec.digest)
         with contextlib.suppress(OSError):
             collection.replace(current)  # in the same folder: a rename, whole or not at all
             write_if_changed(self.record, record, durable=False)

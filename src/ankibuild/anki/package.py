@@ -85,7 +85,7 @@ def _package(spec: PackageSpec, kept: Kept | None) -> bytes:
         tempfile.TemporaryDirectory(prefix=".ankibuild-", dir=kept.folder if kept else None) as scratch,
         zipfile.ZipFile(buffer, "w") as archive,
     ):
-        base = (kept.collection(record.contents), record) if kept and record else None
+        base = (kept.collection(record.digest), record) if kept and record else None
         collection = _collection(spec, base, Path(scratch))
         deflated = write_deflated(archive, _entry(COLLECTION), collection, record.pieces if record else {})
         names = {str(index): name for index, (name, _) in enumerate(spec.media)}

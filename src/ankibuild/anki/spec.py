@@ -66,7 +66,7 @@ class PackageSpec:
         return json.dumps([code_fingerprint(), models, decks])
 
     @cached_property
-    def contents(self) -> str:
+    def digest(self) -> str:
         """A digest of everything the package's bytes are made from, known without the notes' texts."""
         rows = "\n".join("\x1f".join(map(str, note)) for note in self.notes)
         media = [(name, hashlib.sha256(content).hexdigest()) for name, content in self.media]

@@ -62,7 +62,7 @@ class AnkiTarget:
 
     options: BuildOptions
     clock: Clock
-    #: What each package of the last build was made of, by path: one made of the same is not made again.
+    #: The digest of each package of the last build, by path: one whose digest is the same is not made again.
     built: Mapping[str, str]
     progress: Progress = silent
 
@@ -87,8 +87,8 @@ class AnkiTarget:
             raise LockChangedError(f"{lock_path} would change: run 'ankibuild build' and commit it.")
         new, previous = _follow_published(loaded, new, options.out, self.clock, result)
         packages = _plan(bank, loaded, types, new, options.out, options.split)
-        result.contents = {str(package.path): package.spec.contents for package in packages}
-        todo = [package for package in packages if self.built.get(str(package.path)) != package.spec.contents]
+        result.package_digests = {str(package.path): package.spec.digest for package in packages}
+        todo = [package for package in packages if self.built.get(str(package.path)) != package.spec.digest]
         text = new.dumps()
         lock = _LockPlan(new, text, text != _current_text(lock_path), old.recalled)
         seen = loaded.translations.text(today(self.clock.first()))
