@@ -100,7 +100,7 @@ def test_a_lock_merged_line_by_line_keeps_the_newest_entry_of_each_note(tmp_path
 
 def _first_format(lock: Lock) -> str:
     """``lock`` as the first version wrote it: one JSON document, a line per note."""
-    kinds = {t.lang: json.loads(t.as_json()) for t in lock.notetypes.values()}
+    kinds = {t.key: json.loads(t.as_json()) for t in lock.notetypes.values()}
     for kind in kinds.values():
         del kind["notetype"]
     types = ",\n".join(f"  {json.dumps(lang)}: {json.dumps(kind)}" for lang, kind in kinds.items())

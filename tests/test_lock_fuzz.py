@@ -88,7 +88,7 @@ def good_lock() -> dict[str, Any]:
     with _bank() as decks:
         _run("build", "--decks", str(decks), "--out", str(decks.parent / "dist"))
         lock = read_lock(decks / LOCK_FILE)
-        notetypes = {t.lang: {k: v for k, v in asdict(t).items() if k != "lang"} for t in lock.notetypes.values()}
+        notetypes = {t.key: {k: v for k, v in asdict(t).items() if k != "key"} for t in lock.notetypes.values()}
         notes = [note._asdict() for note in lock.notes.values()]
         return {"version": 1, "bank": lock.bank, "notetypes": notetypes, "notes": notes}
 

@@ -85,9 +85,9 @@ class Published:
         for guid, note in other.notes.items():
             if guid not in self.notes or note.entry.mtime > self.notes[guid].entry.mtime:
                 self.notes[guid] = note
-        for lang, kind in other.notetypes.items():
-            if lang not in self.notetypes or kind.mtime > self.notetypes[lang].mtime:
-                self.notetypes[lang] = kind
+        for key, notetype in other.notetypes.items():
+            if key not in self.notetypes or notetype.mtime > self.notetypes[key].mtime:
+                self.notetypes[key] = notetype
 
 
 def read_published(
@@ -127,10 +127,10 @@ def keep(kept: Path, path: Path, content: bytes, types: Types, found: Published)
     """
     rows = ((*note.entry, note.deck) for note in found.notes.values())
     notes = [list(column) for column in zip(*rows, strict=True)]
-    kinds = {lang: [kind.digest, kind.mtime] for lang, kind in found.notetypes.items()}
+    notetypes = {key: [t.digest, t.mtime] for key, t in found.notetypes.items()}
     with contextlib.suppress(OSError):  # without it the next build only reads the package
         kept.mkdir(parents=True, exist_ok=True)
-        text = json.dumps({"key": _key(content, types), "notes": notes, "notetypes": kinds})
+        text = json.dumps({"key": _key(content, types), "notes": notes, "notetypes": notetypes})
         write_if_changed(_memo(kept, path), text.encode(), durable=False)
 
 
@@ -152,8 +152,8 @@ def _recalled(path: Path, types: Types, kept: Path | None) -> Published | None:
             return None
         rows = zip(*data["notes"], strict=True)
         notes = {row[0]: PublishedNote(NoteLock._make(row[:-1]), row[-1]) for row in rows}
-        kinds = {lang: PublishedNotetype(digest, mtime) for lang, (digest, mtime) in data["notetypes"].items()}
-        return Published(notes, kinds)
+        notetypes = {key: PublishedNotetype(digest, mtime) for key, (digest, mtime) in data["notetypes"].items()}
+        return Published(notes, notetypes)
     except Exception:  # none, or damaged: the package is read instead
         return None
 
@@ -218,10 +218,10 @@ def raise_times(lock: Lock, published: Published, clock: Clock) -> Lock:
         if mtime != entry.mtime:
             notes[guid] = entry._replace(mtime=mtime)
     notetypes = {
-        lang: replace(kind, mtime=_newer(kind.mtime, kind.digest == shipped.digest, shipped.mtime, clock))
-        if (shipped := published.notetypes.get(lang)) is not None
-        else kind
-        for lang, kind in lock.notetypes.items()
+        key: replace(entry, mtime=_newer(entry.mtime, entry.digest == shipped.digest, shipped.mtime, clock))
+        if (shipped := published.notetypes.get(key)) is not None
+        else entry
+        for key, entry in lock.notetypes.items()
     }
     return Lock(lock.bank, notetypes, notes)
 

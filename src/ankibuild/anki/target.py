@@ -212,7 +212,7 @@ def _follow_published(loaded: LoadedBank, lock: Lock, out: Path, clock: Clock, r
 
 def _latest(lock: Lock) -> int:
     """The newest time in ``lock`` (0 for a bank with nothing in it)."""
-    times = [*(kind.mtime for kind in lock.notetypes.values()), *(note.mtime for note in lock.notes.values())]
+    times = [*(notetype.mtime for notetype in lock.notetypes.values()), *(note.mtime for note in lock.notes.values())]
     return max(times, default=0)
 
 

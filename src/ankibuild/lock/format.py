@@ -63,7 +63,10 @@ def _quoted(text: str) -> str:
 
 @dataclass(frozen=True)
 class NotetypeLock:
-    lang: str
+    """A note type's entry."""
+
+    #: Its key (see :meth:`Kind.notetype_key`): the language alone for multiple choice.
+    key: str
     id: int
     fields: tuple[str, ...]
     cards: tuple[str, ...]
@@ -73,7 +76,7 @@ class NotetypeLock:
     def as_json(self) -> str:
         return json.dumps(
             {
-                "notetype": self.lang,
+                "notetype": self.key,
                 "id": self.id,
                 "fields": list(self.fields),
                 "cards": list(self.cards),
@@ -100,7 +103,7 @@ class Lock:
         locks by keeping the lines of both (``merge=union``): :func:`read_lock`
         keeps the newest entry of a note that appears twice.
         """
-        types = sorted(self.notetypes.values(), key=lambda t: t.lang)
+        types = sorted(self.notetypes.values(), key=lambda t: t.key)
         notes = sorted(self.notes.values(), key=attrgetter("question", "lang"))
         head = json.dumps({"ankibuild-lock": VERSION, "bank": self.bank})
         return "\n".join([HEADER, head, *(t.as_json() for t in types), *(n.as_json() for n in notes)]) + "\n"
@@ -177,10 +180,10 @@ def _add_entry(lock: Lock, data: dict[str, Any]) -> None:
         if old is None or note.mtime > old.mtime:
             lock.notes[note.guid] = note
     elif "notetype" in data:
-        kind = _notetype(data["notetype"], data)
-        old_kind = lock.notetypes.get(kind.lang)
-        if old_kind is None or kind.mtime > old_kind.mtime:
-            lock.notetypes[kind.lang] = kind
+        notetype = _notetype(data["notetype"], data)
+        old_notetype = lock.notetypes.get(notetype.key)
+        if old_notetype is None or notetype.mtime > old_notetype.mtime:
+            lock.notetypes[notetype.key] = notetype
     else:
         lock.bank = data["bank"]
 
@@ -190,8 +193,8 @@ def _note(n: dict[str, Any]) -> NoteLock:
     return NoteLock._make((n["guid"], n["question"], n["lang"], n["digest"], n["parts"], n["mtime"]))
 
 
-def _notetype(lang: str, t: dict[str, Any]) -> NotetypeLock:
-    return NotetypeLock(lang, t["id"], tuple(t["fields"]), tuple(t["cards"]), t["digest"], t["mtime"])
+def _notetype(key: str, t: dict[str, Any]) -> NotetypeLock:
+    return NotetypeLock(key, t["id"], tuple(t["fields"]), tuple(t["cards"]), t["digest"], t["mtime"])
 
 
 def _parse_first(path: Path, text: str) -> Lock:
@@ -203,7 +206,7 @@ def _parse_first(path: Path, text: str) -> Lock:
     wrong = _wrong_value(data, text)
     if wrong is not None:
         raise _damaged(path, *wrong)
-    notetypes = {lang: _notetype(lang, t) for lang, t in data["notetypes"].items()}
+    notetypes = {key: _notetype(key, t) for key, t in data["notetypes"].items()}
     return Lock(data["bank"], notetypes, {n["guid"]: _note(n) for n in data["notes"]})
 
 

@@ -67,10 +67,10 @@ def stamp_notes(notes: Iterable[Stampable], lock: Lock, clock: Clock) -> tuple[d
 
 
 def stamp_notetype(
-    lang: str, type_id: int, fields: tuple[str, ...], cards: tuple[str, ...], digest: str, lock: Lock, clock: Clock
+    key: str, type_id: int, fields: tuple[str, ...], cards: tuple[str, ...], digest: str, lock: Lock, clock: Clock
 ) -> NotetypeLock:
-    old = lock.notetypes.get(lang)
+    old = lock.notetypes.get(key)
     if old is not None and old.digest == digest and old.id == type_id:
         return replace(old, fields=fields, cards=cards)
     mtime = clock.first() if old is None else clock.after(old.mtime)
-    return NotetypeLock(lang, type_id, fields, cards, digest, mtime)
+    return NotetypeLock(key, type_id, fields, cards, digest, mtime)
