@@ -12,7 +12,7 @@ from click.testing import CliRunner, Result
 
 from ankibuild import newbank
 from ankibuild.cli import main
-from ankibuild.newbank import UNSET_GIT, Source, init, starter_workflow
+from ankibuild.newbank import UNSET_GIT, Origin, init, starter_workflow
 from ankibuild.templatefolders import DEFAULTS, default_files
 
 from .ankitools import imported_cards
@@ -46,7 +46,7 @@ def test_a_new_bank_checks_builds_and_imports_with_no_templates_folder(tmp_path:
 
 def test_init_writes_a_shared_repository(tmp_path: Path) -> None:
     """Ignore rules, CI, the pre-commit hook, editor schemas and a README that states the import options."""
-    made = init(tmp_path, languages=["fr", "en"], bank_id="chem-101", source=Source("https://git.example.org/x", "v9"))
+    made = init(tmp_path, languages=["fr", "en"], bank_id="chem-101", origin=Origin("https://git.example.org/x", "v9"))
     written = {p.relative_to(tmp_path).as_posix() for p in made.files}
     assert written == {
         "decks/bank.yaml",
@@ -80,7 +80,7 @@ def test_init_writes_a_shared_repository(tmp_path: Path) -> None:
 def test_the_example_workflow_is_the_one_init_writes() -> None:
     """examples/ shows what init writes, with the repository still to be set; both check, build frozen, pin a ref."""
     example = (ROOT / "examples" / "github-actions-build.yml").read_text(encoding="utf-8")
-    assert example == starter_workflow(Source(UNSET_GIT, "v0.1.0"))
+    assert example == starter_workflow(Origin(UNSET_GIT, "v0.1.0"))
     steps = [step.get("run", "") for step in yaml.safe_load(example)["jobs"]["build"]["steps"]]
     assert 'pip install "ankibuild @ git+${ANKIBUILD_GIT}@${ANKIBUILD_REF}"' in steps
     assert "ankibuild check --strict" in steps and "ankibuild build --frozen" in steps
@@ -125,7 +125,7 @@ def test_a_bad_language_or_id_is_reported_and_nothing_is_written(tmp_path: Path,
     assert not (tmp_path / "new").exists()
 
 
-def test_the_source_is_the_git_commit_pip_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_origin_is_the_git_commit_pip_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
     """Installed with pip from git, init names that repository and the exact commit; otherwise it says to set them."""
     recorded = {"url": "git+https://git.example.org/ankibuild.git", "vcs_info": {"vcs": "git", "commit_id": "ab12"}}
 
@@ -134,9 +134,9 @@ def test_the_source_is_the_git_commit_pip_recorded(monkeypatch: pytest.MonkeyPat
             return json.dumps(recorded) if name == "direct_url.json" else None
 
     monkeypatch.setattr("importlib.metadata.distribution", lambda name: Installed())
-    assert newbank.installed_source() == Source("https://git.example.org/ankibuild.git", "ab12")
+    assert newbank.installed_origin() == Origin("https://git.example.org/ankibuild.git", "ab12")
     recorded = {"url": "file:///wheels/ankibuild-0.1.0-py3-none-any.whl", "archive_info": {}}
-    assert not newbank.installed_source().is_set
+    assert not newbank.installed_origin().is_set
 
 
 def test_exported_templates_make_the_same_packages_as_the_defaults(tmp_path: Path) -> None:

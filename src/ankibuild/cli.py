@@ -238,7 +238,7 @@ def init_command(folder: Path, languages: tuple[str, ...], bank_id: str | None) 
 
     made = init(folder, languages=languages, bank_id=bank_id)
     click.echo(f"Bank '{made.bank_id}' in {', '.join(made.languages)}: wrote {len(made.files)} files in {folder}.")
-    if not made.source.is_set:
+    if not made.origin.is_set:
         click.secho(
             "Set ANKIBUILD_GIT and ANKIBUILD_REF in .github/workflows/decks.yml and .pre-commit-config.yaml:"
             " the git repository ankibuild is installed from, and a tag or commit of it.",

@@ -40,7 +40,7 @@ _SLUG_PARTS = re.compile(r"[^a-z0-9]+")
 
 
 @dataclass(frozen=True)
-class Source:
+class Origin:
     """Where CI and the pre-commit hook install ankibuild from: a git repository at an exact ref."""
 
     git: str
@@ -59,10 +59,10 @@ class NewBank:
     bank_id: str
     languages: tuple[str, ...]
     files: tuple[Path, ...]
-    source: Source
+    origin: Origin
 
 
-def installed_source() -> Source:
+def installed_origin() -> Origin:
     """The git repository and commit this ankibuild was installed from, when pip recorded one.
 
     ``pip install git+URL@TAG`` records the URL and the exact commit; any other
@@ -74,12 +74,12 @@ def installed_source() -> Source:
         recorded = {}
     vcs = recorded.get("vcs_info") if isinstance(recorded, dict) else None
     if isinstance(vcs, dict) and vcs.get("vcs") == "git" and vcs.get("commit_id"):
-        return Source(str(recorded["url"]).removeprefix("git+"), str(vcs["commit_id"]))
-    return Source(UNSET_GIT, f"v{__version__}")
+        return Origin(str(recorded["url"]).removeprefix("git+"), str(vcs["commit_id"]))
+    return Origin(UNSET_GIT, f"v{__version__}")
 
 
 def init(
-    root: Path, *, languages: Sequence[str] = (FALLBACK,), bank_id: str | None = None, source: Source | None = None
+    root: Path, *, languages: Sequence[str] = (FALLBACK,), bank_id: str | None = None, origin: Origin | None = None
 ) -> NewBank:
     """Write a new bank's repository into ``root`` (created if missing).
 
@@ -88,8 +88,8 @@ def init(
     """
     langs = tuple(dict.fromkeys(languages)) or (FALLBACK,)
     bank_id = bank_id or _slug(root.resolve().name)
-    source = source or installed_source()
-    files = _files(bank_id, root.resolve().name, langs, source)
+    origin = origin or installed_origin()
+    files = _files(bank_id, root.resolve().name, langs, origin)
     _refuse(root, bank_id, langs, files)
     try:
         write_new({root / relative: text.encode() for relative, text in files.items()})
@@ -98,7 +98,7 @@ def init(
         where = Path(err.filename) if err.filename else root
         problems.add(where, f"cannot write here: {err.strerror}", hint="choose a folder you can write to")
         problems.fail()
-    return NewBank(root, bank_id, langs, tuple(root / name for name in files), source)
+    return NewBank(root, bank_id, langs, tuple(root / name for name in files), origin)
 
 
 def _refuse(root: Path, bank_id: str, langs: Sequence[str], files: Mapping[str, str]) -> None:
@@ -123,10 +123,10 @@ def _slug(name: str) -> str:
     return _SLUG_PARTS.sub("-", name.lower()).strip("-") or "my-bank"
 
 
-def _files(bank_id: str, title: str, langs: Sequence[str], source: Source) -> dict[str, str]:
+def _files(bank_id: str, title: str, langs: Sequence[str], origin: Origin) -> dict[str, str]:
     """Every file of the new repository, by its path relative to the repository."""
     texts = {lang: _example(lang) for lang in langs}
-    settings = {"@ANKIBUILD_GIT@": source.git, "@ANKIBUILD_REF@": source.ref}
+    settings = {"@ANKIBUILD_GIT@": origin.git, "@ANKIBUILD_REF@": origin.ref}
     unlabelled = [lang for lang in langs if not TemplateFolders().has_language(lang)]
     return {
         **{f"{OWN_FOLDER}/{lang}/{LABELS}": _labels_to_translate(lang) for lang in unlabelled},
@@ -154,9 +154,9 @@ def _starter(name: str, settings: Mapping[str, str] | None = None) -> str:
     return text
 
 
-def starter_workflow(source: Source) -> str:
-    """The CI workflow ``init`` writes, installing ankibuild from ``source``."""
-    return _starter("workflow.yml", {"@ANKIBUILD_GIT@": source.git, "@ANKIBUILD_REF@": source.ref})
+def starter_workflow(origin: Origin) -> str:
+    """The CI workflow ``init`` writes, installing ankibuild from ``origin``."""
+    return _starter("workflow.yml", {"@ANKIBUILD_GIT@": origin.git, "@ANKIBUILD_REF@": origin.ref})
 
 
 def _example(lang: str) -> dict[str, Any]:
