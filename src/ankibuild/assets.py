@@ -35,10 +35,10 @@ class Asset:
     content: bytes
 
     @classmethod
-    def hashed(cls, source: Path, content: bytes) -> Asset:
+    def hashed(cls, path: Path, content: bytes) -> Asset:
         """``card.js`` -> ``_ankibuild-<12 hex digits of sha256>.js``."""
         digest = hashlib.sha256(content).hexdigest()[:12]
-        return cls(f"{PREFIX}{digest}{source.suffix}", content)
+        return cls(f"{PREFIX}{digest}{path.suffix}", content)
 
     def data_url(self) -> str:
         """The file inline, for a page that loads nothing from anywhere else."""

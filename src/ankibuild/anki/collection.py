@@ -185,8 +185,8 @@ def _connect(path: Path) -> Iterator[sqlite3.Connection]:
         conn.close()
 
 
-def vacuum(work: Path, target: Path) -> bool:
-    """Write ``work`` out as ``target`` with VACUUM INTO; False if its schema cookie could not be fixed.
+def vacuum(work: Path, made: Path) -> bool:
+    """Write ``work`` out as ``made`` with VACUUM INTO; False if its schema cookie could not be fixed.
 
     VACUUM INTO copies the schema cookie, plus one: how often the schema changed
     before must not show in the bytes. Setting it is safe here, where nothing
@@ -195,5 +195,5 @@ def vacuum(work: Path, target: Path) -> bool:
     with _connect(work) as conn:
         conn.execute(f"PRAGMA schema_version = {SCHEMA_COOKIE}")
         fixed = conn.execute("PRAGMA schema_version").fetchone()[0] == SCHEMA_COOKIE
-        conn.execute("VACUUM INTO ?", (str(target),))
+        conn.execute("VACUUM INTO ?", (str(made),))
     return bool(fixed)

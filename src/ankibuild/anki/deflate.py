@@ -109,18 +109,18 @@ def _deflate(piece: bytes, primer: bytes, last: bool) -> bytes:
 
 
 def write_deflated(
-    archive: zipfile.ZipFile, entry: zipfile.ZipInfo, source: Path, known: Mapping[bytes, bytes]
+    archive: zipfile.ZipFile, entry: zipfile.ZipInfo, collection: Path, known: Mapping[bytes, bytes]
 ) -> Deflate:
-    """Write the file ``source`` into ``archive`` as ``entry``, deflated by a :class:`Deflate`.
+    """Write the file ``collection`` into ``archive`` as ``entry``, deflated by a :class:`Deflate`.
 
     Returns it, for its pieces to be kept; ``known`` are the pieces kept by the last build.
     """
     with (
         ThreadPoolExecutor(min(2, os.cpu_count() or 1)) as pool,
-        source.open("rb") as data,
-        archive.open(entry, "w") as target,
+        collection.open("rb") as data,
+        archive.open(entry, "w") as stream,
     ):
         deflate = Deflate(pool, known)
-        target._compressor = deflate  # type: ignore[attr-defined]  # zipfile has no public way
-        shutil.copyfileobj(data, target, PIECE)
+        stream._compressor = deflate  # type: ignore[attr-defined]  # zipfile has no public way
+        shutil.copyfileobj(data, stream, PIECE)
     return deflate

@@ -28,24 +28,24 @@ ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
 def _collection(spec: PackageSpec, base: tuple[Path, Record] | None, scratch: Path) -> Path:
     """The package's collection, canonical: from the kept one (``base``) when it can be, else from nothing."""
-    work, target = scratch / "work.anki2", scratch / "collection.anki2"
-    if base and base[1].frame == spec.frame and _from_kept(spec, base[0], base[1], work, target):
-        return target
-    for path in (work, target):
+    work, made = scratch / "work.anki2", scratch / "collection.anki2"
+    if base and base[1].frame == spec.frame and _from_kept(spec, base[0], base[1], work, made):
+        return made
+    for path in (work, made):
         path.unlink(missing_ok=True)
     create(spec, work)
-    vacuum(work, target)  # a new collection's cookie is always the same, set or not
-    return target
+    vacuum(work, made)  # a new collection's cookie is always the same, set or not
+    return made
 
 
-def _from_kept(spec: PackageSpec, base: Path, record: Record, work: Path, target: Path) -> bool:
-    """Make ``target`` from the kept collection ``base`` of ``record``; False when it cannot be used."""
+def _from_kept(spec: PackageSpec, base: Path, record: Record, work: Path, made: Path) -> bool:
+    """Make ``made`` from the kept collection ``base`` of ``record``; False when it cannot be used."""
     try:
         shutil.copyfile(base, work)
         if digests(work) != list(record.order):  # damaged since it was kept
             return False
         update(spec, work, record.notes)
-        return vacuum(work, target)
+        return vacuum(work, made)
     except (OSError, sqlite3.Error):  # gone meanwhile, or damaged: made from nothing instead
         return False
 
