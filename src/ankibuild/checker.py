@@ -66,16 +66,18 @@ class Checker:
         languages: Sequence[str] = (),
         *,
         nested: bool = False,
+        elsewhere: Mapping[str, str] | None = None,
     ) -> None:
         """Report missing required keys and unknown keys (with a suggestion).
 
         Language codes are keys only where ``languages`` (the bank's) are given, in a
         question: anywhere else, ``en:`` is a mistake; in a translation (``nested``),
-        one indented too far.
+        one indented too far. ``elsewhere`` gives the hint for a key that belongs
+        somewhere else (to another kind of question).
         """
         for key in data:
             if key not in spec and not (languages and is_language(key)):
-                hint = _key_hint(key, [*spec, *languages], nested=nested)
+                hint = (elsewhere or {}).get(key) or _key_hint(key, [*spec, *languages], nested=nested)
                 self.report(data.at(key), f"unknown key '{key}' in {what}", hint, question)
         for key, required in spec.items():
             if required and key not in data:

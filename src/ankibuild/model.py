@@ -75,6 +75,8 @@ class Question:
     kind: str = "choice"
     #: Its own setting for shuffling its options, over the bank's (None: the bank's).
     shuffle: bool | None = None
+    #: The names of its own true/false settings that are on (a flashcard's "reverse"), read by its kind.
+    flags: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

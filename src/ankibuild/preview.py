@@ -44,6 +44,8 @@ class CardSides:
     deck: str
     front: str
     back: str
+    #: Its place among the note's card types: a note may have several cards (a reversed flashcard).
+    ord: int = 0
 
 
 @dataclass(frozen=True)
@@ -103,7 +105,7 @@ class CardRenderer:
         }
         front = front_template.render(fields)
         back = back_template.render({**fields, "FrontSide": front})
-        return CardSides(note.lang, note.question_id, deck, front, back)
+        return CardSides(note.lang, note.question_id, deck, front, back, ord_)
 
 
 def card_document(css: str, body: str) -> str:
@@ -325,11 +327,13 @@ def _language_section(templates: CardTemplates, cards: list[tuple[int, CardSides
 def _card_article(card: CardSides, index: int, labels: Mapping[str, str], show_ids: bool) -> str:
     """A card's place: a frame the page's script fills, and the buttons that flip it."""
     qid = html.escape(card.question_id)
+    # A note's first card keeps the id it always had; ":" never occurs in a question id.
+    anchor = html.escape(f"{card.lang}-{card.question_id}" + (f":{card.ord + 1}" if card.ord else ""))
     flip = html.escape(labels.get("show_answer", "Show answer"))
     again = html.escape(labels.get("again", "Again"))
     shown_id = f'<p class="pv-id"><code>{qid}</code></p>\n' if show_ids else ""
     return (
-        f'<article class="pv-card" id="{html.escape(card.lang)}-{qid}" data-card="{index}" data-question="{qid}">\n'
+        f'<article class="pv-card" id="{anchor}" data-card="{index}" data-question="{qid}">\n'
         f'{shown_id}<div class="pv-frame"></div>\n'
         f'<p class="pv-buttons"><button type="button" class="pv-flip">{flip}</button>'
         f'<button type="button" class="pv-again" hidden>{again}</button></p>\n'

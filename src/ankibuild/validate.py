@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -236,7 +237,9 @@ def _question(check: Checker, item: Any, where: tuple[int, int], bank: Bank) -> 
     qid = _slug(check, data, "question id") or ""
     kind = _kind(check, data, qid)
     keys = {**QUESTION_KEYS, **(kind.question_keys if kind else {})}
-    check.keys(data, keys if kind else EVERY_QUESTION_KEY, "a question", qid, languages=bank.languages)
+    check.keys(
+        data, keys if kind else EVERY_QUESTION_KEY, "a question", qid, bank.languages, elsewhere=_elsewhere(kind, False)
+    )
     topics = _question_topics(check, data, bank, qid)
     translations, texts = _translations(check, data, bank, qid, kind) if kind else ({}, {})
     _missing_translations(check, data, bank, qid)
@@ -246,7 +249,8 @@ def _question(check: Checker, item: Any, where: tuple[int, int], bank: Bank) -> 
     valid = bool(qid and reading.ok and topics and translations)
     name = kind.name if kind else DEFAULT_KIND
     found = translations if valid else texts
-    return Question(qid, topics or (), reading.answer, found, place, reading.pin, allow, name, reading.shuffle), valid
+    settings = reading.pin, allow, name, reading.shuffle, reading.flags
+    return Question(qid, topics or (), reading.answer, found, place, *settings), valid
 
 
 def _kind(check: Checker, data: Map, qid: str) -> Kind | None:
@@ -262,6 +266,24 @@ def _kind(check: Checker, data: Map, qid: str) -> Kind | None:
     shown = f"'{value}'" if isinstance(value, str) else type_name(value)
     check.report(data.at("kind"), f"there is no kind of question {shown}", hint, qid)
     return None
+
+
+@cache
+def _elsewhere(kind: Kind | None, translation: bool) -> Mapping[str, str]:
+    """A hint for each key that other kinds of question have, in a question or (``translation``) in a translation."""
+    if kind is None:
+        return {}
+    owners: dict[str, list[str]] = {}
+    for other in KINDS.values():
+        for key in other.translation_keys if translation else other.question_keys:
+            owners.setdefault(key, []).append(other.name)
+    hints = {
+        key: f"'{key}' belongs to a question of kind {' or '.join(names)}: write 'kind: {names[0]}' or remove it"
+        for key, names in owners.items()
+    }
+    level, there = (kind.question_keys, "the question") if translation else (kind.translation_keys, "each translation")
+    hints.update({key: f"in a question of kind {kind.name}, '{key}' goes in {there}" for key in level})
+    return hints
 
 
 def _missing_translations(check: Checker, data: Map, bank: Bank, qid: str) -> None:
@@ -321,7 +343,8 @@ def _translations(
         translation = check.mapping(data[lang], data.at(lang), f"the '{lang}' translation", qid)
         if translation is None:
             continue
-        check.keys(translation, kind.translation_keys, f"the '{lang}' translation", qid, nested=True)
+        what = f"the '{lang}' translation"
+        check.keys(translation, kind.translation_keys, what, qid, nested=True, elsewhere=_elsewhere(kind, True))
         texts[lang], valid = kind.read_translation(check, translation, qid, data.at(lang))
         if valid:
             result[lang] = texts[lang]

@@ -50,6 +50,8 @@ class Reading:
     pin: tuple[str, ...] = ()
     #: The question's own shuffle setting, over the bank's (None: the bank's).
     shuffle: bool | None = None
+    #: The names of the question's own true/false settings that are on (a flashcard's "reverse").
+    flags: frozenset[str] = frozenset()
 
 
 class Kind(ABC):
@@ -115,3 +117,21 @@ class Kind(ABC):
     def card_ords(self, fields: Sequence[str]) -> tuple[int, ...]:
         """The cards a note with these fields has, by their place in :attr:`cards`."""
         return (0,)
+
+
+def read_texts(
+    check: Checker, data: Map, question: str, where: tuple[int, int], keys: Mapping[str, bool]
+) -> tuple[Translation, bool]:
+    """A translation made of texts alone (``keys``: True for required), and whether it is valid.
+
+    Each text goes into the field named after its key ("question" into
+    "Question"), which is where a problem found while rendering it points.
+    """
+    texts = {key: check.text(data, key, question) if key in data else None for key in keys}
+    valid = all(texts[key] is not None for key, required in keys.items() if required or key in data)
+    marks = {key.capitalize(): data.at(key) for key in keys if key in data}
+    text = {key: value or "" for key, value in texts.items()}
+    translation = Translation(
+        text.get("question", ""), (), text.get("explanation", ""), marks, where, answer=text.get("answer", "")
+    )
+    return translation, valid
