@@ -2,7 +2,9 @@
 
 ``tests/golden/<lang>/front.html`` and ``back.html`` hold what the preview's
 renderer (which renders exactly as Anki, see test_ankitemplate.py) makes of
-the question of ``tests/data/every-language``. A change to the templates or
+the question of ``tests/data/every-language``; ``tests/golden/<kind>/<lang>/``
+hold the cards of each other kind, from ``tests/data/more-kinds``, named by
+question (and card, for a note with several). A change to the templates or
 labels shows up here as a readable diff. After an intended change, regenerate
 them and review the diff:
 
@@ -21,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from ankibuild.kinds import DEFAULT_KIND, KINDS
 from ankibuild.preview import CardSides, render_cards
 from ankibuild.templatefolders import DEFAULTS
 
@@ -40,17 +43,35 @@ def test_every_language_with_labels_has_golden_files() -> None:
     """The sample covers each language that has its own labels, and nothing else is left behind."""
     labelled = {p.parent.name for p in DEFAULTS.glob("*/labels.yaml")} - {"default"}
     assert labelled == set(LANGUAGES)
-    assert {p.name for p in GOLDEN.iterdir()} == set(LANGUAGES)
+    assert {p.name for p in GOLDEN.iterdir()} - set(KINDS) == set(LANGUAGES)
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_rendered_card_matches_its_golden_files(lang: str) -> None:
     """Front and back of the sample question in ``lang``, exactly as stored."""
     card = _cards()[lang]
-    for name, text in (("front.html", card.front), ("back.html", card.back)):
-        path = GOLDEN / lang / name
+    _compare(GOLDEN / lang, "", card)
+
+
+def _compare(folder: Path, prefix: str, card: CardSides) -> None:
+    for name, text in ((f"{prefix}front.html", card.front), (f"{prefix}back.html", card.back)):
+        path = folder / name
         actual = _ASSET.sub("_ankibuild-HASH.js", text)
         if os.environ.get("ANKIBUILD_REGENERATE"):
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(actual, encoding="utf-8")
         assert actual == path.read_text(encoding="utf-8"), f"{path} differs: see this file's docstring to regenerate"
+
+
+@pytest.mark.parametrize("kind", [name for name in KINDS if name != DEFAULT_KIND and (GOLDEN / name).exists()])
+def test_every_card_of_the_other_kinds_matches_its_golden_files(kind: str) -> None:
+    """Each card of each note of ``kind`` in ``tests/data/more-kinds``, in a left-to-right and a right-to-left language."""
+    rendered = render_cards(decks=DATA / "more-kinds")
+    kinds = {note.question_id: note.kind for note in rendered.notes}
+    cards = [card for card in rendered.cards if kinds[card.question_id] == kind]
+    assert cards
+    for card in cards:
+        _compare(GOLDEN / kind / card.lang, f"{card.question_id}-{card.ord + 1}-", card)
+    stored = {path.relative_to(GOLDEN / kind).as_posix() for path in (GOLDEN / kind).glob("*/*.html")}
+    named = {f"{c.lang}/{c.question_id}-{c.ord + 1}-{side}.html" for c in cards for side in ("front", "back")}
+    assert stored == named, "a golden file no card matches: delete it"

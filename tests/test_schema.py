@@ -370,6 +370,24 @@ EVERY_KEY = {
         "de": {"question": "Frage?", "options": ["Eins", 42, "Größe"], "explanation": "Weil."},
         "en": {"question": "Question?", "options": ["One", 42, "Size"], "explanation": "Because."},
     },
+    "truefalse": {
+        "id": "q2",
+        "topics": ["memory"],
+        "kind": "truefalse",
+        "answer": False,
+        "allow": ["option-order"],
+        "de": {"question": "Größe 42.", "explanation": "Weil."},
+        "en": {"question": "Size 42.", "explanation": 7},
+    },
+    "flashcard": {
+        "id": "q3",
+        "topics": ["memory"],
+        "kind": "flashcard",
+        "reverse": True,
+        "allow": ["option-order"],
+        "de": {"question": "Frage?", "answer": 42, "explanation": "Weil."},
+        "en": {"question": "Question?", "answer": "Size", "explanation": "Because."},
+    },
 }
 EVERY_BANK_KEY = {
     "id": "ai-stack",
