@@ -65,7 +65,7 @@ def _compare(folder: Path, prefix: str, card: CardSides) -> None:
 
 @pytest.mark.parametrize("kind", [name for name in KINDS if name != DEFAULT_KIND and (GOLDEN / name).exists()])
 def test_every_card_of_the_other_kinds_matches_its_golden_files(kind: str) -> None:
-    """Each card of each note of ``kind`` in ``tests/data/more-kinds``, in a left-to-right and a right-to-left language."""
+    """Each card of each note of ``kind`` in ``tests/data/more-kinds``, in a language of each direction."""
     rendered = render_cards(decks=DATA / "more-kinds")
     kinds = {note.question_id: note.kind for note in rendered.notes}
     cards = [card for card in rendered.cards if kinds[card.question_id] == kind]

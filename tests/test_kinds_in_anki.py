@@ -10,7 +10,7 @@ from pathlib import Path
 
 from anki.collection import Collection
 
-from .ankitools import TEMPLATE_ERROR, collection, import_package, render, review_log
+from .ankitools import TEMPLATE_ERROR, collection, import_package, render, review_every_card, review_log
 from .conftest import Project, use_scenario
 
 LANGS = ("en", "ar")
@@ -74,12 +74,8 @@ def test_a_rebuild_updates_both_kinds_in_place_and_keeps_every_review(project: P
     use_scenario(project, "more-kinds").build()
     with collection(tmp_path / "student.anki2") as col:
         _import_all(col, project.out)
-        for card_id in col.find_cards(""):
-            card = col.get_card(card_id)
-            card.start_timer()
-            col.sched.answerCard(card, 4)
+        intervals = review_every_card(col)
         reviews = review_log(col)
-        intervals = {cid: col.get_card(cid).ivl for cid in col.find_cards("")}
         assert len(reviews) == 8 and all(intervals.values())
 
         project.edit("kinds.yaml", "keeps its contents when the power is off", "keeps its data without power")

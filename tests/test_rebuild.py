@@ -10,7 +10,7 @@ import pytest
 
 from ankibuild.lock.format import LOCK_FILE
 
-from .ankitools import ImportLog, collection, import_package, review_log
+from .ankitools import ImportLog, collection, import_package, review_every_card, review_log
 from .conftest import Project
 
 LANGS = ("de", "fr", "en")
@@ -52,12 +52,8 @@ def test_rebuild_updates_edited_notes_adds_new_and_keeps_every_review(project: P
     with collection(tmp_path / "student.anki2") as col:
         first = _import_all(col, project.out)
         assert (first.new, first.conflicting) == (18, 0)
-        for card_id in col.find_cards(""):
-            card = col.get_card(card_id)
-            card.start_timer()
-            col.sched.answerCard(card, 4)
+        intervals = review_every_card(col)
         reviews = review_log(col)
-        intervals = {cid: col.get_card(cid).ivl for cid in col.find_cards("")}
         assert len(reviews) == 18 and all(ivl > 0 for ivl in intervals.values())
 
         project.edit("ai-hardware.yaml", "Die arithmetische Intensität ist sehr niedrig", "Die Intensität ist niedrig")
