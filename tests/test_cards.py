@@ -147,7 +147,7 @@ def test_letters_must_be_six(project: Project) -> None:
     problems = Problems()
     load_templates(TemplateFolders(project.templates), KINDS["choice"], "ja", problems)
     (problem,) = problems.errors
-    assert (problem.file, problem.line) == ("templates/ja/labels.yaml", 7)
+    assert (problem.file, problem.line) == ("templates/ja/labels.yaml", 9)
     assert problem.message == "'letters' must list 6 letters separated by spaces"
 
 

@@ -75,6 +75,8 @@ _NEUTRAL = re.compile(r"\d+(?:[.,]\d+)*|<code>.*?</code>|\\\(.*?\\\)|\\\[.*?\\\]
 class AnswerFacts(NamedTuple):
     """What the checks across a bank need of one question."""
 
+    #: The letter of its correct option; "" when several are correct, which the patterns leave
+    #: out: a student who ticks all that apply guesses no single place or length.
     letter: str
     #: The correct option is the longest in most languages.
     longest: bool
@@ -137,6 +139,8 @@ class ItemChecker:
         checks = (self.longest_correct, self.identical, self.above, self.order)
         for check in checks:
             check(question, texts, options)
+        if " " in question.answer:
+            return AnswerFacts("", False, question.allow)
         index = LETTERS.index(question.answer)
         longest = [lang for lang, shown in texts.items() if _longest(shown) == index]
         return AnswerFacts(question.answer, len(longest) * 2 > len(texts), question.allow)
@@ -147,8 +151,8 @@ class ItemChecker:
     def longest_correct(
         self, question: Question, texts: Mapping[str, list[str]], options: Mapping[str, Sequence[str]]
     ) -> None:
-        if LONGEST_CORRECT in question.allow:
-            return
+        if LONGEST_CORRECT in question.allow or " " in question.answer:
+            return  # of several correct options, one may well be the longest
         index = LETTERS.index(question.answer)
         ratios = {lang: ratio for lang, shown in texts.items() if (ratio := _clearly_longer(shown, index))}
         if not ratios:
@@ -217,7 +221,9 @@ class ItemChecker:
                 )
 
     def patterns(self, facts: Iterable[AnswerFacts], where: Place, what: str) -> None:
-        """Across many questions: answers on one letter, or the correct option usually the longest."""
+        """Across questions with one correct option: answers on one letter, or the correct option usually the
+        longest."""
+        facts = [f for f in facts if f.letter]
         letters = Counter(f.letter for f in facts if ANSWER_LETTER not in f.allow)
         total = sum(letters.values())
         if total >= MIN_QUESTIONS and letters.most_common(1)[0][1] > total * MAJORITY:

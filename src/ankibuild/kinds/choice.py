@@ -1,8 +1,16 @@
-"""Multiple choice, the first kind: a question, two to six options, one correct, an explanation.
+"""Multiple choice, the first kind: a question, two to six options, one or several correct, an explanation.
 
 Its note type is the one every bank released before there were other kinds:
 its fields, its card type, its ids and its lock key never change. Its GUIDs and
 note type ids have no kind name in them, and its lock key is the language alone.
+
+Everything added since lives within those fields, so that a note released
+before updates in place: several correct answers are the letters in the Answer
+field ("A C"); feedback on an option is an element at the end of the option's
+field that only the back shows; a question's own shuffle setting and "select
+all that apply" are empty elements at the start of the Question field, which the
+card script and stylesheet read. A question with one answer and neither makes
+exactly the fields it made before.
 """
 
 from __future__ import annotations
@@ -10,6 +18,7 @@ from __future__ import annotations
 import html
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from itertools import zip_longest
 from typing import ClassVar
 
 from ..checker import Checker, type_name
@@ -29,6 +38,15 @@ MIN_OPTIONS = 2
 #: Starts an option that keeps its place when the card script shuffles the others: the
 #: note type's fields never change, so the option's own text carries the mark.
 PIN_MARK = '<span class="ab-pin"></span>'
+#: Start the Question field of a question with several correct answers: the front then
+#: asks to select all that apply, and the card script lets the student tick several.
+SEVERAL_MARK = '<span class="ab-several"></span>'
+#: Start the Question field of a question with its own shuffle setting, over the bank's.
+SHUFFLE_MARKS = {True: '<span class="ab-shuffle"></span>', False: '<span class="ab-in-order"></span>'}
+#: Wraps an option's feedback at the end of its field; the front hides it. No text a bank
+#: writes can hold it (text shows as typed), so it also tells an option from its feedback.
+FEEDBACK_START = '<div class="ab-feedback">'
+FEEDBACK_END = "</div>"
 
 
 class Choice(Kind):
@@ -36,8 +54,13 @@ class Choice(Kind):
     fields = FIELDS
     cards = (CardType(CARD_NAME, "front.html", "back.html"),)
     sort_field = "Question"
-    question_keys: ClassVar[Mapping[str, bool]] = {"answer": True, "pin": False}
-    translation_keys: ClassVar[Mapping[str, bool]] = {"question": True, "options": True, "explanation": True}
+    question_keys: ClassVar[Mapping[str, bool]] = {"answer": True, "pin": False, "shuffle": False}
+    translation_keys: ClassVar[Mapping[str, bool]] = {
+        "question": True,
+        "options": True,
+        "explanation": True,
+        "feedback": False,
+    }
     has_options = True
 
     def notetype_key(self, lang: str) -> str:
@@ -62,18 +85,29 @@ class Choice(Kind):
         agree = _options_agree(check, data, texts, answer, question)
         count = min((len(t.options) for t in texts.values()), default=len(LETTERS))
         pin = tuple(check.names(data, "pin", LETTERS[:count], question, upper=True))
-        return Reading(answer or "", bool(answer and agree), pin)
+        shuffle, shuffle_ok = _shuffle(check, data, question)
+        return Reading(" ".join(answer or ()), bool(answer and agree and shuffle_ok), pin, shuffle)
 
     def schema_fragment(self) -> Fragment:
-        """An answer letter and pinned letters; a question, its options and an explanation."""
+        """Correct letters, pinned letters and a shuffle setting; a question, its options, an explanation and
+        feedback on options."""
         letter: Schema = {"type": "string", "pattern": padded(*LETTERS, *(letter.lower() for letter in LETTERS))}
         question: dict[str, Schema] = {
-            "answer": {"description": "The letter of the correct option, shared by all languages.", **letter},
+            "answer": {
+                "description": "The letter of the correct option, or a list of the letters of several correct "
+                "options (the student then ticks all that apply); shared by all languages.",
+                "oneOf": [letter, {"type": "array", "items": letter, "minItems": 1, "uniqueItems": True}],
+            },
             "pin": {
-                "description": "Letters of options that keep their place when the bank shuffles the options, "
+                "description": "Letters of options that keep their place when the options are shuffled, "
                 "such as 'None of the above'.",
                 "type": "array",
                 "items": letter,
+            },
+            "shuffle": {
+                "description": "Show this question's options in a new random order at each review (true) or as "
+                "written (false), whatever the bank's 'shuffle'.",
+                "type": "boolean",
             },
         }
         options = f"{MIN_OPTIONS} to {MAX_OPTIONS} different options, in the same order in every language."
@@ -88,36 +122,92 @@ class Choice(Kind):
                 "items": TEXT,
             },
             "explanation": TEXT,
+            "feedback": {
+                "description": "A short text on an option, by its letter, shown beside it on the back of the card.",
+                "type": "object",
+                "propertyNames": letter,
+                "additionalProperties": TEXT,
+            },
         }
         return Fragment(question, translation)
 
     def note_fields(self, question: Question, text: Translation, render: Render) -> tuple[str, ...]:
         options = [
-            (PIN_MARK if letter in question.pin else "") + render(letter, option)
-            for letter, option in zip(LETTERS, text.options, strict=False)
+            (PIN_MARK if letter in question.pin else "") + render(letter, option) + _feedback_html(letter, note, render)
+            for letter, option, note in zip_longest(LETTERS, text.options, text.feedback, fillvalue="")
+            if option
         ]
         options += [""] * (len(LETTERS) - len(options))
+        marks = (SEVERAL_MARK if " " in question.answer else "") + (
+            "" if question.shuffle is None else SHUFFLE_MARKS[question.shuffle]
+        )
         explanation = render("Explanation", text.explanation)
-        return (html.escape(question.id), render("Question", text.question), *options, question.answer, explanation)
+        stem = marks + render("Question", text.question)
+        return (html.escape(question.id), stem, *options, question.answer, explanation)
+
+
+def _feedback_html(letter: str, feedback: str, render: Render) -> str:
+    return FEEDBACK_START + render(f"feedback-{letter}", feedback) + FEEDBACK_END if feedback else ""
 
 
 def options_of(fields: Sequence[str]) -> tuple[str, ...]:
-    """The options of a multiple-choice note's fields, without the unused letters."""
+    """The options of a multiple-choice note's fields as the front shows them: without the unused
+    letters, and without their feedback."""
     first = FIELDS.index(LETTERS[0])
-    return tuple(option for option in fields[first : first + len(LETTERS)] if option)
+    return tuple(option.split(FEEDBACK_START)[0] for option in fields[first : first + len(LETTERS)] if option)
 
 
-def _answer(check: Checker, data: Map, qid: str) -> str | None:
+def _answer(check: Checker, data: Map, qid: str) -> tuple[str, ...] | None:
+    """The letters of the correct options, in the options' order: one letter, or a list of them.
+
+    A list of one letter is the same answer as the letter alone, and makes the same note.
+    """
     if "answer" not in data:
         return None
     answer = data["answer"]
-    letter = answer.strip().upper() if isinstance(answer, str) else ""
-    if letter not in LETTERS:
+    if isinstance(answer, Seq):
+        return _answer_list(check, answer, data.at("answer"), qid)
+    letter = _letter(answer)
+    if letter is None:
         shown = f"'{answer}'" if isinstance(answer, str) else type_name(answer)
-        hint = "the letter of the correct option: A is the first"
+        hint = "the letter of the correct option (A is the first), or a list of letters such as [A, C]"
         check.report(data.at("answer"), f"answer must be one letter A-{LETTERS[-1]}, not {shown}", hint, qid)
         return None
-    return letter
+    return (letter,)
+
+
+def _answer_list(check: Checker, answer: Seq, where: tuple[int, int], qid: str) -> tuple[str, ...] | None:
+    """Several correct options: each a letter, none twice."""
+    if not answer:
+        check.report(where, "the answer list is empty", "list the letters of the correct options, such as [A, C]", qid)
+        return None
+    letters: list[str] = []
+    for value, at in zip(answer, answer.marks, strict=True):
+        letter = _letter(value)
+        if letter is None:
+            shown = f"'{value}'" if isinstance(value, str) else type_name(value)
+            check.report(at, f"{shown} in the answer list is not a letter A-{LETTERS[-1]}", "write one letter", qid)
+        elif letter in letters:
+            check.report(at, f"letter {letter} is twice in the answer list", "list each correct option once", qid)
+        letters.append(letter or "")
+    if "" in letters or len(set(letters)) != len(letters):
+        return None
+    return tuple(sorted(letters, key=LETTERS.index))
+
+
+def _letter(value: object) -> str | None:
+    letter = value.strip().upper() if isinstance(value, str) else ""
+    return letter if letter in LETTERS else None
+
+
+def _shuffle(check: Checker, data: Map, qid: str) -> tuple[bool | None, bool]:
+    """The question's own shuffle setting (None: the bank's), and whether it is valid."""
+    value = data.get("shuffle")
+    if "shuffle" not in data or isinstance(value, bool):
+        return value, True
+    hint = "write true to shuffle its options at each review, false to keep them as written"
+    check.report(data.at("shuffle"), f"'shuffle' must be true or false, not {type_name(value)}", hint, qid)
+    return None, False
 
 
 def _translation(check: Checker, data: Map, qid: str, where: tuple[int, int]) -> tuple[Translation, bool]:
@@ -129,10 +219,41 @@ def _translation(check: Checker, data: Map, qid: str, where: tuple[int, int]) ->
     written = data.get("options")
     if isinstance(written, Seq):
         marks.update(zip(LETTERS, written.marks, strict=False))
-    if question is None or explanation is None or options is None:
+    count = len(written) if isinstance(written, Seq) else len(LETTERS)
+    feedback, feedback_ok = _feedback(check, data, count, qid, marks)
+    if question is None or explanation is None or options is None or not feedback_ok:
         readable = tuple(text if isinstance(text, str) else "" for text in written) if isinstance(written, Seq) else ()
-        return Translation(question or "", readable, explanation or "", marks, where), False
-    return Translation(question, options, explanation, marks, where), True
+        return Translation(question or "", readable, explanation or "", marks, where, feedback), False
+    return Translation(question, options, explanation, marks, where, feedback), True
+
+
+def _feedback(
+    check: Checker, data: Map, count: int, qid: str, marks: dict[str, tuple[int, int]]
+) -> tuple[tuple[str, ...], bool]:
+    """Feedback by option letter (``feedback: {B: text}``), one per option ("" where none), and whether valid.
+
+    The place of each text goes into ``marks`` as ``feedback-B``, where a problem found
+    while rendering it points.
+    """
+    if "feedback" not in data:
+        return (), True
+    given = check.mapping(data["feedback"], data.at("feedback"), "'feedback'", qid)
+    if given is None:
+        return (), False
+    texts = [""] * count
+    ok = True
+    for key, value in given.items():
+        letter = _letter(key)
+        text = check.text_value(value, given.at(key), f"the feedback on option {key}", qid)
+        if letter is None or LETTERS.index(letter) >= count:
+            hint = f"name an option by its letter, A to {LETTERS[count - 1]}" if count else "name an option's letter"
+            check.report(given.at(key), f"feedback on '{key}', which is not one of the {count} options", hint, qid)
+            ok = False
+        elif text is not None:
+            texts[LETTERS.index(letter)] = text
+            marks[f"feedback-{letter}"] = given.at(key)
+        ok = ok and text is not None
+    return tuple(texts), ok
 
 
 def _options(check: Checker, data: Map, qid: str) -> tuple[str, ...] | None:
@@ -168,22 +289,27 @@ def _distinct(check: Checker, options: tuple[str, ...], marks: list[tuple[int, i
 
 
 def _options_agree(
-    check: Checker, data: Map, translations: Mapping[str, Translation], answer: str | None, qid: str
+    check: Checker, data: Map, translations: Mapping[str, Translation], answer: tuple[str, ...] | None, qid: str
 ) -> bool:
-    """Every language offers the same number of options, and the answer is one of them."""
+    """Every language offers the same number of options, and every correct letter is one of them."""
     counts = {lang: len(t.options) for lang, t in translations.items()}
     if len(set(counts.values())) > 1:
         _count_differs(check, data, counts, qid)
         return False
-    if answer is not None and counts and LETTERS.index(answer) >= min(counts.values()):
+    if answer is None or not counts:
+        return True
+    count = min(counts.values())
+    written = data["answer"]
+    places = dict(zip((_letter(v) for v in written), written.marks, strict=True)) if isinstance(written, Seq) else {}
+    missing = [letter for letter in answer if LETTERS.index(letter) >= count]
+    for letter in missing:
         check.report(
-            data.at("answer"),
-            f"answer {answer} is not among the {min(counts.values())} options",
-            f"use a letter from A to {LETTERS[min(counts.values()) - 1]}",
+            places.get(letter, data.at("answer")),
+            f"answer {letter} is not among the {count} options",
+            f"use a letter from A to {LETTERS[count - 1]}",
             qid,
         )
-        return False
-    return True
+    return not missing
 
 
 def _count_differs(check: Checker, data: Map, counts: dict[str, int], qid: str) -> None:

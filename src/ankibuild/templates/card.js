@@ -1,8 +1,12 @@
 /* Multiple-choice cards: tap an option (or press 1-6) on the front; the back
- * marks the correct option, and the chosen one as right or wrong.
+ * marks the correct option, and the chosen one as right or wrong. A question
+ * with several correct options (its Question field starts with an .ab-several
+ * element; data-answer holds "A C") lets the student tick several: the back
+ * marks each as right, wrongly chosen or missed, and the whole answer is right
+ * only when exactly the correct ones were ticked.
  *
  * Without this script the card still works: the back's stylesheet marks the
- * correct option from data-answer.
+ * correct options from data-answer.
  *
  * Anki desktop keeps one page and swaps the card's HTML, so globals survive
  * the flip; AnkiDroid loads a new page for each side, so only storage does.
@@ -93,8 +97,17 @@
       order.slice().sort().join() === letters.slice().sort().join();
   }
 
+  // The question's own setting (an element at the start of its field) over the bank's.
+  function shuffles(quiz) {
+    if (quiz.querySelector(".ab-question .ab-shuffle")) {
+      return true;
+    }
+    return !quiz.querySelector(".ab-question .ab-in-order") && quiz.getAttribute("data-shuffle") === "true";
+  }
+
   function Card(quiz) {
     this.quiz = quiz;
+    this.several = !!quiz.querySelector(".ab-question .ab-several");
     this.list = quiz.querySelector(".ab-options");
     this.key = quiz.getAttribute("data-type") + "\u001f" + quiz.getAttribute("data-id");
     this.shown = (quiz.getAttribute("data-letters") || "").split(" ");
@@ -121,31 +134,40 @@
     this.order = order;
   };
 
-  Card.prototype.select = function (letter) {
+  Card.prototype.select = function (letters) {
     for (var i = 0; i < this.letters.length; i++) {
       var option = this.options[this.letters[i]];
-      var chosen = this.letters[i] === letter;
+      var chosen = letters.indexOf(this.letters[i]) >= 0;
       option.classList.toggle("ab-selected", chosen);
       option.setAttribute("aria-checked", chosen ? "true" : "false");
     }
   };
 
   Card.prototype.front = function () {
-    var order = this.quiz.getAttribute("data-shuffle") === "true" ? shuffled(this.letters, this.pinned) : this.letters;
-    var review = { key: this.key, order: order, choice: null };
+    var order = shuffles(this.quiz) ? shuffled(this.letters, this.pinned) : this.letters;
+    var review = { key: this.key, order: order, choice: [] };
     var card = this;
     save(review);
     this.arrange(order);
     this.quiz.classList.add("ab-js");
-    this.list.setAttribute("role", "radiogroup");
+    this.quiz.classList.toggle("ab-ticks", this.several);
+    this.list.setAttribute("role", this.several ? "group" : "radiogroup");
     for (var i = 0; i < this.letters.length; i++) {
-      this.options[this.letters[i]].setAttribute("role", "radio");
+      this.options[this.letters[i]].setAttribute("role", this.several ? "checkbox" : "radio");
     }
-    this.select(null);
+    this.select([]);
+    // One option, or (several correct) a tick more or less.
     function choose(letter) {
-      review.choice = letter;
+      var at = review.choice.indexOf(letter);
+      if (!card.several) {
+        review.choice = [letter];
+      } else if (at >= 0) {
+        review.choice.splice(at, 1);
+      } else {
+        review.choice.push(letter);
+      }
       save(review);
-      card.select(letter);
+      card.select(review.choice);
     }
     this.list.addEventListener("click", function (event) {
       var node = event.target;
@@ -173,13 +195,33 @@
       return; // shown without its front, or edited in between: the stylesheet marks the answer
     }
     this.arrange(review.order);
-    var chosen = this.options[review.choice];
-    if (!chosen) {
+    var chosen = Array.isArray(review.choice) ? review.choice : [];
+    if (!chosen.length) {
       return;
     }
-    var right = review.choice === back.getAttribute("data-answer");
-    chosen.classList.add("ab-chosen", right ? "ab-right" : "ab-wrong");
+    var answer = (back.getAttribute("data-answer") || "").split(" ");
+    var right = chosen.length === answer.length;
+    for (var i = 0; i < this.letters.length; i++) {
+      var letter = this.letters[i];
+      var option = this.options[letter];
+      var correct = answer.indexOf(letter) >= 0;
+      if (chosen.indexOf(letter) >= 0) {
+        option.classList.add("ab-chosen", correct ? "ab-right" : "ab-wrong");
+        right = right && correct;
+      } else if (correct && this.several) {
+        this.miss(option, back.getAttribute("data-missed"));
+      }
+    }
     back.classList.add(right ? "ab-result-right" : "ab-result-wrong");
+  };
+
+  // A correct option left unticked: marked, and said in words.
+  Card.prototype.miss = function (option, words) {
+    var label = document.createElement("span");
+    label.className = "ab-missed-label";
+    label.textContent = words || "";
+    option.classList.add("ab-missed");
+    option.querySelector(".ab-text").appendChild(label);
   };
 
   // 1-6 (top row or keypad, on any layout; with Alt too, since Anki desktop

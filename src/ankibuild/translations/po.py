@@ -26,7 +26,7 @@ from ..atomic import write_if_changed
 from ..errors import AnkibuildError, BankError, Problems, Severity
 from ..languages import CODE_HINT, is_language
 from ..loader import BANK_FILE, Map, decode, read
-from ..model import LETTERS, Bank, Deck, Question, Translation
+from ..model import Bank, Deck, Question, Translation
 from ..yamltext import Block, Document, Value, mapping_lines, open_document
 from .record import Entry, Record, advance, by_question, text_refs, today
 from .status import BankTexts, load_texts, write_record
@@ -61,10 +61,14 @@ def _question_texts(texts: BankTexts, question: Question, source: str, lang: str
     outdated = entry is not None and entry.behind is not None
     path = question.place.path
     marks = question.translations[source].marks
+    correct = question.answer.split()
+    article = "the" if len(correct) == 1 else "a"
     for name, text in question.translations[source].texts():
         letter = name.removeprefix("option-")
-        comment = f"option {letter}, the correct answer" if letter == question.answer else ""
-        line = marks.get(letter if letter in LETTERS else name.capitalize(), (question.place.line, 0))[0]
+        comment = f"option {letter}, {article} correct answer" if letter in correct else ""
+        # options are marked by letter, feedback by its name, the other texts by their field
+        mark = marks.get(letter) or marks.get(name) or marks.get(name.capitalize(), (question.place.line, 0))
+        line = mark[0]
         yield Text(f"{question.id}:{name}", text, theirs.get(name), (path, line), outdated, comment)
 
 

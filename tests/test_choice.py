@@ -1,0 +1,207 @@
+"""Multiple choice with several correct answers, feedback on options and a question's own shuffle setting.
+
+Everything lives within the released note type's fields: a classmate's notes of
+a build from before update in place (see test_upgrade.py), and a question with
+one answer and none of the new keys makes exactly the fields it made before.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ankibuild import build, check
+from ankibuild.errors import BankError, Problem
+from ankibuild.kinds.choice import FEEDBACK_START, SEVERAL_MARK, SHUFFLE_MARKS
+
+from .ankitools import collection, import_package, render
+from .conftest import DATA
+
+FEATURES = DATA / "choice-features"
+
+BANK = """id: mc
+languages: [en, fr]
+topics:
+  t: {en: T, fr: T}
+"""
+
+#: A question whose lines the mistakes below replace; its answer is on line 5.
+QUESTION = """questions:
+  - id: q
+    topics: [t]
+    kind: choice
+    answer: A
+    en:
+      question: Which?
+      options: [one, two, three]
+      explanation: Because.
+    fr:
+      question: Laquelle ?
+      options: [un, deux, trois]
+      explanation: Parce que.
+"""
+
+
+def _problems(root: Path, old: str, new: str) -> list[Problem]:
+    """The errors of a bank whose question has ``old`` replaced by ``new``."""
+    assert old in QUESTION
+    (root / "decks").mkdir()
+    (root / "decks" / "bank.yaml").write_text(BANK, encoding="utf-8")
+    (root / "decks" / "q.yaml").write_text(QUESTION.replace(old, new, 1), encoding="utf-8")
+    with pytest.raises(BankError) as raised:
+        check(decks=root / "decks")
+    return [problem for problem in raised.value.problems if problem.severity.name == "ERROR"]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "location", "message"),
+    [
+        ("answer: A", "answer: []", "q.yaml:5:5", "the answer list is empty"),
+        ("answer: A", "answer: [A, D]", "q.yaml:5:17", "answer D is not among the 3 options"),
+        ("answer: A", "answer: [A, a]", "q.yaml:5:17", "letter A is twice in the answer list"),
+        ("answer: A", "answer: [A, 3]", "q.yaml:5:17", "'3' in the answer list is not a letter A-F"),
+        ("answer: A", "answer: [A, B, C, D, E, F, G]", "q.yaml:5:32", "'G' in the answer list is not a letter"),
+        ("answer: A", "answer: {A: yes}", "q.yaml:5:5", "answer must be one letter A-F, not a mapping"),
+        ("answer: A", "answer: A\n    shuffle: maybe", "q.yaml:6:5", "'shuffle' must be true or false, not text"),
+        (
+            "      explanation: Because.\n",
+            "      explanation: Because.\n      feedback: {D: Nope}\n",
+            "q.yaml:10:18",
+            "feedback on 'D', which is not one of the 3 options",
+        ),
+        (
+            "      explanation: Because.\n",
+            "      explanation: Because.\n      feedback: [Nope]\n",
+            "q.yaml:10:7",
+            "'feedback' must be a mapping",
+        ),
+        (
+            "      explanation: Because.\n",
+            "      explanation: Because.\n      feedback: {B: ''}\n",
+            "q.yaml:10:18",
+            "the feedback on option B is empty",
+        ),
+    ],
+    ids=[
+        "empty-list",
+        "letter-beyond-options",
+        "letter-twice",
+        "not-a-letter",
+        "more-than-the-options",
+        "mapping",
+        "shuffle-not-a-boolean",
+        "feedback-on-missing-option",
+        "feedback-not-a-mapping",
+        "feedback-empty",
+    ],
+)
+def test_each_mistake_is_reported_at_its_place(tmp_path: Path, old: str, new: str, location: str, message: str) -> None:
+    problems = _problems(tmp_path, old, new)
+    assert [(p.location.removeprefix(str(tmp_path / "decks") + "/"), p.message) for p in problems][:1] == [
+        (location, problems[0].message)
+    ]
+    assert message in problems[0].message
+    assert problems[0].hint
+
+
+def test_feedback_on_a_kind_without_options_names_the_kinds_that_have_it(tmp_path: Path) -> None:
+    """Another kind refuses ``feedback`` as unknown, and says which kind it belongs to."""
+    problems = _problems_of_kind_without_options(tmp_path)
+    if problems is None:
+        pytest.skip("no kind without options is registered yet")
+    (problem,) = problems
+    assert problem.message == "unknown key 'feedback' in the 'en' translation"
+    assert "choice" in problem.hint
+
+
+def _problems_of_kind_without_options(root: Path) -> list[Problem] | None:
+    from ankibuild.kinds import KINDS
+
+    other = next((kind for kind in KINDS.values() if "feedback" not in kind.translation_keys), None)
+    if other is None:
+        return None
+    decks = root / "decks"
+    decks.mkdir()
+    (decks / "bank.yaml").write_text(BANK.replace("[en, fr]", "[en]"), encoding="utf-8")
+    texts = "".join(f"      {key}: Some text.\n" for key, required in other.translation_keys.items() if required)
+    answers = "".join(f"    {key}: true\n" for key, required in other.question_keys.items() if required)
+    question = f"questions:\n  - id: q\n    topics: [t]\n    kind: {other.name}\n{answers}    en:\n{texts}"
+    (decks / "q.yaml").write_text(question + "      feedback: {A: x}\n", encoding="utf-8")
+    with pytest.raises(BankError) as raised:
+        check(decks=decks)
+    return [p for p in raised.value.problems if "feedback" in p.message]
+
+
+def test_one_letter_in_a_list_is_the_same_answer_as_the_letter(tmp_path: Path) -> None:
+    """``answer: [A]`` makes exactly the note ``answer: A`` makes."""
+    notes = []
+    for answer in ("A", "[A]"):
+        root = tmp_path / answer.strip("[]") / ("list" if "[" in answer else "letter")
+        (root / "decks").mkdir(parents=True)
+        (root / "decks" / "bank.yaml").write_text(BANK, encoding="utf-8")
+        (root / "decks" / "q.yaml").write_text(QUESTION.replace("answer: A", f"answer: {answer}"), encoding="utf-8")
+        build(decks=root / "decks", out=root / "dist")
+        with collection(root / "c.anki2") as col:
+            import_package(col, root / "dist" / "mc-en.apkg")
+            notes.append([col.get_note(n).fields for n in col.find_notes("")])
+    assert notes[0] == notes[1]
+    assert notes[0][0][8] == "A"
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], tuple[str, str, list[str]]]:
+    """The feature bank built and imported into Anki: each card's front, back and fields by (question, language)."""
+    root = tmp_path_factory.mktemp("features")
+    shutil.copytree(FEATURES, root / "decks")
+    build(decks=root / "decks", out=root / "dist")
+    cards = {}
+    with collection(root / "collection.anki2") as col:
+        for lang in ("en", "ar"):
+            log = import_package(col, root / "dist" / f"choice-features-{lang}.apkg")
+            assert (log.new, log.updated) == (2, 0)
+        for card_id in col.find_cards(""):
+            note = col.get_card(card_id).note()
+            front, back = render(col, card_id)
+            found = re.search(r'lang="([a-z]+)"', front)
+            assert found is not None
+            cards[note["ID"], found.group(1)] = (front, back, list(note.fields))
+    return cards
+
+
+def _text(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_several_answers_in_anki(imported: dict[tuple[str, str], tuple[str, str, list[str]]], lang: str) -> None:
+    """The front asks to select all that apply; the back holds both letters, and each feedback beside its option."""
+    front, back, fields = imported["reliable-transports", lang]
+    assert fields[1].startswith(SEVERAL_MARK)
+    assert fields[8] == "A C"
+    select_all = {"en": "Select all that apply", "ar": "اختر كل الإجابات الصحيحة"}[lang]
+    assert f'<p class="ab-select-all">{select_all}</p>' in front
+    assert 'data-answer="A C"' in back
+    feedback = {"en": "UDP sends datagrams with no retransmission.", "ar": "يرسل UDP رزمًا دون إعادة إرسال."}[lang]
+    option_b = re.search(r'data-letter="B">(.*?)</li>', back)
+    assert option_b is not None and feedback in option_b.group(1)
+    assert fields[3] == f"UDP{FEEDBACK_START}{feedback}</div>"
+    assert ("ltr" if lang == "en" else "rtl") in front
+
+
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_own_shuffle_setting_and_pin_in_anki(
+    imported: dict[tuple[str, str], tuple[str, str, list[str]]], lang: str
+) -> None:
+    """``shuffle: false`` over the bank's true is a mark the card script reads; the pinned option keeps its mark."""
+    front, back, fields = imported["port-numbers", lang]
+    assert fields[1].startswith(SHUFFLE_MARKS[False]) and SEVERAL_MARK not in fields[1]
+    assert fields[5].startswith('<span class="ab-pin"></span>')
+    assert fields[8] == "B"
+    assert 'data-shuffle="true"' in front
+    assert 'data-answer="B"' in back
+    assert (
+        _text(fields[2]).strip() == "80" + {"en": " Port 80 is plain HTTP.", "ar": " المنفذ 80 هو HTTP العادي."}[lang]
+    )
