@@ -80,8 +80,8 @@ class CardRenderer:
         self._sides = [
             (
                 side.name,
-                Template(side.front, f"the front template of '{templates.key}'", fields),
-                Template(side.back, f"the back template of '{templates.key}'", fields),
+                Template(side.front, f"the front template of '{templates.key}'", fields, cloze=self.kind.cloze),
+                Template(side.back, f"the back template of '{templates.key}'", fields, cloze=self.kind.cloze),
             )
             for side in templates.sides
         ]
@@ -92,7 +92,8 @@ class CardRenderer:
 
     def _card(self, note: RenderedNote, ord_: int) -> CardSides:
         deck = self._decks[note.deck_key]
-        name, front_template, back_template = self._sides[ord_]
+        # A cloze note type's one card type makes a card for each cloze number (ord = number - 1).
+        name, front_template, back_template = self._sides[0 if self.kind.cloze else ord_]
         fields = {
             **dict(zip(self.kind.fields, note.fields, strict=True)),
             "Tags": " ".join(note.tags),
@@ -103,8 +104,8 @@ class CardRenderer:
             "CardFlag": "flag0",
             "CardID": str(stable_int("card", note.guid, str(ord_))),
         }
-        front = front_template.render(fields)
-        back = back_template.render({**fields, "FrontSide": front})
+        front = front_template.render(fields, card_ord=ord_)
+        back = back_template.render({**fields, "FrontSide": front}, card_ord=ord_, question=False)
         return CardSides(note.lang, note.question_id, deck, front, back, ord_)
 
 
