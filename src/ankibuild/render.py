@@ -219,9 +219,9 @@ def render_note(
     text = question.translations[lang]
     used: list[str] = []
 
-    def render(name: str, value: str) -> str:
+    def render(name: str, value: str, *, clozes: bool = False) -> str:
         where = text.marks.get(name, (question.place.line, question.place.column))
-        return to_html(value, _FieldResources(media, problems, question, where, used), lang)
+        return to_html(value, _FieldResources(media, problems, question, where, used), lang, clozes=clozes)
 
     kind = KINDS[question.kind]
     fields = kind.note_fields(question, text, render)
@@ -314,7 +314,7 @@ def _template(path: Path, roots: Sequence[Path], labels: dict[str, str], kind: K
     text = _read(path, roots, problems)
     if text is None:
         return ""
-    check_template(path, text, kind.fields, problems)
+    check_template(path, text, kind.fields, problems, cloze=kind.cloze)
 
     def label(match: re.Match[str]) -> str:
         key = match.group(1)
@@ -328,8 +328,11 @@ def _template(path: Path, roots: Sequence[Path], labels: dict[str, str], kind: K
     return _PLACEHOLDER.sub(label, text)
 
 
-def check_template(path: Path, text: str, fields: Sequence[str], problems: Problems) -> None:
-    """Anki would show a template error on every card, or the preview could not render it: catch it now."""
-    for issue in ankitemplate.check(text, (*fields, *SPECIAL_FIELDS)):
+def check_template(path: Path, text: str, fields: Sequence[str], problems: Problems, *, cloze: bool = False) -> None:
+    """Anki would show a template error on every card, or the preview could not render it: catch it now.
+
+    ``cloze``: the template is a cloze note type's.
+    """
+    for issue in ankitemplate.check(text, (*fields, *SPECIAL_FIELDS), cloze=cloze):
         line, column = text_position(text, issue.offset)
         problems.add(path, issue.message, line=line, column=column, hint=issue.hint)

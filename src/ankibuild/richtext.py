@@ -38,6 +38,8 @@ from functools import cache
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import unquote
 
+from .clozetext import ENV_KEY as _CLOZES
+from .clozetext import ClozeReading, anki_markers, install_clozes
 from .mathml import problem as formula_problem
 
 if TYPE_CHECKING:
@@ -114,11 +116,30 @@ def _highlight_classes() -> dict[_TokenType, str]:
 _MARKUP = re.compile(r"[\n\r\0\\`*_\[<$&]|^(?:[#>+\-=~|]|\d{1,9}[.)](?:\s|$))")
 
 
-def to_html(text: str, resources: Resources, lang: str = "") -> str:
-    """A question text in ``lang`` as card HTML: Markdown rendered, formulas kept for MathJax."""
+def to_html(text: str, resources: Resources, lang: str = "", *, clozes: bool = False) -> str:
+    """A question text in ``lang`` as card HTML: Markdown rendered, formulas kept for MathJax.
+
+    With ``clozes``, its clozes become the markers Anki reads, and nothing else
+    in it does (see :mod:`.clozetext`); its problems are :func:`read_clozes`'.
+    """
+    if clozes:
+        return anki_markers(markdown_html(text, resources, lang, {_CLOZES: ClozeReading()}))
     if not _MARKUP.search(text):
         return _plain_html(text, lang)
     return markdown_html(text, resources, lang)
+
+
+def read_clozes(text: str) -> ClozeReading:
+    """The clozes of a cloze text, and what is wrong with them, as :func:`to_html` reads them."""
+    reading = ClozeReading()
+    _markdown().parse(text, {_CLOZES: reading})
+    return reading
+
+
+def without_clozes(rendered: str) -> str:
+    """Rendered HTML in which Anki reads no cloze marker: for the other texts of a cloze note,
+    whose markers Anki would count as cards."""
+    return anki_markers(rendered)
 
 
 #: French sets a no-break space before ``:`` and inside guillemets, a narrow one before
@@ -184,9 +205,9 @@ class Unpackaged:
         return None
 
 
-def markdown_html(text: str, resources: Resources, lang: str = "") -> str:
-    """``to_html`` without its shortcut for text that has no Markdown in it."""
-    env: EnvType = {_RESOURCES: resources, _LANG: lang}
+def markdown_html(text: str, resources: Resources, lang: str = "", more: EnvType | None = None) -> str:
+    """``to_html`` without its shortcut for text that has no Markdown in it; ``more`` joins the parser's ``env``."""
+    env: EnvType = {_RESOURCES: resources, _LANG: lang, **(more or {})}
     markdown = _markdown()
     tokens = markdown.parse(text, env)
     if [token.type for token in tokens] == ["paragraph_open", "inline", "paragraph_close"]:
@@ -380,6 +401,7 @@ def _markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False}).enable("table").disable("entity")
     md.inline.ruler.before("escape", "math", _math_inline)
     md.block.ruler.before("fence", "math_block", _math_block, {"alt": ["paragraph", "blockquote", "list"]})
+    install_clozes(md)
     for name, rule in {
         "math_inline": _render_math,
         "math_display": _render_math,

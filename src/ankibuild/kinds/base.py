@@ -16,18 +16,22 @@ the kind's name, which therefore never change either.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 from ..checker import Checker
 from ..loader import Map
 from ..model import Question, Translation, note_guid, notetype_id
 from ..schemaparts import Fragment
 
-#: Renders one text of a question to HTML: the name of the field it fills (for the
-#: place of a problem), then the text as written.
-Render = Callable[[str, str], str]
+
+class Render(Protocol):
+    """Renders one text of a question to HTML: the name of the field it fills (for the place of
+    a problem), then the text as written. With ``clozes``, the text's cloze markers stay
+    markers Anki reads (see :func:`..richtext.to_html`); in any other text they show as typed."""
+
+    def __call__(self, field: str, text: str, /, *, clozes: bool = False) -> str: ...
 
 
 @dataclass(frozen=True)
