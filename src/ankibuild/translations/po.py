@@ -328,9 +328,16 @@ class _Plan:
 
 
 def _translation(given: dict[str, str], names: list[str]) -> dict[str, Value]:
+    """A new translation with the texts its question's kind has: a cloze question has no options,
+    and its explanation may be left out."""
     options = [given[name] for name in names if _OPTION.match(name)]
     question: Value = Block(given["question"]) if "\n" in given["question"] else given["question"]
-    return {"question": question, "options": options, "explanation": Block(given["explanation"])}
+    written: dict[str, Value] = {"question": question}
+    if options:
+        written["options"] = options
+    if "explanation" in given:
+        written["explanation"] = Block(given["explanation"])
+    return written
 
 
 def _update(document: Document, where: tuple[str | int, ...], have: Translation, given: dict[str, str]) -> int:
