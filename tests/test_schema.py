@@ -388,6 +388,14 @@ EVERY_KEY = {
         "de": {"question": "Frage?", "answer": 42, "explanation": "Weil."},
         "en": {"question": "Question?", "answer": "Size", "explanation": "Because."},
     },
+    "cloze": {
+        "id": "q4",
+        "topics": ["memory", 2024],
+        "kind": "cloze",
+        "allow": ["option-order"],
+        "de": {"question": "{{c1::Speicher}} und {{c2::Rechnen::Hinweis}}", "explanation": "Weil."},
+        "en": {"question": "{{c1::Memory}} and {{c2::compute::a hint}}", "explanation": 42},
+    },
 }
 EVERY_BANK_KEY = {
     "id": "ai-stack",
