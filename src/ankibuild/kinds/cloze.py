@@ -18,6 +18,7 @@ from __future__ import annotations
 import html
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import ClassVar
 
 from ..checker import Checker
@@ -26,7 +27,7 @@ from ..loader import Map
 from ..model import Question, Translation
 from ..richtext import read_clozes, without_clozes
 from ..schemaparts import TEXT, Fragment, Schema
-from .base import CardType, Kind, Reading, Render
+from .base import CardType, Kind, Reading, Render, read_texts
 
 #: The note type's fields, in order: never change them once released.
 FIELDS = ("ID", "Text", "Extra")
@@ -46,12 +47,10 @@ class Cloze(Kind):
     def read_translation(
         self, check: Checker, data: Map, question: str, where: tuple[int, int]
     ) -> tuple[Translation, bool]:
-        text = check.text(data, "question", question)
-        explanation = check.text(data, "explanation", question) if "explanation" in data else ""
+        read, valid = read_texts(check, data, question, where, self.translation_keys)
         marks = {"Text": data.at("question"), "Extra": data.at("explanation")}
-        clozes_ok = text is not None and _clozes_ok(check, data, text, question)
-        translation = Translation(text or "", (), explanation or "", marks, where)
-        return translation, bool(clozes_ok and explanation is not None)
+        clozes_ok = bool(read.question) and _clozes_ok(check, data, read.question, question)
+        return replace(read, marks=marks), valid and clozes_ok
 
     def read_question(self, check: Checker, data: Map, question: str, texts: Mapping[str, Translation]) -> Reading:
         numbers = {lang: frozenset(read_clozes(text.question).numbers) for lang, text in texts.items()}
