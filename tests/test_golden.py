@@ -3,8 +3,9 @@
 ``tests/golden/<lang>/front.html`` and ``back.html`` hold what the preview's
 renderer (which renders exactly as Anki, see test_ankitemplate.py) makes of
 the question of ``tests/data/every-language``; ``tests/golden/<kind>/<lang>/``
-hold the cards of each other kind, from ``tests/data/more-kinds``, named by
-question (and card, for a note with several). A change to the templates or
+hold the cards of each other kind, from ``tests/data/more-kinds`` and
+``tests/data/cloze``, named by question (and card, for a note with several: a
+cloze card by its cloze number). A change to the templates or
 labels shows up here as a readable diff. After an intended change, regenerate
 them and review the diff:
 
@@ -31,6 +32,8 @@ from .conftest import DATA
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 LANGUAGES = ("de", "fr", "en", "es", "it", "pt", "nl", "pl", "ru", "ja", "zh", "zh-Hant", "ko", "ar", "he")
+#: The test banks whose notes of the other kinds have golden files.
+KIND_BANKS = ("more-kinds", "cloze")
 _ASSET = re.compile(r"_ankibuild-[0-9a-f]{12}\.js")
 
 
@@ -65,10 +68,13 @@ def _compare(folder: Path, prefix: str, card: CardSides) -> None:
 
 @pytest.mark.parametrize("kind", [name for name in KINDS if name != DEFAULT_KIND and (GOLDEN / name).exists()])
 def test_every_card_of_the_other_kinds_matches_its_golden_files(kind: str) -> None:
-    """Each card of each note of ``kind`` in ``tests/data/more-kinds``, in a language of each direction."""
-    rendered = render_cards(decks=DATA / "more-kinds")
-    kinds = {note.question_id: note.kind for note in rendered.notes}
-    cards = [card for card in rendered.cards if kinds[card.question_id] == kind]
+    """Each card of each note of ``kind`` in the test banks of the other kinds, in a language of each direction
+    (a cloze note's card is named by its cloze number)."""
+    cards = []
+    for bank in KIND_BANKS:
+        rendered = render_cards(decks=DATA / bank)
+        kinds = {note.question_id: note.kind for note in rendered.notes}
+        cards += [card for card in rendered.cards if kinds[card.question_id] == kind]
     assert cards
     for card in cards:
         _compare(GOLDEN / kind / card.lang, f"{card.question_id}-{card.ord + 1}-", card)

@@ -198,7 +198,7 @@ class _Pairing:
 def _number(token: Token, problem: Callable[[str, str], None]) -> int | None:
     """The number of an opening marker, or None (reported) when it is none Anki reads."""
     letter, written = token.meta["letter"], token.meta["number"]
-    fix = "number clozes c1, c2, …: each number is a card, and clozes of one number share it"
+    fix = "number clozes c1, c2, …, one number each: each number is a card, and clozes of one number share it"
     if letter != "c":
         problem(f"'{token.content}' is no cloze: Anki reads a lower-case c", f"write {{{{c{written}::…}}}}")
     elif not written.isascii() or not written.isdigit():
