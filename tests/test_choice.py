@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -205,3 +206,45 @@ def test_own_shuffle_setting_and_pin_in_anki(
     assert (
         _text(fields[2]).strip() == "80" + {"en": " Port 80 is plain HTTP.", "ar": " المنفذ 80 هو HTTP العادي."}[lang]
     )
+
+
+def test_feedback_goes_to_translators_and_back(tmp_path: Path) -> None:
+    """A PO export lists each feedback; its translation comes back into the language's ``feedback``."""
+    import polib
+
+    from ankibuild.model import Translation
+    from ankibuild.translations.po import export_po, import_po
+    from ankibuild.translations.record import text_digest
+
+    plain = Translation("Which?", ("one", "two"), "Because.")
+    assert text_digest(plain) != text_digest(replace(plain, feedback=("", "Not two.")))  # an edit makes others outdated
+    decks = tmp_path / "decks"
+    decks.mkdir()
+    (decks / "bank.yaml").write_text(BANK, encoding="utf-8")
+    english = "      explanation: Because.\n      feedback:\n        B: Not two.\n        C: Not three.\n"
+    (decks / "q.yaml").write_text(QUESTION.replace("      explanation: Because.\n", english, 1), encoding="utf-8")
+    assert not [problem for problem in check(decks=decks).items if "deck has no title" not in problem.message]
+    result = export_po("fr", tmp_path / "fr.po", source="en", decks=decks)
+    po = polib.pofile(str(tmp_path / "fr.po"))
+    by_context = {entry.msgctxt: entry for entry in po}
+    assert {"q:feedback-B", "q:feedback-C"} <= set(by_context) and result.entries == len(po)
+    assert by_context["q:feedback-B"].msgid == "Not two." and not by_context["q:feedback-B"].msgstr
+    by_context["q:feedback-B"].msgstr = "Pas deux."
+    by_context["q:feedback-C"].msgstr = "Pas trois."
+    po.save()
+    imported = import_po(tmp_path / "fr.po", decks=decks)
+    assert imported.written == 2
+    written = (decks / "q.yaml").read_text(encoding="utf-8")
+    assert written.endswith(
+        "      explanation: Parce que.\n      feedback:\n        B: Pas deux.\n        C: Pas trois.\n"
+    )
+
+    by_context["q:feedback-C"].msgstr = "Ni trois."
+    po.save()
+    assert import_po(tmp_path / "fr.po", decks=decks).written == 1
+    assert (decks / "q.yaml").read_text(encoding="utf-8") == written.replace("Pas trois.", "Ni trois.")
+    build(decks=decks, out=tmp_path / "dist")
+    with collection(tmp_path / "c.anki2") as col:
+        import_package(col, tmp_path / "dist" / "mc-fr.apkg")
+        (note_id,) = col.find_notes("")
+        assert col.get_note(note_id)["C"] == f"trois{FEEDBACK_START}Ni trois.</div>"

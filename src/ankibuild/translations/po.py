@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 #: The header field that names the language the ``msgid`` texts are in.
 SOURCE_HEADER = "X-Source-Language"
 _OPTION = re.compile(r"^option-([A-F])$")
+_FEEDBACK = re.compile(r"^feedback-([A-F])$")
 _SYNTAX_LINE = re.compile(r"\(line (\d+)\)")
 
 
@@ -337,7 +338,15 @@ def _translation(given: dict[str, str], names: list[str]) -> dict[str, Value]:
         written["options"] = options
     if "explanation" in given:
         written["explanation"] = Block(given["explanation"])
+    feedback = _feedback(given, names)
+    if feedback:
+        written["feedback"] = feedback
     return written
+
+
+def _feedback(texts: dict[str, str], names: Iterable[str]) -> dict[str, Value]:
+    """The feedback among ``texts`` (by PO name) as a translation writes it, by option letter."""
+    return {match.group(1): texts[name] for name in names if (match := _FEEDBACK.match(name)) and name in texts}
 
 
 def _update(document: Document, where: tuple[str | int, ...], have: Translation, given: dict[str, str]) -> int:
@@ -351,6 +360,13 @@ def _update(document: Document, where: tuple[str | int, ...], have: Translation,
     if any(_OPTION.match(name) for name in changed):
         options = [given.get(name, text) for name, text in old.items() if _OPTION.match(name)]
         document.replace((*where, "options"), partial(mapping_lines, {"options": options}))
+    if any(_FEEDBACK.match(name) for name in changed):
+        feedback = _feedback({**old, **given}, sorted({*old, *given}))
+        make = partial(mapping_lines, {"feedback": feedback})
+        if any(have.feedback):
+            document.replace((*where, "feedback"), make)
+        else:
+            document.append(where, make)
     return len(changed)
 
 
