@@ -16,10 +16,11 @@ import pytest
 
 from ankibuild import build, check
 from ankibuild.errors import BankError, Problem
+from ankibuild.importer.bank import import_pages
 from ankibuild.kinds.choice import FEEDBACK_START, SEVERAL_MARK, SHUFFLE_MARKS
 
 from .ankitools import collection, import_package, render
-from .conftest import DATA
+from .conftest import DATA, Project
 
 FEATURES = DATA / "choice-features"
 
@@ -248,3 +249,38 @@ def test_feedback_goes_to_translators_and_back(tmp_path: Path) -> None:
         import_package(col, tmp_path / "dist" / "mc-fr.apkg")
         (note_id,) = col.find_notes("")
         assert col.get_note(note_id)["C"] == f"trois{FEEDBACK_START}Ni trois.</div>"
+
+
+PAGE = """AI hardware and software stack
+
+Which of these memories sit on the GPU chip itself?
+
+  1. ARegisters
+  2. BHBM
+  3. CL2 cache
+Show the answer
+
+Answer: A, C
+
+Registers and the L2 cache are SRAM on the chip; HBM sits beside it in the same package.
+"""
+
+
+@pytest.mark.parametrize("line", ["Answer: A, C", "Answer: A C", "Answer：Ａ、Ｃ"])
+def test_a_page_with_several_answers_imports_as_a_list(project: Project, line: str) -> None:
+    """A quiz page whose answer line names several letters becomes ``answer: [A, C]``, which builds."""
+    page = project.root / "page.txt"
+    page.write_text(PAGE.replace("Answer: A, C", line), encoding="utf-8")
+    import_pages([page], out=project.decks / "imported.yaml", decks=project.decks, languages=["en"])
+    written = (project.decks / "imported.yaml").read_text(encoding="utf-8")
+    assert "    answer: [A, C]\n" in written
+    project.build()
+
+
+def test_a_page_whose_letters_name_a_missing_option_is_refused(project: Project) -> None:
+    """Letters beyond the options make no answer line: the page is refused at the options."""
+    page = project.root / "page.txt"
+    page.write_text(PAGE.replace("Answer: A, C", "Answer: A, D"), encoding="utf-8")
+    with pytest.raises(BankError) as raised:
+        import_pages([page], out=project.decks / "imported.yaml", decks=project.decks, languages=["en"])
+    assert [p.message for p in raised.value.problems] == ["no answer line after the options"]

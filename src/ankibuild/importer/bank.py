@@ -421,7 +421,9 @@ def _new_file(plan: _Plan, bank: Bank) -> bytes:
 
 def _question(plan: _Plan) -> dict[str, Value]:
     page = next(iter(plan.pages.values()))
-    head: dict[str, Value] = {"id": plan.question, "topics": Flow((plan.topic or "",)), "answer": page.answer}
+    letters = page.answer.split()
+    answer: Value = Flow(tuple(letters)) if len(letters) > 1 else page.answer
+    head: dict[str, Value] = {"id": plan.question, "topics": Flow((plan.topic or "",)), "answer": answer}
     return {**head, **{lang: _translation(p) for lang, p in plan.pages.items()}}
 
 

@@ -10,6 +10,7 @@ A page, top to bottom::
       2. BSecond option
     Show the answer                 anything, skipped
     Answer: B. Second option        label, colon (any width), letter, that option's text
+                                    (or, when several are correct, their letters: "Answer: A, C")
     Explanation paragraph(s).
     Practise this topic             navigation: short lines that end no sentence
     More questions on Topic title   the heading of the last numbered list
@@ -17,7 +18,8 @@ A page, top to bottom::
 
 No word of any language is looked for. The options are the first numbered list
 whose items start with A, B, C …; the answer line is the first line after them
-shaped ``label: LETTER. text`` whose text is that option's; the further
+shaped ``label: LETTER. text`` whose text is that option's, or ``label: A, C``
+naming several options by their letters alone; the further
 questions are the last numbered list after it, and its heading is the line
 before it. The topic title is the line of the heading that names it (``More
 questions on <title>``), else the line just above the question's paragraph.
@@ -45,6 +47,10 @@ _ITEM = re.compile(r"^(\d{1,3})\s*[.)．）、]\s*(\S.*)$")
 _ANSWER = re.compile(
     r"^(?P<label>[^:：﹕]{1,40}?)\s*[:：﹕]\s*(?P<letter>[A-ZＡ-Ｚ])(?:[.．)）、]\s*|\s+|$)(?P<text>.*)$"
 )
+#: ``Answer: A, C``, ``答え：A、C``, ``Answer: A C``: a label, a colon, two or more letters alone.
+_SEVERAL = re.compile(
+    r"^(?P<label>[^:：﹕]{1,40}?)\s*[:：﹕]\s*(?P<letters>[A-ZＡ-Ｚ](?:\s*[,，、;；]\s*[A-ZＡ-Ｚ]|\s+[A-ZＡ-Ｚ])+)\s*[.．]?$"
+)
 #: What ends a sentence in the scripts a quiz is written in.
 _SENTENCE_END = ".!?…。！？؟۔।॥．"
 #: Closing quotes and brackets that may follow the end of a sentence.
@@ -71,7 +77,7 @@ class Page:
     topic: str | None
     question: str
     options: tuple[str, ...]
-    #: The letter of the correct option.
+    #: The letter of the correct option; the letters of several, separated by spaces ("A C").
     answer: str
     explanation: str
     #: Titles of further questions on the topic (their options are not on the page).
@@ -196,12 +202,18 @@ class _Reader:
         return None if self.failed else texts
 
     def answer(self, last_option: int, options: tuple[str, ...]) -> tuple[int, str] | None:
-        """The first answer line whose letter and text name an option, else a problem about the first candidate."""
+        """The first answer line whose letter and text name an option, or whose letters name several;
+        else a problem about the first candidate."""
+        several = _several(self.lines, last_option + 1, len(options))
         candidates = list(_answer_lines(self.lines, last_option + 1))
         for index, letter, text in candidates:
             position = string.ascii_uppercase.index(letter)
+            if several and several[0] < index:
+                break
             if position < len(options) and same_text(text, options[position]):
                 return index, letter
+        if several:
+            return several
         if not candidates:
             self.error(last_option, "no answer line after the options", _ANSWER_HINT)
             return None
@@ -285,6 +297,18 @@ def _answer_lines(lines: list[str], start: int) -> Iterator[tuple[int, str, str]
         match = _ANSWER.match(lines[index])
         if match and match.group("label").strip():
             yield index, unicodedata.normalize("NFKC", match.group("letter")), match.group("text").strip()
+
+
+def _several(lines: list[str], start: int, count: int) -> tuple[int, str] | None:
+    """(index, "A C") of the first line from ``start`` naming two or more of ``count`` options by letter alone."""
+    for index in range(start, len(lines)):
+        match = _SEVERAL.match(lines[index])
+        if not match or not match.group("label").strip():
+            continue
+        letters = re.findall(r"[A-Z]", unicodedata.normalize("NFKC", match.group("letters")))
+        if len(set(letters)) == len(letters) and all(string.ascii_uppercase.index(c) < count for c in letters):
+            return index, " ".join(sorted(letters))
+    return None
 
 
 def _previous(lines: list[str], index: int) -> int | None:
