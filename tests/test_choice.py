@@ -266,7 +266,7 @@ Registers and the L2 cache are SRAM on the chip; HBM sits beside it in the same 
 """
 
 
-@pytest.mark.parametrize("line", ["Answer: A, C", "Answer: A C", "Answer：Ａ、Ｃ"])
+@pytest.mark.parametrize("line", ["Answer: A, C", "Answer: A C", "Answer：Ａ、Ｃ"])  # noqa: RUF001 (full width, as pasted)
 def test_a_page_with_several_answers_imports_as_a_list(project: Project, line: str) -> None:
     """A quiz page whose answer line names several letters becomes ``answer: [A, C]``, which builds."""
     page = project.root / "page.txt"
