@@ -81,3 +81,13 @@ def test_every_card_of_the_other_kinds_matches_its_golden_files(kind: str) -> No
     stored = {path.relative_to(GOLDEN / kind).as_posix() for path in (GOLDEN / kind).glob("*/*.html")}
     named = {f"{c.lang}/{c.question_id}-{c.ord + 1}-{side}.html" for c in cards for side in ("front", "back")}
     assert stored == named, "a golden file no card matches: delete it"
+
+
+def test_several_answers_feedback_and_a_kept_order_match_their_golden_files() -> None:
+    """Each multiple-choice card of ``tests/data/choice-features`` (several answers, feedback, shuffle: false),
+    in English and Arabic, in ``golden/choice/<lang>/``."""
+    cards = render_cards(decks=DATA / "choice-features").cards
+    for card in cards:
+        _compare(GOLDEN / DEFAULT_KIND / card.lang, f"{card.question_id}-", card)
+    stored = {path.relative_to(GOLDEN / DEFAULT_KIND).as_posix() for path in (GOLDEN / DEFAULT_KIND).glob("*/*.html")}
+    assert stored == {f"{c.lang}/{c.question_id}-{side}.html" for c in cards for side in ("front", "back")}
