@@ -15,6 +15,8 @@ from ankibuild.templatefolders import DEFAULTS
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
+#: The sample bank's files that hold the examples of kinds other than multiple choice.
+KIND_EXAMPLES = ("cloze.yaml",)
 
 
 @dataclass
@@ -54,9 +56,15 @@ def own_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monk
 
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
-    """The sample bank and templates, without a lock: a bank's first build."""
+    """The sample bank's multiple-choice questions and the templates, without a lock: a bank's first build.
+
+    The files with the examples of the other kinds are left out: the tests of
+    the sample count, edit and review its multiple-choice questions, and each
+    kind's example is tested with its kind.
+    """
     # Not the lock, and not what a build of the sample left in the folder (its build lock).
-    shutil.copytree(ROOT / "decks", tmp_path / "decks", ignore=shutil.ignore_patterns("ankibuild.lock", ".*"))
+    left_out = ("ankibuild.lock", ".*", *KIND_EXAMPLES)
+    shutil.copytree(ROOT / "decks", tmp_path / "decks", ignore=shutil.ignore_patterns(*left_out))
     shutil.copytree(DEFAULTS, tmp_path / "templates")
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from ankibuild import build
+from ankibuild.kinds import DEFAULT_KIND
 from ankibuild.preview import CardSides, card_document, render_cards, write_preview
 
 from .cdp import Browser, Page, chromium, launch
@@ -448,12 +449,14 @@ ANKI_HR = "hr { height: 2px; border: 0; background-color: #888; width: 100%; }\n
 
 @pytest.fixture(scope="module")
 def every_screen(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, list[CardSides]]]:
-    """Every card of the test banks with labels and formulas, and of the sample bank, with the files they load."""
+    """Every multiple-choice card of the test banks with labels and formulas, and of the sample bank, with the
+    files they load."""
     root = tmp_path_factory.mktemp("every-screen")
     cards: list[CardSides] = []
     for decks in (DATA / "every-language", DATA / "formulas", ROOT / "decks"):
         rendered = render_cards(decks=decks)
-        cards += rendered.cards
+        kinds = {(note.question_id, note.lang): note.kind for note in rendered.notes}
+        cards += [card for card in rendered.cards if kinds[card.question_id, card.lang] == DEFAULT_KIND]
         for name, content in rendered.images.items():
             (root / name).write_bytes(content)
         for asset in rendered.templates[rendered.cards[0].lang].media:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -19,7 +20,7 @@ from ankibuild.translations.po import export_po, import_po
 from ankibuild.translations.status import add_language
 
 from .ankitools import TEMPLATE_ERROR, collection, import_package, review_log
-from .conftest import Project, use_scenario
+from .conftest import ROOT, Project, use_scenario
 
 FILE = "clozes.yaml"
 
@@ -269,3 +270,22 @@ def test_check_build_and_preview_agree_on_every_filter_anki_accepts(
     verdicts = {_verdict(run, clozes, template) for run in (check, build, render_cards)}
     accepted = name == "cloze" and file.startswith("cloze")
     assert verdicts == ({None} if accepted else {(file, line)})
+
+
+def test_the_sample_banks_cloze_questions_build_and_import_beside_multiple_choice(
+    project: Project, tmp_path: Path
+) -> None:
+    """decks/cloze.yaml, with the rest of the sample: each language's package holds both note types, and every
+    cloze card Anki generates is one the package holds."""
+    shutil.copy(ROOT / "decks" / "cloze.yaml", project.decks / "cloze.yaml")
+    result = project.build()
+    for lang in ("de", "fr", "en"):
+        (package,) = [output.path for output in result.outputs if output.path.name == f"ai-stack-{lang}.apkg"]
+        cards = _imported([package], tmp_path / f"{lang}.anki2")
+        assert sorted(key for key in cards if key[1] == f"ai-stack cloze ({lang})") == [
+            *(("fp16-weights", f"ai-stack cloze ({lang})", ord_) for ord_ in (0, 1)),
+            *(("roofline-bound", f"ai-stack cloze ({lang})", ord_) for ord_ in (0, 1, 2)),
+        ]
+        assert not [key for key, (front, back) in cards.items() if TEMPLATE_ERROR in front + back]
+    front, back = cards["roofline-bound", "ai-stack cloze (en)", 1]
+    assert "[intensity times …]" in _text(front) and "\\(I \\cdot B\\)" in back
