@@ -206,9 +206,14 @@ def _question(draw: st.DrawFn, qid: str | int) -> dict[str, Any]:
     count = draw(st.integers(MIN_OPTIONS, MAX_OPTIONS))
     topic = st.sampled_from(["memory", "gpu::cores", " memory ", 2024])
     question: dict[str, Any] = {"id": qid, "topics": draw(st.lists(topic, min_size=1, max_size=2))}
-    question["answer"] = draw(_letters(count))
-    optional = {"pin": st.lists(_letters(count), max_size=2), "allow": st.lists(st.sampled_from(CHECKS), max_size=2)}
-    optional["kind"] = st.sampled_from(["choice", " choice "])
+    several = st.lists(st.sampled_from(LETTERS[:count]), min_size=1, max_size=count, unique=True)
+    question["answer"] = draw(st.one_of(_letters(count), several))
+    optional: dict[str, st.SearchStrategy[Any]] = {
+        "pin": st.lists(_letters(count), max_size=2),
+        "allow": st.lists(st.sampled_from(CHECKS), max_size=2),
+        "shuffle": st.booleans(),
+        "kind": st.sampled_from(["choice", " choice "]),
+    }
     question.update(draw(st.fixed_dictionaries({}, optional=optional)))
     translation = st.fixed_dictionaries(
         {
@@ -365,9 +370,11 @@ EVERY_KEY = {
         **QUESTION,
         "topics": ["memory", 2024],
         "kind": "choice",
+        "answer": ["A", "c"],
         "pin": ["A"],
+        "shuffle": False,
         "allow": ["option-order"],
-        "de": {"question": "Frage?", "options": ["Eins", 42, "Größe"], "explanation": "Weil."},
+        "de": {"question": "Frage?", "options": ["Eins", 42, "Größe"], "explanation": "Weil.", "feedback": {"B": 7}},
         "en": {"question": "Question?", "options": ["One", 42, "Size"], "explanation": "Because."},
     },
     "truefalse": {
