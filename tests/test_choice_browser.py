@@ -9,6 +9,7 @@ without any script.
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -212,4 +213,26 @@ def test_in_the_preview_the_order_kept_and_the_pin_hold(page: Page, tmp_path: Pa
     assert orders == {"ABCD"}
     assert back["verdict"] == "إجابة صحيحة"
     assert _by_letter(back, "mark") == {"A": "ab-right", "B": "", "C": "ab-right", "D": ""}
+    assert page.errors() == []
+
+
+def test_a_question_shuffles_in_a_bank_that_does_not_and_its_pin_holds(
+    page: Page, card_pages: str, tmp_path: Path
+) -> None:
+    """``shuffle: true`` on a question of a bank with ``shuffle: false``: "None of the above" stays last."""
+    shutil.copytree(DATA / "pinned", tmp_path / "decks")
+    bank = tmp_path / "decks" / "bank.yaml"
+    bank.write_text(bank.read_text(encoding="utf-8") + "shuffle: false\n", encoding="utf-8")
+    questions = tmp_path / "decks" / "colours.yaml"
+    questions.write_text(
+        questions.read_text(encoding="utf-8").replace("    pin: [E]\n", "    pin: [E]\n    shuffle: true\n")
+    )
+    (card,) = render_cards(decks=tmp_path / "decks").cards
+    assert 'data-shuffle="false"' in card.front
+    page.navigate(f"{card_pages}/empty.html")
+    orders = set()
+    for _ in range(30):
+        page.evaluate(f"({SWAP})({json.dumps(card.front)})")
+        orders.add(page.evaluate("[...document.querySelectorAll('.ab-option')].map((o) => o.dataset.letter).join('')"))
+    assert {order[-1] for order in orders} == {"E"} and len(orders) > 4
     assert page.errors() == []
