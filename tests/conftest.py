@@ -16,7 +16,7 @@ from ankibuild.templatefolders import DEFAULTS
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 #: The sample bank's files that hold the examples of kinds other than multiple choice.
-KIND_EXAMPLES = ("cloze.yaml",)
+KIND_EXAMPLES = ("cloze.yaml", "more-kinds.yaml")
 
 
 @dataclass

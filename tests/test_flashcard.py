@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
-from .conftest import Project
-from .kindtools import problems_after
+from pathlib import Path
+
+import polib
+import yaml
+
+from ankibuild.translations.po import export_po, import_po
+from ankibuild.translations.status import add_language
+
+from .conftest import Project, use_scenario
+from .kindtools import FILE, SCENARIO, problems_after
 
 QUESTION = "  - id: cpu-acronym\n    kind: flashcard\n"
 
@@ -51,3 +59,27 @@ def test_keys_of_other_kinds_and_levels_are_refused_with_where_they_belong(proje
             "'options' belongs to a question of kind choice: write 'kind: choice' or remove it",
         ),
     ]
+
+
+def test_a_flashcards_answer_goes_through_a_po_file_and_back(project: Project, tmp_path: Path) -> None:
+    """Export for a new language, translate every text, import: each flashcard gets its answer, and it builds."""
+    use_scenario(project, SCENARIO)
+    add_language("fr", project.decks)
+    po_path = tmp_path / "fr.po"
+    export_po("fr", po_path, source="en", decks=project.decks)
+    po = polib.pofile(str(po_path))
+    assert {"cpu-acronym:answer", "bytes-in-kib:answer"} <= {entry.msgctxt for entry in po}
+    for entry in po:
+        entry.msgstr = f"FR {entry.msgid}"
+    po.save()
+    assert import_po(po_path, decks=project.decks).written == len(po)
+    questions = yaml.safe_load((project.decks / FILE).read_text(encoding="utf-8"))["questions"]
+    texts = {question["id"]: question["fr"] for question in questions}
+    assert texts["cpu-acronym"] == {
+        "question": "FR What does `CPU` stand for?",
+        "answer": "FR Central processing unit",
+        "explanation": "FR It runs a program's instructions.",
+    }
+    assert texts["bytes-in-kib"] == {"question": "FR How many bytes are in a kibibyte?", "answer": "FR $2^{10} = 1024$"}
+    result = project.build()
+    assert {output.lang: output.notes for output in result.outputs}["fr"] == 3

@@ -6,12 +6,13 @@ its reverse card and one without, in English and Arabic (right to left).
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from anki.collection import Collection
 
 from .ankitools import TEMPLATE_ERROR, collection, import_package, render, review_every_card, review_log
-from .conftest import Project, use_scenario
+from .conftest import ROOT, Project, use_scenario
 
 LANGS = ("en", "ar")
 
@@ -97,3 +98,26 @@ def test_a_rebuild_updates_both_kinds_in_place_and_keeps_every_review(project: P
     assert "What is a <code>CPU</code>?" in cards["more-kinds flashcard (en)", "cpu-acronym", 0][0]
     assert "What is a <code>CPU</code>?" in cards["more-kinds flashcard (en)", "cpu-acronym", 1][1]
     assert ("more-kinds flashcard (ar)", "bytes-in-kib", 1) in cards  # the new reverse card arrived
+
+
+def test_the_sample_banks_true_false_and_flashcards_build_and_import_beside_multiple_choice(
+    project: Project, tmp_path: Path
+) -> None:
+    """decks/more-kinds.yaml with the rest of the sample: each package holds its cards of both kinds, and only those."""
+    shutil.copy(ROOT / "decks" / "more-kinds.yaml", project.decks / "more-kinds.yaml")
+    project.build()
+    for lang in ("de", "fr", "en"):
+        with collection(tmp_path / f"{lang}.anki2") as col:
+            assert import_package(col, project.out / f"ai-stack-{lang}.apkg").new == 6 + 3
+            cards = _cards(col)
+        assert not [key for key, (front, back) in cards.items() if TEMPLATE_ERROR in front + back]
+        assert sorted(key for key in cards if key[0] != f"ai-stack ({lang})") == [
+            (f"ai-stack flashcard ({lang})", "arithmetic-intensity", 0),
+            (f"ai-stack flashcard ({lang})", "arithmetic-intensity", 1),
+            (f"ai-stack flashcard ({lang})", "int8-range", 0),
+            (f"ai-stack truefalse ({lang})", "hbm-beside-the-gpu", 0),
+        ]
+    front, back = cards["ai-stack flashcard (en)", "arithmetic-intensity", 1]
+    assert r"\(I = \frac{\text{FLOPs}}{\text{bytes}}\)" in front and "What is the ratio" in back
+    front, back = cards["ai-stack truefalse (en)", "hbm-beside-the-gpu", 0]
+    assert "HBM memory sits stacked" in front and 'data-answer="true"' in back

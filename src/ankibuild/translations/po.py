@@ -328,20 +328,28 @@ class _Plan:
             self.result.current.append(question.id)
 
 
+#: The keys of a translation that hold one text each, in the order a question file lists them.
+_TEXT_KEYS = ("question", "answer", "explanation")
+
+
 def _translation(given: dict[str, str], names: list[str]) -> dict[str, Value]:
-    """A new translation with the texts its question's kind has: a cloze question has no options,
-    and its explanation may be left out."""
-    options = [given[name] for name in names if _OPTION.match(name)]
-    question: Value = Block(given["question"]) if "\n" in given["question"] else given["question"]
-    written: dict[str, Value] = {"question": question}
-    if options:
-        written["options"] = options
-    if "explanation" in given:
-        written["explanation"] = Block(given["explanation"])
-    feedback = _feedback(given, names)
-    if feedback:
-        written["feedback"] = feedback
-    return written
+    """A new translation with the texts its question's kind has (a cloze question has no options, a
+    flashcard has an answer, an explanation may be left out), its options after the question."""
+    options: dict[str, Value] = {"options": [given[name] for name in names if _OPTION.match(name)]}
+    texts = {key: _text_value(key, given[key]) for key in _TEXT_KEYS if key in names}
+    feedback: dict[str, Value] = {"feedback": _feedback(given, names)}
+    question = {"question": texts.pop("question")}
+    return {
+        **question,
+        **(options if options["options"] else {}),
+        **texts,
+        **(feedback if feedback["feedback"] else {}),
+    }
+
+
+def _text_value(key: str, text: str) -> Value:
+    """An explanation, and any text of several lines, as a block."""
+    return Block(text) if key == "explanation" or "\n" in text else text
 
 
 def _feedback(texts: dict[str, str], names: Iterable[str]) -> dict[str, Value]:
@@ -353,10 +361,13 @@ def _update(document: Document, where: tuple[str | int, ...], have: Translation,
     """Change the texts of an existing translation that differ; how many did."""
     old = dict(have.texts())
     changed = {name: text for name, text in given.items() if old.get(name) != text}
-    for key in ("question", "explanation"):
+    for key in _TEXT_KEYS:
         if key in changed:
-            value: Value = Block(changed[key]) if key == "explanation" or "\n" in changed[key] else changed[key]
-            document.replace((*where, key), partial(mapping_lines, {key: value}))
+            lines = partial(mapping_lines, {key: _text_value(key, changed[key])})
+            if key in old:
+                document.replace((*where, key), lines)
+            else:  # an optional text the translation had left out
+                document.append(where, lines)
     if any(_OPTION.match(name) for name in changed):
         options = [given.get(name, text) for name, text in old.items() if _OPTION.match(name)]
         document.replace((*where, "options"), partial(mapping_lines, {"options": options}))
