@@ -23,7 +23,6 @@ from typing import Any
 import pytest
 
 from ankibuild import build
-from ankibuild.kinds import DEFAULT_KIND
 from ankibuild.preview import CardSides, card_document, render_cards, write_preview
 
 from .cdp import Browser, Page, chromium, launch
@@ -449,14 +448,13 @@ ANKI_HR = "hr { height: 2px; border: 0; background-color: #888; width: 100%; }\n
 
 @pytest.fixture(scope="module")
 def every_screen(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, list[CardSides]]]:
-    """Every multiple-choice card of the test banks with labels and formulas, and of the sample bank, with the
-    files they load."""
+    """Every card of the test banks with labels and formulas, and of the sample bank (every kind), with the files
+    they load."""
     root = tmp_path_factory.mktemp("every-screen")
     cards: list[CardSides] = []
     for decks in (DATA / "every-language", DATA / "formulas", ROOT / "decks"):
         rendered = render_cards(decks=decks)
-        kinds = {(note.question_id, note.lang): note.kind for note in rendered.notes}
-        cards += [card for card in rendered.cards if kinds[card.question_id, card.lang] == DEFAULT_KIND]
+        cards += rendered.cards
         for name, content in rendered.images.items():
             (root / name).write_bytes(content)
         for asset in rendered.templates[rendered.cards[0].lang].media:
@@ -470,7 +468,12 @@ def every_screen(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str
 
 def _states(page: Page, card: CardSides) -> Iterator[tuple[str, str]]:
     """Show the card in each state a student meets (Anki desktop's way); yields each state's name and answer."""
-    answer = card.back.split('data-answer="', 1)[1][0]
+    if 'data-answer="' not in card.back:  # nothing to choose (a flashcard): its front, then its back
+        for name, side in (("front", card.front), ("back", card.back)):
+            page.evaluate(f"({SWAP})({json.dumps(side)})")
+            yield name, ""
+        return
+    answer = card.back.split('data-answer="', 1)[1].split('"', 1)[0]
     letters = [part.split('"', 1)[0] for part in card.front.split('class="ab-option" data-letter="')[1:]]
     wrong = next(letter for letter in letters if letter != answer)
     swap = f"({SWAP})"
@@ -505,11 +508,11 @@ def test_every_card_reads_on_every_screen_in_light_and_both_night_modes(
                     seen = page.evaluate(AUDIT)
                     where = (card.lang, card.question_id, state, mode)
                     assert not seen["overflow"] and seen["sticking"] == [], (where, seen["sticking"])
-                    assert min(o["border"] for o in seen["options"]) >= 3, (where, seen["options"])
+                    assert all(o["border"] >= 3 for o in seen["options"]), (where, seen["options"])
                     assert all(o["signContrast"] >= 3 for o in seen["options"] if o["sign"]), (where, seen["options"])
                     assert seen["text"] >= 7 and seen["codeContrast"] >= 4.5, (where, seen)
                     signs = {o["letter"]: o["sign"] for o in seen["options"]}
-                    if state != "chosen":  # the back: the correct option always has its tick
+                    if state in ("right", "wrong", "unanswered"):  # the back: the correct option has its tick
                         assert signs[answer] == "\u2713", where
                         wrong = {"\u2717"} if state == "wrong" else set()
                         assert set(signs.values()) - {"", "\u2713"} == wrong, (where, signs)
@@ -538,3 +541,90 @@ def test_a_pinned_option_keeps_its_place_while_the_others_shuffle(page: Page, ca
     assert {order[-1] for order in orders} == {"E"}
     assert len(orders) > 6 and {order[0] for order in orders} == set("ABCD")
     assert page.errors() == []
+
+
+# -- true/false ----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def truefalse_pages(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The true/false card of tests/data/more-kinds (its answer: false) in English and Arabic, side by side as pages."""
+    root = tmp_path_factory.mktemp("truefalse-pages")
+    rendered = render_cards(decks=DATA / "more-kinds")
+    for card in rendered.cards:
+        if card.question_id == "ram-is-volatile":
+            css = rendered.templates[card.lang].css
+            (root / f"{card.lang}-front.html").write_text(card_document(css, card.front), encoding="utf-8")
+            (root / f"{card.lang}-back.html").write_text(card_document(css, card.back), encoding="utf-8")
+            (root / "empty.html").write_text(card_document(css, ""), encoding="utf-8")
+    for asset in rendered.templates["en"].media:
+        (root / asset.name).write_bytes(asset.content)
+    with _served(root) as url:
+        yield url
+
+
+#: What each choice of the statement (false) makes of the back: the marks of True and False, and the verdict.
+TRUEFALSE_BACKS = {
+    ("en", "true"): (["wrong", "right"], ["\u2717", "\u2713"], "Incorrect"),
+    ("en", "false"): (["plain", "right"], ["", "\u2713"], "Correct"),
+    ("ar", "true"): (["wrong", "right"], ["\u2717", "\u2713"], "إجابة خاطئة"),
+    ("ar", "false"): (["plain", "right"], ["", "\u2713"], "إجابة صحيحة"),
+}
+
+
+@pytest.mark.parametrize(("lang", "choice"), list(TRUEFALSE_BACKS))
+def test_a_true_false_choice_is_judged_on_the_back_as_on_ankidroid(
+    page: Page, truefalse_pages: str, lang: str, choice: str
+) -> None:
+    """Tap True or False, load the back as a new page: the choice is marked, the answer ticked, the verdict given."""
+    page.navigate(f"{truefalse_pages}/{lang}-front.html")
+    front = _document_state(page)
+    _tap_option(page, ["true", "false"].index(choice))
+    chosen = _document_state(page)
+    page.navigate(f"{truefalse_pages}/{lang}-back.html")
+    back = _document_state(page)
+    page.screenshot(OUTPUT / f"ankidroid-truefalse-{lang}-{choice}-back.png")
+    labels = {"en": ["A", "B"], "ar": ["أ", "ب"]}[lang]
+    assert front["options"] == [["true", labels[0], "plain"], ["false", labels[1], "plain"]]
+    assert [mark for _, _, mark in chosen["options"]] == [
+        "selected" if o == choice else "plain" for o in ("true", "false")
+    ]
+    marks, signs, verdict = TRUEFALSE_BACKS[lang, choice]
+    assert [mark for _, _, mark in back["options"]] == marks and back["signs"] == signs
+    assert back["verdict"] == verdict and back["explanation"]
+    assert (front["direction"], back["direction"]) == (("rtl", "rtl") if lang == "ar" else ("ltr", "ltr"))
+    assert page.errors() == []
+
+
+def test_a_true_false_choice_survives_the_flip_as_on_anki_desktop(page: Page, truefalse_pages: str) -> None:
+    """One page whose content is swapped: the key 1 picks True, the back judges it; the next front starts afresh."""
+    page.send("Page.addScriptToEvaluateOnNewDocument", {"source": NO_SESSION_STORAGE})
+    page.navigate(f"{truefalse_pages}/empty.html")
+    sides = {
+        (c.lang, c.ord): c for c in render_cards(decks=DATA / "more-kinds").cards if c.question_id == "ram-is-volatile"
+    }
+    card = sides["en", 0]
+    page.evaluate(f"({SWAP})({json.dumps(card.front)})")
+    page.click(5, 5)
+    page.press(1)
+    chosen = _document_state(page)
+    page.evaluate(f"({SWAP})({json.dumps(card.back)})")
+    back = _document_state(page)
+    page.screenshot(OUTPUT / "desktop-truefalse-en-back.png")
+    page.evaluate(f"({SWAP})({json.dumps(card.front)})")
+    again = _document_state(page)
+    assert [mark for _, _, mark in chosen["options"]] == ["selected", "plain"]
+    assert [mark for _, _, mark in back["options"]] == ["wrong", "right"] and back["verdict"] == "Incorrect"
+    assert [mark for _, _, mark in again["options"]] == ["plain", "plain"] and again["verdict"] == ""
+    assert page.errors() == []
+
+
+def test_without_javascript_a_true_false_back_still_shows_the_answer(page: Page, truefalse_pages: str) -> None:
+    """Scripts off: the back ticks the true answer (False) from the note alone, and explains it."""
+    page.send("Emulation.setScriptExecutionDisabled", {"value": True})
+    page.navigate(f"{truefalse_pages}/ar-back.html")
+    page.send("Emulation.setScriptExecutionDisabled", {"value": False})  # to read the page, not to run the card
+    back = _document_state(page)
+    page.screenshot(OUTPUT / "no-script-truefalse-ar-back.png")
+    assert [mark for _, _, mark in back["options"]] == ["plain", "right"] and back["signs"] == ["", "\u2713"]
+    assert back["verdict"] == "" and back["explanation"] and back["direction"] == "rtl"
