@@ -15,8 +15,9 @@ from ankibuild.templatefolders import DEFAULTS
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
-#: The sample bank's files that hold the examples of kinds other than multiple choice.
-KIND_EXAMPLES = ("cloze.yaml", "more-kinds.yaml")
+#: The sample bank's files that hold the examples of kinds other than multiple choice, and of
+#: multiple choice beyond one answer (several answers, feedback, a question's own shuffle).
+KIND_EXAMPLES = ("cloze.yaml", "more-kinds.yaml", "ai-inference.yaml")
 
 
 @dataclass

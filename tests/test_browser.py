@@ -473,9 +473,10 @@ def _states(page: Page, card: CardSides) -> Iterator[tuple[str, str]]:
             page.evaluate(f"({SWAP})({json.dumps(side)})")
             yield name, ""
         return
-    answer = card.back.split('data-answer="', 1)[1].split('"', 1)[0]
+    answers = card.back.split('data-answer="', 1)[1].split('"', 1)[0].split()
+    answer = answers[0]  # of several correct options, the first alone: the others are marked missed
     letters = [part.split('"', 1)[0] for part in card.front.split('class="ab-option" data-letter="')[1:]]
-    wrong = next(letter for letter in letters if letter != answer)
+    wrong = next(letter for letter in letters if letter not in answers)
     swap = f"({SWAP})"
     for name, choice in (("chosen", wrong), ("right", answer), ("wrong", wrong), ("unanswered", "")):
         page.evaluate(f"{swap}({json.dumps(card.front)})")

@@ -2,7 +2,7 @@
 
 They imported ``tests/data/released/*.apkg`` (the sample bank as built by the
 version before those features) and reviewed every card. A build of the current
-version, from the same bank plus new multiple-choice questions that use them,
+version, from the same bank plus the sample's questions that use them,
 must update their multiple-choice notes and note types in place: the same note
 ids, every review kept, no duplicate, no copy of a note type ("Name+"). Then a
 teacher turns a released question's one answer into several, and the note
@@ -22,13 +22,13 @@ from ankibuild.kinds.choice import SEVERAL_MARK
 from ankibuild.lock.clock import Clock
 
 from .ankitools import TEMPLATE_ERROR, collection, import_package, render, review_every_card, review_log
-from .conftest import DATA
+from .conftest import ROOT
 from .test_identity import RELEASED, RELEASED_SAMPLE
 
 LANGS = ("de", "en", "fr")
-#: Multiple-choice questions for the sample bank that use what came since the release:
+#: The sample's multiple-choice questions that use what came since the release:
 #: several answers, feedback, a kept order.
-ADDITIONS = DATA / "sample-additions" / "ai-inference.yaml"
+ADDITIONS = ROOT / "decks" / "ai-inference.yaml"
 #: After every time in the released lock; each rebuild a minute later.
 NOW = 1_800_000_000
 
