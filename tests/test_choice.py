@@ -284,3 +284,16 @@ def test_a_page_whose_letters_name_a_missing_option_is_refused(project: Project)
     with pytest.raises(BankError) as raised:
         import_pages([page], out=project.decks / "imported.yaml", decks=project.decks, languages=["en"])
     assert [p.message for p in raised.value.problems] == ["no answer line after the options"]
+
+
+@pytest.mark.parametrize(("bank", "own", "warned"), [("true", "false", False), ("false", "true", True)])
+def test_an_option_that_refers_to_the_others_is_judged_by_the_questions_own_shuffle(
+    tmp_path: Path, bank: str, own: str, warned: bool
+) -> None:
+    """An unpinned "None of the above" matters where the options are shuffled: by the question's setting first."""
+    (tmp_path / "decks").mkdir()
+    (tmp_path / "decks" / "bank.yaml").write_text(BANK + f"shuffle: {bank}\n", encoding="utf-8")
+    question = QUESTION.replace("answer: A", f"answer: A\n    shuffle: {own}").replace("three]", "None of the above]")
+    (tmp_path / "decks" / "q.yaml").write_text(question, encoding="utf-8")
+    checks = [problem.check for problem in check(decks=tmp_path / "decks").items]
+    assert ("all-of-the-above" in checks) is warned

@@ -185,7 +185,8 @@ class ItemChecker:
                     )
 
     def above(self, question: Question, texts: Mapping[str, list[str]], options: Mapping[str, Sequence[str]]) -> None:
-        if not self.shuffle or ALL_OF_THE_ABOVE in question.allow:
+        shuffled = self.shuffle if question.shuffle is None else question.shuffle
+        if not shuffled or ALL_OF_THE_ABOVE in question.allow:
             return
         for lang, shown in texts.items():
             for index, text in enumerate(shown):
@@ -194,7 +195,7 @@ class ItemChecker:
                     self.report(
                         ALL_OF_THE_ABOVE,
                         self._where(question, lang, letter),
-                        f"option {letter} ('{text}') refers to the other options, but the bank shuffles them",
+                        f"option {letter} ('{text}') refers to the other options, but they are shuffled",
                         f"add 'pin: [{letter}]' to the question to keep it in its place",
                         question.id,
                     )
