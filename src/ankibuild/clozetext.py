@@ -24,6 +24,8 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .clozes import MAX_CARD
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
@@ -37,7 +39,6 @@ if TYPE_CHECKING:
 #: Where ``env`` keeps the reading of a cloze text; without it, nothing here acts.
 ENV_KEY = "ankibuild.clozes"
 #: Anki makes a card for each number up to this one (a larger number makes this card).
-MAX_NUMBER = 500
 #: What may be an opening marker: ``{{c`` (or a mistaken ``{{C``), a short word, ``::``.
 _OPENER = re.compile(r"\{\{([cC])([^:{}\s]{0,12})::")
 _OPEN, _HINT, _CLOSE = "cloze_open", "cloze_hint", "cloze_close"
@@ -203,8 +204,8 @@ def _number(token: Token, problem: Callable[[str, str], None]) -> int | None:
         problem(f"'{token.content}' is no cloze: Anki reads a lower-case c", f"write {{{{c{written}::…}}}}")
     elif not written.isascii() or not written.isdigit():
         problem(f"'{token.content}' has no cloze number", fix)
-    elif not 1 <= int(written) <= MAX_NUMBER:
-        problem(f"'{token.content}': cloze numbers go from 1 to {MAX_NUMBER}", fix)
+    elif not 1 <= int(written) <= MAX_CARD:
+        problem(f"'{token.content}': cloze numbers go from 1 to {MAX_CARD}", fix)
     else:
         return int(written)
     return None

@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 from .errors import Problem, Problems, Severity
 from .kinds import KINDS
+from .kinds.choice import several_correct
 from .model import LETTERS, Deck, Place, Question
 
 LONGEST_CORRECT = "longest-correct"
@@ -139,7 +140,7 @@ class ItemChecker:
         checks = (self.longest_correct, self.identical, self.above, self.order)
         for check in checks:
             check(question, texts, options)
-        if " " in question.answer:
+        if several_correct(question):
             return AnswerFacts("", False, question.allow)
         index = LETTERS.index(question.answer)
         longest = [lang for lang, shown in texts.items() if _longest(shown) == index]
@@ -151,7 +152,7 @@ class ItemChecker:
     def longest_correct(
         self, question: Question, texts: Mapping[str, list[str]], options: Mapping[str, Sequence[str]]
     ) -> None:
-        if LONGEST_CORRECT in question.allow or " " in question.answer:
+        if LONGEST_CORRECT in question.allow or several_correct(question):
             return  # of several correct options, one may well be the longest
         index = LETTERS.index(question.answer)
         ratios = {lang: ratio for lang, shown in texts.items() if (ratio := _clearly_longer(shown, index))}

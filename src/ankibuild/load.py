@@ -151,11 +151,11 @@ def load_all(
     Raises :class:`BankError` with every problem when there are errors (or warnings, if ``strict``).
     """
     decks, languages, strict = options.decks, options.languages, options.strict
-    problems = Problems()
-    lock = _read_lock(decks / LOCK_FILE, problems, Cache(decks).kept / LOCK_MEMO)
+    problems, cache = Problems(), Cache(decks)
+    lock = _read_lock(decks / LOCK_FILE, problems, cache.kept / LOCK_MEMO)
     read_changelog(decks / CHANGELOG_FILE, problems)  # read by a build that finds none published
     langs = tuple(dict.fromkeys(languages))
-    loaded = _load(decks, problems, langs, {}, lock.bank, Cache(decks), progress, known)
+    loaded = _load(decks, problems, langs, {}, lock.bank, cache, progress, known)
     if loaded is None:
         problems.fail(strict=strict)
     bank, by_path = loaded

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from .anki.collection import card_id
 from .anki.target import check_names, package_groups
 from .ankitemplate import SPECIAL_FIELDS, Template
 from .assets import Asset
@@ -27,7 +28,7 @@ from .errors import Problems
 from .kinds import KINDS
 from .load import LoadedBank, load_all
 from .mathml import formulas_to_mathml
-from .model import Bank, stable_int
+from .model import Bank
 from .options import BuildOptions
 from .render import CardTemplates, RenderedNote
 from .target import Target
@@ -102,7 +103,7 @@ class CardRenderer:
             "Subdeck": deck.split("::")[-1],
             "Card": name,
             "CardFlag": "flag0",
-            "CardID": str(stable_int("card", note.guid, str(ord_))),
+            "CardID": str(card_id(note.guid, ord_)),
         }
         front = front_template.render(fields, card_ord=ord_)
         back = back_template.render({**fields, "FrontSide": front}, card_ord=ord_, question=False)

@@ -248,9 +248,14 @@ def load_templates(
     labels = _labels(folders, lang, problems)
     labels.update(script=script.name if script else "", shuffle="true" if shuffle else "false")
     sides = tuple(
-        Side(card.name, *(_template(folders.find(lang, name), folders.roots, labels, kind, problems) for name in files))
+        Side(
+            card.name,
+            *(
+                _template(folders.find(lang, name), folders.roots, labels, kind, problems)
+                for name in (card.front, card.back)
+            ),
+        )
         for card in kind.cards
-        for files in [(card.front, card.back)]
     )
     css = _read(folders.shared(STYLESHEET), folders.roots, problems) or ""
     return CardTemplates(lang, kind, sides, css, labels, (script,) if script else ())

@@ -136,12 +136,6 @@ def read_clozes(text: str) -> ClozeReading:
     return reading
 
 
-def without_clozes(rendered: str) -> str:
-    """Rendered HTML in which Anki reads no cloze marker: for the other texts of a cloze note,
-    whose markers Anki would count as cards."""
-    return anki_markers(rendered)
-
-
 #: French sets a no-break space before ``:`` and inside guillemets, a narrow one before
 #: ``; ! ?`` (the Imprimerie nationale's rule), so that the sign never starts a line.
 _FRENCH_SPACES = (

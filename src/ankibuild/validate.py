@@ -65,8 +65,7 @@ def validate_bank_file(file: YamlFile, problems: Problems, released_id: str = ""
     bank_id = _bank_id(check, data, released_id)
     languages = _languages(check, data)
     titles = check.localized(data["title"], data.at("title"), "'title'") if "title" in data else {}
-    if titles:
-        _stand_ins(check, data.at("title"), titles, languages, "the bank has no title", "under 'title'")
+    _stand_ins(check, data.at("title"), titles, languages, "the bank has no title", "under 'title'")
     topics = _topics(check, data, languages)
     shuffle = data.get("shuffle", True)
     if not isinstance(shuffle, bool):
@@ -193,8 +192,8 @@ def validate_deck_file(file: YamlFile, bank: Bank, problems: Problems) -> Deck |
 def _deck_titles(check: Checker, data: Map, bank: Bank, key: str) -> dict[str, str]:
     titles = check.localized(data["deck"], data.at("deck"), "'deck'") if "deck" in data else {}
     _stand_ins(check, data.at("deck"), titles, bank.languages, "the deck has no title", "under 'deck'")
-    for lang in bank.languages:
-        if not titles:
+    if not titles:  # else each language without its own title has the warning of a stand-in
+        for lang in bank.languages:
             check.report(
                 data.at("deck"),
                 f"the deck has no title in '{lang}'; '{key}' is used",

@@ -53,12 +53,12 @@ def _note_id(guid: str) -> int:
     return stable_int("note", guid)
 
 
-def _card_id(guid: str, ord_: int) -> int:
+def card_id(guid: str, ord_: int) -> int:
     return stable_int("card", guid, str(ord_))
 
 
 def _card_ids(guid: str, cards: Sequence[int]) -> Iterator[tuple[int]]:
-    return ((_card_id(guid, ord_),) for ord_ in cards)
+    return ((card_id(guid, ord_),) for ord_ in cards)
 
 
 def _write_notes(cursor: sqlite3.Cursor, spec: PackageSpec, added: Sequence[tuple[int, NoteKey]]) -> None:
@@ -89,7 +89,7 @@ def _write_cards(cursor: sqlite3.Cursor, notes: Sequence[tuple[int, NoteKey]]) -
     cursor.executemany(
         _CARD,
         (
-            (_card_id(n.guid, o), _note_id(n.guid), n.deck_id, o, n.mtime, position)
+            (card_id(n.guid, o), _note_id(n.guid), n.deck_id, o, n.mtime, position)
             for position, n in notes
             for o in n.cards
         ),
@@ -168,7 +168,7 @@ def update(spec: PackageSpec, path: Path, old: Sequence[NoteKey]) -> None:
         # A card holds its note's time, its deck and its place in the bank's order.
         conn.executemany(
             "UPDATE cards SET did = ?, mod = ?, due = ? WHERE id = ?",
-            ((n.deck_id, n.mtime, position, _card_id(n.guid, o)) for position, n in kept for o in n.cards),
+            ((n.deck_id, n.mtime, position, card_id(n.guid, o)) for position, n in kept for o in n.cards),
         )
 
 

@@ -104,7 +104,8 @@ def read_published(
     published = Published()
     for path in sorted(out.glob("*.apkg")) if out.is_dir() else ():
         try:
-            published.add(_recalled(path, types, kept) or _read_package(path, types, kept))
+            raw = _package_bytes(path)  # read once: what was kept of it is known by its bytes
+            published.add(_recalled(path, raw, types, kept) or _read_package(path, raw, types, kept))
         except _UNREADABLE as err:
             problems.add(
                 path,
@@ -143,12 +144,12 @@ def _key(content: bytes, types: Types) -> str:
     return hashlib.sha256(f"{code_fingerprint()}\0{sorted(types.items())}\0".encode() + content).hexdigest()
 
 
-def _recalled(path: Path, types: Types, kept: Path | None) -> Published | None:
+def _recalled(path: Path, raw: bytes, types: Types, kept: Path | None) -> Published | None:
     if kept is None:
         return None
     try:
         data = json.loads(_memo(kept, path).read_bytes())
-        if data["key"] != _key(_package_bytes(path), types):
+        if data["key"] != _key(raw, types):
             return None
         rows = zip(*data["notes"], strict=True)
         notes = {row[0]: PublishedNote(NoteLock._make(row[:-1]), row[-1]) for row in rows}
@@ -163,8 +164,7 @@ def _package_bytes(path: Path) -> bytes:
     return read_inside(path, (path.parent,), MAX_COLLECTION)
 
 
-def _read_package(path: Path, types: Types, kept: Path | None) -> Published:
-    raw = _package_bytes(path)
+def _read_package(path: Path, raw: bytes, types: Types, kept: Path | None) -> Published:
     with zipfile.ZipFile(io.BytesIO(raw)) as archive:
         if archive.getinfo(COLLECTION).file_size > MAX_COLLECTION:
             raise ValueError(f"{COLLECTION} is larger than {MAX_COLLECTION} bytes")

@@ -131,7 +131,7 @@ def read_texts(
     Each text goes into the field named after its key ("question" into
     "Question"), which is where a problem found while rendering it points.
     """
-    texts = {key: check.text(data, key, question) if key in data else None for key in keys}
+    texts = {key: check.text(data, key, question) for key in keys}
     valid = all(texts[key] is not None for key, required in keys.items() if required or key in data)
     marks = {key.capitalize(): data.at(key) for key in keys if key in data}
     text = {key: value or "" for key, value in texts.items()}

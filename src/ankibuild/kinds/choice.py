@@ -138,7 +138,7 @@ class Choice(Kind):
             if option
         ]
         options += [""] * (len(LETTERS) - len(options))
-        marks = (SEVERAL_MARK if " " in question.answer else "") + (
+        marks = (SEVERAL_MARK if several_correct(question) else "") + (
             "" if question.shuffle is None else SHUFFLE_MARKS[question.shuffle]
         )
         explanation = render("Explanation", text.explanation)
@@ -148,6 +148,11 @@ class Choice(Kind):
 
 def _feedback_html(letter: str, feedback: str, render: Render) -> str:
     return FEEDBACK_START + render(f"feedback-{letter}", feedback) + FEEDBACK_END if feedback else ""
+
+
+def several_correct(question: Question) -> bool:
+    """Whether a multiple-choice question has several correct options (their letters, space-separated)."""
+    return " " in question.answer
 
 
 def options_of(fields: Sequence[str]) -> tuple[str, ...]:

@@ -23,9 +23,10 @@ from typing import ClassVar
 
 from ..checker import Checker
 from ..clozes import card_ords
+from ..clozetext import anki_markers
 from ..loader import Map
 from ..model import Question, Translation
-from ..richtext import read_clozes, without_clozes
+from ..richtext import read_clozes
 from ..schemaparts import TEXT, Fragment, Schema
 from .base import CardType, Kind, Reading, Render, read_texts
 
@@ -76,7 +77,8 @@ class Cloze(Kind):
         return Fragment({}, {"question": text, "explanation": TEXT})
 
     def note_fields(self, question: Question, text: Translation, render: Render) -> tuple[str, ...]:
-        extra = without_clozes(render("Extra", text.explanation)) if text.explanation else ""
+        # Its braces inert: Anki counts the clozes of every field, and the Extra field must make no card.
+        extra = anki_markers(render("Extra", text.explanation)) if text.explanation else ""
         return html.escape(question.id), render("Text", text.question, clozes=True), extra
 
     def card_ords(self, fields: Sequence[str]) -> tuple[int, ...]:

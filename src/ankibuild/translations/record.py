@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from ..conflicts import conflict_line
 from ..errors import Problems, Severity
 from ..languages import is_language
 
@@ -40,7 +41,6 @@ _HEADER = (
 )
 _DIGEST = re.compile(r"^[0-9a-f]{16}$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_CONFLICT = re.compile(r"^(<{7}|={7}|>{7})( |$)", re.MULTILINE)
 #: Where a question's block starts: before a line that is neither indented nor a comment.
 _BLOCK = re.compile(r"\n+(?=[^\s#])")
 
@@ -218,9 +218,9 @@ def _read(path: Path, problems: Problems) -> str:
 
 def _chunks(path: Path, text: str, problems: Problems) -> dict[str, str]:
     """The file's blocks as written, by question id."""
-    conflict = _CONFLICT.search(text)
+    conflict = conflict_line(text)
     if conflict:
-        _damaged(path, text.count("\n", 0, conflict.start()) + 1, "merge conflict markers", problems)
+        _damaged(path, conflict, "merge conflict markers", problems)
         return {}
     found: dict[str, str] = {}
     # A block starts at each question id, blank line or not: git's union merge may leave none between two.
