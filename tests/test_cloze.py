@@ -19,7 +19,7 @@ from ankibuild.richtext import Unpackaged, read_clozes, to_html
 from ankibuild.translations.po import export_po, import_po
 from ankibuild.translations.status import add_language
 
-from .ankitools import TEMPLATE_ERROR, collection, import_package, review_log
+from .ankitools import TEMPLATE_ERROR, collection, import_package, review_every_card, review_log
 from .conftest import ROOT, Project, use_scenario
 
 FILE = "clozes.yaml"
@@ -166,11 +166,8 @@ def test_rebuilding_after_an_edit_that_adds_a_cloze_keeps_every_review(clozes: P
     with collection(tmp_path / "student.anki2") as col:
         for package in packages:
             import_package(col, package)
-        for card_id in col.find_cards(""):
-            card = col.get_card(card_id)
-            card.start_timer()
-            col.sched.answerCard(card, 4)
-        reviews, intervals = review_log(col), {cid: col.get_card(cid).ivl for cid in col.find_cards("")}
+        intervals = review_every_card(col)
+        reviews = review_log(col)
         assert len(reviews) == 8
 
         clozes.edit(FILE, "keeps its keys **sorted**", "keeps its keys **{{c3::sorted}}**")
