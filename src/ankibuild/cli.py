@@ -121,6 +121,46 @@ def build_command(quiet: bool, **options: Any) -> None:
         raise SystemExit(1)
 
 
+def _file(name: str, envvar: str, help: str) -> Callable[[_F], _F]:
+    return click.option(name, type=click.Path(dir_okay=False, path_type=Path), envvar=envvar, help=help)
+
+
+@main.command("publish")
+@_decks
+@_templates
+@click.option(
+    "--last",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The last publication: its .apkg files and CHANGELOG.md (a missing or empty folder before the first).",
+)
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A new or empty folder for the publication (or the review).",
+)
+@click.option("--review", is_flag=True, help="Publish nothing: the changes and a preview of the changed cards only.")
+@_file("--summary", "GITHUB_STEP_SUMMARY", "Add the release notes to this file. [$GITHUB_STEP_SUMMARY]")
+@_file("--outputs", "GITHUB_OUTPUT", "Write publish=true or publish=false to this file. [$GITHUB_OUTPUT]")
+def publish_command(outputs: Path | None, **options: Any) -> None:
+    """Make the next publication from the last one: what CI runs on every push and pull request."""
+    from .publish import publish  # each command loads only what it uses
+
+    made = publish(**options)  # the options above are named as its arguments
+    report(made.warnings)
+    click.echo(made.report)
+    ready = made.new and not made.review
+    if outputs is not None:
+        with outputs.open("a", encoding="utf-8") as file:
+            file.write(f"publish={'true' if ready else 'false'}\n")
+    where = click.format_filename(made.out)
+    if made.review:
+        click.echo(f"Review written to {where}: nothing is published.")
+    else:
+        click.echo(f"To publish: every file in {where}." if ready else "Nothing to publish: nothing was written.")
+
+
 @main.command("check")
 @_decks
 @_templates

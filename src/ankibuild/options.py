@@ -35,6 +35,8 @@ class BuildOptions:
     strict: bool = False
     #: Fail instead of changing the lock (for CI).
     frozen: bool = field(default=False, metadata=_HOW)
+    #: Write nothing into the bank folder (a publication is made from the commit as it is).
+    leave_bank: bool = field(default=False, metadata=_HOW)
     #: Compute everything and write nothing.
     dry_run: bool = field(default=False, metadata=_HOW)
     #: Let a released note type change its fields or card types.
@@ -46,6 +48,11 @@ class BuildOptions:
     def folders(self) -> TemplateFolders:
         """The template folders, looked for once: every stage of a build uses the same."""
         return TemplateFolders.for_bank(self.decks, self.templates)
+
+    @property
+    def leaves_bank(self) -> bool:
+        """Whether the build leaves the lock and the translations record as they are."""
+        return self.frozen or self.leave_bank
 
     def record(self) -> dict[str, object]:
         """The options that decide what a build makes, with their folders as absolute paths.

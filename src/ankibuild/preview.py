@@ -14,8 +14,8 @@ import html
 import json
 import os
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 
@@ -177,18 +177,20 @@ def write_preview(
     split: bool = False,
     strict: bool = False,
     show_ids: bool = False,
+    only: Collection[tuple[str, str]] | None = None,
 ) -> PreviewResult:
     """Write ``out/index.html``: every card of the bank, and links to its packages in ``packages``.
 
     ``split`` links the packages of ``ankibuild build --split``; ``show_ids``
-    puts each question's id above its card, for authors. Formulas are shown as
-    MathML. Nothing is written when the bank or the templates have errors.
+    puts each question's id above its card, for authors; ``only`` keeps the
+    cards of these questions alone, each as (language, question id). Formulas
+    are shown as MathML. Nothing is written when the bank or the templates have errors.
     """
     # The packages are those a build with the same options writes.
     options = BuildOptions(
         decks=decks, templates=templates, out=packages, languages=tuple(languages), split=split, strict=strict
     )
-    target: Target[PreviewResult] = PreviewTarget(options, out / PAGE, show_ids)
+    target: Target[PreviewResult] = PreviewTarget(options, out / PAGE, show_ids, None if only is None else set(only))
     return target.plan(load_all(options, checks=[target.check])).write()
 
 
@@ -199,6 +201,8 @@ class PreviewTarget:
     options: BuildOptions
     path: Path
     show_ids: bool
+    #: Only the cards of these questions, each as (language, question id); None for every card.
+    only: Collection[tuple[str, str]] | None = None
 
     def check(self, bank: Bank, problems: Problems) -> None:
         """The packages' own: the page links them."""
@@ -206,6 +210,8 @@ class PreviewTarget:
 
     def plan(self, loaded: LoadedBank) -> PreviewPlan:
         rendered = _rendered(loaded)
+        if self.only is not None:
+            rendered = replace(rendered, cards=[c for c in rendered.cards if (c.lang, c.question_id) in self.only])
         links = _package_links(rendered, self.options)
         page = _page(rendered, links, self.path.parent, self.show_ids)
         warnings = [p.describe() for p in rendered.problems.warnings] + [

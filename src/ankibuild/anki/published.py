@@ -202,16 +202,16 @@ def _notetypes(models: Mapping[str, Any], types: Types) -> Iterator[tuple[str, P
 
 
 def raise_times(lock: Lock, published: Published, clock: Clock) -> Lock:
-    """``lock`` with every time at least that of the published copy, and newer where the content differs.
+    """``lock`` with the published copy's time where the content is the same, and a newer one where it differs.
 
     This is what carries a revert to classmates: the reverted note's content
     differs from what they have, so it gets a time after theirs.
     """
     notes = dict(lock.notes)
     known = notes.get
-    # Only a note not newer than its published copy may need another time: one pass for the rest.
+    # Only a note with another time than its published copy may need another: one pass for the rest.
     for guid, copy in [
-        (g, c.entry) for g, c in published.notes.items() if (e := known(g)) is not None and e.mtime <= c.entry.mtime
+        (g, c.entry) for g, c in published.notes.items() if (e := known(g)) is not None and e.mtime != c.entry.mtime
     ]:
         entry = notes[guid]
         mtime = _newer(entry.mtime, entry.digest == copy.digest, copy.mtime, clock)
@@ -227,9 +227,16 @@ def raise_times(lock: Lock, published: Published, clock: Clock) -> Lock:
 
 
 def _newer(mtime: int, same: bool, published: int, clock: Clock) -> int:
-    if same or mtime > published:
-        return max(mtime, published)
-    return clock.after(published)
+    """The time of a note or note type whose published copy has the time ``published``.
+
+    The same content keeps the published time even where the lock has a newer
+    one (a lock not committed, or an edit undone): classmates have that very
+    note, and another time would update it for nothing and make a publication
+    of a build that changed nothing.
+    """
+    if same:
+        return published
+    return mtime if mtime > published else clock.after(published)
 
 
 def changes_since(

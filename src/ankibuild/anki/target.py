@@ -143,10 +143,10 @@ class AnkiPlan:
             result.outputs.append(Output(path, package.lang, len(spec.decks), len(spec.notes), written))
         if not options.dry_run:
             publish_changelog(out, self.previous, result.changes, self._notetype_names())
-            _record_translations(options.decks / TRANSLATIONS_FILE, self.translations, options.frozen)
-            result.lock_written = not options.frozen and _save_lock(options.decks, lock)
-        # The next build, not frozen, still has the lock to tidy: this one must not be taken for it.
-        result.lock_untidy = options.frozen and lock.changed
+            _record_translations(options.decks / TRANSLATIONS_FILE, self.translations, options.leaves_bank)
+            result.lock_written = not options.leaves_bank and _save_lock(options.decks, lock)
+        # The next build that may write the lock still has it to tidy: this one must not be taken for it.
+        result.lock_untidy = options.leaves_bank and lock.changed
         return result
 
     def _notetype_names(self) -> dict[str, list[str]]:
@@ -157,13 +157,13 @@ class AnkiPlan:
         return names
 
 
-def _record_translations(path: Path, text: str, frozen: bool) -> None:
+def _record_translations(path: Path, text: str, leave: bool) -> None:
     """Write what this build saw of each translation, so that a change is still known once the edit is committed.
 
-    A frozen build (CI) leaves it: its checkout is thrown away.
+    A build that leaves the bank (CI) leaves it: its checkout is thrown away.
     """
     remove_stale_temporaries(path)
-    if not frozen:
+    if not leave:
         write_if_changed(path, text.encode())
 
 
