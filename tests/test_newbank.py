@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -12,7 +16,7 @@ from click.testing import CliRunner, Result
 
 from ankibuild import newbank
 from ankibuild.cli import main
-from ankibuild.newbank import UNSET_GIT, Origin, init, starter_workflow
+from ankibuild.newbank import UNSET, Origin, init, starter_workflow
 from ankibuild.templatefolders import DEFAULTS, default_files
 
 from .ankitools import imported_cards
@@ -48,6 +52,7 @@ def test_init_writes_a_shared_repository(tmp_path: Path) -> None:
     """Ignore rules, CI, the pre-commit hook, editor schemas and a README that states the import options."""
     made = init(tmp_path, languages=["fr", "en"], bank_id="chem-101", origin=Origin("https://git.example.org/x", "v9"))
     written = {p.relative_to(tmp_path).as_posix() for p in made.files}
+    assert made.git == "made" and (tmp_path / ".git").is_dir()
     assert written == {
         "decks/bank.yaml",
         "decks/getting-started.yaml",
@@ -74,16 +79,102 @@ def test_init_writes_a_shared_repository(tmp_path: Path) -> None:
     readme = (tmp_path / "README.md").read_text(encoding="utf-8")
     for option in ("Update notes", "Update note types", "Merge note types", "Import any learning progress"):
         assert option in readme
+    # A contributor is told what to install, and to install the hook.
+    assert 'pipx install "git+https://git.example.org/x@v9"' in readme and "`pre-commit install`" in readme
     assert "`chem-101-fr.apkg`, `chem-101-en.apkg`" in readme
 
 
 def test_the_example_workflow_is_the_one_init_writes() -> None:
-    """examples/ shows what init writes, with the repository still to be set; both check, build frozen, pin a ref."""
+    """examples/ shows what init writes with no origin known: it publishes from the default branch, whatever its
+    name, and reviews pull requests with nothing but read access; no step lets a warning stop it."""
     example = (ROOT / "examples" / "github-actions-build.yml").read_text(encoding="utf-8")
-    assert example == starter_workflow(Origin(UNSET_GIT, "v0.1.0"))
-    steps = [step.get("run", "") for step in yaml.safe_load(example)["jobs"]["build"]["steps"]]
-    assert 'pip install "ankibuild @ git+${ANKIBUILD_GIT}@${ANKIBUILD_REF}"' in steps
-    assert "ankibuild check --strict" in steps and "ankibuild build --frozen" in steps
+    assert example == starter_workflow(UNSET)
+    workflow = yaml.safe_load(example)
+    assert workflow["permissions"] == {"contents": "read"} and "--strict" not in example
+    assert set(workflow[True]) == {"push", "pull_request", "workflow_dispatch"}  # YAML reads the key "on" as True
+    assert workflow[True]["push"] is None  # every branch: the job itself asks which one is the default
+    publish, review = workflow["jobs"]["publish"], workflow["jobs"]["review"]
+    assert "github.ref_name == github.event.repository.default_branch" in publish["if"]
+    assert publish["permissions"] == {"contents": "write"} and "permissions" not in review
+    assert review["if"] == "github.event_name == 'pull_request'"
+    runs = [step.get("run", "") for step in publish["steps"]]
+    assert 'pip install "ankibuild @ git+${ANKIBUILD_GIT}@${ANKIBUILD_REF}"' in runs
+    assert "ankibuild publish --last last --out publication" in runs
+    assert "ankibuild publish --review --last last --out review" in [step.get("run") for step in review["steps"]]
+    assert [step.get("name") for step in (publish["steps"][0], review["steps"][0])] == [
+        "Where ankibuild comes from"
+    ] * 2
+
+
+def _first_step(bank: Path) -> subprocess.CompletedProcess[str]:
+    """The first step of the publishing job, run as the runner runs it: bash, with the workflow's env."""
+    workflow: dict[str, Any] = yaml.safe_load(
+        (bank / ".github" / "workflows" / "decks.yml").read_text(encoding="utf-8")
+    )
+    step = workflow["jobs"]["publish"]["steps"][0]
+    env = {**os.environ, **workflow["env"]}
+    return subprocess.run(["bash", "-e", "-c", step["run"]], env=env, capture_output=True, text=True, timeout=60)
+
+
+def test_init_from_a_wheel_writes_a_workflow_that_stops_at_once_saying_what_to_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No origin known (a wheel): none is made up; CI's first step fails with one line naming the fields."""
+    wheel = {"url": "file:///wheels/ankibuild-0.1.0-py3-none-any.whl", "archive_info": {}}
+    monkeypatch.setattr("importlib.metadata.distribution", lambda name: _Installed(wheel))
+    made = _run(tmp_path, "init", "bank", "--lang", "en")
+    assert made.exit_code == 0, made.output
+    assert "Set ANKIBUILD_GIT and ANKIBUILD_REF under env: in .github/workflows/decks.yml" in made.output
+    bank = tmp_path / "bank"
+    first = _first_step(bank)
+    assert first.returncode == 1
+    (line,) = first.stdout.splitlines()
+    assert line.startswith("::error::Set ANKIBUILD_GIT and ANKIBUILD_REF under env: in .github/workflows/decks.yml")
+    hook = yaml.safe_load((bank / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
+    assert hook["repos"][0]["repo"] == "local" and hook["repos"][0]["hooks"][0]["entry"] == "ankibuild check"
+    assert "git.example.org" not in "".join(
+        p.read_text(encoding="utf-8") for p in bank.rglob("*") if p.is_file() and ".git" not in p.parts
+    )
+
+
+def test_init_from_an_origin_writes_a_workflow_that_installs_from_it(tmp_path: Path) -> None:
+    """--from URL@REF: the first step passes, the install step installs exactly that, the hook pins the same."""
+    made = _run(tmp_path, "init", "bank", "--from", "https://github.com/teacher/ankibuild.git@v0.2.0")
+    assert made.exit_code == 0 and "ANKIBUILD_GIT" not in made.output, made.output
+    bank = tmp_path / "bank"
+    assert _first_step(bank).returncode == 0
+    workflow = yaml.safe_load((bank / ".github" / "workflows" / "decks.yml").read_text(encoding="utf-8"))
+    (install,) = [s["run"] for s in workflow["jobs"]["publish"]["steps"] if s.get("run", "").startswith("pip ")]
+    shown = subprocess.run(
+        ["bash", "-c", 'pip() { printf "%s|" "$@"; }; ' + install],
+        env={**os.environ, **workflow["env"]},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert shown.stdout == "install|ankibuild @ git+https://github.com/teacher/ankibuild.git@v0.2.0|"
+    hook = yaml.safe_load((bank / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
+    assert hook["repos"][0] | {"hooks": None} == {
+        "repo": "https://github.com/teacher/ankibuild.git",
+        "rev": "v0.2.0",
+        "hooks": None,
+    }
+
+
+@pytest.mark.parametrize("given", ["/home/me/ankibuild@v1", "file:///home/me/ankibuild@v1", "https://x.org/a.git"])
+def test_init_refuses_an_origin_others_cannot_reach(tmp_path: Path, given: str) -> None:
+    """A path on this computer, or no ref: a usage error naming the option, and nothing written."""
+    refused = _run(tmp_path, "init", "bank", "--from", given)
+    assert refused.exit_code == 2 and "--from" in refused.output and "not a git URL others can reach" in refused.output
+    assert not (tmp_path / "bank").exists()
+
+
+def test_init_says_what_to_run_when_it_cannot_run_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without git on the PATH, the files are written and the next step says to install git and run git init."""
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
+    made = _run(tmp_path, "init", "bank")
+    assert made.exit_code == 0 and "git is not installed: install it, then run 'git init' there" in made.output
+    assert (tmp_path / "bank" / "decks" / "bank.yaml").is_file() and not (tmp_path / "bank" / ".git").exists()
 
 
 def test_a_language_without_labels_gets_them_to_translate(tmp_path: Path) -> None:
@@ -128,15 +219,34 @@ def test_a_bad_language_or_id_is_reported_and_nothing_is_written(tmp_path: Path,
 def test_the_origin_is_the_git_commit_pip_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
     """Installed with pip from git, init names that repository and the exact commit; otherwise it says to set them."""
     recorded = {"url": "git+https://git.example.org/ankibuild.git", "vcs_info": {"vcs": "git", "commit_id": "ab12"}}
-
-    class Installed:
-        def read_text(self, name: str) -> str | None:
-            return json.dumps(recorded) if name == "direct_url.json" else None
-
-    monkeypatch.setattr("importlib.metadata.distribution", lambda name: Installed())
+    monkeypatch.setattr("importlib.metadata.distribution", lambda name: _Installed(recorded))
     assert newbank.installed_origin() == Origin("https://git.example.org/ankibuild.git", "ab12")
-    recorded = {"url": "file:///wheels/ankibuild-0.1.0-py3-none-any.whl", "archive_info": {}}
+    wheel = {"url": "file:///wheels/ankibuild-0.1.0-py3-none-any.whl", "archive_info": {}}
+    monkeypatch.setattr("importlib.metadata.distribution", lambda name: _Installed(wheel))
     assert not newbank.installed_origin().is_set
+
+
+class _Installed:
+    """What pip recorded of an install, as importlib.metadata gives it."""
+
+    def __init__(self, recorded: Mapping[str, object]) -> None:
+        self.recorded = recorded
+
+    def read_text(self, name: str) -> str | None:
+        return json.dumps(self.recorded) if name == "direct_url.json" else None
+
+
+def test_an_origin_github_cannot_reach_is_named_and_never_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Installed with pip from git+file://: init says GitHub cannot reach that path and writes no origin at all."""
+    local = Origin("file:///home/me/ankibuild", "ab12")
+    monkeypatch.setattr(newbank, "installed_origin", lambda: local)
+    made = _run(tmp_path, "init", "bank")
+    assert "ankibuild was installed from file:///home/me/ankibuild, which GitHub cannot reach." in made.output
+    written = (tmp_path / "bank" / ".github" / "workflows" / "decks.yml").read_text(encoding="utf-8")
+    assert "/home/me" not in written + (tmp_path / "bank" / ".pre-commit-config.yaml").read_text(encoding="utf-8")
+    assert _first_step(tmp_path / "bank").returncode == 1
 
 
 def test_exported_templates_make_the_same_packages_as_the_defaults(tmp_path: Path) -> None:

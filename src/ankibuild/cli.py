@@ -27,6 +27,7 @@ from .version import __version__
 if TYPE_CHECKING:
     from .importer.bank import ImportResult
     from .load import CheckResult
+    from .newbank import NewBank, Origin
     from .translations.status import BankStatus, LanguageStatus
 
 _F = TypeVar("_F", bound=Callable[..., object])
@@ -268,24 +269,64 @@ def _import_summary(result: ImportResult) -> None:
         click.echo("Nothing written: the bank already holds these pages.")
 
 
+def _origin(ctx: click.Context, param: click.Parameter, value: str | None) -> Origin | None:
+    from .newbank import parse_origin
+
+    try:
+        return None if value is None else parse_origin(value)
+    except ValueError as err:
+        raise click.BadParameter(str(err)) from None
+
+
 @main.command("init")
 @click.argument("folder", default=".", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--lang", "languages", multiple=True, metavar="CODE", help="A language of the bank (repeatable). [en]")
 @click.option("--id", "bank_id", metavar="ID", help="The bank's id, forever. Default: from the folder's name.")
-def init_command(folder: Path, languages: tuple[str, ...], bank_id: str | None) -> None:
-    """Start a bank: a repository that checks, builds and publishes at once."""
+@click.option(
+    "--from",
+    "origin",
+    metavar="URL@REF",
+    callback=_origin,
+    help="Where CI installs ankibuild from: its git repository and a tag or commit. "
+    "Default: the one this ankibuild was installed from, if others can reach it.",
+)
+def init_command(folder: Path, languages: tuple[str, ...], bank_id: str | None, origin: Origin | None) -> None:
+    """Start a bank: a git repository that checks, publishes, and reviews pull requests at once."""
     from .newbank import init  # each command loads only what it uses
 
-    made = init(folder, languages=languages, bank_id=bank_id)
+    made = init(folder, languages=languages, bank_id=bank_id, origin=origin)
     click.echo(f"Bank '{made.bank_id}' in {', '.join(made.languages)}: wrote {len(made.files)} files in {folder}.")
-    if not made.origin.is_set:
-        click.secho(
-            "Set ANKIBUILD_GIT and ANKIBUILD_REF in .github/workflows/decks.yml and .pre-commit-config.yaml:"
-            " the git repository ankibuild is installed from, and a tag or commit of it.",
-            fg="yellow",
-        )
+    for line in _origin_advice(made):
+        click.secho(line, fg="yellow")
     where = "" if folder == Path() else f"cd {shlex.quote(str(folder))} && "
-    click.echo(f"Next: {where}ankibuild check --strict && ankibuild build, then commit everything but dist/.")
+    click.echo(_git_advice(made.git, where))
+
+
+def _origin_advice(made: NewBank) -> list[str]:
+    """What to set when no origin others can reach is known, naming each field as its file spells it."""
+    if made.origin.is_set:
+        return []
+    source = made.unreachable
+    return [
+        *([f"ankibuild was installed from {source.git}, which GitHub cannot reach."] if source else []),
+        "Set ANKIBUILD_GIT and ANKIBUILD_REF under env: in .github/workflows/decks.yml (ankibuild's git repository"
+        " and a tag or commit of it): until then, CI stops at its first step and says so ('init --from URL@REF'"
+        " writes them). The hook in .pre-commit-config.yaml runs the ankibuild installed on each"
+        " computer; its comment says how to pin it with repo: and rev:.",
+    ]
+
+
+def _git_advice(state: str, where: str) -> str:
+    """The next steps, with ``git init`` when init could not run it."""
+    todo = {
+        "missing": "git is not installed: install it, then run 'git init' there. ",
+        "failed": "'git init' failed there: run it yourself. ",
+        "made": "Made it a git repository. ",
+    }.get(state, "")
+    return (
+        f"{todo}Next: {where}ankibuild check && ankibuild preview, then commit everything but dist/ and push it"
+        " to a new GitHub repository: CI publishes every commit of its default branch."
+    )
 
 
 @main.group("templates")

@@ -3,14 +3,23 @@
 It writes the bank file, one example deck with a question in every language,
 the files a shared repository needs (``.gitignore``, the CI workflow, the
 pre-commit hook, the JSON Schemas editors use) and a README for classmates
-that says how to import. Nothing is overwritten: when any of these files
-exists already, nothing is written.
+that says how to import and how to contribute. Nothing is overwritten: when
+any of these files exists already, nothing is written. The folder is then made
+a git repository, unless it is in one already.
+
+Where CI and the pre-commit hook install ankibuild from (the origin) is
+written only when others can reach it: given with ``--from``, or the git
+repository this ankibuild was installed from. Otherwise the workflow's first
+step stops with one line saying what to set, and the hook runs the ankibuild
+installed on each computer.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
@@ -26,11 +35,10 @@ from .render import LABELS
 from .schema import schema_text
 from .templatefolders import DEFAULT, DEFAULTS, OWN_FOLDER, TemplateFolders
 from .validate import SLUG
-from .version import __version__
 
 STARTER = Path(__file__).resolve().parent / "starter"
-#: Written where the repository of ankibuild must be named, until it is.
-UNSET_GIT = "https://git.example.org/ankibuild.git"
+#: How a git URL others can reach begins (a local path or ``file://`` is none).
+_REACHABLE = re.compile(r"^(https?|ssh|git)://[^/\s]+/\S+$|^[\w.-]+@[\w.-]+:\S+$")
 TOPIC = "getting-started"
 EXAMPLE_ID = "where-languages-are-listed"
 EXAMPLE_ANSWER = "B"
@@ -48,7 +56,28 @@ class Origin:
 
     @property
     def is_set(self) -> bool:
-        return self.git != UNSET_GIT
+        return bool(self.git and self.ref)
+
+    @property
+    def reachable(self) -> bool:
+        """Whether GitHub and classmates can install from it: a URL, not a path on this computer."""
+        return bool(_REACHABLE.match(self.git)) and bool(self.ref) and not any(c.isspace() for c in self.ref)
+
+
+#: No origin known: the workflow stops at its first step until it is set.
+UNSET = Origin("", "")
+
+
+def parse_origin(text: str) -> Origin:
+    """``URL@REF`` as an origin; raises ValueError, in the student's words, unless others can reach it."""
+    git, at, ref = text.rpartition("@")
+    origin = Origin(git, ref)
+    if not at or not origin.reachable:
+        raise ValueError(
+            f"'{text}' is not a git URL others can reach followed by @ and a tag or commit: "
+            "give e.g. https://github.com/OWNER/ankibuild.git@v0.1.0 (a path on this computer is not reachable from CI)"
+        )
+    return origin
 
 
 @dataclass(frozen=True)
@@ -59,7 +88,12 @@ class NewBank:
     bank_id: str
     languages: tuple[str, ...]
     files: tuple[Path, ...]
+    #: The origin written into the workflow and the hook (:data:`UNSET` when none is known).
     origin: Origin
+    #: The origin this ankibuild was installed from, left out because others cannot reach it.
+    unreachable: Origin | None = None
+    #: What became of ``git init``: one of :data:`GIT_STATES`.
+    git: str = "inside"
 
 
 def installed_origin() -> Origin:
@@ -75,20 +109,28 @@ def installed_origin() -> Origin:
     vcs = recorded.get("vcs_info") if isinstance(recorded, dict) else None
     if isinstance(vcs, dict) and vcs.get("vcs") == "git" and vcs.get("commit_id"):
         return Origin(str(recorded["url"]).removeprefix("git+"), str(vcs["commit_id"]))
-    return Origin(UNSET_GIT, f"v{__version__}")
+    return UNSET
 
 
 def init(
-    root: Path, *, languages: Sequence[str] = (FALLBACK,), bank_id: str | None = None, origin: Origin | None = None
+    root: Path,
+    *,
+    languages: Sequence[str] = (FALLBACK,),
+    bank_id: str | None = None,
+    origin: Origin | None = None,
+    git: bool = True,
 ) -> NewBank:
-    """Write a new bank's repository into ``root`` (created if missing).
+    """Write a new bank's repository into ``root`` (created if missing), and make it a git repository if ``git``.
 
+    ``origin`` is where CI installs ankibuild from; by default the git repository
+    this ankibuild was installed from, when others can reach it.
     Raises :class:`BankError` when a language code or the id is not valid, or when
     any file it would write exists already; then nothing is written.
     """
     langs = tuple(dict.fromkeys(languages)) or (FALLBACK,)
     bank_id = bank_id or _slug(root.resolve().name)
-    origin = origin or installed_origin()
+    installed = origin or installed_origin()
+    origin = installed if installed.reachable else UNSET
     files = _files(bank_id, root.resolve().name, langs, origin)
     _refuse(root, bank_id, langs, files)
     try:
@@ -98,7 +140,28 @@ def init(
         where = Path(err.filename) if err.filename else root
         problems.add(where, f"cannot write here: {err.strerror}", hint="choose a folder you can write to")
         problems.fail()
-    return NewBank(root, bank_id, langs, tuple(root / name for name in files), origin)
+    unreachable = installed if installed.is_set and not installed.reachable else None
+    state = _git_init(root) if git else "inside"
+    return NewBank(root, bank_id, langs, tuple(root / name for name in files), origin, unreachable, state)
+
+
+#: What ``init`` did about git: made a repository, found one around the folder, found no git, or git failed.
+GIT_STATES = ("made", "inside", "missing", "failed")
+
+
+def _git_init(root: Path) -> str:
+    """``git init`` in ``root``, unless it is in a work tree already; what happened (see :data:`GIT_STATES`)."""
+    git = shutil.which("git")
+    if git is None:
+        return "missing"
+    try:
+        inside = subprocess.run([git, "rev-parse", "--is-inside-work-tree"], cwd=root, capture_output=True, timeout=60)
+        if inside.returncode == 0:
+            return "inside"
+        made = subprocess.run([git, "init", "-q"], cwd=root, capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return "failed"
+    return "made" if made.returncode == 0 else "failed"
 
 
 def _refuse(root: Path, bank_id: str, langs: Sequence[str], files: Mapping[str, str]) -> None:
@@ -127,6 +190,7 @@ def _files(bank_id: str, title: str, langs: Sequence[str], origin: Origin) -> di
     """Every file of the new repository, by its path relative to the repository."""
     texts = {lang: _example(lang) for lang in langs}
     settings = {"@ANKIBUILD_GIT@": origin.git, "@ANKIBUILD_REF@": origin.ref}
+    hook = "pre-commit-config.yaml" if origin.is_set else "pre-commit-local.yaml"
     unlabelled = [lang for lang in langs if not TemplateFolders().has_language(lang)]
     return {
         **{f"{OWN_FOLDER}/{lang}/{LABELS}": _labels_to_translate(lang) for lang in unlabelled},
@@ -136,8 +200,8 @@ def _files(bank_id: str, title: str, langs: Sequence[str], origin: Origin) -> di
         "schema/questions.json": schema_text(),
         ".gitignore": _starter("gitignore"),
         ".github/workflows/decks.yml": _starter("workflow.yml", settings),
-        ".pre-commit-config.yaml": _starter("pre-commit-config.yaml", settings),
-        "README.md": _readme(bank_id, title, langs),
+        ".pre-commit-config.yaml": _starter(hook, settings),
+        "README.md": _readme(bank_id, title, langs, origin),
     }
 
 
@@ -215,7 +279,11 @@ def _questions_yaml(texts: Mapping[str, Mapping[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _readme(bank_id: str, title: str, langs: Sequence[str]) -> str:
+def _readme(bank_id: str, title: str, langs: Sequence[str], origin: Origin) -> str:
     packages = ", ".join(f"`{bank_id}-{lang}.apkg`" for lang in langs)
-    settings = {"@TITLE@": title, "@LANGUAGES@": ", ".join(langs), "@PACKAGES@": packages}
+    where = f"git+{origin.git}@{origin.ref}" if origin.is_set else "git+<ANKIBUILD_GIT>@<ANKIBUILD_REF>"
+    install = f'pipx install "{where}"'
+    if not origin.is_set:
+        install += "   # the two values under env: in .github/workflows/decks.yml"
+    settings = {"@TITLE@": title, "@LANGUAGES@": ", ".join(langs), "@PACKAGES@": packages, "@INSTALL@": install}
     return _starter("README.md", settings)
