@@ -209,9 +209,12 @@ def raise_times(lock: Lock, published: Published, clock: Clock) -> Lock:
     """
     notes = dict(lock.notes)
     known = notes.get
-    # Only a note with another time than its published copy may need another: one pass for the rest.
+    # Only a note not newer than its published copy, or as published but newer, may need another time:
+    # one pass for the rest.
     for guid, copy in [
-        (g, c.entry) for g, c in published.notes.items() if (e := known(g)) is not None and e.mtime != c.entry.mtime
+        (g, c.entry)
+        for g, c in published.notes.items()
+        if (e := known(g)) is not None and (e.mtime <= c.entry.mtime or e.digest == c.entry.digest)
     ]:
         entry = notes[guid]
         mtime = _newer(entry.mtime, entry.digest == copy.digest, copy.mtime, clock)
