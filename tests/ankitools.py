@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -80,3 +82,31 @@ def imported_cards(path: Path, packages: list[Path]) -> tuple[list[ImportLog], d
         cards = render_all_cards(col)
     assert not [guid for guid, (front, back) in cards.items() if TEMPLATE_ERROR in front + back]
     return logs, cards
+
+
+def review_new_cards(col: Collection) -> None:
+    """Answer every card not studied yet "good", as a student does between two imports."""
+    for card_id in col.find_cards("is:new"):
+        card = col.get_card(card_id)
+        card.start_timer()
+        col.sched.answerCard(card, 3)
+
+
+def collection_notes(col: Collection) -> dict[str, str]:
+    """Every note's fields (joined as Anki keeps them), by GUID; no GUID may be there twice."""
+    assert col.db is not None
+    rows = col.db.all("SELECT guid, flds FROM notes")
+    assert len({guid for guid, _ in rows}) == len(rows)
+    return {str(guid): str(fields) for guid, fields in rows}
+
+
+def package_notes(package: Path) -> dict[str, str]:
+    """Every note's fields in a package, read straight from the file, by GUID."""
+    with zipfile.ZipFile(package) as archive:
+        content = archive.read("collection.anki2")
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.deserialize(content)
+        return {str(guid): str(fields) for guid, fields in conn.execute("SELECT guid, flds FROM notes")}
+    finally:
+        conn.close()

@@ -27,12 +27,17 @@ class Repo:
         return self.git("rev-parse", "HEAD").stdout.strip()
 
     @classmethod
-    def init_bare(cls, path: Path) -> Repo:
+    def init_bare(cls, path: Path, default_branch: str = "main") -> Repo:
+        """A remote whose default branch (the one a clone checks out) is ``default_branch``."""
         path.mkdir(parents=True)
         repo = cls(path)
         repo.git("init", "-q", "--bare")
+        repo.git("symbolic-ref", "HEAD", f"refs/heads/{default_branch}")
         return repo
 
     def clone(self, path: Path) -> Repo:
         Repo(path.parent).git("clone", "-q", str(self.path), path.name)
         return Repo(path)
+
+    def branch(self) -> str:
+        return self.git("branch", "--show-current").stdout.strip()
