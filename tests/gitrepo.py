@@ -41,3 +41,11 @@ class Repo:
 
     def branch(self) -> str:
         return self.git("branch", "--show-current").stdout.strip()
+
+
+def edit(repo: Repo, name: str, old: str, new: str) -> None:
+    """Replace ``old`` with ``new`` in the question file ``name``, as GitHub's web editor would: nothing is built."""
+    path = repo.path / "decks" / name
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} not in {name}"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")

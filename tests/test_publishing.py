@@ -30,6 +30,7 @@ from .ankitools import (
     review_new_cards,
 )
 from .gitrepo import Repo
+from .gitrepo import edit as _edit
 
 TRUNK = "trunk"
 #: When the class starts: now, so that Anki takes every time as it is; each run of CI is an hour later.
@@ -52,14 +53,6 @@ MECHANICS = "deck: {de: Mechanik, en: Mechanics}\nquestions:\n" + "".join(
         _question("inertia", "Bleibt ein Körper ohne Kraft in Bewegung?", "Does a body with no force keep moving?"),
     ]
 )
-
-
-def _edit(repo: Repo, name: str, old: str, new: str) -> None:
-    """An edit of one file, as GitHub's web editor makes it: the text changes, nothing is built."""
-    path = repo.path / "decks" / name
-    text = path.read_text(encoding="utf-8")
-    assert old in text, f"{old!r} not in {name}"
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
 def _append(repo: Repo, name: str, text: str) -> None:

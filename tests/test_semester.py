@@ -25,6 +25,7 @@ from ankibuild.lock.format import LOCK_FILE, read_lock
 from .ankitools import collection, import_package, review_log
 from .conftest import Project
 from .gitrepo import Repo
+from .gitrepo import edit as _edit
 
 LANGS = ("de", "en")
 BANK = """id: class-bank
@@ -48,13 +49,6 @@ def _question(qid: str, text: str) -> str:
 
 def _deck(de: str, en: str, questions: list[tuple[str, str]]) -> str:
     return f"deck: {{de: {de}, en: {en}}}\nquestions:\n" + "".join(_question(q, t) for q, t in questions)
-
-
-def _edit(repo: Repo, name: str, old: str, new: str) -> None:
-    path = repo.path / "decks" / name
-    text = path.read_text(encoding="utf-8")
-    assert old in text, f"{old!r} not in {name}"
-    path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
 
 def _cut(repo: Repo, name: str, qid: str) -> str:
