@@ -17,6 +17,7 @@ import pytest
 from anki.collection import Collection
 from click.testing import CliRunner, Result
 
+from ankibuild import build
 from ankibuild.cli import main
 from ankibuild.lock.clock import Clock
 from ankibuild.publish import Publication, publish
@@ -340,3 +341,15 @@ def test_publishing_again_with_nothing_changed_publishes_nothing(tmp_path: Path)
     assert again.exit_code == 0 and "Nothing to publish" in again.output
     assert (tmp_path / "outputs").read_text(encoding="utf-8") == "publish=false\n"
     assert not (tmp_path / "again").exists()
+
+
+def test_a_lock_committed_later_changes_nothing_classmates_have(tmp_path: Path) -> None:
+    """A local build an hour after the publication commits a lock with later times for the same notes: the next
+    publication keeps the published times, so there is nothing to publish (else every note would update for nothing)."""
+    bank, release = _bank_with_a_publication(tmp_path)
+    later = int(time.time()) + HOUR
+    build(decks=bank.path / "decks", out=bank.path / "dist", clock=Clock(lambda: later))
+    bank.commit("Commit the lock a local build wrote")
+    assert "decks/ankibuild.lock" in bank.git("show", "--name-only", "HEAD").stdout
+    made = publish(decks=bank.path / "decks", last=release, out=tmp_path / "again", clock=Clock(lambda: later + HOUR))
+    assert not made.new and not made.changes and not (tmp_path / "again").exists()

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from .api import build_with
 from .changelog import CHANGELOG_FILE, HEADER, ChangeKind, Changelog
-from .errors import BankError, Problem, Problems, Severity
+from .errors import AnkibuildError, BankError, Problem, Problems, Severity
 from .lock.clock import Clock
 from .options import BuildOptions
 from .paths import UnsafePathError, read_inside
@@ -60,7 +60,7 @@ class Publication:
     #: Every language that lags behind its source (missing or possibly outdated translations).
     lagging: list[LanguageStatus]
     warnings: list[Problem] = field(default_factory=list)
-    #: The packages, the changelog or the notes differ from the last publication.
+    #: The packages or the changelog differ from the last publication's.
     new: bool = False
     #: The files written into ``out``.
     written: list[Path] = field(default_factory=list)
@@ -106,8 +106,8 @@ def publish(
             result = build_with(options, clock=clock)
             made = _publication(result, work, last, out, review, found.languages)
             made.written = _write(made, work, options)
-    except BankError as err:
-        _append(summary, _problems_report(err.problems))
+    except AnkibuildError as err:
+        _append(summary, _failure(err))
         raise
     _append(summary, made.report)
     return made
@@ -226,8 +226,11 @@ def _lagging_table(lagging: Sequence[LanguageStatus], published: Sequence[str]) 
     ]
 
 
-def _problems_report(problems: Sequence[Problem]) -> str:
-    errors = [p for p in problems if p.severity is Severity.ERROR]
+def _failure(err: AnkibuildError) -> str:
+    """Why nothing is published, for the job summary: every error of the bank, each with its place and fix."""
+    if not isinstance(err, BankError):
+        return f"## Not published\n\n{err.format_message()}\n"
+    errors = [p for p in err.problems if p.severity is Severity.ERROR]
     lines = [f"## Not published: {len(errors)} error(s)", ""]
     lines += [f"- `{p.location}`: {p.message}" + (f" ({p.hint})" if p.hint else "") for p in sorted(errors)]
     return "\n".join(lines) + "\n"
