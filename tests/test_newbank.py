@@ -173,7 +173,7 @@ def test_init_says_what_to_run_when_it_cannot_run_git(tmp_path: Path, monkeypatc
     """Without git on the PATH, the files are written and the next step says to install git and run git init."""
     monkeypatch.setenv("PATH", str(tmp_path / "nothing"))
     made = _run(tmp_path, "init", "bank")
-    assert made.exit_code == 0 and "git is not installed: install it, then run 'git init' there" in made.output
+    assert made.exit_code == 0 and "git is not installed: install it. Next: cd bank && git init && " in made.output
     assert (tmp_path / "bank" / "decks" / "bank.yaml").is_file() and not (tmp_path / "bank" / ".git").exists()
 
 

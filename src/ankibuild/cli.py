@@ -317,14 +317,12 @@ def _origin_advice(made: NewBank) -> list[str]:
 
 
 def _git_advice(state: str, where: str) -> str:
-    """The next steps, with ``git init`` when init could not run it."""
-    todo = {
-        "missing": "git is not installed: install it, then run 'git init' there. ",
-        "failed": "'git init' failed there: run it yourself. ",
-        "made": "Made it a git repository. ",
-    }.get(state, "")
+    """The next steps, starting with ``git init`` when init could not run it."""
+    said = {"missing": "git is not installed: install it. ", "failed": "'git init' failed. "}.get(state)
+    start = f"{where}git init && " if said else where
+    done = "Made it a git repository. " if state == "made" else said or ""
     return (
-        f"{todo}Next: {where}ankibuild check && ankibuild preview, then commit everything but dist/ and push it"
+        f"{done}Next: {start}ankibuild check && ankibuild preview, then commit everything but dist/ and push it"
         " to a new GitHub repository: CI publishes every commit of its default branch."
     )
 
