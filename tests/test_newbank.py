@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
@@ -21,6 +18,7 @@ from ankibuild.templatefolders import DEFAULTS, default_files
 
 from .ankitools import imported_cards
 from .conftest import ROOT, snapshot
+from .workflow import run_step, workflow
 
 
 def _run(folder: Path, *args: str) -> Result:
@@ -106,16 +104,6 @@ def test_the_example_workflow_is_the_one_init_writes() -> None:
     ] * 2
 
 
-def _first_step(bank: Path) -> subprocess.CompletedProcess[str]:
-    """The first step of the publishing job, run as the runner runs it: bash, with the workflow's env."""
-    workflow: dict[str, Any] = yaml.safe_load(
-        (bank / ".github" / "workflows" / "decks.yml").read_text(encoding="utf-8")
-    )
-    step = workflow["jobs"]["publish"]["steps"][0]
-    env = {**os.environ, **workflow["env"]}
-    return subprocess.run(["bash", "-e", "-c", step["run"]], env=env, capture_output=True, text=True, timeout=60)
-
-
 def test_init_from_a_wheel_writes_a_workflow_that_stops_at_once_saying_what_to_set(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -126,7 +114,7 @@ def test_init_from_a_wheel_writes_a_workflow_that_stops_at_once_saying_what_to_s
     assert made.exit_code == 0, made.output
     assert "Set ANKIBUILD_GIT and ANKIBUILD_REF under env: in .github/workflows/decks.yml" in made.output
     bank = tmp_path / "bank"
-    first = _first_step(bank)
+    first = run_step(bank, "publish", 0)
     assert first.returncode == 1
     (line,) = first.stdout.splitlines()
     assert line.startswith("::error::Set ANKIBUILD_GIT and ANKIBUILD_REF under env: in .github/workflows/decks.yml")
@@ -142,16 +130,10 @@ def test_init_from_an_origin_writes_a_workflow_that_installs_from_it(tmp_path: P
     made = _run(tmp_path, "init", "bank", "--from", "https://github.com/teacher/ankibuild.git@v0.2.0")
     assert made.exit_code == 0 and "ANKIBUILD_GIT" not in made.output, made.output
     bank = tmp_path / "bank"
-    assert _first_step(bank).returncode == 0
-    workflow = yaml.safe_load((bank / ".github" / "workflows" / "decks.yml").read_text(encoding="utf-8"))
-    (install,) = [s["run"] for s in workflow["jobs"]["publish"]["steps"] if s.get("run", "").startswith("pip ")]
-    shown = subprocess.run(
-        ["bash", "-c", 'pip() { printf "%s|" "$@"; }; ' + install],
-        env={**os.environ, **workflow["env"]},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    assert run_step(bank, "publish", 0).returncode == 0
+    steps = workflow(bank)["jobs"]["publish"]["steps"]
+    (install,) = [i for i, step in enumerate(steps) if step.get("run", "").startswith("pip ")]
+    shown = run_step(bank, "publish", install, before='pip() { printf "%s|" "$@"; }; ')
     assert shown.stdout == "install|ankibuild @ git+https://github.com/teacher/ankibuild.git@v0.2.0|"
     hook = yaml.safe_load((bank / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
     assert hook["repos"][0] | {"hooks": None} == {
@@ -246,7 +228,7 @@ def test_an_origin_github_cannot_reach_is_named_and_never_written(
     assert "ankibuild was installed from file:///home/me/ankibuild, which GitHub cannot reach." in made.output
     written = (tmp_path / "bank" / ".github" / "workflows" / "decks.yml").read_text(encoding="utf-8")
     assert "/home/me" not in written + (tmp_path / "bank" / ".pre-commit-config.yaml").read_text(encoding="utf-8")
-    assert _first_step(tmp_path / "bank").returncode == 1
+    assert run_step(tmp_path / "bank", "publish", 0).returncode == 1
 
 
 def test_exported_templates_make_the_same_packages_as_the_defaults(tmp_path: Path) -> None:

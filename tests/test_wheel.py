@@ -20,6 +20,7 @@ from ankibuild.templatefolders import default_files
 
 from .ankitools import imported_cards
 from .conftest import ROOT
+from .workflow import run_step
 
 #: Words a build backend prints when something it was given will stop working.
 WARNINGS = ("Warning", "deprecated", "!!")
@@ -66,13 +67,15 @@ def test_the_wheel_builds_without_warnings_and_carries_the_templates(wheel: tupl
     assert backend == []
     names = set(zipfile.ZipFile(path).namelist())
     assert {f"ankibuild/templates/{relative.as_posix()}" for relative in default_files()} <= names
-    assert {"ankibuild/starter/workflow.yml", "ankibuild/starter/example.yaml", "ankibuild/py.typed"} <= names
+    assert {"ankibuild/starter/workflow.yml", "ankibuild/starter/pre-commit-local.yaml", "ankibuild/py.typed"} <= names
 
 
 def test_a_fresh_install_starts_checks_builds_and_previews_a_bank(
     wheel: tuple[Path, str], tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    """init, check --strict, build and preview in an empty folder; the packages import into Anki and render."""
+    """init, check --strict, build and preview in an empty folder; the packages import into Anki and render.
+
+    Installed from a wheel, init knows no origin for CI: the workflow it writes stops at its first step."""
     home = tmp_path_factory.mktemp("new-user")
     venv.create(home / "venv", with_pip=True)
     python = home / "venv" / "bin" / "python"
@@ -81,6 +84,9 @@ def test_a_fresh_install_starts_checks_builds_and_previews_a_bank(
     ankibuild = home / "venv" / "bin" / "ankibuild"
     bank = home / "quiz"
     _run(ankibuild, "init", bank, "--lang", "de", "--lang", "ar", "--lang", "en", cwd=home, env=env)
+    # No origin known from a wheel: CI stops at its first step, with one line saying what to set.
+    first = run_step(bank, "publish", 0)
+    assert first.returncode == 1 and len(first.stdout.splitlines()) == 1 and "ANKIBUILD_GIT" in first.stdout
     for command in (["check", "--strict"], ["build"], ["preview"]):
         _run(ankibuild, *command, cwd=bank, env=env)
     where = _run(python, "-c", "import ankibuild; print(ankibuild.__file__)", cwd=home, env=env).stdout
