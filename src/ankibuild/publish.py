@@ -75,7 +75,9 @@ class Publication:
         else:
             head = "## Nothing to publish\n"
         said = _demoted(self.section) if self.section else "No question changed.\n"
-        return "\n".join([head, said.rstrip("\n"), "", *_lagging_table(self.lagging, self.languages)]).rstrip() + "\n"
+        shown = [f"The cards it adds or changes: `{PREVIEW_FOLDER}/index.html` in the review's files.", ""]
+        lagging = _lagging_table(self.lagging, self.languages)
+        return "\n".join([head, said.rstrip("\n"), "", *(shown if self.review else []), *lagging]).rstrip() + "\n"
 
 
 def publish(
