@@ -353,3 +353,33 @@ def test_a_lock_committed_later_changes_nothing_classmates_have(tmp_path: Path) 
     assert "decks/ankibuild.lock" in bank.git("show", "--name-only", "HEAD").stdout
     made = publish(decks=bank.path / "decks", last=release, out=tmp_path / "again", clock=Clock(lambda: later + HOUR))
     assert not made.new and not made.changes and not (tmp_path / "again").exists()
+
+
+def test_the_last_publication_is_read_only_inside_its_folder(tmp_path: Path) -> None:
+    """A downloaded publication whose changelog and package are links to files elsewhere: neither is read, and the
+    new publication starts a changelog of its own, with every question new."""
+    bank, release = _bank_with_a_publication(tmp_path)
+    secret = tmp_path / "secret.md"
+    secret.write_text("# Changelog\n\nnot for publishing\n", encoding="utf-8")
+    planted = tmp_path / "planted"
+    planted.mkdir()
+    (planted / "CHANGELOG.md").symlink_to(secret)
+    (planted / "physics-en.apkg").symlink_to(release / "physics-en.apkg")
+    made = publish(decks=bank.path / "decks", last=planted, out=tmp_path / "out")
+    changelog = (tmp_path / "out" / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert "not for publishing" not in changelog
+    assert {change.describe() for change in made.changes.items if change.lang == "en"} == {
+        "added where-languages-are-listed",
+        "added free-fall",
+        "added inertia",
+    }
+
+
+def test_a_publication_goes_only_into_a_new_or_empty_folder(tmp_path: Path) -> None:
+    """What the folder holds is published as a whole: one with a file in it is refused, and left as it was."""
+    bank, release = _bank_with_a_publication(tmp_path)
+    (tmp_path / "used").mkdir()
+    (tmp_path / "used" / "old.apkg").write_bytes(b"old")
+    refused = _ankibuild(bank.path, "publish", "--last", str(release), "--out", str(tmp_path / "used"))
+    assert refused.exit_code == 1 and "this folder is not empty" in refused.output
+    assert [p.name for p in (tmp_path / "used").iterdir()] == ["old.apkg"]
