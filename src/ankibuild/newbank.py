@@ -93,7 +93,7 @@ class NewBank:
     #: The origin this ankibuild was installed from, left out because others cannot reach it.
     unreachable: Origin | None = None
     #: What became of ``git init``: one of :data:`GIT_STATES`.
-    git: str = "inside"
+    git: str = "skipped"
 
 
 def installed_origin() -> Origin:
@@ -141,12 +141,13 @@ def init(
         problems.add(where, f"cannot write here: {err.strerror}", hint="choose a folder you can write to")
         problems.fail()
     unreachable = installed if installed.is_set and not installed.reachable else None
-    state = _git_init(root) if git else "inside"
+    state = _git_init(root) if git else "skipped"
     return NewBank(root, bank_id, langs, tuple(root / name for name in files), origin, unreachable, state)
 
 
-#: What ``init`` did about git: made a repository, found one around the folder, found no git, or git failed.
-GIT_STATES = ("made", "inside", "missing", "failed")
+#: What ``init`` did about git: made a repository, found one around the folder, found no git, git failed,
+#: or was asked to leave git alone.
+GIT_STATES = ("made", "inside", "missing", "failed", "skipped")
 
 
 def _git_init(root: Path) -> str:
