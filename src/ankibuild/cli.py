@@ -16,6 +16,7 @@ import click
 from .api import build_with
 from .buildlock import DEFAULT_WAIT
 from .errors import AnkibuildError, BankError, report
+from .export import FORMATS
 from .itemchecks import summary
 from .options import BuildOptions
 from .progress import for_terminal
@@ -93,6 +94,13 @@ def main() -> None:
 @_folder("--out", "dist", "Where the .apkg files go.")
 @click.option("--lang", "languages", multiple=True, metavar="CODE", help="Build only this language (repeatable).")
 @click.option("--split", is_flag=True, help="One .apkg per deck and language instead of one per language.")
+@click.option(
+    "--export",
+    "exports",
+    multiple=True,
+    type=click.Choice(FORMATS),
+    help="Also write this file for learning platforms (repeatable), instead of the bank's 'exports'.",
+)
 @_strict
 @click.option("--frozen", is_flag=True, help="Fail instead of updating the lock file (for CI).")
 @click.option(
