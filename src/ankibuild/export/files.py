@@ -9,9 +9,24 @@ from .gift import gift
 from .moodle import moodle_xml
 from .multilang import EVERY_LANGUAGE, merged
 from .platform import ExportedQuestion, Omission
+from .qti import qti_package
 
 #: The questions of each language built, in the bank's order of languages and questions.
 ByLanguage = Mapping[str, Sequence[ExportedQuestion]]
+
+
+@dataclass(frozen=True)
+class Exportable:
+    """What the formats make their files of."""
+
+    bank_id: str
+    #: The bank's title in each language built ("" for none).
+    titles: Mapping[str, str]
+    questions: ByLanguage
+    #: The images the questions show, by packaged name.
+    media: Mapping[str, bytes]
+    #: The card labels of each language: a format that spells out true and false uses the cards' words.
+    labels: Mapping[str, Mapping[str, str]]
 
 
 @dataclass(frozen=True)
@@ -27,8 +42,9 @@ class ExportFile:
     left_out: tuple[Omission, ...] = ()
 
 
-def _moodle_files(bank_id: str, questions: ByLanguage, media: Mapping[str, bytes]) -> list[ExportFile]:
+def _moodle_files(bank: Exportable) -> list[ExportFile]:
     """A file per language, and one with every language for a course that shows each student theirs."""
+    bank_id, questions, media = bank.bank_id, bank.questions, bank.media
     files = [
         _file(f"{bank_id}-{lang}.moodle.xml", lang, moodle_xml(each, media), each) for lang, each in questions.items()
     ]
@@ -57,13 +73,28 @@ def _every_language(questions: ByLanguage) -> tuple[list[ExportedQuestion], list
     return together, left_out
 
 
-def _gift_files(bank_id: str, questions: ByLanguage, media: Mapping[str, bytes]) -> list[ExportFile]:
+def _gift_files(bank: Exportable) -> list[ExportFile]:
     files = []
-    for lang, each in questions.items():
+    for lang, each in bank.questions.items():
         content, left_out = gift(each)
-        kept = [exported for exported in each if exported.id not in {o.question_id for o in left_out if o.whole}]
-        files.append(_file(f"{bank_id}-{lang}.gift.txt", lang, content, kept, left_out))
+        files.append(_file(f"{bank.bank_id}-{lang}.gift.txt", lang, content, _held(each, left_out), left_out))
     return files
+
+
+def _qti_files(bank: Exportable) -> list[ExportFile]:
+    files = []
+    for lang, each in bank.questions.items():
+        ident = f"{bank.bank_id}-{lang}"
+        title = bank.titles.get(lang) or bank.bank_id
+        content, left_out = qti_package(ident, title, each, bank.media, bank.labels.get(lang, {}))
+        files.append(_file(f"{ident}.qti.zip", lang, content, _held(each, left_out), left_out))
+    return files
+
+
+def _held(questions: Sequence[ExportedQuestion], left_out: Sequence[Omission]) -> list[ExportedQuestion]:
+    """The questions a file holds: those it does not leave out."""
+    gone = {omission.question_id for omission in left_out if omission.whole}
+    return [exported for exported in questions if exported.id not in gone]
 
 
 def _file(
@@ -73,7 +104,9 @@ def _file(
     return ExportFile(name, lang, content, len(held), categories, tuple(left_out))
 
 
-#: What makes a format's files: the bank's id, its questions by language, the images by packaged name.
-Maker = Callable[[str, ByLanguage, Mapping[str, bytes]], list[ExportFile]]
-
-MAKERS: dict[str, Maker] = {"moodle-xml": _moodle_files, "gift": _gift_files}
+#: What makes a format's files, by the format's name.
+MAKERS: dict[str, Callable[[Exportable], list[ExportFile]]] = {
+    "moodle-xml": _moodle_files,
+    "gift": _gift_files,
+    "qti": _qti_files,
+}

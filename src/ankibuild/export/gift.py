@@ -64,9 +64,8 @@ def _question(exported: ExportedQuestion) -> Iterator[str]:
     yield f"::{escape(exported.id)}::{_html(asked.text)} {{"
     yield from _ANSWERS[asked.shape](asked)
     # Moodle reads the general feedback after the last "####": an essay's model answer goes there too.
-    feedback = "<br>".join(text for text in (asked.answer, asked.explanation) if text)
-    if feedback:
-        yield f"####{_html(feedback)}"
+    if asked.general_feedback:
+        yield f"####{_html(asked.general_feedback)}"
     yield "}"
 
 

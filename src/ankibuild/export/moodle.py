@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 
 from ..clozes import Gap, gaps
 from .platform import ExportedQuestion, PlatformQuestion, Shape
-from .texts import images, plain, relink
+from .texts import images, plain, relink, xml_document
 
 #: Where Moodle keeps the files of a text, as its own exports write it.
 PLUGINFILE = "@@PLUGINFILE@@/"
@@ -37,8 +37,7 @@ def moodle_xml(questions: Sequence[ExportedQuestion], media: Mapping[str, bytes]
             category = exported.category
             quiz.append(_category(category))
         quiz.append(_question(exported, media))
-    ET.indent(quiz)
-    return ('<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(quiz, encoding="unicode") + "\n").encode()
+    return xml_document(quiz)
 
 
 def _category(names: Sequence[str]) -> ET.Element:

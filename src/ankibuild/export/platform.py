@@ -60,6 +60,11 @@ class PlatformQuestion:
         """Whether several options are correct: the student then ticks all that apply."""
         return sum(option.correct for option in self.options) > 1
 
+    @property
+    def general_feedback(self) -> str:
+        """What every student sees once they answered: an essay's model answer, then the explanation."""
+        return "<br>".join(text for text in (self.answer, self.explanation) if text)
+
     def grade(self, option: PlatformOption) -> str:
         """An option's share of the question's mark, in percent, as Moodle writes it.
 

@@ -20,7 +20,7 @@ from ..model import Bank, Deck, Place
 from ..options import BuildOptions
 from ..render import RenderedNote
 from ..state import Output
-from .files import MAKERS, ExportFile
+from .files import MAKERS, Exportable, ExportFile
 from .platform import ExportedQuestion, Omission
 
 
@@ -45,8 +45,8 @@ class ExportTarget:
         formats = self.options.exports or loaded.bank.exports
         if not formats:
             return ExportPlan(self.options.out, [], [], dry_run=self.options.dry_run)
-        questions = _questions(loaded)
-        files = [file for name in formats for file in MAKERS[name](loaded.bank.id, questions, loaded.media)]
+        exportable = _exportable(loaded)
+        files = [file for name in formats for file in MAKERS[name](exportable)]
         problems = Problems()
         places = _places(loaded)
         for file in files:
@@ -78,12 +78,15 @@ class ExportPlan:
         return result
 
 
-def _questions(loaded: LoadedBank) -> dict[str, list[ExportedQuestion]]:
-    """Every note of the languages built, as a platform question, by language."""
+def _exportable(loaded: LoadedBank) -> Exportable:
+    """Every note of the languages built as a platform question, by language, with what the formats need."""
     bank = loaded.bank
     decks = {deck.key: deck for deck in bank.decks}
     langs = dict.fromkeys(note.lang for note in loaded.notes)
-    return {lang: [_exported(bank, decks, note) for note in loaded.rendered(lang)] for lang in langs}
+    questions = {lang: [_exported(bank, decks, note) for note in loaded.rendered(lang)] for lang in langs}
+    labels = {templates.lang: templates.labels for templates in loaded.templates.values()}
+    titles = {lang: bank.name_in(bank.titles, lang) or "" for lang in langs}
+    return Exportable(bank.id, titles, questions, loaded.media, labels)
 
 
 def _exported(bank: Bank, decks: Mapping[str, Deck], note: RenderedNote) -> ExportedQuestion:

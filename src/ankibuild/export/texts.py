@@ -1,9 +1,10 @@
-"""What every export format needs of a rendered text: the images it shows, and its plain text."""
+"""What every export format needs of a rendered text (the images it shows, its plain text), and an XML file."""
 
 from __future__ import annotations
 
 import html
 import re
+import xml.etree.ElementTree as ET
 from collections.abc import Callable
 
 #: An image the build rendered (a bank's own ``<img`` is escaped text, never this).
@@ -26,3 +27,9 @@ def relink(text: str, link: Callable[[str], str]) -> str:
 def plain(text: str) -> str:
     """A rendered text as a student types it: without markup, entities read, spaces collapsed."""
     return " ".join(html.unescape(_TAG.sub("", _BREAK.sub(" ", text))).split())
+
+
+def xml_document(root: ET.Element) -> bytes:
+    """An XML file of ``root``, indented, in UTF-8: the same element gives the same bytes."""
+    ET.indent(root)
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n").encode()
