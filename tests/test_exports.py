@@ -1,0 +1,84 @@
+"""The exports as a build makes them: chosen by the bank or the command, warned about, reproducible."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from ankibuild import build
+from ankibuild.cli import main
+
+from .conftest import Project, snapshot, use_scenario
+from .exporttools import BANK, CLOZES, PICTURE, exported
+
+#: Every file the bank's exports make, in order of name.
+EXPORTS = sorted(
+    [f"{BANK}-{lang}.{suffix}" for lang in ("en", "he") for suffix in ("moodle.xml", "gift.txt", "qti.zip")]
+    + [f"{BANK}-mul.moodle.xml"]
+)
+
+
+def _exports(project: Project) -> list[str]:
+    return sorted(path.name for path in project.out.iterdir() if path.suffix != ".apkg" and path.name != "CHANGELOG.md")
+
+
+def test_a_bank_that_asks_for_exports_gets_each_beside_its_packages(project: Project) -> None:
+    exported(project)
+    assert _exports(project) == EXPORTS
+
+
+def test_what_a_format_cannot_hold_is_warned_about_at_the_question(project: Project) -> None:
+    """Never dropped silently: each question left out of a file, or a part of it lost, is named there."""
+    use_scenario(project, "exports")
+    result = project.build()
+    lost = {(w.question, w.message.split(":")[0]) for w in result.warnings if ".gift.txt" in w.message}
+    assert lost == {
+        (qid, f"{BANK}-{lang}.gift.txt") for qid in (*CLOZES, PICTURE, "cache-line") for lang in ("en", "he")
+    }
+    cloze = next(w for w in result.warnings if w.question == "bits-per-byte" and "qti" in w.message)
+    assert (cloze.file, cloze.line) == ("decks/storage.yaml", 77)
+
+
+def test_strict_makes_a_loss_an_error_and_nothing_is_written(project: Project) -> None:
+    use_scenario(project, "exports")
+    before = snapshot(project.root)
+    result = CliRunner().invoke(main, ["build", "--strict"])
+    assert result.exit_code == 1
+    assert "GIFT cannot hold the image it shows" in result.output
+    assert snapshot(project.root) == before
+
+
+def test_the_same_bank_gives_the_same_bytes(project: Project) -> None:
+    first = {name: (exported(project) / name).read_bytes() for name in EXPORTS}
+    again = build(decks=project.decks, out=project.root / "again")
+    assert {name: (project.root / "again" / name).read_bytes() for name in EXPORTS} == first
+    assert not any(o.written for o in project.build().outputs)
+    assert sorted(o.path.name for o in again.outputs if o.written and o.path.name in EXPORTS) == EXPORTS
+
+
+def test_the_command_chooses_instead_of_the_bank(project: Project) -> None:
+    use_scenario(project, "exports")
+    result = CliRunner().invoke(main, ["build", "--export", "gift", "-q"])
+    assert result.exit_code == 0, result.output
+    assert _exports(project) == [f"{BANK}-en.gift.txt", f"{BANK}-he.gift.txt"]
+
+
+def test_a_bank_without_exports_writes_none(project: Project) -> None:
+    project.build()
+    assert _exports(project) == []
+
+
+def test_an_export_deleted_since_the_last_build_is_made_again(project: Project) -> None:
+    out = exported(project)
+    (out / f"{BANK}-en.gift.txt").unlink()
+    written = [o.path.name for o in project.build().outputs if o.written]
+    assert written == [f"{BANK}-en.gift.txt"]
+
+
+def test_an_unknown_format_is_named_with_the_ones_there_are(project: Project) -> None:
+    use_scenario(project, "exports")
+    project.edit("bank.yaml", "exports: [moodle-xml, gift, qti]", "exports: [moodle, gift]")
+    result = CliRunner().invoke(main, ["check"])
+    assert result.exit_code == 1
+    assert "bank.yaml:8:11:" in result.output
+    assert "'moodle' is not allowed in 'exports'" in result.output
+    assert "did you mean 'moodle-xml'?" in result.output
