@@ -6,6 +6,7 @@ from click.testing import CliRunner
 
 from ankibuild import build
 from ankibuild.cli import main
+from ankibuild.preview import write_preview
 
 from .conftest import Project, snapshot, use_scenario
 from .exporttools import BANK, CLOZES, PICTURE, exported
@@ -15,6 +16,12 @@ EXPORTS = sorted(
     [f"{BANK}-{lang}.{suffix}" for lang in ("en", "he") for suffix in ("moodle.xml", "gift.txt", "qti.zip")]
     + [f"{BANK}-mul.moodle.xml"]
 )
+
+#: The same files, in the order a build makes them: by format, then language.
+EXPORTS_AS_BUILT = [
+    *(f"{BANK}-{lang}.moodle.xml" for lang in ("en", "he", "mul")),
+    *(f"{BANK}-{lang}.{suffix}" for suffix in ("gift.txt", "qti.zip") for lang in ("en", "he")),
+]
 
 
 def _exports(project: Project) -> list[str]:
@@ -82,3 +89,12 @@ def test_an_unknown_format_is_named_with_the_ones_there_are(project: Project) ->
     assert "bank.yaml:8:11:" in result.output
     assert "'moodle' is not allowed in 'exports'" in result.output
     assert "did you mean 'moodle-xml'?" in result.output
+
+
+def test_the_preview_page_links_each_export_beside_the_packages(project: Project) -> None:
+    out = exported(project)
+    result = write_preview(decks=project.decks, out=out / "preview", packages=out)
+    links = [link.path.name for link in result.packages]
+    assert links == [f"{BANK}-en.apkg", f"{BANK}-he.apkg", *EXPORTS_AS_BUILT]
+    page = (out / "preview" / "index.html").read_text(encoding="utf-8")
+    assert f'<a href="../{BANK}-mul.moodle.xml" download>' in page
