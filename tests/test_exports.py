@@ -98,3 +98,13 @@ def test_the_preview_page_links_each_export_beside_the_packages(project: Project
     assert links == [f"{BANK}-en.apkg", f"{BANK}-he.apkg", *EXPORTS_AS_BUILT]
     page = (out / "preview" / "index.html").read_text(encoding="utf-8")
     assert f'<a href="../{BANK}-mul.moodle.xml" download>' in page
+
+
+def test_check_says_an_export_would_change_and_writes_nothing(project: Project) -> None:
+    out = exported(project)
+    assert CliRunner().invoke(main, ["build", "--check"]).exit_code == 0
+    (out / f"{BANK}-he.qti.zip").unlink()
+    result = CliRunner().invoke(main, ["build", "--check"])
+    assert result.exit_code == 1
+    assert f"{BANK}-he.qti.zip (would write)" in result.output
+    assert not (out / f"{BANK}-he.qti.zip").exists()
