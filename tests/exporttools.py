@@ -39,6 +39,12 @@ def written() -> dict[str, dict[str, Any]]:
     return questions
 
 
+def unmarked(text: str) -> str:
+    """A text as written, without the mark of its direction: a right-to-left language's texts are each in
+    a ``<div dir="rtl">``, so that a platform's page in another language shows them right to left."""
+    return text.removeprefix('<div dir="rtl">').removesuffix("</div>")
+
+
 def letters(answer: str | list[str]) -> set[int]:
     """The places of the correct options, from a question's ``answer``."""
     return {"ABCDEF".index(letter) for letter in ([answer] if isinstance(answer, str) else answer)}
@@ -63,4 +69,4 @@ def gift_text(raw: str) -> str:
     text = raw.strip().removeprefix("[html]")
     for escape, mark in _MARKS.items():
         text = text.replace(mark, _ESCAPES[escape])
-    return html.unescape(text)
+    return unmarked(html.unescape(text))

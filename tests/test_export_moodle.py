@@ -11,7 +11,7 @@ import pytest
 from moodle_xml_parser.parser import parse_bytes
 
 from .conftest import DATA, Project
-from .exporttools import BANK, CLOZES, LANGS, PICTURE, exported, letters, written
+from .exporttools import BANK, CLOZES, LANGS, PICTURE, exported, letters, unmarked, written
 
 
 def _file(out: Path, lang: str) -> bytes:
@@ -36,16 +36,16 @@ def test_every_multiple_choice_question_reads_back_as_the_bank_wrote_it(project:
         wrote = bank[question.name]
         text = wrote[lang]
         correct = letters(wrote["answer"])
-        assert [option.answer for option in question.options] == text["options"]
+        assert [unmarked(option.answer) for option in question.options] == text["options"]
         right, wrong = 100 / len(correct), (-100 / (len(text["options"]) - len(correct)) if len(correct) > 1 else 0)
         grades = [right if index in correct else wrong for index in range(len(text["options"]))]
         assert [option.score_fraction for option in question.options] == pytest.approx(grades, abs=1e-4)
         feedback = [text.get("feedback", {}).get(letter, "") for letter in "ABCDEF"[: len(text["options"])]]
-        assert [option.feedback for option in question.options] == feedback
+        assert [unmarked(option.feedback or "") for option in question.options] == feedback
         assert question.single is (len(correct) == 1)
-        assert question.general_feedback == text["explanation"]
+        assert unmarked(question.general_feedback) == text["explanation"]
         if question.name != PICTURE:
-            assert question.text_pre_parse == text["question"]
+            assert unmarked(question.text_pre_parse) == text["question"]
 
 
 def test_a_pinned_option_keeps_the_written_order_and_the_others_shuffle(project: Project) -> None:
@@ -111,5 +111,12 @@ def test_one_file_holds_every_language_for_moodle_s_multi_language_filter(projec
     option = questions["cache-line"].findall("answer")[3].findtext("text")
     assert option == (
         '<span lang="en" class="multilang">None of the above</span>'
-        '<span lang="he" class="multilang">אף אחת מהתשובות</span>'
+        '<span lang="he" class="multilang"><div dir="rtl">אף אחת מהתשובות</div></span>'
     )
+
+
+def test_a_right_to_left_language_reads_right_to_left_on_any_page(project: Project) -> None:
+    """Each Hebrew text is marked as right to left: a Moodle site in another language shows it so."""
+    question = _questions(_file(exported(project), "he"))["volatile-kinds"]
+    texts = [question.findtext("questiontext/text", ""), *(a.findtext("text", "") for a in question.iter("answer"))]
+    assert all(text.startswith('<div dir="rtl">') for text in texts), texts

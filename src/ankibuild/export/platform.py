@@ -8,7 +8,7 @@ escaped in it already, and a format only has to carry it without reading it.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 class Shape(enum.StrEnum):
@@ -64,6 +64,22 @@ class PlatformQuestion:
     def general_feedback(self) -> str:
         """What every student sees once they answered: an essay's model answer, then the explanation."""
         return "<br>".join(text for text in (self.answer, self.explanation) if text)
+
+    def right_to_left(self) -> PlatformQuestion:
+        """The question with each text marked as read from right to left: a platform shows it in the
+        direction of the page around it, which may be another language's."""
+
+        def marked(text: str) -> str:
+            return f'<div dir="rtl">{text}</div>' if text else ""
+
+        options = tuple(replace(o, text=marked(o.text), feedback=marked(o.feedback)) for o in self.options)
+        return replace(
+            self,
+            text=marked(self.text),
+            explanation=marked(self.explanation),
+            answer=marked(self.answer),
+            options=options,
+        )
 
     def grade(self, option: PlatformOption) -> str:
         """An option's share of the question's mark, in percent, as Moodle writes it.

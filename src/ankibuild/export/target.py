@@ -15,6 +15,7 @@ from pathlib import Path
 from ..atomic import remove_stale_temporaries, write_if_changed
 from ..errors import Problem, Problems, Severity
 from ..kinds import KINDS
+from ..languages import is_rtl
 from ..load import LoadedBank
 from ..model import Bank, Deck, Place
 from ..options import BuildOptions
@@ -91,6 +92,7 @@ def _exportable(loaded: LoadedBank) -> Exportable:
 
 def _exported(bank: Bank, decks: Mapping[str, Deck], note: RenderedNote) -> ExportedQuestion:
     asked = KINDS[note.kind].platform_question(note.fields, shuffle=bank.shuffle)
+    asked = asked.right_to_left() if is_rtl(note.lang) else asked
     # The packages' deck, parent and all: a platform files the question in a category of that name.
     category = tuple(bank.deck_name(decks[note.deck_key], note.lang).split("::"))
     return ExportedQuestion(note.question_id, note.lang, category, note.tags, asked)
