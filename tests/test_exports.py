@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import jsonschema
+import yaml
 from click.testing import CliRunner
 
 from ankibuild import build
 from ankibuild.cli import main
 from ankibuild.preview import write_preview
+from ankibuild.schema import bank_schema
 
-from .conftest import Project, snapshot, use_scenario
+from .conftest import DATA, Project, snapshot, use_scenario
 from .exporttools import BANK, CLOZES, PICTURE, exported
 
 #: Every file the bank's exports make, in order of name.
@@ -108,3 +111,11 @@ def test_check_says_an_export_would_change_and_writes_nothing(project: Project) 
     assert result.exit_code == 1
     assert f"{BANK}-he.qti.zip (would write)" in result.output
     assert not (out / f"{BANK}-he.qti.zip").exists()
+
+
+def test_the_bank_schema_knows_the_formats_as_check_does() -> None:
+    """An editor flags an unknown format while typing, as ``check`` does."""
+    validator = jsonschema.Draft202012Validator(bank_schema())
+    bank = yaml.safe_load((DATA / "exports" / "bank.yaml").read_text(encoding="utf-8"))
+    assert list(validator.iter_errors(bank)) == []
+    assert not validator.is_valid({**bank, "exports": ["moodle"]})
