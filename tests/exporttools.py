@@ -17,8 +17,10 @@ from .conftest import DATA, Project, use_scenario
 SCENARIO = "exports"
 BANK = "exports-sample"
 LANGS = ("en", "he")
-#: Questions no format but Moodle XML can hold (a cloze), and none but those with files (an image).
+#: The cloze questions, which QTI cannot hold, and GIFT only with one gap (as its "missing word").
 CLOZES = ("bits-per-byte", "hostile-gap")
+SEVERAL_GAPS = "bits-per-byte"
+#: The question with an image, which GIFT cannot hold.
 PICTURE = "stack-picture"
 
 

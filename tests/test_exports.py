@@ -12,7 +12,7 @@ from ankibuild.preview import write_preview
 from ankibuild.schema import bank_schema
 
 from .conftest import DATA, Project, snapshot, use_scenario
-from .exporttools import BANK, CLOZES, PICTURE, exported
+from .exporttools import BANK, PICTURE, SEVERAL_GAPS, exported
 
 #: Every file the bank's exports make, in order of name.
 EXPORTS = sorted(
@@ -42,7 +42,7 @@ def test_what_a_format_cannot_hold_is_warned_about_at_the_question(project: Proj
     result = project.build()
     lost = {(w.question, w.message.split(":")[0]) for w in result.warnings if ".gift.txt" in w.message}
     assert lost == {
-        (qid, f"{BANK}-{lang}.gift.txt") for qid in (*CLOZES, PICTURE, "cache-line") for lang in ("en", "he")
+        (qid, f"{BANK}-{lang}.gift.txt") for qid in (SEVERAL_GAPS, PICTURE, "cache-line") for lang in ("en", "he")
     }
     cloze = next(w for w in result.warnings if w.question == "bits-per-byte" and "qti" in w.message)
     assert (cloze.file, cloze.line) == ("decks/storage.yaml", 77)

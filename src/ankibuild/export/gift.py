@@ -7,18 +7,19 @@ answer: Moodle's importer reads every escape back. The question's id is its
 name (``::id::``), which is all GIFT holds of it.
 
 GIFT has no place for a file: a question that shows an image is left out, with
-a warning, rather than asked without the picture it needs. Nor can it hold a
-text with several gaps (its "missing word" has one): cloze questions are left
-out with a warning too. Grades follow :meth:`PlatformQuestion.grade`.
+a warning, rather than asked without the picture it needs. A cloze of one gap
+is GIFT's "missing word", a short answer inside its text; one of several gaps
+is left out with a warning too. Grades follow :meth:`PlatformQuestion.grade`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from ..clozes import Gap, gaps
 from ..model import LETTERS
 from .platform import ExportedQuestion, Omission, PlatformQuestion, Shape
-from .texts import images
+from .texts import images, plain
 
 #: Escaped with a backslash wherever they stand: each means something to GIFT.
 _SPECIALS = {character: "\\" + character for character in "\\~=#{}:"} | {"\n": "\\n", "\r": ""}
@@ -46,8 +47,9 @@ def gift(questions: Sequence[ExportedQuestion]) -> tuple[bytes, list[Omission]]:
 
 
 def _unsupported(asked: PlatformQuestion) -> str:
-    if asked.shape is Shape.CLOZE:
-        return "the cloze question is left out: GIFT cannot hold a text with several gaps"
+    held = sum(isinstance(part, Gap) for part in gaps(asked.text)) if asked.shape is Shape.CLOZE else 1
+    if held != 1:
+        return f"the cloze question is left out: GIFT's missing word is one gap, and its text has {held}"
     shown = (asked.text, asked.explanation, asked.answer, *(t for o in asked.options for t in (o.text, o.feedback)))
     if any(images(text) for text in shown):
         return "the question is left out: GIFT cannot hold the image it shows"
@@ -61,12 +63,29 @@ def _category(names: Sequence[str]) -> str:
 
 def _question(exported: ExportedQuestion) -> Iterator[str]:
     asked = exported.question
-    yield f"::{escape(exported.id)}::{_html(asked.text)} {{"
-    yield from _ANSWERS[asked.shape](asked)
+    before, answers, after = _parts(asked)
+    yield f"::{escape(exported.id)}::{_html(before)}{{"
+    yield from answers
     # Moodle reads the general feedback after the last "####": an essay's model answer goes there too.
     if asked.general_feedback:
         yield f"####{_html(asked.general_feedback)}"
-    yield "}"
+    yield "}" + escape(after)
+
+
+def _parts(asked: PlatformQuestion) -> tuple[str, list[str], str]:
+    """The text before the answers, the answers' lines, and the text after them: a cloze of one gap is
+    GIFT's missing word, a short answer in the middle of its text (its hint after it, as on the card)."""
+    if asked.shape is not Shape.CLOZE:
+        return asked.text + " ", list(_ANSWERS[asked.shape](asked)), ""
+    parts = gaps(asked.text)
+    [(index, gap)] = [(index, part) for index, part in enumerate(parts) if isinstance(part, Gap)]
+    hint = f" [{gap.hint}]" if gap.hint is not None else ""
+    # What the gap hides is what the student types: plain text.
+    return (
+        "".join(map(str, parts[:index])),
+        [f"\t={escape(plain(gap.hidden))}"],
+        hint + "".join(map(str, parts[index + 1 :])),
+    )
 
 
 def _choice(asked: PlatformQuestion) -> Iterator[str]:
