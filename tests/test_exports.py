@@ -61,8 +61,8 @@ def test_the_same_bank_gives_the_same_bytes(project: Project) -> None:
     first = {name: (exported(project) / name).read_bytes() for name in EXPORTS}
     again = build(decks=project.decks, out=project.root / "again")
     assert {name: (project.root / "again" / name).read_bytes() for name in EXPORTS} == first
-    assert not any(o.written for o in project.build().outputs)
-    assert sorted(o.path.name for o in again.outputs if o.written and o.path.name in EXPORTS) == EXPORTS
+    assert not any(o.written for o in project.build().exports)
+    assert sorted(o.path.name for o in again.exports if o.written) == EXPORTS
 
 
 def test_the_command_chooses_instead_of_the_bank(project: Project) -> None:
@@ -73,14 +73,22 @@ def test_the_command_chooses_instead_of_the_bank(project: Project) -> None:
 
 
 def test_a_bank_without_exports_writes_none(project: Project) -> None:
-    project.build()
-    assert _exports(project) == []
+    result = project.build()
+    assert (_exports(project), result.exports) == ([], [])
+
+
+def test_the_packages_are_the_build_s_outputs_and_the_exports_apart(project: Project) -> None:
+    """Whoever reads a build's packages (a publication, its languages) finds packages alone there."""
+    use_scenario(project, "exports")
+    result = project.build()
+    assert [output.path.suffix for output in result.outputs] == [".apkg", ".apkg"]
+    assert sorted(output.path.name for output in result.exports) == EXPORTS
 
 
 def test_an_export_deleted_since_the_last_build_is_made_again(project: Project) -> None:
     out = exported(project)
     (out / f"{BANK}-en.gift.txt").unlink()
-    written = [o.path.name for o in project.build().outputs if o.written]
+    written = [o.path.name for o in project.build().exports if o.written]
     assert written == [f"{BANK}-en.gift.txt"]
 
 

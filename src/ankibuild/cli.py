@@ -125,7 +125,7 @@ def build_command(quiet: bool, **options: Any) -> None:
     asked = BuildOptions(**options)  # the options above are named as the build's
     result = build_with(asked, progress=for_terminal(quiet))
     _summary(result, asked.dry_run, quiet)
-    if asked.dry_run and (result.changes or any(o.written for o in result.outputs)):
+    if asked.dry_run and (result.changes or any(o.written for o in (*result.outputs, *result.exports))):
         raise SystemExit(1)
 
 
@@ -422,7 +422,7 @@ def _summary(result: BuildResult, dry_run: bool, quiet: bool) -> None:
         return
     click.echo(f"Bank '{result.bank_id}': {result.decks} deck(s), {result.questions} question(s); {result.templates}.")
     verb = "would write" if dry_run else "wrote"
-    for output in result.outputs:
+    for output in (*result.outputs, *result.exports):
         state = verb if output.written else "unchanged"
         click.echo(f"  {output.lang}: {output.notes} notes in {output.decks} deck(s) -> {output.path} ({state})")
     for line in _changes(result):

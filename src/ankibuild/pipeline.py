@@ -37,7 +37,7 @@ def run(
         planned, exports_planned = packages.plan(loaded), exports.plan(loaded)  # every plan before any write
         exported = exports_planned.write()
         result = planned.write()  # the lock, last of all
-        result.outputs.extend(exported.outputs)
+        result.exports.extend(exported.outputs)
         result.warnings.extend(exported.warnings)
         if not (options.dry_run or result.lock_untidy):
             state.record(result, loaded.used)
