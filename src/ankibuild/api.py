@@ -23,6 +23,7 @@ def build(
     out: Path = Path("dist"),
     languages: Sequence[str] = (),
     split: bool = False,
+    exports: Sequence[str] = (),
     strict: bool = False,
     frozen: bool = False,
     dry_run: bool = False,
@@ -41,6 +42,8 @@ def build(
     hears how many files were read and how many notes written, as the build goes.
     ``templates`` is the bank's own templates folder (default: ``templates/`` beside
     the bank folder, if there is one), laid over the templates shipped with ankibuild.
+    ``exports`` names files for learning platforms to write beside the packages
+    (``moodle-xml``, ``gift``, ``qti``), instead of those the bank's ``exports`` asks for.
     """
     options = BuildOptions(
         decks=decks,
@@ -48,6 +51,7 @@ def build(
         out=out,
         languages=tuple(languages),
         split=split,
+        exports=tuple(exports),
         strict=strict,
         frozen=frozen,
         dry_run=dry_run,

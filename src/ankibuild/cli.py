@@ -16,6 +16,7 @@ import click
 from .api import build_with
 from .buildlock import DEFAULT_WAIT
 from .errors import AnkibuildError, BankError, report
+from .export import FORMATS
 from .itemchecks import summary
 from .options import BuildOptions
 from .progress import for_terminal
@@ -94,6 +95,13 @@ def main() -> None:
 @_folder("--out", "dist", "Where the .apkg files go.")
 @click.option("--lang", "languages", multiple=True, metavar="CODE", help="Build only this language (repeatable).")
 @click.option("--split", is_flag=True, help="One .apkg per deck and language instead of one per language.")
+@click.option(
+    "--export",
+    "exports",
+    multiple=True,
+    type=click.Choice(FORMATS),
+    help="Also write this file for learning platforms (repeatable), instead of the bank's 'exports'.",
+)
 @_strict
 @click.option("--frozen", is_flag=True, help="Fail instead of updating the lock file (for CI).")
 @click.option(
@@ -118,7 +126,7 @@ def build_command(quiet: bool, **options: Any) -> None:
     asked = BuildOptions(**options)  # the options above are named as the build's
     result = build_with(asked, progress=for_terminal(quiet))
     _summary(result, asked.dry_run, quiet)
-    if asked.dry_run and (result.changes or any(o.written for o in result.outputs)):
+    if asked.dry_run and (result.changes or any(o.written for o in (*result.outputs, *result.exports))):
         raise SystemExit(1)
 
 
@@ -493,7 +501,7 @@ def _summary(result: BuildResult, dry_run: bool, quiet: bool) -> None:
         return
     click.echo(f"Bank '{result.bank_id}': {result.decks} deck(s), {result.questions} question(s); {result.templates}.")
     verb = "would write" if dry_run else "wrote"
-    for output in result.outputs:
+    for output in (*result.outputs, *result.exports):
         state = verb if output.written else "unchanged"
         click.echo(f"  {output.lang}: {output.notes} notes in {output.decks} deck(s) -> {output.path} ({state})")
     for line in _changes(result):

@@ -99,6 +99,21 @@ def cloze_numbers(text: str) -> set[int]:
     return found
 
 
+@dataclass(frozen=True)
+class Gap:
+    """A cloze as a platform asks it: what it hides (HTML, without the markers of clozes inside it), and
+    its hint (None: none)."""
+
+    hidden: str
+    hint: str | None
+
+
+def gaps(text: str) -> list[str | Gap]:
+    """A field as text and gaps: each outermost cloze is one gap, whatever its numbers (a platform
+    asks every gap of a text at once, where Anki makes a card per number)."""
+    return [node if isinstance(node, str) else Gap(node.clozed_text(), node.hint) for node in _parse(text)]
+
+
 def card_ords(fields: Sequence[str]) -> tuple[int, ...]:
     """The cards Anki generates for a cloze note with these fields: each number's ``ord`` (number - 1)."""
     numbers = set().union(*(cloze_numbers(text) for text in fields))

@@ -101,6 +101,8 @@ class Bank:
     decks: tuple[Deck, ...]
     root: Path
     shuffle: bool = False
+    #: The export formats it asks every build for (see :mod:`.export`).
+    exports: tuple[str, ...] = ()
 
     def deck_name(self, deck: Deck, lang: str) -> str:
         title = self.name_in(deck.titles, lang) or deck.key

@@ -31,6 +31,8 @@ class BuildOptions:
     languages: tuple[str, ...] = ()
     #: One package per deck and language instead of one per language.
     split: bool = False
+    #: The exports to make (see :mod:`.export`); none means those the bank asks for.
+    exports: tuple[str, ...] = ()
     #: Warnings fail the build as errors do.
     strict: bool = False
     #: Fail instead of changing the lock (for CI).

@@ -10,6 +10,7 @@ from contextlib import nullcontext
 
 from .anki.target import AnkiTarget
 from .buildlock import exclusive
+from .export.target import ExportResult, ExportTarget
 from .load import load_all
 from .lock.clock import Clock
 from .options import BuildOptions
@@ -31,8 +32,13 @@ def run(
     with nullcontext() if options.dry_run else exclusive(options.decks, wait=options.wait):
         # What the last build made is read under the lock: another build may just have written.
         packages: Target[BuildResult] = AnkiTarget(options, clock, state.package_digests(), progress)
-        loaded = load_all(options, progress, state.known(), [packages.check])
-        result = packages.plan(loaded).write()
+        exports: Target[ExportResult] = ExportTarget(options)
+        loaded = load_all(options, progress, state.known(), [packages.check, exports.check])
+        planned, exports_planned = packages.plan(loaded), exports.plan(loaded)  # every plan before any write
+        exported = exports_planned.write()
+        result = planned.write()  # the lock, last of all
+        result.exports.extend(exported.outputs)
+        result.warnings.extend(exported.warnings)
         if not (options.dry_run or result.lock_untidy):
             state.record(result, loaded.used)
         return result

@@ -25,6 +25,7 @@ from .ankitemplate import SPECIAL_FIELDS, Template
 from .assets import Asset
 from .atomic import write_if_changed
 from .errors import Problems
+from .export.target import ExportTarget
 from .kinds import KINDS
 from .load import LoadedBank, load_all
 from .mathml import formulas_to_mathml
@@ -212,7 +213,7 @@ class PreviewTarget:
         rendered = _rendered(loaded)
         if self.only is not None:
             rendered = replace(rendered, cards=[c for c in rendered.cards if (c.lang, c.question_id) in self.only])
-        links = _package_links(rendered, self.options)
+        links = _package_links(rendered, self.options) + _export_links(loaded, self.options)
         page = _page(rendered, links, self.path.parent, self.show_ids)
         warnings = [p.describe() for p in rendered.problems.warnings] + [
             f"{link.path} is not built yet: run 'ankibuild build' before publishing the preview"
@@ -255,6 +256,12 @@ def _package_links(rendered: RenderedCards, options: BuildOptions) -> list[Packa
     ]
 
 
+def _export_links(loaded: LoadedBank, options: BuildOptions) -> list[PackageLink]:
+    """The exports 'ankibuild build' writes beside the packages (those the bank asks for), with their questions."""
+    planned = ExportTarget(replace(options, strict=False)).plan(loaded)  # what they lose, the build warns about
+    return [PackageLink(options.out / file.name, file.lang, file.questions) for file in planned.files]
+
+
 def _page(rendered: RenderedCards, links: list[PackageLink], out: Path, show_ids: bool) -> str:
     bank, card_templates, cards = rendered.bank, _languages(rendered.templates), rendered.cards
     assets = (a for t in rendered.templates.values() for a in t.media)
@@ -278,7 +285,7 @@ def _page(rendered: RenderedCards, links: list[PackageLink], out: Path, show_ids
         title=html.escape(title),
         summary=html.escape(_summary(rendered)),
         nav="\n".join(_nav_item(t) for t in card_templates.values()),
-        downloads="\n".join(_download_row(link, card_templates[link.lang], out) for link in links),
+        downloads="\n".join(_download_row(link, card_templates, out) for link in links),
         sections=sections,
         style=_asset("page.css"),
         data=payload,
@@ -305,11 +312,13 @@ def _nav_item(templates: CardTemplates) -> str:
     return f'<li><a href="#lang-{lang}" lang="{lang}">{html.escape(_language_name(templates))}</a></li>'
 
 
-def _download_row(link: PackageLink, templates: CardTemplates, out: Path) -> str:
+def _download_row(link: PackageLink, languages: Mapping[str, CardTemplates], out: Path) -> str:
+    """A file to download, named with its language; a file of every language (an export) with each."""
     href = Path(os.path.relpath(link.path, out)).as_posix()
     missing = "" if link.exists else ' <span class="pv-missing">(not built yet)</span>'
+    held = [languages[link.lang]] if link.lang in languages else list(languages.values())
     return (
-        f'<tr><td lang="{html.escape(link.lang)}">{html.escape(_language_name(templates))}</td>'
+        f'<tr><td lang="{html.escape(link.lang)}">{html.escape(" · ".join(map(_language_name, held)))}</td>'
         f'<td><a href="{html.escape(href)}" download>{html.escape(link.path.name)}</a>{missing}</td>'
         f'<td class="pv-count">{link.questions}</td></tr>'
     )

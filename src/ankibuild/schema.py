@@ -34,6 +34,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from .checker import CONTROL
+from .export import FORMATS
 from .itemchecks import CHECKS
 from .kinds import DEFAULT_KIND, KINDS, Kind
 from .languages import ISO_639_1, REGION, is_language
@@ -242,6 +243,12 @@ def bank_schema() -> Schema:
             "default": True,
             "description": "Show the options in a new random order at each review (the default), so that students "
             "learn the answer, not its place; false keeps the order as written.",
+        },
+        "exports": {
+            "description": "Files for learning platforms that every build writes beside the packages.",
+            "type": "array",
+            "uniqueItems": True,
+            "items": {"enum": list(FORMATS)},
         },
     }
     return {

@@ -48,6 +48,8 @@ class BuildResult:
     decks: int
     questions: int
     outputs: list[Output] = field(default_factory=list)
+    #: The files for learning platforms written beside the packages (see :mod:`.export`).
+    exports: list[Output] = field(default_factory=list)
     changes: Changelog = field(default_factory=Changelog)
     warnings: list[Problem] = field(default_factory=list)
     lock_written: bool = False
@@ -140,8 +142,12 @@ class BuildState:
         try:
             if data is None or data["inputs"] != self.inputs(self.seen):
                 return None
-            outputs = [Output(Path(o["path"]), o["lang"], o["decks"], o["notes"], False) for o in data["outputs"]]
-            if any(file_sha(Path(o["path"])) != o["sha"] for o in data["outputs"]) or not self._published(data):
+            outputs, exports = (
+                [Output(Path(o["path"]), o["lang"], o["decks"], o["notes"], False) for o in data[key]]
+                for key in ("outputs", "exports")
+            )
+            made = (*data["outputs"], *data["exports"])
+            if any(file_sha(Path(o["path"])) != o["sha"] for o in made) or not self._published(data):
                 return None
             warnings = [Problem.from_dict(warning) for warning in data["warnings"]]
             return BuildResult(
@@ -149,6 +155,7 @@ class BuildState:
                 data["decks"],
                 data["questions"],
                 outputs,
+                exports=exports,
                 warnings=warnings,
                 templates=self.templates.describe(),
             )
@@ -182,18 +189,21 @@ class BuildState:
         now = self.read_inputs(used)
         if self.inputs(now, others_only=True) != self.inputs(self.seen, others_only=True):
             return
-        outputs = [
-            {
-                "path": str(o.path),
-                "lang": o.lang,
-                "decks": o.decks,
-                "notes": o.notes,
-                # A package this build did not write may be as package_digests() found it.
-                "sha": (None if o.written else self.intact.get(str(o.path))) or file_sha(o.path),
-                "digest": result.package_digests.get(str(o.path), ""),
-            }
-            for o in result.outputs
-        ]
+        outputs, exports = (
+            [
+                {
+                    "path": str(o.path),
+                    "lang": o.lang,
+                    "decks": o.decks,
+                    "notes": o.notes,
+                    # A package this build did not write may be as package_digests() found it.
+                    "sha": (None if o.written else self.intact.get(str(o.path))) or file_sha(o.path),
+                    "digest": result.package_digests.get(str(o.path), ""),
+                }
+                for o in made
+            ]
+            for made in (result.outputs, result.exports)
+        )
         data = {
             "inputs": self.inputs(now),
             "bank": result.bank_id,
@@ -201,6 +211,7 @@ class BuildState:
             "questions": result.questions,
             "warnings": [warning.as_dict() for warning in result.warnings],
             "outputs": outputs,
+            "exports": exports,
             "changelog": file_sha(self.out / CHANGELOG_FILE),
         }
         with contextlib.suppress(OSError):  # without a record the next build only takes longer

@@ -15,6 +15,7 @@ from typing import Any
 
 from .checker import Checker, type_name
 from .errors import Problems, Severity
+from .export import FORMATS
 from .itemchecks import CHECKS
 from .kinds import DEFAULT_KIND, KINDS, Kind, Reading
 from .languages import CODE_HINT, is_language
@@ -24,7 +25,7 @@ from .model import Bank, Deck, Place, Question, Translation, fallback
 SLUG = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 TOPIC = re.compile(r"^[\w.-]+(::[\w.-]+)*$")
 
-BANK_KEYS = {"id": True, "languages": True, "topics": True, "title": False, "shuffle": False}
+BANK_KEYS = {"id": True, "languages": True, "topics": True, "title": False, "shuffle": False, "exports": False}
 FILE_KEYS = {"questions": True, "deck": False, "todo": False}
 #: The keys of every question, whatever its kind; each kind adds its own (see :mod:`.kinds`).
 QUESTION_KEYS = {"id": True, "topics": True, "kind": False, "allow": False}
@@ -72,9 +73,10 @@ def validate_bank_file(file: YamlFile, problems: Problems, released_id: str = ""
         check.report(
             data.at("shuffle"), f"'shuffle' must be true or false, not {type_name(shuffle)}", "write true or false"
         )
+    exports = tuple(dict.fromkeys(check.names(data, "exports", FORMATS, "")))
     if bank_id is None or not SLUG.match(bank_id) or not languages:
         return None
-    return Bank(bank_id, languages, titles, topics, (), file.path.parent, shuffle is True)
+    return Bank(bank_id, languages, titles, topics, (), file.path.parent, shuffle is True, exports)
 
 
 def _bank_id(check: Checker, data: Map, released_id: str) -> str | None:

@@ -50,7 +50,8 @@ def _from_kept(spec: PackageSpec, base: Path, record: Record, work: Path, made: 
         return False
 
 
-def _entry(name: str) -> zipfile.ZipInfo:
+def zip_entry(name: str) -> zipfile.ZipInfo:
+    """A zip entry that is the same on every machine and at every time: deflated, with a fixed time."""
     info = zipfile.ZipInfo(name, date_time=ZIP_TIME)
     info.compress_type = zipfile.ZIP_DEFLATED
     info._compresslevel = COMPRESS_LEVEL  # type: ignore[attr-defined]  # no public setter before 3.13
@@ -87,11 +88,11 @@ def _package(spec: PackageSpec, kept: Kept | None) -> bytes:
     ):
         base = (kept.collection(record.digest), record) if kept and record else None
         collection = _collection(spec, base, Path(scratch))
-        deflated = write_deflated(archive, _entry(COLLECTION), collection, record.pieces if record else {})
+        deflated = write_deflated(archive, zip_entry(COLLECTION), collection, record.pieces if record else {})
         names = {str(index): name for index, (name, _) in enumerate(spec.media)}
-        archive.writestr(_entry("media"), json.dumps(names, sort_keys=True))
+        archive.writestr(zip_entry("media"), json.dumps(names, sort_keys=True))
         for index, (_, content) in enumerate(spec.media):
-            archive.writestr(_entry(str(index)), content)
+            archive.writestr(zip_entry(str(index)), content)
         if kept:
             kept.keep(spec, collection, deflated)
     return buffer.getvalue()

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
 from ..checker import Checker
+from ..export.platform import PlatformQuestion
 from ..loader import Map
 from ..model import Question, Translation, note_guid, notetype_id
 from ..schemaparts import Fragment
@@ -121,6 +122,13 @@ class Kind(ABC):
     def card_ords(self, fields: Sequence[str]) -> tuple[int, ...]:
         """The cards a note with these fields has, by their place in :attr:`cards`."""
         return (0,)
+
+    @abstractmethod
+    def platform_question(self, fields: Sequence[str], *, shuffle: bool) -> PlatformQuestion:
+        """The question a learning platform asks for a note with these fields (see :mod:`..export`).
+
+        ``shuffle`` is the bank's setting, for a question that has none of its own.
+        """
 
 
 def read_texts(

@@ -22,6 +22,7 @@ from itertools import zip_longest
 from typing import ClassVar
 
 from ..checker import Checker, type_name
+from ..export.platform import PlatformOption, PlatformQuestion, Shape
 from ..loader import Map, Seq
 from ..model import LETTERS, Question, Translation, note_guid, notetype_id
 from ..schemaparts import TEXT, Fragment, Schema, padded
@@ -144,6 +145,25 @@ class Choice(Kind):
         explanation = render("Explanation", text.explanation)
         stem = marks + render("Question", text.question)
         return (html.escape(question.id), stem, *options, question.answer, explanation)
+
+    def platform_question(self, fields: Sequence[str], *, shuffle: bool) -> PlatformQuestion:
+        stem = fields[FIELDS.index("Question")].removeprefix(SEVERAL_MARK)
+        own = next((value for value, mark in SHUFFLE_MARKS.items() if stem.startswith(mark)), None)
+        stem = stem.removeprefix(SHUFFLE_MARKS[own]) if own is not None else stem
+        correct = fields[FIELDS.index("Answer")].split()
+        options = tuple(
+            _platform_option(field, letter in correct)
+            for letter, field in zip(LETTERS, fields[FIELDS.index(LETTERS[0]) :], strict=False)
+            if field
+        )
+        explanation = fields[FIELDS.index("Explanation")]
+        return PlatformQuestion(Shape.CHOICE, stem, explanation, options, shuffle if own is None else own)
+
+
+def _platform_option(field: str, correct: bool) -> PlatformOption:
+    """An option's field as a platform holds it: its pin mark and its feedback taken apart."""
+    text, _, feedback = field.removeprefix(PIN_MARK).partition(FEEDBACK_START)
+    return PlatformOption(text, correct, feedback.removesuffix(FEEDBACK_END), field.startswith(PIN_MARK))
 
 
 def _feedback_html(letter: str, feedback: str, render: Render) -> str:

@@ -24,6 +24,7 @@ from typing import ClassVar
 from ..checker import Checker
 from ..clozes import card_ords
 from ..clozetext import anki_markers
+from ..export.platform import PlatformQuestion, Shape
 from ..loader import Map
 from ..model import Question, Translation
 from ..richtext import read_clozes
@@ -83,6 +84,10 @@ class Cloze(Kind):
 
     def card_ords(self, fields: Sequence[str]) -> tuple[int, ...]:
         return card_ords(fields)
+
+    def platform_question(self, fields: Sequence[str], *, shuffle: bool) -> PlatformQuestion:
+        _, text, extra = fields
+        return PlatformQuestion(Shape.CLOZE, text, extra)
 
 
 def _clozes_ok(check: Checker, data: Map, text: str, question: str) -> bool:

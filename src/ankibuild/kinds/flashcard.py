@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from ..checker import Checker, type_name
+from ..export.platform import PlatformQuestion, Shape
 from ..loader import Map
 from ..model import Question, Translation
 from ..schemaparts import TEXT, Fragment, Schema
@@ -64,3 +65,7 @@ class Flashcard(Kind):
 
     def card_ords(self, fields: Sequence[str]) -> tuple[int, ...]:
         return (0, 1) if fields[FIELDS.index("Reverse")] else (0,)
+
+    def platform_question(self, fields: Sequence[str], *, shuffle: bool) -> PlatformQuestion:
+        _, question, answer, explanation, _ = fields
+        return PlatformQuestion(Shape.ESSAY, question, explanation, answer=answer)

@@ -8,10 +8,11 @@ answer (from the note's answer field alone when the card script cannot run).
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from ..checker import Checker, type_name
+from ..export.platform import PlatformQuestion, Shape
 from ..loader import Map
 from ..model import Question, Translation
 from ..schemaparts import TEXT, Fragment, Schema
@@ -58,3 +59,7 @@ class TrueFalse(Kind):
     def note_fields(self, question: Question, text: Translation, render: Render) -> tuple[str, ...]:
         statement, explanation = render("Question", text.question), render("Explanation", text.explanation)
         return html.escape(question.id), statement, question.answer, explanation
+
+    def platform_question(self, fields: Sequence[str], *, shuffle: bool) -> PlatformQuestion:
+        _, statement, answer, explanation = fields
+        return PlatformQuestion(Shape.TRUEFALSE, statement, explanation, truth=answer == "true")
