@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import random
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +26,7 @@ from ankibuild.formulas import end_problem
 from ankibuild.richtext import read_clozes, to_html
 
 from .ankitools import collection, import_package
-from .cdp import Browser, chromium, launch
+from .cdp import chromium, launch
 from .conftest import Project
 from .mathjax import ANKI_CONFIG, Unavailable, mathjax_script
 from .test_inert import FIELDS, LINES, _bank
@@ -179,14 +178,6 @@ def mathjax() -> Path:
         pytest.skip(str(err))
 
 
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
-    executable = chromium()
-    assert executable is not None
-    with launch(executable, tmp_path_factory.mktemp("profile")) as running:
-        yield running
-
-
 #: Typesets every card side in one page, as Anki's reviewer does each, and reports what MathJax made of it.
 TYPESET = """async (sides) => {
   await MathJax.startup.promise;
@@ -207,24 +198,25 @@ TYPESET = """async (sides) => {
 }"""
 
 
-def _typeset(browser: Browser, script: Path, folder: Path, sides: list[str]) -> list[dict[str, Any]]:
+def _typeset(script: Path, folder: Path, sides: list[str]) -> list[dict[str, Any]]:
+    """Every side in one page of a fresh Chromium, typeset by MathJax ``script`` under Anki's configuration."""
     page_file = folder / "cards.html"
     page_file.write_text(
         f'<!doctype html><meta charset="utf-8"><script>{ANKI_CONFIG}</script>'
         f'<script src="{script.as_uri()}"></script><div id="qa"></div>',
         encoding="utf-8",
     )
-    page = browser.new_page()
-    try:
+    executable = chromium()
+    assert executable is not None
+    with launch(executable, folder / "profile") as browser:
+        page = browser.new_page()
         page.navigate(page_file.as_uri())
         result: list[dict[str, Any]] = page.evaluate(f"({TYPESET})({json.dumps(sides)})")
         return result
-    finally:
-        page.close()
 
 
 def test_text_never_becomes_part_of_a_formula_in_anki(
-    mathjax: Path, browser: Browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    mathjax: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Every formula MathJax typesets on a card is one the build wrote, and every one the build wrote is typeset."""
     accepted, written = [], {}
@@ -251,7 +243,7 @@ def test_text_never_becomes_part_of_a_formula_in_anki(
             for side in (output.question_text, output.answer_text):
                 sides.append(side)
                 expected.append({tex for text in texts for tex in written[text]})
-    results = _typeset(browser, mathjax, tmp_path, sides)
+    results = _typeset(mathjax, tmp_path, sides)
     joined = [(sorted(set(r["math"]) - e), side) for r, e, side in zip(results, expected, sides, strict=True)]
     joined = [(math, side) for math, side in joined if math]
     assert not joined, (len(joined), joined[:2])
