@@ -71,3 +71,24 @@ def test_only_an_unmatched_close_brace_is_left_to_the_warning() -> None:
     recorder = Recorder()
     to_html("\\(x}\\)", recorder)
     assert recorder.errors == [] and len(recorder.warnings) == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "`\\(x\\)` and `\\[y\\]`",
+        "```\n\\(x\\) \\[y\\]\n```",
+        '```python\nr"\\(x\\)" + "\\[y\\]"\n```',
+        '![\\\\( y](p.png "\\\\[ t")',
+        '[a link](https://e.org "\\\\( t")',
+    ],
+)
+def test_nothing_but_a_formula_writes_an_opener_into_the_card(text: str) -> None:
+    r"""Code, an image's text and title, a link's title: ``\(`` shows as typed, but is no opener in the HTML.
+
+    MathJax skips code only by a setting, and Anki's cloze filter looks for
+    formulas in the raw HTML, attributes included, stripping tags up to the closer.
+    """
+    rendered = to_html(text, Recorder())
+    assert "\\(" not in rendered and "\\[" not in rendered
+    assert "<span>\\</span>" in rendered or "&#92;" in rendered

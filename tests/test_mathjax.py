@@ -83,6 +83,7 @@ TEXT = [
     "`a\\(b` ",
     "```\n\\(x\\)\n```\n",
     "![\\\\( y \\\\).](media/p.png) ",
+    '[a link](https://e.org "\\\\( y") ',
     *PAYLOADS,
 ]
 #: Texts found by hand, each of which once made text a formula.
@@ -92,6 +93,7 @@ KNOWN = [
     "![\\\\( " + PAYLOADS[0] + " \\\\).](media/p.png)",
     "![\\\\(](media/p.png) " + PAYLOADS[2] + " \\\\).",
     "\\\\)`a\\\\(\\\\style{color:red}{x}" * 2,
+    '[a link](https://e.org "\\\\(") \\\\(' + PAYLOADS[0] + "\\\\)",
 ]
 PNG = bytes.fromhex(
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
@@ -193,7 +195,7 @@ TYPESET = """async (sides) => {
     (e) => getComputedStyle(e).color === "rgb(1, 2, 3)").length;
   return boxes.map((box) => ({
     math: MathJax.startup.document.getMathItemsWithin(box).map((item) => item.math),
-    live: box.querySelectorAll("a, [href], .pwn, #pwn").length + styled(box),
+    live: box.querySelectorAll("mjx-container a, mjx-container [href], [href*=pwn], .pwn, #pwn").length + styled(box),
   }));
 }"""
 

@@ -18,8 +18,8 @@ from plain text. Its bracket syntaxes (``[sound:...]``, ``[anki:tts]...``,
 ``[latex]``, ``[$]``, ``[$$]``) get their ``[`` as an entity, which shows the
 same but is no longer the syntax; a ``\\(`` or ``\\[`` that is text (written
 ``\\\\(``) or code gets its backslash in an element of its own, and MathJax
-never reads a formula across an element (in an image's text, the backslash is
-``&#92;``). Inside formulas, the MathJax commands that make links, set styles
+never reads a formula across an element (in an image's text and a link's
+title, the backslash is ``&#92;``). Inside formulas, the MathJax commands that make links, set styles
 or attributes, or load extensions (:data:`REFUSED_TEX`) are refused with the
 text's file and line, and so is a formula whose end MathJax would see
 elsewhere than where it is written (:mod:`.formulas`): text after it would
@@ -422,6 +422,16 @@ def _inert_attribute(escaped: str) -> str:
     return _TEXT_OPENER.sub("&#92;", escaped)
 
 
+def _render_link_open(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+    """markdown-it's own ``<a ...>``, with a formula opener in its title made inert as in an image's."""
+    from markdown_it.common.utils import escapeHtml
+
+    attributes = "".join(
+        f' {escapeHtml(name)}="{_inert_attribute(escapeHtml(str(value)))}"' for name, value in tokens[idx].attrItems()
+    )
+    return f"<a{attributes}>"
+
+
 def _render_code_inline(
     self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
 ) -> str:
@@ -454,6 +464,7 @@ def _markdown() -> MarkdownIt:
         "image": _render_image,
         "text": _render_text,
         "code_inline": _render_code_inline,
+        "link_open": _render_link_open,
         "softbreak": _render_break,
         "hardbreak": _render_break,
     }.items():
