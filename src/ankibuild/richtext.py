@@ -17,11 +17,14 @@ Text is inert: Anki reads more than HTML in a field, and none of it may come
 from plain text. Its bracket syntaxes (``[sound:...]``, ``[anki:tts]...``,
 ``[latex]``, ``[$]``, ``[$$]``) get their ``[`` as an entity, which shows the
 same but is no longer the syntax; a ``\\(`` or ``\\[`` that is text (written
-``\\\\(``) gets its backslash in an element of its own, and MathJax never
-reads a formula across an element. Inside formulas, the MathJax commands that
-make links, set styles or attributes, or load extensions (:data:`REFUSED_TEX`)
-are refused with the text's file and line; a formula that cannot be read at
-all (:mod:`.mathml`) is a warning there.
+``\\\\(``) or code gets its backslash in an element of its own, and MathJax
+never reads a formula across an element (in an image's text and a link's
+title, the backslash is ``&#92;``). Inside formulas, the MathJax commands that make links, set styles
+or attributes, or load extensions (:data:`REFUSED_TEX`) are refused with the
+text's file and line, and so is a formula whose end MathJax would see
+elsewhere than where it is written (:mod:`.formulas`): text after it would
+become part of it. A formula that cannot be read at all (:mod:`.mathml`) is a
+warning there.
 
 Every scan is linear in the text: a closing delimiter is searched for once
 from each place, whatever the number of openers left unclosed.
@@ -40,6 +43,7 @@ from urllib.parse import unquote
 
 from .clozetext import ENV_KEY as _CLOZES
 from .clozetext import ClozeReading, anki_markers, install_clozes
+from .formulas import end_problem
 from .mathml import problem as formula_problem
 
 if TYPE_CHECKING:
@@ -142,10 +146,8 @@ _FRENCH_SPACES = (
     (re.compile(r"[ \t]+(?=:)|(?<=«)[ \t]+|[ \t]+(?=»)"), "\u00a0"),
     (re.compile(r"[ \t]+(?=[;!?])"), "\u202f"),
 )
-#: A formula and the punctuation after it, which must not start the next line; code is left alone.
-_FORMULA_THEN_SIGN = re.compile(
-    r"(<pre\b.*?</pre>|<code\b.*?</code>)|(\\\((?:[^\\]|\\[^)])*\\\)[\u00a0\u202f]?[.,;:!?)\]»…]+)", re.DOTALL
-)
+#: Punctuation at the start of the text after an inline formula, which must not start the next line.
+_SIGN = re.compile(r"[\u00a0\u202f]?[.,;:!?)\]»…]+")
 
 
 def typography(text: str, lang: str) -> str:
@@ -155,10 +157,6 @@ def typography(text: str, lang: str) -> str:
     for pattern, space in _FRENCH_SPACES:
         text = pattern.sub(space, text)
     return text
-
-
-def _keep_with_formula(rendered: str) -> str:
-    return _FORMULA_THEN_SIGN.sub(lambda m: m.group(1) or f'<span class="ab-keep">{m.group(2)}</span>', rendered)
 
 
 #: Characters that may start markup anywhere in a line, and at the start of a line only.
@@ -207,7 +205,7 @@ def markdown_html(text: str, resources: Resources, lang: str = "", more: EnvType
     if [token.type for token in tokens] == ["paragraph_open", "inline", "paragraph_close"]:
         tokens = tokens[1:2]  # inline text stays inline, as it always was
     rendered = str(markdown.renderer.render(tokens, markdown.options, env)).rstrip("\n")
-    return _keep_with_formula(_ANKI_SYNTAX.sub("&#91;", rendered))
+    return _ANKI_SYNTAX.sub("&#91;", rendered)
 
 
 def _plain_html(text: str, lang: str = "") -> str:
@@ -301,19 +299,49 @@ def _math_block(state: StateBlock, start_line: int, end_line: int, silent: bool)
 
 def _render_math(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
     token = tokens[idx]
-    for match in _REFUSED.finditer(token.content):
-        env[_RESOURCES].refuse(
+    opener, closer = ("\\[", "\\]") if token.type == "math_display" else ("\\(", "\\)")
+    _check_formula(token.content, closer, env[_RESOURCES])
+    formula = f"{opener}{html.escape(token.content, quote=False)}{closer}"
+    if token.block:
+        return formula + "\n"
+    sign = _sign_after(tokens, idx, env) if token.type == "math_inline" else ""
+    return f'<span class="ab-keep">{formula}{sign}</span>' if sign else formula
+
+
+def _check_formula(tex: str, closer: str, resources: Resources) -> None:
+    """Refuse what would make a link or a style, or move where MathJax ends the formula; warn of what cannot be read."""
+    for match in _REFUSED.finditer(tex):
+        resources.refuse(
             f"the formula uses \\{match.group(2)}, which would make a link, a style or a script on every card",
             "remove it: a formula may only set mathematics (write a link or a colour as plain text)",
         )
-    unreadable = formula_problem(token.content)
-    if unreadable:
-        env[_RESOURCES].warn(
-            f"the formula '{token.content.strip()}' cannot be read: {unreadable}",
+    moved = end_problem(tex, closer)
+    if moved:
+        resources.refuse(*moved)
+    unreadable = formula_problem(tex)
+    if unreadable and not moved:
+        resources.warn(
+            f"the formula '{tex.strip()}' cannot be read: {unreadable}",
             "Anki shows it as a red error on the card: check the command names and that each { has its }",
         )
-    opener, closer = ("\\[", "\\]") if token.type == "math_display" else ("\\(", "\\)")
-    return f"{opener}{html.escape(token.content, quote=False)}{closer}" + ("\n" if token.block else "")
+
+
+def _sign_after(tokens: Sequence[Token], idx: int, env: EnvType) -> str:
+    """The punctuation the text after an inline formula starts with, taken from that text to stay with the formula.
+
+    A sign that starts a line reads as a mistake (". and so on"); both go into one
+    element that never breaks. Only the text token right after the formula is
+    looked at, so nothing but the formula and its sign is ever inside that element.
+    """
+    following = tokens[idx + 1] if idx + 1 < len(tokens) else None
+    if following is None or following.type != "text":
+        return ""
+    text = typography(following.content, env.get(_LANG, ""))  # French spaces first: a no-break one joins too
+    sign = _SIGN.match(text)
+    if sign is None:
+        return ""
+    following.content = text[sign.end() :]
+    return sign.group(0)
 
 
 def _render_fence(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
@@ -326,7 +354,7 @@ def _code_block(code: str, lang: str, resources: Resources) -> str:
     """A block of code, coloured when its language is named and known to Pygments."""
     lexer = _lexer(lang, resources) if lang else None
     if lexer is None:
-        return f'<pre class="ab-code"><code>{html.escape(code, quote=False)}</code></pre>\n'
+        return f'<pre class="ab-code"><code>{_inert(html.escape(code, quote=False))}</code></pre>\n'
     return f'<pre class="ab-code" data-lang="{html.escape(lang)}"><code>{_highlight(code, lexer)}</code></pre>\n'
 
 
@@ -350,7 +378,7 @@ def _highlight(code: str, lexer: Lexer) -> str:
     out: list[str] = []
     tokens = lexer.get_tokens(code)
     for css, group in itertools.groupby(tokens, key=lambda token: _css_class(token[0])):
-        text = html.escape("".join(value for _, value in group), quote=False)
+        text = _inert(html.escape("".join(value for _, value in group), quote=False))
         out.append(f'<span class="{css}">{text}</span>' if css else text)
     return "".join(out)
 
@@ -368,16 +396,48 @@ def _render_image(self: RendererHTML, tokens: Sequence[Token], idx: int, options
     name = resources.image(unquote(str(token.attrGet("src") or "")))
     if name is None:
         return ""
-    alt = html.escape(self.renderInlineAsText(token.children, options, env))
+    alt = _inert_attribute(html.escape(self.renderInlineAsText(token.children, options, env)))
     title = token.attrGet("title")
-    title_attr = f' title="{html.escape(str(title))}"' if title else ""
+    title_attr = f' title="{_inert_attribute(html.escape(str(title)))}"' if title else ""
     return f'<img src="{html.escape(name)}" alt="{alt}"{title_attr}>'
 
 
 def _render_text(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
-    # MathJax reads no formula across an element (only <br> and comments are let through).
-    text = typography(tokens[idx].content, env.get(_LANG, ""))
-    return _TEXT_OPENER.sub("<span>\\\\</span>", html.escape(text, quote=False))
+    return _inert(html.escape(typography(tokens[idx].content, env.get(_LANG, "")), quote=False))
+
+
+def _inert(escaped: str) -> str:
+    """HTML text in which nothing opens a formula: a ``\\`` before ``(`` or ``[`` stands in an element of its own.
+
+    MathJax reads no formula across an element (only ``<br>`` and comments are
+    let through), and Anki's own search for formulas (in cloze notes) needs the
+    two characters side by side. Code gets this too: MathJax skips ``<code>`` and
+    ``<pre>`` only as long as its configuration says so.
+    """
+    return _TEXT_OPENER.sub("<span>\\\\</span>", escaped)
+
+
+def _inert_attribute(escaped: str) -> str:
+    """An attribute's escaped value in which nothing opens a formula: the backslash as ``&#92;``, shown the same."""
+    return _TEXT_OPENER.sub("&#92;", escaped)
+
+
+def _render_link_open(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+    """markdown-it's own ``<a ...>``, with a formula opener in its title made inert as in an image's."""
+    from markdown_it.common.utils import escapeHtml
+
+    attributes = "".join(
+        f' {escapeHtml(name)}="{_inert_attribute(escapeHtml(str(value)))}"' for name, value in tokens[idx].attrItems()
+    )
+    return f"<a{attributes}>"
+
+
+def _render_code_inline(
+    self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
+) -> str:
+    from markdown_it.common.utils import escapeHtml
+
+    return f"<code>{_inert(escapeHtml(tokens[idx].content))}</code>"
 
 
 def _render_break(self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
@@ -403,6 +463,8 @@ def _markdown() -> MarkdownIt:
         "code_block": _render_fence,
         "image": _render_image,
         "text": _render_text,
+        "code_inline": _render_code_inline,
+        "link_open": _render_link_open,
         "softbreak": _render_break,
         "hardbreak": _render_break,
     }.items():
