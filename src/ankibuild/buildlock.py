@@ -1,16 +1,20 @@
-"""One build of a bank at a time.
+"""One build of a bank, or one command writing into it, at a time.
 
 Two builds of one bank (a second terminal, an editor's save hook, CI jobs on a
 shared checkout) would both read and rewrite ``ankibuild.lock`` and the
-packages. A build therefore holds an exclusive lock on ``.ankibuild.build-lock``
-in the bank folder; a second build waits a little, then gives up with a clear
-message. The operating system releases the lock when its process ends, however
-it ends, so a killed build never leaves the bank locked.
+packages; a command that writes into the bank (``translations ok``,
+``add-language``, ``import``...) while a build runs would have its work
+overwritten by what the build read before. Each therefore holds an exclusive
+lock on ``.ankibuild.build-lock`` in the bank folder from its first read to its
+last write; a second one waits a little, then gives up with a clear message.
+The operating system releases the lock when its process ends, however it
+ends, so a killed build never leaves the bank locked.
 """
 
 from __future__ import annotations
 
 import errno
+import math
 import os
 import stat
 import sys
@@ -75,6 +79,8 @@ def exclusive(bank: Path, *, wait: float = DEFAULT_WAIT) -> Iterator[None]:
     seconds. The lock file stays: deleting it would let a waiting build and a
     new one each lock a different file.
     """
+    if not (math.isfinite(wait) and wait >= 0):  # NaN compares false with everything: it would wait for ever
+        raise AnkibuildError(f"cannot wait {wait} seconds: give a number of seconds, 0 or more")
     if not bank.is_dir():
         yield  # nothing to protect; validation reports the missing folder
         return
@@ -88,7 +94,8 @@ def exclusive(bank: Path, *, wait: float = DEFAULT_WAIT) -> Iterator[None]:
         while not _try_lock(handle):
             if time.monotonic() >= deadline:
                 raise BuildLockedError(
-                    f"another build of {bank} is running (it holds {path}); waited {wait:g} s. "
+                    f"another build of {bank} is running, or a command writing into it (it holds {path}); "
+                    f"waited {wait:g} s. "
                     "Try again when it has finished, or wait longer with --wait SECONDS."
                 )
             time.sleep(_POLL)

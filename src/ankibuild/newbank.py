@@ -19,7 +19,8 @@ from typing import Any
 
 import yaml
 
-from .atomic import write_new
+from .atomic import refuse_links_out, write_new
+from .buildlock import exclusive
 from .errors import BankError, Problems
 from .languages import CODE_HINT, is_language
 from .render import LABELS
@@ -90,7 +91,14 @@ def init(
     bank_id = bank_id or _slug(root.resolve().name)
     origin = origin or installed_origin()
     files = _files(bank_id, root.resolve().name, langs, origin)
-    _refuse(root, bank_id, langs, files)
+    # A folder that holds a bank already: no build of it may run meanwhile.
+    with exclusive(root / "decks"):
+        _refuse(root, bank_id, langs, files)
+        _write(root, files)
+    return NewBank(root, bank_id, langs, tuple(root / name for name in files), origin)
+
+
+def _write(root: Path, files: Mapping[str, str]) -> None:
     try:
         write_new({root / relative: text.encode() for relative, text in files.items()})
     except OSError as err:
@@ -98,7 +106,6 @@ def init(
         where = Path(err.filename) if err.filename else root
         problems.add(where, f"cannot write here: {err.strerror}", hint="choose a folder you can write to")
         problems.fail()
-    return NewBank(root, bank_id, langs, tuple(root / name for name in files), origin)
 
 
 def _refuse(root: Path, bank_id: str, langs: Sequence[str], files: Mapping[str, str]) -> None:
@@ -111,6 +118,7 @@ def _refuse(root: Path, bank_id: str, langs: Sequence[str], files: Mapping[str, 
     elif "__" in bank_id:  # as check refuses it: a note's GUID joins the bank id and question id with it
         hint = "use one underscore or a hyphen, e.g. --id my-class"
         problems.add(root, f"the bank id '{bank_id}' has two underscores in a row", hint=hint)
+    refuse_links_out(root, (root / name for name in files), problems)
     there = [name for name in files if (root / name).exists() or (root / name).is_symlink()]
     if there:
         hint = "run init in a new or empty folder; to change templates, see 'ankibuild templates export'"
