@@ -59,7 +59,8 @@ def digest(*parts: bytes | str) -> str:
     """A digest of several inputs, each length-prefixed so that no two sequences collide."""
     hasher = hashlib.blake2b(digest_size=20)
     for part in parts:
-        data = part.encode() if isinstance(part, str) else part
+        # A file name's bytes that are not UTF-8 (kept by Python as lone surrogates) are digested as they are.
+        data = part.encode("utf-8", "surrogateescape") if isinstance(part, str) else part
         hasher.update(len(data).to_bytes(8, "little"))
         hasher.update(data)
     return hasher.hexdigest()
