@@ -35,7 +35,7 @@ def _json(result: Result) -> list[dict[str, object]]:
 
 def _place(folder: Path, name: bytes) -> Path:
     """A path below ``folder`` whose last part is the raw bytes ``name``."""
-    return Path(os.fsdecode(os.path.join(os.fsencode(folder), name)))
+    return folder / os.fsdecode(name)
 
 
 def test_a_nul_in_an_image_path_is_an_error_at_its_line(project: Project) -> None:
