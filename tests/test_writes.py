@@ -73,11 +73,12 @@ def test_no_write_follows_a_link_out_of_the_bank(project: Project, outside: Path
         shutil.copytree(project.decks, outside, dirs_exist_ok=True)
     _link(project.root / place, outside)
     before, project_before = snapshot(outside), snapshot(project.root)
+    names = sorted(outside.rglob("*"))  # the build lock's file too
     result = _run(*args)
     assert result.exit_code == 1, result.output
     assert "link to a place outside" in result.output and "Traceback" not in result.output
     assert Path(place).name in result.output
-    assert snapshot(outside) == before
+    assert snapshot(outside) == before and sorted(outside.rglob("*")) == names
     assert snapshot(project.root) == project_before
 
 

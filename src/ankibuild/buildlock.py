@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from .errors import AnkibuildError, BuildLockedError
+from .paths import UnsafePathError, check_writable
 
 BUILD_LOCK_FILE = ".ankibuild.build-lock"
 #: Seconds a build waits for another build of the same bank to finish.
@@ -99,4 +100,19 @@ def exclusive(bank: Path, *, wait: float = DEFAULT_WAIT) -> Iterator[None]:
                     "Try again when it has finished, or wait longer with --wait SECONDS."
                 )
             time.sleep(_POLL)
+        yield
+
+
+@contextmanager
+def writing(bank: Path, *, wait: float = DEFAULT_WAIT) -> Iterator[None]:
+    """The bank's lock (:func:`exclusive`), for a command that writes into the bank.
+
+    A bank folder that is a link out of the folder holding it is refused first:
+    not even the lock file is made elsewhere.
+    """
+    try:
+        check_writable(bank, bank / BUILD_LOCK_FILE)
+    except UnsafePathError as err:
+        raise AnkibuildError(f"{err.message}: {err.hint}") from err
+    with exclusive(bank, wait=wait):
         yield

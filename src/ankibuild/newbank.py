@@ -20,7 +20,7 @@ from typing import Any
 import yaml
 
 from .atomic import refuse_links_out, write_new
-from .buildlock import exclusive
+from .buildlock import writing
 from .errors import BankError, Problems
 from .languages import CODE_HINT, is_language
 from .render import LABELS
@@ -92,7 +92,7 @@ def init(
     origin = origin or installed_origin()
     files = _files(bank_id, root.resolve().name, langs, origin)
     # A folder that holds a bank already: no build of it may run meanwhile.
-    with exclusive(root / "decks"):
+    with writing(root / "decks"):
         _refuse(root, bank_id, langs, files)
         _write(root, files)
     return NewBank(root, bank_id, langs, tuple(root / name for name in files), origin)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .atomic import write_inside
-from .buildlock import DEFAULT_WAIT, exclusive
+from .buildlock import DEFAULT_WAIT, writing
 from .languages import lineage
 
 #: The templates every bank starts from, shipped inside the package.
@@ -104,7 +104,7 @@ def export_defaults(
     the templates waits, and is waited for up to ``wait`` seconds.
     Raises :class:`OSError` when a file cannot be written.
     """
-    with exclusive(decks, wait=wait):
+    with writing(decks, wait=wait):
         missing = [
             relative
             for relative in default_files()

@@ -23,7 +23,7 @@ from functools import partial
 from pathlib import Path
 
 from ..atomic import write_inside
-from ..buildlock import DEFAULT_WAIT, exclusive
+from ..buildlock import DEFAULT_WAIT, writing
 from ..errors import AnkibuildError, BankError, Problem, Problems, Severity
 from ..languages import CODE_HINT, is_language
 from ..load import load_bank
@@ -103,7 +103,7 @@ def import_pages(
     """
     _check_options(pages, question_id, languages, topic)
     target = _target(decks, out)
-    with exclusive(decks, wait=wait):
+    with writing(decks, wait=wait):
         return _import(pages, decks, target, question_id, languages, topic, add_language)
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..atomic import write_if_changed, write_inside
-from ..buildlock import DEFAULT_WAIT, exclusive
+from ..buildlock import DEFAULT_WAIT, writing
 from ..errors import AnkibuildError, BankError, Problems, Severity
 from ..languages import CODE_HINT, is_language
 from ..loader import BANK_FILE, Map, decode, read
@@ -244,7 +244,7 @@ def import_po(path: Path, *, decks: Path = Path("decks"), wait: float = DEFAULT_
     The bank may lack what the file brings (a new language's topic names) before.
     The bank is read and written under its lock, waiting up to ``wait`` seconds for a build.
     """
-    with exclusive(decks, wait=wait):
+    with writing(decks, wait=wait):
         return _import_po(path, decks)
 
 

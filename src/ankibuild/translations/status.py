@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..atomic import write_inside
-from ..buildlock import DEFAULT_WAIT, exclusive
+from ..buildlock import DEFAULT_WAIT, writing
 from ..errors import AnkibuildError, BankError, Problems
 from ..languages import CODE_HINT, is_language
 from ..loader import BANK_FILE
@@ -137,7 +137,7 @@ def add_language(code: str, decks: Path = Path("decks"), *, wait: float = DEFAUL
     """
     if not is_language(code):
         raise AnkibuildError(f"'{code}' is not a language code: {CODE_HINT}")
-    with exclusive(decks, wait=wait):
+    with writing(decks, wait=wait):
         texts = load_texts(decks)
         if code in texts.bank.languages:
             raise AnkibuildError(f"the bank already has '{code}': see what is left with 'ankibuild status'")
@@ -170,7 +170,7 @@ def confirm(
     record is read and written under the bank's lock, waiting up to ``wait``
     seconds for a build, which would otherwise write over it what it read before.
     """
-    with exclusive(decks, wait=wait):
+    with writing(decks, wait=wait):
         return _confirm(questions, languages, decks)
 
 
