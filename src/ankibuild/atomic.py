@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from .errors import BankError, Problems
-from .paths import UnsafePathError, check_writable
+from .paths import UnsafePathError, check_folder, check_writable
 
 
 def _temporaries(path: Path) -> str:
@@ -66,7 +66,15 @@ def _replace(path: Path, content: bytes, *, durable: bool) -> None:
 
 
 def refuse_links_out(root: Path, paths: Iterable[Path], problems: Problems) -> None:
-    """Add a problem to ``problems`` for each of ``paths`` a link would carry outside ``root``."""
+    """Add a problem to ``problems`` for each of ``paths`` a link would carry outside ``root``.
+
+    When ``root`` itself is a link out, that is the one problem: it concerns every path.
+    """
+    try:
+        check_folder(root)
+    except UnsafePathError as err:
+        problems.add(root, err.message, hint=err.hint)
+        return
     for path in paths:
         try:
             check_writable(root, path)

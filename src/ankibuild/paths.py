@@ -46,11 +46,18 @@ def check_writable(root: Path, path: Path) -> None:
     elsewhere on the machine. ``path`` itself may be a link, which the write
     replaces (:func:`ankibuild.atomic.write_if_changed`).
     """
-    hint = "delete the link and run the command again: ankibuild writes only inside the folder"
-    if root.is_symlink() and not within(root.absolute().parent, root):
-        raise UnsafePathError(f"'{root}' is a link to a place outside the folder that holds it", hint)
+    check_folder(root)
     if not within(root, path.parent):
-        raise UnsafePathError(f"'{path}' would be written through a link to a place outside '{root}'", hint)
+        raise UnsafePathError(f"'{path}' would be written through a link to a place outside '{root}'", _WRITE_HINT)
+
+
+_WRITE_HINT = "delete the link and run the command again: ankibuild writes only inside the folder"
+
+
+def check_folder(root: Path) -> None:
+    """Raise :class:`UnsafePathError` when ``root``, a folder a command writes into, is a link out of its parent."""
+    if root.is_symlink() and not within(root.absolute().parent, root):
+        raise UnsafePathError(f"'{root}' is a link to a place outside the folder that holds it", _WRITE_HINT)
 
 
 def inside(root: Path, name: str, *, base: Path | None = None) -> Path:
