@@ -82,6 +82,16 @@ def test_no_write_follows_a_link_out_of_the_bank(project: Project, outside: Path
     assert snapshot(project.root) == project_before
 
 
+@pytest.mark.parametrize("args", [("templates", "export"), ("init", "templates")])
+def test_a_named_folder_that_is_a_link_out_is_said_once(project: Project, outside: Path, args: tuple[str, ...]) -> None:
+    """It concerns every file the command would write: one problem, at the folder."""
+    _link(project.templates, outside)
+    result = _run(*args)
+    assert result.exit_code == 1, result.output
+    assert result.output.count("link to a place outside") == 1, result.output
+    assert "templates: error: 'templates' is a link to a place outside the folder that holds it" in result.output
+
+
 def test_links_that_stay_inside_are_written_through(project: Project) -> None:
     """A language folder that is a link to another folder of the templates is written as that folder."""
     shutil.rmtree(project.templates)
