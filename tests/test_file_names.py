@@ -74,6 +74,19 @@ def test_a_name_that_is_not_utf8_is_an_error_with_its_name_shown(project: Projec
     assert "copy.yaml" not in Path("fr.po").read_text(encoding="utf-8")  # the file refused is not translated
 
 
+def test_a_bank_folder_named_so_checks_builds_and_translates(project: Project) -> None:
+    """Its name is the user's to choose: every command works, and names it with U+FFFD."""
+    decks = project.decks.rename(_place(project.root, b"bank" + NOT_UTF8))
+    folder = ("--decks", str(decks))
+    checked = _run("check", *folder)
+    assert checked.exit_code == 0 and "bank\ufffd\ufffd/bank.yaml" in checked.output, checked.output
+    for args in (["check", "--format", "json"], ["build"], ["build"], ["preview"], ["status", "--format", "json"]):
+        result = _run(*args, *folder)
+        assert result.exit_code == 0, (args, result.output)
+    assert _run("translations", "export", "--lang", "fr", "-o", "fr.po", *folder).exit_code == 0
+    assert _run("translations", "import", "fr.po", *folder).exit_code == 0
+
+
 def test_other_files_with_such_names_build_as_before(project: Project) -> None:
     """An image nobody shows, a package in the output folder: a warning, or nothing; the build goes on."""
     first = _run("build")

@@ -85,7 +85,10 @@ def pack(header: object, blobs: Sequence[bytes] = ()) -> bytes:
     Byte strings (images, deflated collections) travel beside the JSON rather than
     inside it, so that they are neither escaped nor copied into a text.
     """
-    head = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode()
+    try:
+        head = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode()
+    except UnicodeEncodeError:  # a path whose name is not UTF-8: escaped, JSON gives it back as it was
+        head = json.dumps(header, separators=(",", ":")).encode()
     parts = [len(head).to_bytes(_LENGTH, "little"), head]
     for blob in blobs:
         parts += [len(blob).to_bytes(_LENGTH, "little"), blob]
