@@ -91,21 +91,16 @@ def init(
     bank_id = bank_id or _slug(root.resolve().name)
     origin = origin or installed_origin()
     files = _files(bank_id, root.resolve().name, langs, origin)
-    # A folder that holds a bank already: no build of it may run meanwhile.
-    with writing(root / "decks"):
-        _refuse(root, bank_id, langs, files)
-        _write(root, files)
-    return NewBank(root, bank_id, langs, tuple(root / name for name in files), origin)
-
-
-def _write(root: Path, files: Mapping[str, str]) -> None:
+    _refuse(root, bank_id, langs, files)
     try:
-        write_new({root / relative: text.encode() for relative, text in files.items()})
+        with writing(root / "decks"):  # a folder that holds a bank already: no build of it meanwhile
+            write_new({root / relative: text.encode() for relative, text in files.items()})
     except OSError as err:
         problems = Problems()
         where = Path(err.filename) if err.filename else root
         problems.add(where, f"cannot write here: {err.strerror}", hint="choose a folder you can write to")
         problems.fail()
+    return NewBank(root, bank_id, langs, tuple(root / name for name in files), origin)
 
 
 def _refuse(root: Path, bank_id: str, langs: Sequence[str], files: Mapping[str, str]) -> None:
