@@ -18,7 +18,7 @@ from ankibuild.richtext import typography
 from ankibuild.yamltext import split_lines
 
 from .ankitools import TEMPLATE_ERROR, collection, import_package, render
-from .conftest import DATA, ROOT, Project, use_scenario
+from .conftest import DATA, ROOT, Project, snapshot, use_scenario
 from .test_yamltext import _only_inserted
 
 PAGES = DATA / "pages"
@@ -38,10 +38,6 @@ def _question(path: Path, question_id: str) -> dict[str, Any]:
     (question,) = [q for q in _yaml(path)["questions"] if q["id"] == question_id]
     assert isinstance(question, dict)
     return question
-
-
-def _snapshot(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def _import(project: Project, pages: list[Path], out: str = "imported.yaml", **options: Any) -> ImportResult:
@@ -131,11 +127,11 @@ def test_page_text_that_looks_like_markdown_shows_as_on_the_page(project: Projec
 @pytest.mark.parametrize("question_id", [None, SAMPLE_ID])
 def test_seed_pages_already_in_the_sample_bank_change_nothing(project: Project, question_id: str | None) -> None:
     """Found by its text (or its id): both languages are there already and no file is touched."""
-    before = _snapshot(project.decks)
+    before = snapshot(project.decks)
     result = _import(project, SEEDS, out="ai-hardware.yaml", question_id=question_id)
     assert (result.question, result.added, result.kept) == (SAMPLE_ID, (), ("de", "fr"))
     assert result.written == () and result.todo == {}  # the further questions are all in the sample bank
-    assert _snapshot(project.decks) == before
+    assert snapshot(project.decks) == before
 
 
 # -- other languages and scripts ------------------------------------------------------
@@ -282,13 +278,13 @@ def test_language_given_for_a_page_that_names_none(project: Project) -> None:
 
 def test_a_language_the_bank_does_not_build_is_refused_before_anything_is_written(project: Project) -> None:
     """The page's question would land in no deck: the import stops, names the page and offers --add-language."""
-    before = _snapshot(project.decks)
+    before = snapshot(project.decks)
     result = CliRunner().invoke(main, ["import", str(BF16["es"]), "-o", "decks/new.yaml", "--topic", "ai-hardware"])
     assert result.exit_code == 1
     (error,) = [line for line in result.stderr.splitlines() if ": error:" in line]
     assert error.startswith(f"{BF16['es']}:6:1: error: the bank does not build 'es' (it builds de, fr, en)")
     assert "hint: import it with --add-language to add 'es' to the bank" in result.stderr
-    assert _snapshot(project.decks) == before
+    assert snapshot(project.decks) == before
 
 
 def test_add_language_adds_it_to_the_bank_in_place_and_it_builds(project: Project, tmp_path: Path) -> None:
@@ -354,10 +350,10 @@ def test_a_new_question_keeps_the_blank_lines_of_the_file(project: Project) -> N
 
 def _refused(project: Project, pages: list[Path], **options: Any) -> BankError:
     """Run an import that must fail; check the bank is untouched and return the error."""
-    before = _snapshot(project.decks)
+    before = snapshot(project.decks)
     with pytest.raises(BankError) as caught:
         _import(project, pages, out="ai-hardware.yaml", **options)
-    assert _snapshot(project.decks) == before
+    assert snapshot(project.decks) == before
     return caught.value
 
 

@@ -138,6 +138,25 @@ def test_options_identical_once_rendered_are_a_warning(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("second", "third"),
+    [("**Blue**", "__Blue__"), ("Light blue", "Light  blue"), ("Light blue", "Light\u00a0blue"), ("\\*x", "*x")],
+)
+def test_options_the_card_shows_exactly_alike_are_an_error(tmp_path: Path, second: str, third: str) -> None:
+    """Written differently, rendered the same: check and build refuse them at the second one's line, allow or not."""
+    question = _question("q", "A", ["Red", second, third], ["Rot", "Blau", "Grün"], "    allow: [identical-options]\n")
+    decks = _bank(tmp_path, {"one.yaml": [question]})
+    text, found = _check(decks)
+    assert text.exit_code == 1, text.output
+    line = _line(decks / "one.yaml", json.dumps(third, ensure_ascii=False))
+    assert [(p["severity"], p["line"], p["message"]) for p in found] == [
+        ("error", line, "in 'en', option C shows exactly as option B on the card")
+    ]
+    built = CliRunner().invoke(main, ["build", "--decks", str(decks), "--out", str(tmp_path / "dist")])
+    assert built.exit_code == 1 and "option C shows exactly as option B" in built.output
+    assert not (tmp_path / "dist").exists()
+
+
 def test_all_of_the_above_in_a_shuffled_question_must_be_pinned(tmp_path: Path) -> None:
     """Shuffled into the middle, 'All of the above' means nothing: a warning until it is pinned."""
     options = ["Red", "Green", "All of the above"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import shutil
 import stat
 import zipfile
 from pathlib import Path
@@ -111,17 +112,24 @@ def test_a_cache_folder_others_control_is_not_used(project: Project, how: str) -
     assert any(f"the cache folder {root} is not used" in warning.message for warning in warnings), warnings
 
 
-def test_a_new_cache_folder_is_private(project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Created by the build, under any umask, it is the user's alone (mode 0700)."""
+@pytest.mark.parametrize("umask", [0o000, 0o022, 0o077])
+def test_every_folder_the_build_makes_in_the_cache_is_private(
+    project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, umask: int
+) -> None:
+    """The cache folder, the folders above it and the kept collections': the user's alone (0700), under any umask."""
     monkeypatch.setenv("ANKIBUILD_CACHE_DIR", str(tmp_path / "new" / "cache"))
-    old = os.umask(0)
+    old = os.umask(umask)
     try:
         result = project.build()
+        shutil.rmtree(Cache(project.decks).kept)  # gone between builds: made again, as privately
+        project.edit("ai-hardware.yaml", "Die arithmetische Intensität", "Die Intensität")
+        project.build()
     finally:
         os.umask(old)
     assert not [w for w in result.warnings if "cache folder" in w.message]
-    for folder in (cache_root(), Cache(project.decks).folder):
-        assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    made = [tmp_path / "new", *(path for path in (tmp_path / "new").rglob("*") if path.is_dir())]
+    assert Cache(project.decks).kept in made and list(Cache(project.decks).kept.glob("*.anki2"))
+    assert {folder: stat.S_IMODE(folder.stat().st_mode) for folder in made} == dict.fromkeys(made, 0o700)
 
 
 def test_a_damaged_entry_is_a_miss_and_never_a_wrong_package(project: Project) -> None:

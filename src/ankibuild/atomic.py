@@ -7,8 +7,11 @@ import glob
 import os
 import stat
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+
+from .errors import BankError, Problems
+from .paths import UnsafePathError, check_folder, check_writable
 
 
 def _temporaries(path: Path) -> str:
@@ -60,6 +63,36 @@ def _replace(path: Path, content: bytes, *, durable: bool) -> None:
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
+
+
+def refuse_links_out(root: Path, paths: Iterable[Path], problems: Problems) -> None:
+    """Add a problem to ``problems`` for each of ``paths`` a link would carry outside ``root``.
+
+    When ``root`` itself is a link out, that is the one problem: it concerns every path.
+    """
+    try:
+        check_folder(root)
+    except UnsafePathError as err:
+        problems.add(root, err.message, hint=err.hint)
+        return
+    for path in paths:
+        try:
+            check_writable(root, path)
+        except UnsafePathError as err:
+            problems.add(path, err.message, hint=err.hint)
+
+
+def write_inside(root: Path, files: Mapping[Path, bytes]) -> list[Path]:
+    """Write each of ``files`` whose content changed, every one inside ``root``; the files written.
+
+    Every path is checked before any file is written: when a link would carry one
+    outside ``root``, :class:`BankError` names each such path and nothing is written.
+    """
+    problems = Problems()
+    refuse_links_out(root, files, problems)
+    if problems.items:
+        raise BankError(problems.items)
+    return [path for path, content in files.items() if write_if_changed(path, content)]
 
 
 def write_new(files: Mapping[Path, bytes]) -> None:

@@ -1,16 +1,20 @@
-"""One build of a bank at a time.
+"""One build of a bank, or one command writing into it, at a time.
 
 Two builds of one bank (a second terminal, an editor's save hook, CI jobs on a
 shared checkout) would both read and rewrite ``ankibuild.lock`` and the
-packages. A build therefore holds an exclusive lock on ``.ankibuild.build-lock``
-in the bank folder; a second build waits a little, then gives up with a clear
-message. The operating system releases the lock when its process ends, however
-it ends, so a killed build never leaves the bank locked.
+packages; a command that writes into the bank (``translations ok``,
+``add-language``, ``import``...) while a build runs would have its work
+overwritten by what the build read before. Each therefore holds an exclusive
+lock on ``.ankibuild.build-lock`` in the bank folder from its first read to its
+last write; a second one waits a little, then gives up with a clear message.
+The operating system releases the lock when its process ends, however it
+ends, so a killed build never leaves the bank locked.
 """
 
 from __future__ import annotations
 
 import errno
+import math
 import os
 import stat
 import sys
@@ -21,6 +25,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from .errors import AnkibuildError, BuildLockedError
+from .paths import UnsafePathError, check_writable
 
 BUILD_LOCK_FILE = ".ankibuild.build-lock"
 #: Seconds a build waits for another build of the same bank to finish.
@@ -75,6 +80,8 @@ def exclusive(bank: Path, *, wait: float = DEFAULT_WAIT) -> Iterator[None]:
     seconds. The lock file stays: deleting it would let a waiting build and a
     new one each lock a different file.
     """
+    if not (math.isfinite(wait) and wait >= 0):  # NaN compares false with everything: it would wait for ever
+        raise AnkibuildError(f"cannot wait {wait} seconds: give a number of seconds, 0 or more")
     if not bank.is_dir():
         yield  # nothing to protect; validation reports the missing folder
         return
@@ -88,8 +95,24 @@ def exclusive(bank: Path, *, wait: float = DEFAULT_WAIT) -> Iterator[None]:
         while not _try_lock(handle):
             if time.monotonic() >= deadline:
                 raise BuildLockedError(
-                    f"another build of {bank} is running (it holds {path}); waited {wait:g} s. "
+                    f"another build of {bank} is running, or a command writing into it (it holds {path}); "
+                    f"waited {wait:g} s. "
                     "Try again when it has finished, or wait longer with --wait SECONDS."
                 )
             time.sleep(_POLL)
+        yield
+
+
+@contextmanager
+def writing(bank: Path, *, wait: float = DEFAULT_WAIT) -> Iterator[None]:
+    """The bank's lock (:func:`exclusive`), for a command that writes into the bank.
+
+    A bank folder that is a link out of the folder holding it is refused first:
+    not even the lock file is made elsewhere.
+    """
+    try:
+        check_writable(bank, bank / BUILD_LOCK_FILE)
+    except UnsafePathError as err:
+        raise AnkibuildError(f"{err.message}: {err.hint}") from err
+    with exclusive(bank, wait=wait):
         yield

@@ -59,7 +59,8 @@ def digest(*parts: bytes | str) -> str:
     """A digest of several inputs, each length-prefixed so that no two sequences collide."""
     hasher = hashlib.blake2b(digest_size=20)
     for part in parts:
-        data = part.encode() if isinstance(part, str) else part
+        # A file name's bytes that are not UTF-8 (kept by Python as lone surrogates) are digested as they are.
+        data = part.encode("utf-8", "surrogateescape") if isinstance(part, str) else part
         hasher.update(len(data).to_bytes(8, "little"))
         hasher.update(data)
     return hasher.hexdigest()
@@ -84,7 +85,10 @@ def pack(header: object, blobs: Sequence[bytes] = ()) -> bytes:
     Byte strings (images, deflated collections) travel beside the JSON rather than
     inside it, so that they are neither escaped nor copied into a text.
     """
-    head = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode()
+    try:
+        head = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode()
+    except UnicodeEncodeError:  # a path whose name is not UTF-8: escaped, JSON gives it back as it was
+        head = json.dumps(header, separators=(",", ":")).encode()
     parts = [len(head).to_bytes(_LENGTH, "little"), head]
     for blob in blobs:
         parts += [len(blob).to_bytes(_LENGTH, "little"), blob]
@@ -112,10 +116,28 @@ def unpack(packed: bytes) -> tuple[Any, list[bytes]]:
         raise DamagedEntry(str(err)) from err
 
 
+def private_folder(folder: Path) -> None:
+    """Make ``folder`` and each missing folder above it the user's alone (mode 0700), whatever the umask.
+
+    ``mkdir(mode=...)`` is masked by the umask, and makes the folders above with
+    the umask alone: under umask 000 they would be anyone's to write.
+    Raises :class:`OSError` when a folder cannot be made.
+    """
+    if folder.is_dir():
+        return
+    missing = [above for above in reversed(folder.parents) if not above.exists()]
+    for made in [*missing, folder]:
+        try:
+            made.mkdir(mode=0o700)
+        except FileExistsError:  # made meanwhile, or ``folder`` itself: left as it is
+            continue
+        made.chmod(0o700)
+
+
 def refusal(folder: Path) -> str | None:
     """Why ``folder`` cannot hold a cache safely, or None: it is made, private (mode 0700), if missing."""
     try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        private_folder(folder)
         info = folder.stat()
     except OSError as err:
         return f"it cannot be created ({err.strerror})"
@@ -150,6 +172,8 @@ class Cache:
         #: What the last build left for the next, one of each, replaced each time:
         #: the lock it wrote and its packages' collections (not entries by key).
         self.kept = self.folder / "kept"
+        with contextlib.suppress(OSError):  # made here, private: a cache that cannot be written only costs time
+            private_folder(self.kept)
 
     def warnings(self) -> list[str]:
         """What to tell the user about the cache folder: why it is refused, if it is."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import shlex
 import sys
@@ -60,6 +61,28 @@ def _format(help: str) -> Callable[[_F], _F]:
 _strict = click.option("--strict", is_flag=True, help="Treat warnings (e.g. missing translations) as errors.")
 
 
+class _Seconds(click.FloatRange):
+    """A number of seconds, 0 or more: FloatRange lets NaN through (it compares false with both bounds)."""
+
+    name = "seconds"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        seconds = super().convert(value, param, ctx)
+        if not math.isfinite(seconds):
+            self.fail(f"{value!r} is not a number of seconds: give one such as 30", param, ctx)
+        return seconds
+
+
+_wait = click.option(
+    "--wait",
+    type=_Seconds(min=0),
+    default=DEFAULT_WAIT,
+    show_default=True,
+    metavar="SECONDS",
+    help="How long to wait for a build of the same bank, or another command writing into it, to finish.",
+)
+
+
 #: The exit code of a command interrupted with Ctrl-C, as shells report a process SIGINT ended.
 INTERRUPTED = 130
 
@@ -112,14 +135,7 @@ def main() -> None:
     is_flag=True,
     help="Allow changing a released note type's fields (classmates must merge note types).",
 )
-@click.option(
-    "--wait",
-    type=click.FloatRange(min=0),
-    default=DEFAULT_WAIT,
-    show_default=True,
-    metavar="SECONDS",
-    help="How long to wait for another build of the same bank to finish.",
-)
+@_wait
 @click.option("-q", "--quiet", is_flag=True, help="Print only warnings and errors: no progress, no summary.")
 def build_command(quiet: bool, **options: Any) -> None:
     """Validate the bank and write one .apkg per language."""
@@ -251,6 +267,7 @@ def preview_command(**options: Any) -> None:
     help="Add the pages' languages the bank does not build yet to its 'languages' (else they are refused).",
 )
 @_decks
+@_wait
 def import_command(pages: tuple[Path, ...], **options: Any) -> None:
     """Import quiz pages copied from the web: one question, a page per language."""
     from .importer.bank import import_pages  # each command loads only what it uses
@@ -343,12 +360,14 @@ def templates_group() -> None:
 @templates_group.command("export")
 @click.argument("folder", default="templates", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--force", is_flag=True, help="Replace files the folder has already.")
-def templates_export_command(folder: Path, force: bool) -> None:
+@_decks
+@_wait
+def templates_export_command(folder: Path, force: bool, decks: Path, wait: float) -> None:
     """Copy the default templates into FOLDER (templates/ beside the bank) to change them."""
     from .templatefolders import export_defaults  # each command loads only what it uses
 
     try:
-        written = export_defaults(folder, replace=force)
+        written = export_defaults(folder, replace=force, decks=decks, wait=wait)
     except OSError as err:
         raise click.ClickException(f"{err.filename or folder}: cannot write here: {err.strerror}") from None
     click.echo(f"Wrote {len(written)} file(s) into {click.format_filename(folder)}.")
@@ -415,11 +434,12 @@ def _status_table(result: BankStatus) -> None:
 @main.command("add-language")
 @click.argument("code")
 @_decks
-def add_language_command(code: str, decks: Path) -> None:
+@_wait
+def add_language_command(code: str, decks: Path, wait: float) -> None:
     """Add a language to bank.yaml and say what is left to translate."""
     from .translations.status import add_language
 
-    status = add_language(code, decks)
+    status = add_language(code, decks, wait=wait)
     click.echo(f"Added '{code}' to {click.format_filename(decks / 'bank.yaml')}. Left to translate:")
     for line in _left(status) or ["nothing"]:
         click.echo(f"  {line}")
@@ -438,11 +458,12 @@ def translations_group() -> None:
 @click.argument("questions", nargs=-1, required=True, metavar="ID...")
 @click.option("--lang", "languages", multiple=True, metavar="CODE", help="Only this language (repeatable).")
 @_decks
-def ok_command(questions: tuple[str, ...], languages: tuple[str, ...], decks: Path) -> None:
+@_wait
+def ok_command(questions: tuple[str, ...], languages: tuple[str, ...], decks: Path, wait: float) -> None:
     """Mark translations that may be outdated as current: they still say the same."""
     from .translations.status import confirm
 
-    for question, marked in confirm(questions, languages, decks).items():
+    for question, marked in confirm(questions, languages, decks, wait=wait).items():
         if marked:
             click.echo(f"{question}: {', '.join(marked)} marked current.")
         else:
@@ -474,11 +495,12 @@ def export_command(lang: str, source: str | None, out: Path, decks: Path) -> Non
 @translations_group.command("import")
 @click.argument("po_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @_decks
-def import_po_command(po_file: Path, decks: Path) -> None:
+@_wait
+def import_po_command(po_file: Path, decks: Path, wait: float) -> None:
     """Write the translations of a PO file into the question files."""
     from .translations.po import import_po
 
-    result = import_po(po_file, decks=decks)
+    result = import_po(po_file, decks=decks, wait=wait)
     for problem in result.warnings:
         click.secho(f"warning: {problem}", fg="yellow", err=True)
     files = ", ".join(click.format_filename(path) for path in result.files) or "no file changed"

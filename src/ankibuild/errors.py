@@ -65,6 +65,17 @@ class Problem:
         return cls(**fields)
 
 
+def printable(name: str) -> str:
+    """A file name as a terminal or JSON can show it: bytes that are not UTF-8 become U+FFFD.
+
+    Python keeps such bytes of a name as lone surrogates, which no UTF-8 output takes.
+    """
+    try:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a surrogate no file name makes: from a text, shown as its escape
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 class Problems:
     """Collects problems from every stage so they can be reported all at once."""
 
@@ -76,9 +87,9 @@ class Problems:
         """The path as a student would type it: relative to where they build."""
         try:
             # abspath, not resolve(): a problem with a link names the link, not its target
-            return str(Path(os.path.abspath(path)).relative_to(Path.cwd()))  # noqa: PTH100
+            return printable(str(Path(os.path.abspath(path)).relative_to(Path.cwd())))  # noqa: PTH100
         except ValueError:
-            return str(path)
+            return printable(str(path))
 
     def add(
         self,

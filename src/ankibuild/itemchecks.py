@@ -90,6 +90,11 @@ def _refers_to_the_others(text: str) -> bool:
     return any(word in folded for word in _ABOVE_WORDS) and _ABOVE.search(text) is not None
 
 
+def _shows(option_html: str) -> str:
+    """An option as a card lays it out: its HTML, with each run of spaces one space, as a browser shows it."""
+    return _SPACE.sub(" ", option_html).strip()
+
+
 def visible(option_html: str) -> str:
     """An option as a student reads it: tags removed, entities decoded, spaces collapsed."""
     return _SPACE.sub(" ", html.unescape(_TAG.sub("", option_html))).strip()
@@ -170,19 +175,40 @@ class ItemChecker:
     def identical(
         self, question: Question, texts: Mapping[str, list[str]], options: Mapping[str, Sequence[str]]
     ) -> None:
+        self.alike(question, options)
         if IDENTICAL_OPTIONS in question.allow:
             return
         for lang, shown in texts.items():
             seen: dict[str, int] = {}
             for index, text in enumerate(shown):
                 first = seen.setdefault(text.casefold(), index)
-                if first != index:
+                if first != index and _shows(options[lang][index]) != _shows(options[lang][first]):
                     self.report(
                         IDENTICAL_OPTIONS,
                         self._where(question, lang, LETTERS[index]),
                         f"in '{lang}', option {LETTERS[index]} reads the same as option {LETTERS[first]} on the card",
                         "make them differ in words, not only in formatting or spaces",
                         question.id,
+                    )
+
+    def alike(self, question: Question, options: Mapping[str, Sequence[str]]) -> None:
+        """Options a card shows exactly alike (``**Blue**`` and ``__Blue__``) are an error, as identical ones are.
+
+        No ``allow`` silences it: a student could not tell which one is counted correct.
+        """
+        for lang, rendered in options.items():
+            seen: dict[str, int] = {}
+            for index, option in enumerate(rendered):
+                first = seen.setdefault(_shows(option), index)
+                if first != index:
+                    line, column = self._where(question, lang, LETTERS[index])
+                    self.problems.add(
+                        self.path,
+                        f"in '{lang}', option {LETTERS[index]} shows exactly as option {LETTERS[first]} on the card",
+                        line=line,
+                        column=column,
+                        hint="make them differ in words: written differently, they render the same",
+                        question=question.id,
                     )
 
     def above(self, question: Question, texts: Mapping[str, list[str]], options: Mapping[str, Sequence[str]]) -> None:

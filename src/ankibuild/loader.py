@@ -464,7 +464,7 @@ def _collect(folder: Path, root: Path, found: set[Path], problems: Problems) -> 
         return
     for entry in entries:
         wanted = entry.suffix in YAML_SUFFIXES or entry.is_dir()
-        if not wanted:
+        if not wanted or not _named_in_utf8(entry, problems):
             continue
         if not within(root, entry):
             hint = "move it into the bank folder: a link may only point inside it"
@@ -480,3 +480,14 @@ def _collect(folder: Path, root: Path, found: set[Path], problems: Problems) -> 
             found.add(real)
         else:
             problems.add(entry, "is not a file that can be read (a broken link?)")
+
+
+def _named_in_utf8(entry: Path, problems: Problems) -> bool:
+    """False, with the problem reported, for a name that is not UTF-8: no lock, record or PO file could hold it."""
+    try:
+        entry.name.encode("utf-8")
+    except UnicodeEncodeError:
+        hint = "rename it with letters your system writes as UTF-8 (git and every other machine expect it)"
+        problems.add(entry, "the name is not valid UTF-8; it is not read", hint=hint)
+        return False
+    return True

@@ -28,7 +28,8 @@ from typing import Any
 
 import yaml
 
-from .atomic import write_new
+from .atomic import refuse_links_out, write_new
+from .buildlock import writing
 from .errors import BankError, Problems
 from .languages import CODE_HINT, is_language
 from .render import LABELS
@@ -134,7 +135,8 @@ def init(
     files = _files(bank_id, root.resolve().name, langs, origin)
     _refuse(root, bank_id, langs, files)
     try:
-        write_new({root / relative: text.encode() for relative, text in files.items()})
+        with writing(root / "decks"):  # a folder that holds a bank already: no build of it meanwhile
+            write_new({root / relative: text.encode() for relative, text in files.items()})
     except OSError as err:
         problems = Problems()
         where = Path(err.filename) if err.filename else root
@@ -175,6 +177,7 @@ def _refuse(root: Path, bank_id: str, langs: Sequence[str], files: Mapping[str, 
     elif "__" in bank_id:  # as check refuses it: a note's GUID joins the bank id and question id with it
         hint = "use one underscore or a hyphen, e.g. --id my-class"
         problems.add(root, f"the bank id '{bank_id}' has two underscores in a row", hint=hint)
+    refuse_links_out(root, (root / name for name in files), problems)
     there = [name for name in files if (root / name).exists() or (root / name).is_symlink()]
     if there:
         hint = "run init in a new or empty folder; to change templates, see 'ankibuild templates export'"

@@ -33,8 +33,31 @@ def within(root: Path, path: Path) -> bool:
     """True when ``path``, with every link followed, is ``root`` or lies below it."""
     try:
         return path.resolve().is_relative_to(root.resolve())
-    except (OSError, RuntimeError):  # a link loop, or a name the system refuses: not provably inside
+    except (OSError, RuntimeError, ValueError):  # a link loop, a NUL, a name the system refuses: not provably inside
         return False
+
+
+def check_writable(root: Path, path: Path) -> None:
+    """Raise :class:`UnsafePathError` unless writing ``path`` keeps to ``root``, the folder a command writes into.
+
+    Every folder on the way from ``root`` to ``path`` must lie inside ``root``
+    once its links are followed, and ``root`` itself may be a link only within
+    the folder that holds it: a bank can hold links, but none may carry a write
+    elsewhere on the machine. ``path`` itself may be a link, which the write
+    replaces (:func:`ankibuild.atomic.write_if_changed`).
+    """
+    check_folder(root)
+    if not within(root, path.parent):
+        raise UnsafePathError(f"'{path}' would be written through a link to a place outside '{root}'", _WRITE_HINT)
+
+
+_WRITE_HINT = "delete the link and run the command again: ankibuild writes only inside the folder"
+
+
+def check_folder(root: Path) -> None:
+    """Raise :class:`UnsafePathError` when ``root``, a folder a command writes into, is a link out of its parent."""
+    if root.is_symlink() and not within(root.absolute().parent, root):
+        raise UnsafePathError(f"'{root}' is a link to a place outside the folder that holds it", _WRITE_HINT)
 
 
 def inside(root: Path, name: str, *, base: Path | None = None) -> Path:

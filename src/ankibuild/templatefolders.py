@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .atomic import write_if_changed
+from .atomic import write_inside
+from .buildlock import DEFAULT_WAIT, writing
 from .languages import lineage
 
 #: The templates every bank starts from, shipped inside the package.
@@ -92,17 +93,22 @@ def default_files() -> Iterator[Path]:
             yield path.relative_to(DEFAULTS)
 
 
-def export_defaults(dest: Path, *, replace: bool = False) -> list[Path]:
+def export_defaults(
+    dest: Path, *, replace: bool = False, decks: Path = Path("decks"), wait: float = DEFAULT_WAIT
+) -> list[Path]:
     """Copy the default templates into ``dest`` for a bank to change; the files written.
 
     Files already in ``dest`` are kept (a bank's changes are never lost) unless ``replace``.
+    Nothing is written through a link that leads out of ``dest`` (:class:`BankError`
+    names each), and the bank at ``decks`` stays locked meanwhile: a build reading
+    the templates waits, and is waited for up to ``wait`` seconds.
     Raises :class:`OSError` when a file cannot be written.
     """
-    written = []
-    for relative in default_files():
-        target = dest / relative
-        if (target.exists() or target.is_symlink()) and not replace:
-            continue
-        write_if_changed(target, (DEFAULTS / relative).read_bytes())
-        written.append(target)
-    return written
+    with writing(decks, wait=wait):
+        missing = [
+            relative
+            for relative in default_files()
+            if replace or not ((dest / relative).exists() or (dest / relative).is_symlink())
+        ]
+        write_inside(dest, {dest / relative: (DEFAULTS / relative).read_bytes() for relative in missing})
+    return [dest / relative for relative in missing]

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ..atomic import write_if_changed
-from ..cache import STALE_SECONDS, pack, unpack
+from ..cache import STALE_SECONDS, pack, private_folder, unpack
 from .deflate import Deflate
 from .spec import NoteKey, PackageSpec
 
@@ -66,7 +66,7 @@ class Kept:
 
     def writable(self) -> bool:
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
+            private_folder(self.folder)
         except OSError:
             return False
         return os.access(self.folder, os.W_OK)

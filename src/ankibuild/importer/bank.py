@@ -22,7 +22,8 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
-from ..atomic import write_if_changed
+from ..atomic import write_inside
+from ..buildlock import DEFAULT_WAIT, writing
 from ..errors import AnkibuildError, BankError, Problem, Problems, Severity
 from ..languages import CODE_HINT, is_language
 from ..load import load_bank
@@ -88,6 +89,7 @@ def import_pages(
     languages: Sequence[str] = (),
     topic: str | None = None,
     add_language: bool = False,
+    wait: float = DEFAULT_WAIT,
 ) -> ImportResult:
     """Import ``pages`` (one question, a page per language) into the bank at ``decks``.
 
@@ -96,10 +98,24 @@ def import_pages(
     ``topic`` the topic slug instead of matching the pages' topic title.
     A page in a language the bank does not build is refused, unless ``add_language``
     adds that language to the bank's ``languages``.
-    Raises :class:`BankError` listing every problem, with nothing written.
+    Raises :class:`BankError` listing every problem, with nothing written. The bank
+    is read and written under its lock, waiting up to ``wait`` seconds for a build.
     """
     _check_options(pages, question_id, languages, topic)
     target = _target(decks, out)
+    with writing(decks, wait=wait):
+        return _import(pages, decks, target, question_id, languages, topic, add_language)
+
+
+def _import(
+    pages: Sequence[Path],
+    decks: Path,
+    target: Path,
+    question_id: str | None,
+    languages: Sequence[str],
+    topic: str | None,
+    add_language: bool,
+) -> ImportResult:
     problems = Problems()
     read = [_as_markdown(page) if page else None for page in (read_page(path, problems) for path in pages)]
     bank, known = _bank(decks)
@@ -149,6 +165,11 @@ def _target(decks: Path, out: Path) -> Path:
         raise AnkibuildError(f"{out} is not in the bank folder {decks}: question files live there") from None
     if out.suffix not in (".yaml", ".yml") or relative.as_posix() in (BANK_FILE, LOCK_FILE):
         raise AnkibuildError(f"{out} is not a question file: name one such as {decks / 'imported.yaml'}")
+    if any(part.startswith(".") for part in relative.parts):  # as the build skips editors' backups and .git
+        raise AnkibuildError(
+            f"{out} is hidden (a name starting with '.'), and the build never reads hidden files: "
+            f"name one such as {decks / 'imported.yaml'}"
+        )
     return decks / relative
 
 
@@ -359,7 +380,7 @@ def _write(decks: Path, plan: _Plan, bank: Bank, known: set[tuple[str, str, str]
         pending[decks / BANK_FILE] = declared.content()
     pending[plan.path] = _add_to(document, plan) if document else _new_file(plan, bank)
     notes = [*plan.notes.items, *_validate(decks, pending, plan.question, known)]
-    written = tuple(path for path, content in pending.items() if write_if_changed(path, content))
+    written = tuple(write_inside(decks, pending))
     return ImportResult(
         plan.question,
         plan.path,

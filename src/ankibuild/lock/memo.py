@@ -8,7 +8,7 @@ from dataclasses import astuple
 from pathlib import Path
 
 from ..atomic import write_if_changed
-from ..cache import pack, unpack
+from ..cache import pack, private_folder, unpack
 from ..version import code_fingerprint
 from .format import Lock, NoteLock, NotetypeLock
 
@@ -23,7 +23,7 @@ def remember(lock: Lock, text: bytes, memo: Path) -> None:
     columns = list(zip(*lock.notes.values(), strict=True)) if lock.notes else []
     types = [list(astuple(t)) for t in lock.notetypes.values()]
     with contextlib.suppress(OSError):
-        memo.parent.mkdir(parents=True, exist_ok=True)
+        private_folder(memo.parent)
         write_if_changed(memo, pack([written.hex(), lock.bank, types, columns]), durable=False)
 
 

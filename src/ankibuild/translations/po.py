@@ -22,7 +22,8 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..atomic import write_if_changed
+from ..atomic import write_if_changed, write_inside
+from ..buildlock import DEFAULT_WAIT, writing
 from ..errors import AnkibuildError, BankError, Problems, Severity
 from ..languages import CODE_HINT, is_language
 from ..loader import BANK_FILE, Map, decode, read
@@ -235,13 +236,19 @@ def _accepted(po: polib.POFile, path: Path, texts: list[Text], lang: str, proble
     return accepted
 
 
-def import_po(path: Path, *, decks: Path = Path("decks")) -> ImportResult:
+def import_po(path: Path, *, decks: Path = Path("decks"), wait: float = DEFAULT_WAIT) -> ImportResult:
     """Write the confirmed translations of a PO file into the bank.
 
     Nothing is written when an entry's source text changed since the export, or
     when the bank as it would be has an error: every problem is raised at once.
     The bank may lack what the file brings (a new language's topic names) before.
+    The bank is read and written under its lock, waiting up to ``wait`` seconds for a build.
     """
+    with writing(decks, wait=wait):
+        return _import_po(path, decks)
+
+
+def _import_po(path: Path, decks: Path) -> ImportResult:
     texts = load_texts(decks, today())
     problems = Problems()
     po = _read_po(path, problems)
@@ -256,9 +263,7 @@ def import_po(path: Path, *, decks: Path = Path("decks")) -> ImportResult:
     plan = _Plan(texts.bank, lang, accepted, result)
     pending = plan.pending()
     record = _record(texts, decks, pending, lang, result.current)
-    for file, content in pending.items():
-        if write_if_changed(file, content):
-            result.files.append(file)
+    result.files.extend(write_inside(decks, pending))
     write_record(decks, record)
     result.skipped.extend(context for context in (t.context for t in found) if context not in accepted)
     return result

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..atomic import write_if_changed
+from ..atomic import write_inside
+from ..buildlock import DEFAULT_WAIT, writing
 from ..errors import AnkibuildError, BankError, Problems
 from ..languages import CODE_HINT, is_language
 from ..loader import BANK_FILE
@@ -128,21 +129,23 @@ def language_status(texts: BankTexts, lang: str) -> LanguageStatus:
     )
 
 
-def add_language(code: str, decks: Path = Path("decks")) -> LanguageStatus:
+def add_language(code: str, decks: Path = Path("decks"), *, wait: float = DEFAULT_WAIT) -> LanguageStatus:
     """Add ``code`` to the languages of ``bank.yaml``, keeping the file as written; what is left to translate.
 
     The bank must be without errors before: they would hide what the new language needs.
+    It is read and written under the bank's lock, waiting up to ``wait`` seconds for a build.
     """
     if not is_language(code):
         raise AnkibuildError(f"'{code}' is not a language code: {CODE_HINT}")
-    texts = load_texts(decks)
-    if code in texts.bank.languages:
-        raise AnkibuildError(f"the bank already has '{code}': see what is left with 'ankibuild status'")
-    if texts.problems.errors:
-        raise BankError(texts.problems.errors)
-    document = open_document(decks / BANK_FILE, decks)
-    document.append_items(("languages",), [code])
-    write_if_changed(decks / BANK_FILE, document.content())
+    with writing(decks, wait=wait):
+        texts = load_texts(decks)
+        if code in texts.bank.languages:
+            raise AnkibuildError(f"the bank already has '{code}': see what is left with 'ankibuild status'")
+        if texts.problems.errors:
+            raise BankError(texts.problems.errors)
+        document = open_document(decks / BANK_FILE, decks)
+        document.append_items(("languages",), [code])
+        write_inside(decks, {decks / BANK_FILE: document.content()})
     return language_status(texts, code)
 
 
@@ -155,16 +158,23 @@ def load_valid(decks: Path) -> BankTexts:
 
 
 def write_record(decks: Path, record: Record) -> None:
-    write_if_changed(decks / TRANSLATIONS_FILE, dumps(record).encode())
+    write_inside(decks, {decks / TRANSLATIONS_FILE: dumps(record).encode()})
 
 
 def confirm(
-    questions: Sequence[str], languages: Sequence[str] = (), decks: Path = Path("decks")
+    questions: Sequence[str], languages: Sequence[str] = (), decks: Path = Path("decks"), *, wait: float = DEFAULT_WAIT
 ) -> dict[str, list[str]]:
     """Mark the translations of ``questions`` in ``languages`` (default: every one behind) as current.
 
-    Returns the languages that were behind and are now current, by question.
+    Returns the languages that were behind and are now current, by question. The
+    record is read and written under the bank's lock, waiting up to ``wait``
+    seconds for a build, which would otherwise write over it what it read before.
     """
+    with writing(decks, wait=wait):
+        return _confirm(questions, languages, decks)
+
+
+def _confirm(questions: Sequence[str], languages: Sequence[str], decks: Path) -> dict[str, list[str]]:
     texts = load_valid(decks)
     have = {ref.question: [r.lang for r in texts.refs if r.question == ref.question] for ref in texts.refs}
     record, marked = texts.record, {}
