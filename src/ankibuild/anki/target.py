@@ -198,7 +198,7 @@ def _follow_published(loaded: LoadedBank, lock: Lock, out: Path, clock: Clock, r
     """
     bank, problems = loaded.bank, Problems()
     previous = previous_changelog(out, bank.root / CHANGELOG_FILE, problems)
-    published = read_published(out, bank.id, loaded.templates, problems, Cache(bank.root).kept)
+    published = read_published(out, bank.id, loaded.templates, problems, Cache(bank.root).kept, clock)
     problems.raise_for()
     result.warnings += problems.warnings
     raised = raise_times(lock, published, clock)
