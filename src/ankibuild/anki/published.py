@@ -23,7 +23,6 @@ import zipfile
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from operator import attrgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -41,8 +40,18 @@ from .spec import COLLECTION
 
 #: The clock a build reads the time from, unless it has its own.
 _CLOCK = Clock()
-#: The key and the language of each note type a build makes, by its id.
-Types = Mapping[int, tuple[str, str]]
+
+
+class NotetypeOf(NamedTuple):
+    """What a note type of the bank is to a build: its key (see :meth:`Kind.notetype_key`), language and name."""
+
+    key: str
+    lang: str
+    name: str
+
+
+#: Each note type of every kind in the languages built, by its id.
+Types = Mapping[int, NotetypeOf]
 
 #: A published package or collection larger than this is not read: it is no package of ours.
 MAX_COLLECTION = 2**30
@@ -87,6 +96,8 @@ class PublishedNote(NamedTuple):
     entry: NoteLock
     #: The name of the deck its card was published in.
     deck: str
+    #: The name of its note type, which a search for it names.
+    notetype: str
 
 
 @dataclass(frozen=True)
@@ -152,8 +163,18 @@ def read_published(
 
 
 def notetype_keys(bank_id: str, templates: Mapping[str, CardTemplates]) -> Types:
-    """The key and language of each note type of ``templates``, by its id."""
-    return {t.kind.notetype_id(bank_id, t.lang): (key, t.lang) for key, t in templates.items()}
+    """Each note type of every kind in the languages of ``templates``, by its id.
+
+    Every kind, not only those built: a question that changed kind leaves a
+    published note of a note type the build may no longer make, which is
+    removed all the same.
+    """
+    langs = sorted({t.lang for t in templates.values()})
+    return {
+        kind.notetype_id(bank_id, lang): NotetypeOf(kind.notetype_key(lang), lang, kind.notetype_name(bank_id, lang))
+        for kind in KINDS.values()
+        for lang in langs
+    }
 
 
 def keep(kept: Path, path: Path, content: bytes, types: Types, found: Published) -> None:
@@ -168,7 +189,7 @@ def _keep(kept: Path, path: Path, key: str, found: Published) -> None:
 
     Plain JSON in columns, never pickle: the cache folder may be shared.
     """
-    rows = ((*note.entry, note.deck) for note in found.notes.values())
+    rows = ((*note.entry, note.deck, note.notetype) for note in found.notes.values())
     notes = [list(column) for column in zip(*rows, strict=True)]
     notetypes = {key: [t.digest, t.mtime] for key, t in found.notetypes.items()}
     with contextlib.suppress(OSError):  # without it the next build only reads the package
@@ -208,7 +229,7 @@ def _recalled(path: Path, key: str, kept: Path) -> Published | None:
         if data["key"] != key:
             return None
         rows = zip(*data["notes"], strict=True)
-        notes = {row[0]: PublishedNote(NoteLock._make(row[:-1]), row[-1]) for row in rows}
+        notes = {row[0]: PublishedNote(NoteLock._make(row[:-2]), *row[-2:]) for row in rows}
         notetypes = {key: PublishedNotetype(digest, mtime) for key, (digest, mtime) in data["notetypes"].items()}
         return Published(notes, notetypes)
     except Exception:  # none, or damaged: the package is read instead
@@ -300,8 +321,9 @@ def _note(row: tuple[Any, ...], types: Types, decks: Mapping[int, str], latest: 
     if not SLUG.fullmatch(fields[0]):
         raise OddPackageError(f"a note's ID is no question id: {fields[0]!r:.40}")
     digest, parts = note_digest(fields, _text(tags).strip())
-    entry = NoteLock(guid, fields[0], types[mid][1], digest, parts, _time(mtime, latest))
-    return PublishedNote(entry, decks.get(did, ""))
+    notetype = types[mid]
+    entry = NoteLock(guid, fields[0], notetype.lang, digest, parts, _time(mtime, latest))
+    return PublishedNote(entry, decks.get(did, ""), notetype.name)
 
 
 def _notetypes(models: Mapping[str, Any], types: Types, latest: int) -> Iterator[tuple[str, PublishedNotetype]]:
@@ -309,7 +331,7 @@ def _notetypes(models: Mapping[str, Any], types: Types, latest: int) -> Iterator
         if _id(mid) in types:
             sides = [Side(_text(side["name"]), _text(side["qfmt"]), _text(side["afmt"])) for side in model["tmpls"]]
             digest = notetype_digest(sides, [_text(f["name"]) for f in model["flds"]], _text(model["css"]))
-            yield types[int(mid)][0], PublishedNotetype(digest, _time(model["mod"], latest))
+            yield types[int(mid)].key, PublishedNotetype(digest, _time(model["mod"], latest))
 
 
 #: A GUID as genanki makes them: printable ASCII, no space, quote or backslash.
@@ -387,11 +409,12 @@ def changes_since(
         (h, d) for h, d in notes if (c := known(h.guid)) is None or (c.entry.digest, c.deck) != (h.digest, d)
     ]:
         changes += _note_changes(known(head.guid), head, deck)
-    gone = [published.notes[guid].entry for guid in published.notes.keys() - {head.guid for head, _ in notes}]
+    gone = [published.notes[guid] for guid in published.notes.keys() - {head.guid for head, _ in notes}]
     built = {t.lang for t in templates.values()}
-    gone = [copy for copy in gone if copy.lang in built]
     changes += [
-        Change(c.lang, c.question, ChangeKind.REMOVED) for c in sorted(gone, key=attrgetter("question", "lang"))
+        Change(c.entry.lang, c.entry.question, ChangeKind.REMOVED, notetype=c.notetype)
+        for c in sorted(gone, key=lambda copy: (copy.entry.question, copy.entry.lang))
+        if c.entry.lang in built
     ]
     return changes
 
@@ -401,9 +424,12 @@ def _note_changes(copy: PublishedNote | None, head: NoteHead, deck: str) -> list
         return [Change(head.lang, head.question_id, ChangeKind.NEW)]
     changes = []
     if copy.entry.digest != head.digest:
-        names = (*KINDS[head.kind].fields, "tags")
-        parts = tuple(names[i] for i in changed_parts(copy.entry.parts, head.parts) if i < len(names))
+        fields = (*KINDS[head.kind].fields, "tags")
+        parts = tuple(fields[i] for i in changed_parts(copy.entry.parts, head.parts) if i < len(fields))
         changes.append(Change(head.lang, head.question_id, ChangeKind.CHANGED, parts))
     if copy.deck != deck:
-        changes.append(Change(head.lang, head.question_id, ChangeKind.MOVED, before=copy.deck, after=deck))
+        # The same GUID: the same kind and language, so the same note type.
+        changes.append(
+            Change(head.lang, head.question_id, ChangeKind.MOVED, before=copy.deck, after=deck, notetype=copy.notetype)
+        )
     return changes
