@@ -45,9 +45,9 @@ def _top(check: Checker, file: YamlFile, what: str, hint: str) -> Map | None:
 def _slug(check: Checker, data: Map, what: str, question: str = "") -> str | None:
     """The ``id`` of a bank or question: reported unless it is a slug."""
     value = check.text(data, "id", question)
-    if value is not None and not SLUG.match(value):
+    if value is not None and not SLUG.fullmatch(value):  # a line break after it too, which '$' lets through
         check.report(
-            data.at("id"), f"{what} '{value}' is not a slug", "use lowercase letters, digits and - _ .", question
+            data.at("id"), f"{what} {value!r} is not a slug", "use lowercase letters, digits and - _ .", question
         )
     return value
 
@@ -72,7 +72,7 @@ def validate_bank_file(file: YamlFile, problems: Problems, released_id: str = ""
         check.report(
             data.at("shuffle"), f"'shuffle' must be true or false, not {type_name(shuffle)}", "write true or false"
         )
-    if bank_id is None or not SLUG.match(bank_id) or not languages:
+    if bank_id is None or not SLUG.fullmatch(bank_id) or not languages:
         return None
     return Bank(bank_id, languages, titles, topics, (), file.path.parent, shuffle is True)
 
@@ -127,7 +127,7 @@ def _language(check: Checker, lang: Any, where: tuple[int, int], listed: list[st
     if not isinstance(lang, str):
         check.report(where, f"a language code must be text, not {type_name(lang)}", CODE_HINT)
     elif not is_language(lang):
-        check.report(where, f"unknown language code '{lang}'", CODE_HINT)
+        check.report(where, f"unknown language code {lang!r}", CODE_HINT)
     elif lang in EVERY_QUESTION_KEY:
         check.report(where, f"'{lang}' is also a key of every question", f"write it with its region, e.g. {lang}-ID")
     elif lang in listed:
