@@ -341,7 +341,7 @@ _GUID = re.compile(r"[!#-\[\]-~]{1,64}")
 def _time(value: object, latest: int) -> int:
     """A time a note or note type may have been published with: from 1970 to ``latest``."""
     if type(value) is not int or not 0 <= value <= latest:
-        raise OddPackageError(f"a time is {str(value)[:20]}, not one between 1970 and a year from now")
+        raise OddPackageError(f"a time is {value!r:.20}, not one between 1970 and a year from now")
     return value
 
 
