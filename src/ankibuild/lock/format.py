@@ -6,6 +6,7 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from operator import attrgetter
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -237,9 +238,14 @@ def _are_texts(value: object) -> bool:
 
 
 def _is_slug(value: object) -> bool:
+    return isinstance(value, str) and _slug().fullmatch(value) is not None
+
+
+@cache
+def _slug() -> re.Pattern[str]:
     from ..validate import SLUG  # what a question id is; a build with nothing to do reads only the lock
 
-    return isinstance(value, str) and SLUG.fullmatch(value) is not None
+    return SLUG
 
 
 def _is_digest(value: object) -> bool:
