@@ -133,7 +133,7 @@ def read_published(
     kept: Path | None = None,
     clock: Clock = _CLOCK,
 ) -> Published:
-    """The published notes of ``bank_id`` of the note types of ``templates``, from every ``.apkg`` directly in ``out``.
+    """The published notes of ``bank_id`` in the languages of ``templates``, from every ``.apkg`` directly in ``out``.
 
     A package that cannot be read is reported as a warning and left out: the
     notes it held then follow the lock alone. What was found in a package is
