@@ -58,7 +58,7 @@ class Change:
         if self.kind is ChangeKind.REMOVED:
             return f"removed {self.question}"
         if self.kind is ChangeKind.MOVED:
-            return f"moved {self.question} from {one_line(self.before)} to {one_line(self.after)}"
+            return f"moved {self.question} from {_one_line(self.before)} to {_one_line(self.after)}"
         return f"added {self.question}"
 
 
@@ -113,9 +113,9 @@ def _move_help(moved: list[Change]) -> list[str]:
     for change in moved:
         targets.setdefault((change.before, change.after), []).append(change)
     return [
-        f"Anki leaves cards in their deck when you import. To move these from {code(before)}, open Browse, "
-        f"search for {code(_search(changes))}, select all cards, "
-        f"then Change Deck to {code(after)}. Delete {code(before)} once it is empty."
+        f"Anki leaves cards in their deck when you import. To move these from {_code(before)}, open Browse, "
+        f"search for {_code(_search(changes))}, select all cards, "
+        f"then Change Deck to {_code(after)}. Delete {_code(before)} once it is empty."
         for (before, after), changes in targets.items()
     ]
 
@@ -123,7 +123,7 @@ def _move_help(moved: list[Change]) -> list[str]:
 def _removal_help(removed: list[Change]) -> str:
     return (
         "Anki keeps removed questions when you import. To delete them, open Browse, "
-        f"search for {code(_search(removed))}, select the notes and delete them."
+        f"search for {_code(_search(removed))}, select the notes and delete them."
     )
 
 
@@ -137,23 +137,21 @@ def _search(changes: list[Change]) -> str:
 
 #: Characters that end a line for Markdown, git or an editor, and the other control characters.
 _BREAKS = frozenset(("Cc", "Zl", "Zp"))
+_BACKTICKS = re.compile("`+")
 
 
-def one_line(text: str) -> str:
+def _one_line(text: str) -> str:
     """``text`` with each control character and line break written as an escape: it cannot start a line."""
     return "".join(f"\\u{ord(char):04x}" if unicodedata.category(char) in _BREAKS else char for char in text)
 
 
-def code(text: str) -> str:
+def _code(text: str) -> str:
     """``text`` as Markdown inline code on one line, shown as it is whatever it holds."""
-    shown = one_line(text)
+    shown = _one_line(text)
     fence = "`" * (max((len(run) for run in _BACKTICKS.findall(shown)), default=0) + 1)
     # Markdown takes one space off each side of code that starts and ends with one: a space is added for it.
     edged = not shown.strip(" ") or shown[0] == "`" or shown[-1] == "`" or shown[0] == shown[-1] == " "
     return f"{fence} {shown} {fence}" if edged else f"{fence}{shown}{fence}"
-
-
-_BACKTICKS = re.compile("`+")
 
 
 def previous_changelog(out: Path, first: Path, problems: Problems) -> str:
