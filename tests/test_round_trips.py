@@ -14,6 +14,7 @@ import sqlite3
 import zipfile
 from pathlib import Path
 
+import pytest
 from click.testing import Result
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -188,3 +189,20 @@ def _renamed_and_reverted(title: str, other: str) -> None:
 def test_a_deck_title_check_accepts_reaches_the_changelog_as_one_line(title: str, other: str) -> None:
     """A title, renamed and then reverted: every build after it works, and each move is one line of the changelog."""
     _renamed_and_reverted(title, other)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["init", "class", "--lang", "de", "--id", "my-class\n"],
+        ["init", "class", "--lang", "de\n"],
+        ["add-language", "fr\n"],
+    ],
+    ids=["init-id", "init-lang", "add-language"],
+)
+def test_a_code_or_id_with_a_line_break_after_it_is_refused_by_every_command(args: list[str]) -> None:
+    """What a command would write into the bank is held to what check accepts: nothing is written."""
+    with _bank() as decks, contextlib.chdir(decks.parent):
+        before = sorted(path.read_bytes() for path in decks.parent.rglob("*") if path.is_file())
+        assert _run(*args).exit_code == 1
+        assert sorted(path.read_bytes() for path in decks.parent.rglob("*") if path.is_file()) == before
