@@ -206,3 +206,11 @@ def test_a_code_or_id_with_a_line_break_after_it_is_refused_by_every_command(arg
         before = sorted(path.read_bytes() for path in decks.parent.rglob("*") if path.is_file())
         assert _run(*args).exit_code == 1
         assert sorted(path.read_bytes() for path in decks.parent.rglob("*") if path.is_file()) == before
+
+
+def test_a_topic_with_a_line_break_after_it_is_refused() -> None:
+    """A topic is a tag on every note: one that ends in a line break is no tag, and check says so at its line."""
+    bank = (Path(__file__).parent / "data" / "html-in-text" / "bank.yaml").read_text(encoding="utf-8")
+    with _bank({"bank.yaml": bank.replace("  memory:", '  "memory\\n":\n    de: Speicher\n  memory:')}) as decks:
+        checked = _run("check", "--decks", str(decks))
+        assert checked.exit_code == 1 and "topic 'memory\\n' is not a valid tag" in checked.output, checked.output

@@ -146,9 +146,9 @@ def _topics(check: Checker, data: Map, languages: tuple[str, ...]) -> dict[str, 
     topics: dict[str, dict[str, str]] = {}
     for slug, names in declared.items():
         where = declared.at(slug)
-        if not TOPIC.match(slug):
+        if not TOPIC.fullmatch(slug):  # a tag: a line break after it would reach every note's tags
             hint = "use letters, digits, - _ . and :: for hierarchy, no spaces"
-            check.report(where, f"topic '{slug}' is not a valid tag", hint)
+            check.report(where, f"topic {slug!r} is not a valid tag", hint)
             continue
         topics[slug] = check.localized(names, where, f"topic '{slug}'")
         if not topics[slug] and isinstance(names, Map) and languages:
