@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping, Sequence
+import re
+import unicodedata
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -43,6 +44,8 @@ class Change:
     #: For a move: the names of the deck it was in, and of the one it is in now.
     before: str = ""
     after: str = ""
+    #: For a move or a removal: the name of the note's note type, which its search names.
+    notetype: str = ""
 
     def describe(self) -> str:
         if self.kind is ChangeKind.TEMPLATES:
@@ -55,7 +58,7 @@ class Change:
         if self.kind is ChangeKind.REMOVED:
             return f"removed {self.question}"
         if self.kind is ChangeKind.MOVED:
-            return f"moved {self.question} from {self.before} to {self.after}"
+            return f"moved {self.question} from {_one_line(self.before)} to {_one_line(self.after)}"
         return f"added {self.question}"
 
 
@@ -83,7 +86,7 @@ class Changelog:
         return counts
 
 
-def section(log: Changelog, notetype_names: Mapping[str, Sequence[str]]) -> str:
+def section(log: Changelog) -> str:
     """The Markdown section of one build, for the top of ``CHANGELOG.md``."""
     stamp = dt.datetime.fromtimestamp(log.when, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [f"## {stamp}", ""]
@@ -95,34 +98,60 @@ def section(log: Changelog, notetype_names: Mapping[str, Sequence[str]]) -> str:
         lines += [f"- {change.describe()}" for change in shown]
         if len(added) > MAX_LISTED:
             lines.append(f"- and {len(added) - MAX_LISTED} more questions added")
-        names = notetype_names.get(lang, [lang])
-        for help_text in _move_help(names, [c for c in changes if c.kind is ChangeKind.MOVED]):
+        for help_text in _move_help([c for c in changes if c.kind is ChangeKind.MOVED]):
             lines += ["", help_text]
-        removed = [c.question for c in changes if c.kind is ChangeKind.REMOVED]
+        removed = [c for c in changes if c.kind is ChangeKind.REMOVED]
         if removed:
-            lines += ["", _removal_help(names, removed)]
+            lines += ["", _removal_help(removed)]
         lines.append("")
     return "\n".join(lines)
 
 
-def _move_help(notetype_names: Sequence[str], moved: list[Change]) -> list[str]:
+def _move_help(moved: list[Change]) -> list[str]:
     """What to do in Anki for each deck questions moved to: an import never moves a card."""
-    targets: dict[tuple[str, str], list[str]] = {}
+    targets: dict[tuple[str, str], list[Change]] = {}
     for change in moved:
-        targets.setdefault((change.before, change.after), []).append(change.question)
+        targets.setdefault((change.before, change.after), []).append(change)
     return [
-        f"Anki leaves cards in their deck when you import. To move these from `{before}`, open Browse, "
-        f"search for `{notes_search(notetype_names, questions)}`, select all cards, "
-        f"then Change Deck to `{after}`. Delete `{before}` once it is empty."
-        for (before, after), questions in targets.items()
+        f"Anki leaves cards in their deck when you import. To move these from {_code(before)}, open Browse, "
+        f"search for {_code(_search(changes))}, select all cards, "
+        f"then Change Deck to {_code(after)}. Delete {_code(before)} once it is empty."
+        for (before, after), changes in targets.items()
     ]
 
 
-def _removal_help(notetype_names: Sequence[str], removed: list[str]) -> str:
+def _removal_help(removed: list[Change]) -> str:
     return (
         "Anki keeps removed questions when you import. To delete them, open Browse, "
-        f"search for `{notes_search(notetype_names, removed)}`, select the notes and delete them."
+        f"search for {_code(_search(removed))}, select the notes and delete them."
     )
+
+
+def _search(changes: list[Change]) -> str:
+    """A search for exactly the notes of ``changes``, each by its question and the note type it has."""
+    by_notetype: dict[str, list[str]] = {}
+    for change in changes:
+        by_notetype.setdefault(change.notetype, []).append(change.question)
+    return notes_search(by_notetype)
+
+
+#: Characters that end a line for Markdown, git or an editor, and the other control characters.
+_BREAKS = frozenset(("Cc", "Zl", "Zp"))
+_BACKTICKS = re.compile("`+")
+
+
+def _one_line(text: str) -> str:
+    """``text`` with each control character and line break written as an escape: it cannot start a line."""
+    return "".join(f"\\u{ord(char):04x}" if unicodedata.category(char) in _BREAKS else char for char in text)
+
+
+def _code(text: str) -> str:
+    """``text`` as Markdown inline code on one line, shown as it is whatever it holds."""
+    shown = _one_line(text)
+    fence = "`" * (max((len(run) for run in _BACKTICKS.findall(shown)), default=0) + 1)
+    # Markdown takes one space off each side of code that starts and ends with one: a space is added for it.
+    edged = not shown.strip(" ") or shown[0] == "`" or shown[-1] == "`" or shown[0] == shown[-1] == " "
+    return f"{fence} {shown} {fence}" if edged else f"{fence}{shown}{fence}"
 
 
 def previous_changelog(out: Path, first: Path, problems: Problems) -> str:
@@ -152,10 +181,8 @@ def read_changelog(path: Path, problems: Problems, refused: Severity = Severity.
     return "" if report_conflict(path, text, problems) else text
 
 
-def publish_changelog(out: Path, previous: str, log: Changelog, notetype_names: Mapping[str, Sequence[str]]) -> None:
+def publish_changelog(out: Path, previous: str, log: Changelog) -> None:
     """Write ``out/CHANGELOG.md``: this build's section, if anything changed, on top of ``previous`` (newest first).
-
-    ``notetype_names`` has the names of each language's note types, for the searches it gives.
 
     It lives beside the packages and is published with them; the next build
     reads it back from there, so that no file in the bank has to be merged.
@@ -163,5 +190,5 @@ def publish_changelog(out: Path, previous: str, log: Changelog, notetype_names: 
     if not log and not previous:
         return
     earlier = previous.removeprefix(HEADER).lstrip("\n")
-    text = f"{HEADER}\n{section(log, notetype_names)}\n{earlier}" if log else f"{HEADER}\n{earlier}"
+    text = f"{HEADER}\n{section(log)}\n{earlier}" if log else f"{HEADER}\n{earlier}"
     write_if_changed(out / CHANGELOG_FILE, (text.rstrip("\n") + "\n").encode())

@@ -1,4 +1,9 @@
-"""Language codes: ISO 639-1, optionally with a region or script (``pt-BR``, ``zh-Hant``)."""
+"""Language codes: BCP 47 tags of an ISO 639-1 language, optionally with a region or script (``pt-BR``, ``zh-Hant``).
+
+A code names files (``<bank>-<code>.apkg``), lines of the records and headings
+of the changelog: it is the whole text or nothing, never a code followed by a
+line break.
+"""
 
 from __future__ import annotations
 
@@ -22,14 +27,14 @@ RTL = frozenset({"ar", "dv", "fa", "he", "ks", "ps", "sd", "ug", "ur", "yi"})
 
 #: What may follow a code after a hyphen: a region (``BR``) or a script (``Hant``).
 REGION = r"[A-Z]{2}|[A-Z][a-z]{3}"
-_CODE = re.compile(rf"^([a-z]{{2}})(?:-({REGION}))?$")
+_CODE = re.compile(rf"([a-z]{{2}})(?:-({REGION}))?")
 
 
 def is_language(code: object) -> bool:
     """True for ``de``, ``pt-BR``, ``zh-Hant``; False for ``german`` or ``xx``."""
     if not isinstance(code, str):
         return False
-    match = _CODE.match(code)
+    match = _CODE.fullmatch(code)
     return match is not None and match.group(1) in ISO_639_1
 
 

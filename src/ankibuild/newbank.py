@@ -172,7 +172,7 @@ def _refuse(root: Path, bank_id: str, langs: Sequence[str], files: Mapping[str, 
     for lang in langs:
         if not is_language(lang):
             problems.add(root, f"'{lang}' is not a language code", hint=CODE_HINT)
-    if not SLUG.match(bank_id):
+    if not SLUG.fullmatch(bank_id):
         problems.add(root, f"the bank id '{bank_id}' is not a slug", hint="give one with --id, e.g. --id my-class")
     elif "__" in bank_id:  # as check refuses it: a note's GUID joins the bank id and question id with it
         hint = "use one underscore or a hyphen, e.g. --id my-class"

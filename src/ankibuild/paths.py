@@ -106,6 +106,21 @@ def open_regular(path: Path) -> io.BufferedReader:
         raise
 
 
+def open_inside(path: Path, roots: Sequence[Path]) -> io.BufferedReader:
+    """``path`` opened for reading, if it is a regular file inside one of ``roots`` (see :func:`read_inside`).
+
+    For a file read a piece at a time, so that what it costs follows what it holds.
+    """
+    if not any(within(root, path) for root in roots):
+        if not path.exists() and not path.is_symlink():
+            raise FileNotFoundError(errno.ENOENT, "No such file or directory", str(path))
+        raise UnsafePathError(
+            f"'{path.name}' is a link to a place outside its folder; it is not read",
+            "put the file itself in its place: a link may only point inside the folder",
+        )
+    return open_regular(path)
+
+
 def read_inside(path: Path, roots: Sequence[Path], limit: int = MAX_FILE_BYTES) -> bytes:
     """The bytes of ``path``, which must be a regular file inside one of ``roots``.
 
@@ -116,14 +131,7 @@ def read_inside(path: Path, roots: Sequence[Path], limit: int = MAX_FILE_BYTES) 
     Raises :class:`UnsafePathError` for a file refused, :class:`FileNotFoundError`
     for a missing one, :class:`OSError` for one that cannot be read.
     """
-    if not any(within(root, path) for root in roots):
-        if not path.exists() and not path.is_symlink():
-            raise FileNotFoundError(errno.ENOENT, "No such file or directory", str(path))
-        raise UnsafePathError(
-            f"'{path.name}' is a link to a place outside its folder; it is not read",
-            "put the file itself in its place: a link may only point inside the folder",
-        )
-    with open_regular(path) as file:
+    with open_inside(path, roots) as file:
         raw = file.read(limit + 1)
     if len(raw) > limit:
         raise TooLargeError(

@@ -8,7 +8,7 @@ backslash; inside double quotes nothing else is special.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Mapping, Sequence
 
 _SPECIAL = frozenset('\\"*_:')
 
@@ -19,8 +19,13 @@ def term(key: str, value: str) -> str:
     return f'"{key}:{escaped}"'
 
 
-def notes_search(notetype_names: Sequence[str], question_ids: Iterable[str]) -> str:
-    """A search for the notes of the note types named whose ``ID`` field is one of ``question_ids``."""
-    ids = " OR ".join(term("ID", qid) for qid in question_ids)
-    types = " OR ".join(term("note", name) for name in notetype_names)
-    return f"{types if len(notetype_names) == 1 else f'({types})'} ({ids})"
+def notes_search(by_notetype: Mapping[str, Sequence[str]]) -> str:
+    """A search for the notes of each note type named whose ``ID`` field is one of the question ids it maps to.
+
+    A question may have a note of each kind it has been (a removed one, the
+    live one), so each id is searched under its own note type.
+    """
+    groups = [
+        f"{term('note', name)} ({' OR '.join(term('ID', qid) for qid in ids)})" for name, ids in by_notetype.items()
+    ]
+    return groups[0] if len(groups) == 1 else " OR ".join(f"({group})" for group in groups)

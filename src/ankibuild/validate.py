@@ -46,9 +46,9 @@ def _top(check: Checker, file: YamlFile, what: str, hint: str) -> Map | None:
 def _slug(check: Checker, data: Map, what: str, question: str = "") -> str | None:
     """The ``id`` of a bank or question: reported unless it is a slug."""
     value = check.text(data, "id", question)
-    if value is not None and not SLUG.match(value):
+    if value is not None and not SLUG.fullmatch(value):  # a line break after it too, which '$' lets through
         check.report(
-            data.at("id"), f"{what} '{value}' is not a slug", "use lowercase letters, digits and - _ .", question
+            data.at("id"), f"{what} {value!r} is not a slug", "use lowercase letters, digits and - _ .", question
         )
     return value
 
@@ -74,7 +74,7 @@ def validate_bank_file(file: YamlFile, problems: Problems, released_id: str = ""
             data.at("shuffle"), f"'shuffle' must be true or false, not {type_name(shuffle)}", "write true or false"
         )
     exports = tuple(dict.fromkeys(check.names(data, "exports", FORMATS, "")))
-    if bank_id is None or not SLUG.match(bank_id) or not languages:
+    if bank_id is None or not SLUG.fullmatch(bank_id) or not languages:
         return None
     return Bank(bank_id, languages, titles, topics, (), file.path.parent, shuffle is True, exports)
 
@@ -129,7 +129,7 @@ def _language(check: Checker, lang: Any, where: tuple[int, int], listed: list[st
     if not isinstance(lang, str):
         check.report(where, f"a language code must be text, not {type_name(lang)}", CODE_HINT)
     elif not is_language(lang):
-        check.report(where, f"unknown language code '{lang}'", CODE_HINT)
+        check.report(where, f"unknown language code {lang!r}", CODE_HINT)
     elif lang in EVERY_QUESTION_KEY:
         check.report(where, f"'{lang}' is also a key of every question", f"write it with its region, e.g. {lang}-ID")
     elif lang in listed:
@@ -148,9 +148,9 @@ def _topics(check: Checker, data: Map, languages: tuple[str, ...]) -> dict[str, 
     topics: dict[str, dict[str, str]] = {}
     for slug, names in declared.items():
         where = declared.at(slug)
-        if not TOPIC.match(slug):
+        if not TOPIC.fullmatch(slug):  # a tag: a line break after it would reach every note's tags
             hint = "use letters, digits, - _ . and :: for hierarchy, no spaces"
-            check.report(where, f"topic '{slug}' is not a valid tag", hint)
+            check.report(where, f"topic {slug!r} is not a valid tag", hint)
             continue
         topics[slug] = check.localized(names, where, f"topic '{slug}'")
         if not topics[slug] and isinstance(names, Map) and languages:

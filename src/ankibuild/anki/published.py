@@ -15,12 +15,14 @@ import contextlib
 import hashlib
 import io
 import json
+import os
+import re
 import sqlite3
+import tempfile
 import zipfile
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from operator import attrgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -28,18 +30,49 @@ from ..atomic import write_if_changed
 from ..changelog import Change, ChangeKind
 from ..errors import Problems, Severity
 from ..kinds import KINDS
-from ..lock.clock import Clock
-from ..lock.format import Lock, NoteLock, changed_parts
-from ..paths import UnsafePathError, read_inside
+from ..lock.clock import MAX_TIME, Clock
+from ..lock.format import MAX_ID, Lock, NoteLock, changed_parts
+from ..paths import UnsafePathError, open_inside
 from ..render import CardTemplates, NoteHead, Side, note_digest, notetype_digest
+from ..validate import SLUG
 from ..version import code_fingerprint
 from .spec import COLLECTION
 
-#: The key and the language of each note type a build makes, by its id.
-Types = Mapping[int, tuple[str, str]]
+#: The clock a build reads the time from, unless it has its own.
+_CLOCK = Clock()
 
-#: A published collection larger than this is not read: it is no package of ours.
+
+class NotetypeOf(NamedTuple):
+    """What a note type of the bank is to a build: its key (see :meth:`Kind.notetype_key`), language and name."""
+
+    key: str
+    lang: str
+    name: str
+
+
+#: Each note type of every kind in the languages built, by its id.
+Types = Mapping[int, NotetypeOf]
+
+#: A published package or collection larger than this is not read: it is no package of ours.
 MAX_COLLECTION = 2**30
+#: How many times its deflated size a collection may hold: a real one a few times, a zip bomb a thousand.
+MAX_INFLATION = 100
+#: What any collection may hold, whatever its deflated size (an empty one is mostly zeros).
+MIN_ALLOWED = 16 * 2**20
+#: How many SQLite steps reading a collection may take per byte it holds, and at least: a real one takes
+#: about 10 a note, a hundredth of a step per byte, so a join that multiplies rows stops long before it stalls a build.
+STEPS_PER_BYTE = 1
+MIN_STEPS = 10**6
+#: How far ahead of this computer's clock a published time may be (a fast clock built it); later is no real time.
+AHEAD = 366 * 86_400
+#: The pieces a file is copied in: reading a package costs this much memory, not its size.
+_PIECE = 2**20
+
+
+class OddPackageError(ValueError):
+    """Raised for a published package holding what no build of ours writes: it is treated as absent."""
+
+
 #: What reading a file that is a package in form only raises: any file may lie in the output folder.
 _UNREADABLE = (
     OSError,
@@ -63,6 +96,8 @@ class PublishedNote(NamedTuple):
     entry: NoteLock
     #: The name of the deck its card was published in.
     deck: str
+    #: The name of its note type, which a search for it names.
+    notetype: str
 
 
 @dataclass(frozen=True)
@@ -91,21 +126,32 @@ class Published:
 
 
 def read_published(
-    out: Path, bank_id: str, templates: Mapping[str, CardTemplates], problems: Problems, kept: Path | None = None
+    out: Path,
+    bank_id: str,
+    templates: Mapping[str, CardTemplates],
+    problems: Problems,
+    kept: Path | None = None,
+    clock: Clock = _CLOCK,
 ) -> Published:
-    """The published notes of ``bank_id`` of the note types of ``templates``, from every ``.apkg`` directly in ``out``.
+    """The published notes of ``bank_id`` in the languages of ``templates``, from every ``.apkg`` directly in ``out``.
 
     A package that cannot be read is reported as a warning and left out: the
     notes it held then follow the lock alone. What was found in a package is
     kept in the folder ``kept``, by the package's content, for the next build
     (which usually finds the very packages the last one wrote: see :func:`keep`).
+
+    A package is anyone's file: only its real tables are read, with a bounded
+    number of steps, and a time later than a year after ``clock``'s, or an id
+    no build makes, leaves the whole package out with a warning.
     """
     types = notetype_keys(bank_id, templates)
     published = Published()
+    latest = min(clock.now() + AHEAD, MAX_TIME)
     for path in sorted(out.glob("*.apkg")) if out.is_dir() else ():
         try:
-            raw = _package_bytes(path)  # read once: what was kept of it is known by its bytes
-            published.add(_recalled(path, raw, types, kept) or _read_package(path, raw, types, kept))
+            # A link planted in the output folder is not followed outside it; the file is read once, a piece at a time.
+            with open_inside(path, (path.parent,)) as file:
+                published.add(_read_file(path, file, types, latest, kept))
         except _UNREADABLE as err:
             problems.add(
                 path,
@@ -117,21 +163,38 @@ def read_published(
 
 
 def notetype_keys(bank_id: str, templates: Mapping[str, CardTemplates]) -> Types:
-    """The key and language of each note type of ``templates``, by its id."""
-    return {t.kind.notetype_id(bank_id, t.lang): (key, t.lang) for key, t in templates.items()}
+    """Each note type of every kind in the languages of ``templates``, by its id.
+
+    Every kind, not only those built: a question that changed kind leaves a
+    published note of a note type the build may no longer make, which is
+    removed all the same.
+    """
+    langs = sorted({t.lang for t in templates.values()})
+    return {
+        kind.notetype_id(bank_id, lang): NotetypeOf(kind.notetype_key(lang), lang, kind.notetype_name(bank_id, lang))
+        for kind in KINDS.values()
+        for lang in langs
+    }
 
 
 def keep(kept: Path, path: Path, content: bytes, types: Types, found: Published) -> None:
-    """Keep ``found``, the notes of the package ``path`` that holds ``content``, for :func:`read_published`.
+    """Keep ``found``, the notes of the package ``path`` that holds ``content``, for :func:`read_published`."""
+    key = _hasher(types)
+    key.update(content)
+    _keep(kept, path, key.hexdigest(), found)
+
+
+def _keep(kept: Path, path: Path, key: str, found: Published) -> None:
+    """Keep ``found`` under ``key`` (see :func:`_hasher`).
 
     Plain JSON in columns, never pickle: the cache folder may be shared.
     """
-    rows = ((*note.entry, note.deck) for note in found.notes.values())
+    rows = ((*note.entry, note.deck, note.notetype) for note in found.notes.values())
     notes = [list(column) for column in zip(*rows, strict=True)]
     notetypes = {key: [t.digest, t.mtime] for key, t in found.notetypes.items()}
     with contextlib.suppress(OSError):  # without it the next build only reads the package
         kept.mkdir(parents=True, exist_ok=True)
-        text = json.dumps({"key": _key(content, types), "notes": notes, "notetypes": notetypes})
+        text = json.dumps({"key": key, "notes": notes, "notetypes": notetypes})
         write_if_changed(_memo(kept, path), text.encode(), durable=False)
 
 
@@ -139,66 +202,160 @@ def _memo(kept: Path, path: Path) -> Path:
     return kept / f"published-{hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]}.json"
 
 
-def _key(content: bytes, types: Types) -> str:
-    # The code is part of it: another version may read a package otherwise.
-    return hashlib.sha256(f"{code_fingerprint()}\0{sorted(types.items())}\0".encode() + content).hexdigest()
+def _hasher(types: Types) -> hashlib._Hash:
+    """What a package's memo is keyed by, to be fed its bytes.
+
+    The code is part of it: another version may read a package otherwise.
+    """
+    return hashlib.sha256(f"{code_fingerprint()}\0{sorted(types.items())}\0".encode())
 
 
-def _recalled(path: Path, raw: bytes, types: Types, kept: Path | None) -> Published | None:
-    if kept is None:
-        return None
+def _read_file(path: Path, file: io.BufferedReader, types: Types, latest: int, kept: Path | None) -> Published:
+    """The notes of the package open in ``file``: kept from its last reading, else read and kept."""
+    if os.fstat(file.fileno()).st_size > MAX_COLLECTION:
+        raise OddPackageError(f"it is larger than {MAX_COLLECTION} bytes")
+    key = hashlib.file_digest(file, lambda: _hasher(types)).hexdigest()
+    found = _recalled(path, key, kept) if kept is not None else None
+    if found is None:
+        found = _read_package(file, types, latest)
+        if kept is not None:
+            _keep(kept, path, key, found)
+    return found
+
+
+def _recalled(path: Path, key: str, kept: Path) -> Published | None:
     try:
         data = json.loads(_memo(kept, path).read_bytes())
-        if data["key"] != _key(raw, types):
+        if data["key"] != key:
             return None
         rows = zip(*data["notes"], strict=True)
-        notes = {row[0]: PublishedNote(NoteLock._make(row[:-1]), row[-1]) for row in rows}
+        notes = {row[0]: PublishedNote(NoteLock._make(row[:-2]), *row[-2:]) for row in rows}
         notetypes = {key: PublishedNotetype(digest, mtime) for key, (digest, mtime) in data["notetypes"].items()}
         return Published(notes, notetypes)
     except Exception:  # none, or damaged: the package is read instead
         return None
 
 
-def _package_bytes(path: Path) -> bytes:
-    """A package in the output folder: a link planted there is not followed outside it."""
-    return read_inside(path, (path.parent,), MAX_COLLECTION)
+def _read_package(file: io.BufferedReader, types: Types, latest: int) -> Published:
+    """What the package in ``file`` holds: its collection is copied into a private folder and read there.
+
+    Copied a piece at a time, and read by SQLite from the file, it costs memory
+    in proportion to the notes found, not to its size.
+    """
+    file.seek(0)
+    with zipfile.ZipFile(file) as archive, tempfile.TemporaryDirectory(prefix="ankibuild-") as folder:
+        collection = Path(folder) / COLLECTION
+        _inflate(archive, collection)
+        models, decks, rows = _rows(collection)
+    names = {_id(did): _text(deck["name"]) for did, deck in json.loads(decks).items()}
+    notes = (_note(row, types, names, latest) for row in rows if row[1] in types)
+    return Published({note.entry.guid: note for note in notes}, dict(_notetypes(json.loads(models), types, latest)))
 
 
-def _read_package(path: Path, raw: bytes, types: Types, kept: Path | None) -> Published:
-    with zipfile.ZipFile(io.BytesIO(raw)) as archive:
-        if archive.getinfo(COLLECTION).file_size > MAX_COLLECTION:
-            raise ValueError(f"{COLLECTION} is larger than {MAX_COLLECTION} bytes")
-        content = archive.read(COLLECTION)
-    conn = sqlite3.connect(":memory:")
+def _inflate(archive: zipfile.ZipFile, to: Path) -> None:
+    """The package's collection written to ``to``, refused once it grows past what a real one could."""
+    info = archive.getinfo(COLLECTION)
+    allowed = min(MAX_COLLECTION, max(MIN_ALLOWED, MAX_INFLATION * info.compress_size))
+    written = 0
+    with archive.open(info) as entry, to.open("wb") as copy:
+        while piece := entry.read(_PIECE):
+            written += len(piece)
+            if written > allowed:
+                raise OddPackageError(f"its collection inflates to more than {allowed} bytes")
+            copy.write(piece)
+
+
+#: The tables read, as ``sqlite_master`` has them when they are real ones.
+_TABLES = ("col", "notes", "cards")
+_QUERIES = (
+    "SELECT models, decks FROM col",
+    "SELECT n.guid, n.mid, n.mod, n.flds, n.tags, c.did FROM notes n JOIN cards c ON c.nid = n.id",
+)
+
+
+def _rows(collection: Path) -> tuple[Any, Any, list[tuple[Any, ...]]]:
+    """The note types, decks and notes of ``collection``, read with a bounded number of steps."""
+    size = collection.stat().st_size
+    budget = _Budget(max(MIN_STEPS, STEPS_PER_BYTE * size))
+    conn = sqlite3.connect(f"{collection.as_uri()}?mode=ro&immutable=1", uri=True)
     try:
-        conn.deserialize(content)
-        models, decks = conn.execute("SELECT models, decks FROM col").fetchone()
-        rows = conn.execute(
-            "SELECT n.guid, n.mid, n.mod, n.flds, n.tags, c.did FROM notes n JOIN cards c ON c.nid = n.id"
+        conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, max(size, 1))  # no value longer than the file: none is made up
+        conn.execute("PRAGMA trusted_schema = OFF")
+        tables = conn.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name IN (?, ?, ?)", _TABLES
         ).fetchall()
+        if sorted(name for name, sql in tables if str(sql).upper().startswith("CREATE TABLE")) != sorted(_TABLES):
+            raise OddPackageError("its notes, cards or col are not plain tables")
+        conn.set_progress_handler(budget.step, _Budget.EVERY)
+        (models, decks), rows = conn.execute(_QUERIES[0]).fetchone(), conn.execute(_QUERIES[1]).fetchall()
+    except sqlite3.OperationalError as err:
+        if budget.spent:
+            raise OddPackageError("it takes more work to read than any real one") from err
+        raise
     finally:
         conn.close()
-    names = {int(did): deck["name"] for did, deck in json.loads(decks).items()}
-    notes = (_note(row, types, names) for row in rows if row[1] in types)
-    found = Published({note.entry.guid: note for note in notes}, dict(_notetypes(json.loads(models), types)))
-    if kept is not None:
-        keep(kept, path, raw, types, found)
-    return found
+    return models, decks, rows
 
 
-def _note(row: tuple[Any, ...], types: Types, decks: Mapping[int, str]) -> PublishedNote:
+class _Budget:
+    """SQLite's progress handler: stops a query once it has taken the steps it may."""
+
+    #: SQLite calls it every this many steps.
+    EVERY = 1000
+
+    def __init__(self, steps: int) -> None:
+        self.left = steps
+        self.spent = False
+
+    def step(self) -> int:
+        self.left -= self.EVERY
+        self.spent = self.left < 0
+        return int(self.spent)  # not zero: SQLite stops the query
+
+
+def _note(row: tuple[Any, ...], types: Types, decks: Mapping[int, str], latest: int) -> PublishedNote:
     guid, mid, mtime, flds, tags, did = row
-    fields = flds.split("\x1f")
-    digest, parts = note_digest(fields, tags.strip())
-    return PublishedNote(NoteLock(guid, fields[0], types[mid][1], digest, parts, int(mtime)), decks.get(did, ""))
+    fields = _text(flds).split("\x1f")
+    if not (isinstance(guid, str) and _GUID.fullmatch(guid)):
+        raise OddPackageError(f"a note's GUID is none a build makes: {guid!r:.40}")
+    if not SLUG.fullmatch(fields[0]):
+        raise OddPackageError(f"a note's ID is no question id: {fields[0]!r:.40}")
+    digest, parts = note_digest(fields, _text(tags).strip())
+    notetype = types[mid]
+    entry = NoteLock(guid, fields[0], notetype.lang, digest, parts, _time(mtime, latest))
+    return PublishedNote(entry, decks.get(did, ""), notetype.name)
 
 
-def _notetypes(models: Mapping[str, Any], types: Types) -> Iterator[tuple[str, PublishedNotetype]]:
+def _notetypes(models: Mapping[str, Any], types: Types, latest: int) -> Iterator[tuple[str, PublishedNotetype]]:
     for mid, model in models.items():
-        if int(mid) in types:
-            sides = [Side(side["name"], side["qfmt"], side["afmt"]) for side in model["tmpls"]]
-            digest = notetype_digest(sides, [f["name"] for f in model["flds"]], model["css"])
-            yield types[int(mid)][0], PublishedNotetype(digest, int(model["mod"]))
+        if _id(mid) in types:
+            sides = [Side(_text(side["name"]), _text(side["qfmt"]), _text(side["afmt"])) for side in model["tmpls"]]
+            digest = notetype_digest(sides, [_text(f["name"]) for f in model["flds"]], _text(model["css"]))
+            yield types[int(mid)].key, PublishedNotetype(digest, _time(model["mod"], latest))
+
+
+#: A GUID as genanki makes them: printable ASCII, no space, quote or backslash.
+_GUID = re.compile(r"[!#-\[\]-~]{1,64}")
+
+
+def _time(value: object, latest: int) -> int:
+    """A time a note or note type may have been published with: from 1970 to ``latest``."""
+    if type(value) is not int or not 0 <= value <= latest:
+        raise OddPackageError(f"a time is {value!r:.20}, not one between 1970 and a year from now")
+    return value
+
+
+def _id(value: object) -> int:
+    """An id of a deck or note type, written as a JSON key: digits, within what a lock may hold."""
+    if not (isinstance(value, str) and value.isascii() and value.isdigit() and 0 < int(value) <= MAX_ID):
+        raise OddPackageError(f"an id is {str(value)[:20]!r}, which no build makes")
+    return int(value)
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str):
+        raise OddPackageError(f"a text is a {type(value).__name__}")
+    return value
 
 
 def raise_times(lock: Lock, published: Published, clock: Clock) -> Lock:
@@ -262,11 +419,12 @@ def changes_since(
         (h, d) for h, d in notes if (c := known(h.guid)) is None or (c.entry.digest, c.deck) != (h.digest, d)
     ]:
         changes += _note_changes(known(head.guid), head, deck)
-    gone = [published.notes[guid].entry for guid in published.notes.keys() - {head.guid for head, _ in notes}]
+    gone = [published.notes[guid] for guid in published.notes.keys() - {head.guid for head, _ in notes}]
     built = {t.lang for t in templates.values()}
-    gone = [copy for copy in gone if copy.lang in built]
     changes += [
-        Change(c.lang, c.question, ChangeKind.REMOVED) for c in sorted(gone, key=attrgetter("question", "lang"))
+        Change(c.entry.lang, c.entry.question, ChangeKind.REMOVED, notetype=c.notetype)
+        for c in sorted(gone, key=lambda copy: (copy.entry.question, copy.entry.lang))
+        if c.entry.lang in built
     ]
     return changes
 
@@ -276,9 +434,12 @@ def _note_changes(copy: PublishedNote | None, head: NoteHead, deck: str) -> list
         return [Change(head.lang, head.question_id, ChangeKind.NEW)]
     changes = []
     if copy.entry.digest != head.digest:
-        names = (*KINDS[head.kind].fields, "tags")
-        parts = tuple(names[i] for i in changed_parts(copy.entry.parts, head.parts) if i < len(names))
+        fields = (*KINDS[head.kind].fields, "tags")
+        parts = tuple(fields[i] for i in changed_parts(copy.entry.parts, head.parts) if i < len(fields))
         changes.append(Change(head.lang, head.question_id, ChangeKind.CHANGED, parts))
     if copy.deck != deck:
-        changes.append(Change(head.lang, head.question_id, ChangeKind.MOVED, before=copy.deck, after=deck))
+        # The same GUID: the same kind and language, so the same note type.
+        changes.append(
+            Change(head.lang, head.question_id, ChangeKind.MOVED, before=copy.deck, after=deck, notetype=copy.notetype)
+        )
     return changes

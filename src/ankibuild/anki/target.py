@@ -142,19 +142,12 @@ class AnkiPlan:
             written = path in made and _write(path, made.pop(path), options.dry_run)
             result.outputs.append(Output(path, package.lang, len(spec.decks), len(spec.notes), written))
         if not options.dry_run:
-            publish_changelog(out, self.previous, result.changes, self._notetype_names())
+            publish_changelog(out, self.previous, result.changes)
             _record_translations(options.decks / TRANSLATIONS_FILE, self.translations, options.leaves_bank)
             result.lock_written = not options.leaves_bank and _save_lock(options.decks, lock)
         # The next build that may write the lock still has it to tidy: this one must not be taken for it.
         result.lock_untidy = options.leaves_bank and lock.changed
         return result
-
-    def _notetype_names(self) -> dict[str, list[str]]:
-        """The names of each language's note types, for the searches the changelog gives."""
-        names: dict[str, list[str]] = {}
-        for key, model in self.types.items():
-            names.setdefault(self.templates[key].lang, []).append(model.name)
-        return names
 
 
 def _record_translations(path: Path, text: str, leave: bool) -> None:
@@ -198,7 +191,7 @@ def _follow_published(loaded: LoadedBank, lock: Lock, out: Path, clock: Clock, r
     """
     bank, problems = loaded.bank, Problems()
     previous = previous_changelog(out, bank.root / CHANGELOG_FILE, problems)
-    published = read_published(out, bank.id, loaded.templates, problems, Cache(bank.root).kept)
+    published = read_published(out, bank.id, loaded.templates, problems, Cache(bank.root).kept, clock)
     problems.raise_for()
     result.warnings += problems.warnings
     raised = raise_times(lock, published, clock)
@@ -238,7 +231,10 @@ def _keep_published(
         spec = package.spec
         decks = {deck.id: deck.name for deck in spec.decks}
         # The lock's entry is the package's note: its digest and time are what the package holds.
-        notes = {key.guid: PublishedNote(lock.notes[key.guid], decks[key.deck_id]) for key in spec.notes}
+        notes = {
+            key.guid: PublishedNote(lock.notes[key.guid], decks[key.deck_id], by_id[key.notetype_id].name)
+            for key in spec.notes
+        }
         keys = ((by_id[model.model_id][0], mtime) for model, mtime in spec.notetypes)
         notetypes = {key: PublishedNotetype(lock.notetypes[key].digest, mtime) for key, mtime in keys}
         keep(kept, package.path, made[package.path], by_id, Published(notes, notetypes))

@@ -144,9 +144,9 @@ def _as_markdown(page: Page) -> Page:
 
 
 def _check_options(pages: Sequence[Path], question_id: str | None, languages: Sequence[str], topic: str | None) -> None:
-    if question_id is not None and not SLUG.match(question_id):
+    if question_id is not None and not SLUG.fullmatch(question_id):
         raise AnkibuildError(f"--id '{question_id}' is not a slug: use lowercase letters, digits and - _ .")
-    if topic is not None and not TOPIC.match(topic):
+    if topic is not None and not TOPIC.fullmatch(topic):
         raise AnkibuildError(f"--topic '{topic}' is not a valid tag: use letters, digits, - _ . and :: , no spaces")
     for code in languages:
         if not is_language(code):

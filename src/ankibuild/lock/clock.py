@@ -37,5 +37,9 @@ class Clock:
         return seconds if seconds is not None and ANKI_EPOCH <= seconds <= MAX_TIME else self.now()
 
     def after(self, previous: int) -> int:
-        """The current time, or the second after ``previous`` if that is not before it."""
-        return max(self.now(), previous + 1)
+        """The current time, or the second after ``previous`` if that is not before it.
+
+        Never past :data:`MAX_TIME`, which a lock may hold but never exceed: the
+        next build must read what this one writes.
+        """
+        return min(max(self.now(), previous + 1), MAX_TIME)

@@ -6,12 +6,14 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from operator import attrgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..conflicts import conflict_line
 from ..errors import BankError, Problems
+from ..languages import is_language
 from ..paths import UnsafePathError, read_inside
 from .clock import MAX_TIME
 
@@ -82,9 +84,8 @@ class NotetypeLock:
                 "cards": list(self.cards),
                 "digest": self.digest,
                 "mtime": self.mtime,
-            },
-            ensure_ascii=False,
-        )
+            }
+        )  # every character not ASCII escaped: a text JSON reads may hold what UTF-8 cannot write
 
 
 @dataclass
@@ -236,13 +237,36 @@ def _are_texts(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
-_NOTETYPE = {"id": _is_id, "fields": _are_texts, "cards": _are_texts, "digest": _is_text, "mtime": _is_time}
+def _is_slug(value: object) -> bool:
+    return isinstance(value, str) and _slug().fullmatch(value) is not None
+
+
+@cache
+def _slug() -> re.Pattern[str]:
+    from ..validate import SLUG  # what a question id is; a build with nothing to do reads only the lock
+
+    return SLUG
+
+
+def _is_digest(value: object) -> bool:
+    return isinstance(value, str) and _HEX.fullmatch(value) is not None
+
+
+def _are_checksums(value: object) -> bool:
+    return isinstance(value, str) and _CHECKSUMS.fullmatch(value) is not None
+
+
+_HEX = re.compile(r"[0-9a-f]{1,64}")
+_CHECKSUMS = re.compile(r"(?:[0-9a-f]{1,16}(?: [0-9a-f]{1,16})*)?")
+
+_NOTETYPE = {"id": _is_id, "fields": _are_texts, "cards": _are_texts, "digest": _is_digest, "mtime": _is_time}
+# A note's line is written as it is read, unescaped, but for its GUID: each value is of a shape JSON keeps as it is.
 _NOTE = {
     "guid": _is_text,
-    "question": _is_text,
-    "lang": _is_text,
-    "digest": _is_text,
-    "parts": _is_text,
+    "question": _is_slug,
+    "lang": is_language,
+    "digest": _is_digest,
+    "parts": _are_checksums,
     "mtime": _is_time,
 }
 

@@ -263,7 +263,7 @@ def _entries(path: Path, text: str, chunk: str, problems: Problems) -> dict[str,
 
     line = text.count("\n", 0, text.find(chunk)) + 1
     head, *lines = chunk.split("\n")
-    if not (head.endswith(":") and SLUG.match(head[:-1])):
+    if not (head.endswith(":") and SLUG.fullmatch(head[:-1])):
         _damaged(path, line, "expected a question id followed by ':'", problems)
         return None
     entries: dict[str, Entry] = {}
