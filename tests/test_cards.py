@@ -133,7 +133,7 @@ def test_a_regional_language_uses_its_base_languages_labels() -> None:
     swedish = load_templates(TemplateFolders(), KINDS["choice"], "sv", problems)
     assert (brazilian.labels["answer"], brazilian.labels["lang"]) == ("Resposta:", "pt-BR")
     assert 'lang="pt-BR"' in brazilian.sides[0].front
-    assert taiwanese.labels["correct"] == "正確"  # traditional characters, not the simplified 正确
+    assert taiwanese.labels["correct"] == "回答正確"  # traditional characters, not the simplified 回答正确
     assert swedish.labels["answer"] == "Answer:"
     assert [(p.severity.value, p.message) for p in problems.items] == [
         ("warning", "no templates for 'sv': the default (English) wording is used")
@@ -207,3 +207,40 @@ def test_a_formula_keeps_the_punctuation_that_follows_it_on_its_line() -> None:
     assert '<span class="ab-keep">\\( I &gt; \\pi / \\beta \\),</span> the ridge point' in cards["en"].front
     assert '<span class="ab-keep">\\( I &gt; \\pi / \\beta \\)\u00a0:</span> au-delà' in cards["fr"].front
     assert ".ab-keep { display: inline-block; }" in render_cards(decks=DATA / "formulas").templates["en"].css
+
+
+#: Every language with wording of its own.
+CARD_LANGUAGES = sorted(path.parent.name for path in DEFAULTS.glob("*/labels.yaml") if path.parent.name != "default")
+
+
+def _wording(lang: str) -> dict[str, str]:
+    problems = Problems()
+    labels = load_templates(TemplateFolders(), KINDS["truefalse"], lang, problems).labels
+    assert lang not in CARD_LANGUAGES or not problems.items, lang  # any other language: English, with a warning
+    return labels
+
+
+@pytest.mark.parametrize("lang", CARD_LANGUAGES)
+def test_a_verdict_never_reads_as_a_choice(lang: str) -> None:
+    """No verdict (and no statement of the true answer) is worded as a true/false choice: "✓ Falsch" above the
+    option "Falsch" would contradict itself."""
+    labels = _wording(lang)
+
+    def words(text: str) -> str:
+        return "".join(c for c in text.casefold() if c.isalnum())
+
+    choices = {words(labels["true"]), words(labels["false"])}
+    said = {key: words(labels[key]) for key in ("correct", "incorrect", "statement_true", "statement_false")}
+    assert not choices & set(said.values()), (lang, said, choices)
+    assert len(set(said.values())) == len(said), (lang, said)
+
+
+@pytest.mark.parametrize("lang", CARD_LANGUAGES)
+def test_every_language_says_every_label_itself(lang: str) -> None:
+    """A language with its own wording words every label the cards show: no English in the middle of a card."""
+    default = _wording("sv")
+    own = _wording(lang)
+    shown = set(default) - {"lang", "dir", "letters", "script", "shuffle", "show_answer", "again", "language"}
+    shown -= {key for key in default if key.startswith("letter_")}
+    english = sorted(key for key in shown if own[key] == default[key] and lang != "en")
+    assert english == [], (lang, english)
