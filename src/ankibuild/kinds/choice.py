@@ -6,10 +6,12 @@ note type ids have no kind name in them, and its lock key is the language alone.
 
 Everything added since lives within those fields, so that a note released
 before updates in place: several correct answers are the letters in the Answer
-field ("A C"); feedback on an option is an element at the end of the option's
-field that only the back shows; a question's own shuffle setting and "select
-all that apply" are empty elements at the start of the Question field, which the
-card script and stylesheet read. A question with one answer and neither makes
+field ("A C"); feedback on an option is an element, naming the option's letter,
+at the end of the Explanation field, which only the back reads (the card script
+puts it beside its option; Anki's Browse columns show the front, which must
+give nothing away); a question's own shuffle setting and "select all that
+apply" are empty elements at the start of the Question field, which the card
+script and stylesheet read. A question with one answer and neither makes
 exactly the fields it made before.
 """
 
@@ -18,7 +20,6 @@ from __future__ import annotations
 import html
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from itertools import zip_longest
 from typing import ClassVar
 
 from ..checker import Checker, type_name
@@ -43,9 +44,9 @@ PIN_MARK = '<span class="ab-pin"></span>'
 SEVERAL_MARK = '<span class="ab-several"></span>'
 #: Start the Question field of a question with its own shuffle setting, over the bank's.
 SHUFFLE_MARKS = {True: '<span class="ab-shuffle"></span>', False: '<span class="ab-in-order"></span>'}
-#: Wraps an option's feedback at the end of its field; the front hides it. No text a bank
-#: writes can hold it (text shows as typed), so it also tells an option from its feedback.
-FEEDBACK_START = '<div class="ab-feedback">'
+#: Wraps the feedback on the option of a letter, at the end of the Explanation field: the
+#: front never holds it. No text a bank writes can hold this element (text shows as typed).
+FEEDBACK_START = '<div class="ab-feedback" data-letter="{letter}">'
 FEEDBACK_END = "</div>"
 
 
@@ -133,21 +134,26 @@ class Choice(Kind):
 
     def note_fields(self, question: Question, text: Translation, render: Render) -> tuple[str, ...]:
         options = [
-            (PIN_MARK if letter in question.pin else "") + render(letter, option) + _feedback_html(letter, note, render)
-            for letter, option, note in zip_longest(LETTERS, text.options, text.feedback, fillvalue="")
+            (PIN_MARK if letter in question.pin else "") + render(letter, option)
+            for letter, option in zip(LETTERS, text.options, strict=False)
             if option
         ]
         options += [""] * (len(LETTERS) - len(options))
         marks = (SEVERAL_MARK if several_correct(question) else "") + (
             "" if question.shuffle is None else SHUFFLE_MARKS[question.shuffle]
         )
-        explanation = render("Explanation", text.explanation)
+        explanation = render("Explanation", text.explanation) + _feedback_html(text.feedback, render)
         stem = marks + render("Question", text.question)
         return (html.escape(question.id), stem, *options, question.answer, explanation)
 
 
-def _feedback_html(letter: str, feedback: str, render: Render) -> str:
-    return FEEDBACK_START + render(f"feedback-{letter}", feedback) + FEEDBACK_END if feedback else ""
+def _feedback_html(feedback: Sequence[str], render: Render) -> str:
+    """Each option's feedback, by its letter, for the end of the Explanation field."""
+    return "".join(
+        FEEDBACK_START.format(letter=letter) + render(f"feedback-{letter}", text) + FEEDBACK_END
+        for letter, text in zip(LETTERS, feedback, strict=False)
+        if text
+    )
 
 
 def several_correct(question: Question) -> bool:
@@ -156,10 +162,9 @@ def several_correct(question: Question) -> bool:
 
 
 def options_of(fields: Sequence[str]) -> tuple[str, ...]:
-    """The options of a multiple-choice note's fields as the front shows them: without the unused
-    letters, and without their feedback."""
+    """The options of a multiple-choice note's fields as the front shows them, without the unused letters."""
     first = FIELDS.index(LETTERS[0])
-    return tuple(option.split(FEEDBACK_START)[0] for option in fields[first : first + len(LETTERS)] if option)
+    return tuple(option for option in fields[first : first + len(LETTERS)] if option)
 
 
 def _answer(check: Checker, data: Map, qid: str) -> tuple[str, ...] | None:
