@@ -1,0 +1,229 @@
+"""Every kind's cards as Anki shows them, on a phone and a desktop, light and night, in every language.
+
+The packages are imported into a real collection and each card is rendered by
+the ``anki`` library (its question and answer HTML and its note type's CSS);
+headless Chromium shows them as Anki desktop does (one page whose content is
+swapped at the flip), options tapped with real input events and reached with
+real key presses. The banks: the sample bank (every kind, long real questions)
+and a bank of every kind in every language with card labels.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from anki.collection import Card
+
+from ankibuild import build
+from ankibuild.preview import card_document
+
+from .ankitools import collection, import_package
+from .cdp import Browser, Page, chromium
+from .conftest import ROOT
+from .test_browser import ANKI_HR, OUTPUT, SWAP, _served, browser
+from .test_cards import CARD_LANGUAGES, _wording
+
+__all__ = ["browser"]  # the fixture, shared with the other browser tests
+
+pytestmark = pytest.mark.skipif(
+    chromium() is None, reason="no Chromium installed: apt-get install chromium (Debian) to run the browser tests"
+)
+
+SCREENS = {"phone": (390, 640), "desktop": (1024, 768)}
+MODES = {"light": "", "night": "nightMode"}
+
+
+def _every_kind_bank(decks: Path) -> None:
+    """A question of each kind, with numbers for texts, in every language with card labels."""
+    decks.mkdir(parents=True)
+    langs = ", ".join(CARD_LANGUAGES)
+    topic = "".join(f"    {lang}: Numbers\n" for lang in CARD_LANGUAGES)
+    title = "".join(f"  {lang}: Numbers\n" for lang in CARD_LANGUAGES)
+    (decks / "bank.yaml").write_text(
+        f"id: every-kind\nlanguages: [{langs}]\nshuffle: false\ntitle:\n{title}topics:\n  numbers:\n{topic}",
+        encoding="utf-8",
+    )
+    texts = {
+        "several": "      question: \u2265 10?\n      options: ['12', '7', '30', '3']\n"
+        "      explanation: 12 \u2265 10, 30 \u2265 10.\n      feedback:\n        B: 7 < 10\n",
+        "statement": "      question: 2 + 2 = 5\n      explanation: 2 + 2 = 4\n",
+        "product": "      question: 7 \u00d7 8\n      answer: '56'\n      explanation: 7 \u00d7 8 = 56\n",
+    }
+    heads = {
+        "several": "  - id: several\n    topics: [numbers]\n    answer: [A, C]\n",
+        "statement": "  - id: statement\n    kind: truefalse\n    topics: [numbers]\n    answer: false\n",
+        "product": "  - id: product\n    kind: flashcard\n    reverse: true\n    topics: [numbers]\n",
+    }
+    body = "".join(heads[key] + "".join(f"    {lang}:\n{texts[key]}" for lang in CARD_LANGUAGES) for key in heads)
+    (decks / "numbers.yaml").write_text(f"deck:\n{title}questions:\n{body}", encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class AnkiCard:
+    """One card as the ``anki`` library renders it, and where it comes from."""
+
+    bank: str
+    lang: str
+    question_id: str
+    ord: int
+    question: str
+    answer: str
+    css: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.bank}/{self.lang}/{self.question_id}/{self.ord}"
+
+
+def _rendered(root: Path) -> tuple[list[AnkiCard], Path]:
+    """Every card of the two banks, rendered by Anki, and the collection's media folder (the card script)."""
+    cards: list[AnkiCard] = []
+    shutil.copytree(ROOT / "decks", root / "sample" / "decks")
+    _every_kind_bank(root / "every-kind" / "decks")
+    with collection(root / "collection.anki2") as col:
+        for bank in ("sample", "every-kind"):
+            build(decks=root / bank / "decks", out=root / bank / "dist")
+            seen = set(col.find_cards(""))
+            for package in sorted((root / bank / "dist").glob("*.apkg")):
+                import_package(col, package)
+            cards += [_render(col.get_card(card_id), bank) for card_id in col.find_cards("") if card_id not in seen]
+        media = Path(col.media.dir())
+    return cards, media
+
+
+def _render(card: Card, bank: str) -> AnkiCard:
+    note = card.note()
+    notetype = note.note_type()
+    assert notetype is not None
+    lang = notetype["name"].rsplit("(", 1)[1].rstrip(")")  # "ai-stack (de)", "ai-stack flashcard (de)"
+    output = card.render_output(reload=True)
+    return AnkiCard(bank, lang, note["ID"], card.ord, output.question_text, output.answer_text, output.css)
+
+
+@pytest.fixture(scope="module")
+def anki_cards(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, list[AnkiCard]]]:
+    root = tmp_path_factory.mktemp("anki-cards")
+    cards, media = _rendered(root)
+    pages = root / "pages"
+    shutil.copytree(media, pages)
+    for index, css in enumerate(sorted({card.css for card in cards})):
+        (pages / f"empty-{index}.html").write_text(card_document(ANKI_HR + css, ""), encoding="utf-8")
+    with _served(pages) as url:
+        yield url, cards
+
+
+def _empty_page(url: str, cards: list[AnkiCard], card: AnkiCard) -> str:
+    return f"{url}/empty-{sorted({c.css for c in cards}).index(card.css)}.html"
+
+
+#: What matters on a phone, measured: sideways overflow, where each option and the
+#: back's verdict and named answer end, what the verdict says, the flashcard's answer area.
+LAYOUT = """(() => {
+  const bottom = (element) => element ? element.getBoundingClientRect().bottom + scrollY : 0;
+  const shown = (element) => !!element && getComputedStyle(element).display !== "none"
+    && element.getBoundingClientRect().height > 0;
+  const verdict = document.querySelector(".ab-verdict");
+  const keyed = [...document.querySelectorAll(".ab-key-option, .ab-statement > span")].filter(shown);
+  const answer = document.querySelector(".ab-answer");
+  return {
+    overflow: document.documentElement.scrollWidth > document.documentElement.clientWidth,
+    options: [...document.querySelectorAll(".ab-quiz .ab-option")].map(bottom),
+    verdict: shown(verdict) ? verdict.innerText.trim() : "",
+    verdictBottom: bottom(verdict),
+    key: keyed.map((e) => e.innerText.trim().replace(/\\s+/g, " ")),
+    keyBottom: Math.max(0, ...keyed.map(bottom)),
+    answerArea: answer ? {
+      label: answer.querySelector(".ab-label").innerText.trim(),
+      edge: getComputedStyle(answer).borderInlineStartWidth,
+      ground: getComputedStyle(answer).backgroundColor,
+    } : null,
+  };
+})()"""
+
+
+def _show(page: Page, html: str, night: str) -> dict[str, Any]:
+    page.evaluate(f"({SWAP})({json.dumps(html)})")
+    page.evaluate(f"document.body.className = 'card card1 {night}'; window.scrollTo(0, 0)")
+    layout: dict[str, Any] = page.evaluate(LAYOUT)
+    return layout
+
+
+def _tap(page: Page, letter: str) -> None:
+    """A real tap in the middle of the option with ``letter``."""
+    x, y = page.evaluate(
+        f"(() => {{ const box = document.querySelector('.ab-quiz .ab-option[data-letter=\"{letter}\"]')"
+        ".getBoundingClientRect(); return [box.x + box.width / 2, box.y + box.height / 2]; })()"
+    )
+    page.click(x, y)
+
+
+def _answer_of(card: AnkiCard) -> list[str]:
+    return card.answer.split('class="ab-back" data-answer="', 1)[1].split('"', 1)[0].split()
+
+
+def _letters_of(card: AnkiCard) -> list[str]:
+    return [part.split('"', 1)[0] for part in card.question.split('class="ab-option" data-letter="')[1:]]
+
+
+@pytest.mark.parametrize("screen", SCREENS)
+def test_every_card_fits_and_names_its_answer_on_every_screen(
+    browser: Browser, anki_cards: tuple[str, list[AnkiCard]], screen: str
+) -> None:
+    """Front: no sideways overflow, every option of the sample bank on screen. Back, after a real tap on a wrong
+    option: the verdict and the correct option's letter and text on screen, and the verdict no choice's words."""
+    url, cards = anki_cards
+    width, height = SCREENS[screen]
+    page = browser.new_page(width, height)
+    try:
+        shown = ""
+        for card in cards:
+            if _empty_page(url, cards, card) != shown:  # the note type's CSS, in the page's head
+                shown = _empty_page(url, cards, card)
+                page.navigate(shown)
+            for mode, night in MODES.items():
+                where = (card.name, screen, mode)
+                front = _show(page, card.question, night)
+                assert not front["overflow"], where
+                if card.bank == "sample":
+                    assert max(front["options"], default=0) <= height, (where, front["options"])
+                if 'class="ab-back" data-answer="' in card.answer:
+                    shot = screen == "phone" and card.bank == "sample" and not night
+                    _check_judged_back(page, card, night, height, where)
+                    if shot:
+                        page.screenshot(OUTPUT / f"phone-{card.lang}-{card.question_id}-back.png")
+                else:
+                    _check_flashcard_back(page, card, night, where)
+        assert page.errors() == []
+    finally:
+        page.close()
+
+
+def _check_judged_back(page: Page, card: AnkiCard, night: str, height: int, where: tuple[str, ...]) -> None:
+    answer = _answer_of(card)
+    wrong = next(letter for letter in _letters_of(card) if letter not in answer)
+    _tap(page, wrong)
+    back = _show(page, card.answer, night)
+    labels = _wording(card.lang)
+    assert not back["overflow"], where
+    assert back["verdict"] and back["verdictBottom"] <= height, (where, back)
+    assert back["verdict"].strip("\u2713\u2717\u00a0 ") == labels["incorrect"], (where, back["verdict"])
+    assert back["key"] and back["keyBottom"] <= height, (where, back)
+    assert not {labels["true"], labels["false"]} & {back["verdict"].strip("\u2713\u2717\u00a0 "), *back["key"]}, where
+
+
+def _check_flashcard_back(page: Page, card: AnkiCard, night: str, where: tuple[str, ...]) -> None:
+    back = _show(page, card.answer, night)
+    area = back["answerArea"]
+    if area is None:  # a cloze: its back shows the text with the clozes filled in
+        assert not back["overflow"], where
+        return
+    labels = _wording(card.lang)
+    assert area["label"] == (labels["question"] if card.ord == 1 else labels["answer"]), (where, area)
+    assert area["edge"] != "0px" and area["ground"] != "rgba(0, 0, 0, 0)", (where, area)
+    assert not back["overflow"], where
