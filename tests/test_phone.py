@@ -11,9 +11,11 @@ and a bank of every kind in every language with card labels.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
+from html import unescape
 from pathlib import Path
 from typing import Any
 
@@ -227,3 +229,94 @@ def _check_flashcard_back(page: Page, card: AnkiCard, night: str, where: tuple[s
     assert area["label"] == (labels["question"] if card.ord == 1 else labels["answer"]), (where, area)
     assert area["edge"] != "0px" and area["ground"] != "rgba(0, 0, 0, 0)", (where, area)
     assert not back["overflow"], where
+
+
+def _key(page: Page, key: str, code: str, keycode: int) -> None:
+    """A real key press, as the keyboard sends it."""
+    params = {"key": key, "code": code, "windowsVirtualKeyCode": keycode}
+    page.send("Input.dispatchKeyEvent", {"type": "rawKeyDown", **params})
+    if key == " ":
+        page.send("Input.dispatchKeyEvent", {"type": "char", "text": " ", **params})
+    page.send("Input.dispatchKeyEvent", {"type": "keyUp", **params})
+
+
+def _tree(page: Page) -> list[dict[str, Any]]:
+    """Chromium's accessibility tree: each node's role, name, and the properties asked for."""
+    nodes = page.send("Accessibility.getFullAXTree")["nodes"]
+    found = []
+    for node in nodes:
+        if node.get("ignored"):
+            continue
+        props = {p["name"]: p["value"].get("value") for p in node.get("properties", [])}
+        found.append({"role": node["role"]["value"], "name": node.get("name", {}).get("value", ""), **props})
+    return found
+
+
+@pytest.mark.parametrize("question_id", ["several", "statement"])
+@pytest.mark.parametrize("lang", ["en", "he", "zh-Hant"])
+def test_options_are_named_controls_reached_and_chosen_by_keyboard(
+    browser: Browser, anki_cards: tuple[str, list[AnkiCard]], question_id: str, lang: str
+) -> None:
+    """Tab reaches each option, Space and Enter choose; the tree names the group and every option, with its state;
+    the back's verdict is a live region."""
+    url, cards = anki_cards
+    card = next(c for c in cards if (c.bank, c.lang, c.question_id) == ("every-kind", lang, question_id))
+    page = browser.new_page(*SCREENS["phone"])
+    try:
+        page.navigate(_empty_page(url, cards, card))
+        page.send("Accessibility.enable")
+        _show(page, card.question, "")
+        focused = []
+        for _ in _letters_of(card):
+            _key(page, "Tab", "Tab", 9)
+            focused.append(page.evaluate("document.activeElement.dataset.letter || ''"))
+        _key(page, " ", "Space", 32)  # the last option
+        page.evaluate("document.querySelector('.ab-option').focus()")
+        _key(page, "Enter", "Enter", 13)  # the first
+        tree = _tree(page)
+        role = "checkbox" if question_id == "several" else "radio"
+        group = next(n for n in tree if n["role"] in ("group", "radiogroup") and n["name"])
+        options = [n for n in tree if n["role"] == role]
+        page.evaluate(f"({SWAP})({json.dumps(card.answer)})")
+        live = [n for n in _tree(page) if n.get("live") == "polite"]
+    finally:
+        page.close()
+    assert focused == _letters_of(card)
+    assert group["name"].startswith({"several": "\u2265 10?", "statement": "2 + 2 = 5"}[question_id]), group
+    assert len(options) == len(focused) and all(n["name"] and n.get("focusable") for n in options), options
+    checked = [n.get("checked") for n in options]
+    assert checked == (["true", "false", "false", "true"] if role == "checkbox" else ["true", "false"]), checked
+    assert live, "the verdict is announced"
+
+
+#: Feedback written in tests/data/choice-features, in English and Arabic.
+FEEDBACK = ("UDP sends datagrams", "ICMP carries error", "Port 80 is plain HTTP", "يرسل UDP رزمًا", "المنفذ 80 هو")
+
+
+def test_nothing_of_the_answer_shows_in_anki_outside_the_review(tmp_path: Path) -> None:
+    """Anki's Browse columns and sort field show no feedback, explanation or answer of any card: its question side
+    (HTML stripped, as Browse shows it) holds none, nor does the note's sort field."""
+    with collection(tmp_path / "c.anki2") as col:
+        for scenario in ("choice-features", "more-kinds"):
+            shutil.copytree(ROOT / "tests" / "data" / scenario, tmp_path / scenario / "decks")
+            build(decks=tmp_path / scenario / "decks", out=tmp_path / scenario / "dist")
+            for package in sorted((tmp_path / scenario / "dist").glob("*.apkg")):
+                import_package(col, package)
+        assert col.db is not None
+        seen = {}
+        for card_id in col.find_cards(""):
+            card = col.get_card(card_id)
+            note = card.note()
+            browsed = _plain(card.render_output(reload=True).question_text)
+            browsed += " " + str(col.db.scalar("select sfld from notes where id = ?", note.id))
+            secrets = [_plain(part) for part in note["Explanation"].split('data-letter="')] + list(FEEDBACK)
+            if "Reverse" in note and card.ord == 0:  # a flashcard's answer, asked on its reverse card
+                secrets.append(_plain(note["Answer"]))
+            seen[note["ID"], card.ord, note.note_type()["name"]] = [s for s in secrets if s and s in browsed]  # type: ignore[index]
+    assert len(seen) > 10 and not any(seen.values()), seen
+
+
+def _plain(html: str) -> str:
+    """A text as Browse shows it: no tags, no leading letter of a feedback element (``B">``)."""
+    text = re.sub(r"<[^>]+>", " ", re.sub(r'^[A-F]">', "", html))
+    return " ".join(unescape(text).split())
