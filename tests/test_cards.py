@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import zipfile
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -213,7 +214,7 @@ def test_a_formula_keeps_the_punctuation_that_follows_it_on_its_line() -> None:
 CARD_LANGUAGES = sorted(path.parent.name for path in DEFAULTS.glob("*/labels.yaml") if path.parent.name != "default")
 
 
-def _wording(lang: str) -> dict[str, str]:
+def _wording(lang: str) -> Mapping[str, str]:
     problems = Problems()
     labels = load_templates(TemplateFolders(), KINDS["truefalse"], lang, problems).labels
     assert lang not in CARD_LANGUAGES or not problems.items, lang  # any other language: English, with a warning

@@ -19,8 +19,10 @@ from html import unescape
 from pathlib import Path
 from typing import Any
 
+import anki.collection  # noqa: F401  imported first: anki.cards depends on it
 import pytest
-from anki.collection import Card
+
+from anki.cards import Card  # isort: skip
 
 from ankibuild import build
 from ankibuild.preview import card_document
