@@ -30,7 +30,7 @@ from ankibuild.preview import card_document
 from .ankitools import collection, import_package
 from .cdp import Browser, Page, chromium
 from .conftest import ROOT
-from .test_browser import ANKI_HR, OUTPUT, SWAP, _served, browser
+from .test_browser import ANKI_HR, OUTPUT, SWAP, _published, _served, browser
 from .test_cards import CARD_LANGUAGES, _wording
 
 __all__ = ["browser"]  # the fixture, shared with the other browser tests
@@ -322,3 +322,34 @@ def _plain(html: str) -> str:
     """A text as Browse shows it: no tags, no leading letter of a feedback element (``B">``)."""
     text = re.sub(r"<[^>]+>", " ", re.sub(r'^[A-F]">', "", html))
     return " ".join(unescape(text).split())
+
+
+#: Every control of the preview page a finger taps, with its size, and each package name's lines.
+TARGETS = """(() => {
+  const controls = [...document.querySelectorAll("a, button:not([hidden]), label")].map((e) => {
+    const box = e.getBoundingClientRect();
+    return {text: e.textContent.trim(), width: box.width, height: box.height};
+  });
+  const names = [...document.querySelectorAll(".pv-downloads td a")].map((a) => a.getClientRects().length);
+  const lineHeight = (e) => parseFloat(getComputedStyle(e).lineHeight);
+  const headings = [...document.querySelectorAll(".pv-nav a, .pv-lang h2")].map(
+    (e) => ({text: e.textContent, lines: Math.round(e.getBoundingClientRect().height / lineHeight(e))}));
+  return {controls, names, headings, overflow: document.documentElement.scrollWidth > innerWidth};
+})()"""
+
+
+def test_the_preview_on_a_phone_has_44_pixel_targets_and_whole_names(browser: Browser, tmp_path: Path) -> None:
+    """At 390 px every link, button and checkbox label is at least 44 px each way, and no package name breaks."""
+    page = browser.new_page(*SCREENS["phone"])
+    try:
+        page.navigate(_published(tmp_path, "every-language").as_uri())
+        page.evaluate("document.querySelector('.pv-card').scrollIntoView()")  # its frame is made near the screen
+        page.wait_for("document.querySelectorAll('.pv-card[data-ready]').length > 0")
+        page.evaluate("window.scrollTo(0, 0)")
+        seen = page.evaluate(TARGETS)
+    finally:
+        page.close()
+    small = [c for c in seen["controls"] if c["width"] < 44 or c["height"] < 44]
+    assert len(seen["controls"]) > 30 and small == [], small
+    assert len(seen["names"]) == 15 and set(seen["names"]) == {1}, seen["names"]
+    assert not seen["overflow"]

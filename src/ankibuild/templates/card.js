@@ -230,6 +230,12 @@
   // front's layout).
   Card.prototype.fit = function () {
     var screen = window.innerHeight || document.documentElement.clientHeight;
+    try {
+      // A card in a frame as tall as itself (the preview page): the window's screen counts.
+      screen = window.top !== window ? window.top.innerHeight : screen;
+    } catch (foreign) {
+      // A frame of another origin: its own height is all there is.
+    }
     var quiz = this.quiz;
     var list = this.list;
     function fits() {
