@@ -331,10 +331,7 @@ TARGETS = """(() => {
     return {text: e.textContent.trim(), width: box.width, height: box.height};
   });
   const names = [...document.querySelectorAll(".pv-downloads td a")].map((a) => a.getClientRects().length);
-  const lineHeight = (e) => parseFloat(getComputedStyle(e).lineHeight);
-  const headings = [...document.querySelectorAll(".pv-nav a, .pv-lang h2")].map(
-    (e) => ({text: e.textContent, lines: Math.round(e.getBoundingClientRect().height / lineHeight(e))}));
-  return {controls, names, headings, overflow: document.documentElement.scrollWidth > innerWidth};
+  return {controls, names, overflow: document.documentElement.scrollWidth > innerWidth};
 })()"""
 
 
