@@ -135,7 +135,14 @@ LAYOUT = """(() => {
   const verdict = document.querySelector(".ab-verdict");
   const keyed = [...document.querySelectorAll(".ab-key-option, .ab-statement > span")].filter(shown);
   const answer = document.querySelector(".ab-answer");
+  const explanation = document.querySelector(".ab-explanation");
+  const asked = document.querySelector(".ab-flash > .ab-label");
   return {
+    asked: asked ? asked.innerText.trim() : "",
+    explanation: explanation ? {
+      heading: explanation.querySelector(".ab-label").tagName,
+      measure: explanation.getBoundingClientRect().width / parseFloat(getComputedStyle(explanation).fontSize),
+    } : null,
     overflow: document.documentElement.scrollWidth > document.documentElement.clientWidth,
     options: [...document.querySelectorAll(".ab-quiz .ab-option")].map(bottom),
     verdict: shown(verdict) ? verdict.innerText.trim() : "",
@@ -194,6 +201,8 @@ def test_every_card_fits_and_names_its_answer_on_every_screen(
                 where = (card.name, screen, mode)
                 front = _show(page, card.question, night)
                 assert not front["overflow"], where
+                if card.bank == "every-kind" and card.question_id == "product":  # the reverse card asks with the answer
+                    assert front["asked"] == ("" if card.ord == 0 else _wording(card.lang)["answer"]), (where, front)
                 if card.bank == "sample":
                     assert max(front["options"], default=0) <= height, (where, front["options"])
                 if 'class="ab-back" data-answer="' in card.answer:
@@ -218,6 +227,11 @@ def _check_judged_back(page: Page, card: AnkiCard, night: str, height: int, wher
     assert back["verdict"] and back["verdictBottom"] <= height, (where, back)
     assert back["verdict"].strip("\u2713\u2717\u00a0 ") == labels["incorrect"], (where, back["verdict"])
     assert back["key"] and back["keyBottom"] <= height, (where, back)
+    if answer[0] in ("true", "false"):
+        assert back["key"] == [labels[f"statement_{answer[0]}"]], (where, back["key"])
+    else:  # each correct option by the letter it was shown with, and its text
+        assert len(back["key"]) == len(answer), (where, back["key"])
+    assert back["explanation"]["heading"] == "H2" and back["explanation"]["measure"] <= 36.5, (where, back)
     assert not {labels["true"], labels["false"]} & {back["verdict"].strip("\u2713\u2717\u00a0 "), *back["key"]}, where
 
 
