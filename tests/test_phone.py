@@ -268,6 +268,11 @@ def _tree(page: Page) -> list[dict[str, Any]]:
     return found
 
 
+#: The keys said under the options, where shown.
+HINT = """(() => { const hint = document.querySelector(".ab-keys");
+  return hint && getComputedStyle(hint).display !== "none" ? hint.innerText.trim() : ""; })()"""
+
+
 @pytest.mark.parametrize("question_id", ["several", "statement"])
 @pytest.mark.parametrize("lang", ["en", "he", "zh-Hant"])
 def test_options_are_named_controls_reached_and_chosen_by_keyboard(
@@ -289,6 +294,10 @@ def test_options_are_named_controls_reached_and_chosen_by_keyboard(
         _key(page, " ", "Space", 32)  # the last option
         page.evaluate("document.querySelector('.ab-option').focus()")
         _key(page, "Enter", "Enter", 13)  # the first
+        hints = [page.evaluate(HINT)]
+        page.send("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 1})  # a touch screen
+        hints.append(page.evaluate(HINT))
+        page.send("Emulation.setTouchEmulationEnabled", {"enabled": False})
         tree = _tree(page)
         role = "checkbox" if question_id == "several" else "radio"
         group = next(n for n in tree if n["role"] in ("group", "radiogroup") and n["name"])
@@ -303,6 +312,7 @@ def test_options_are_named_controls_reached_and_chosen_by_keyboard(
     checked = [n.get("checked") for n in options]
     assert checked == (["true", "false", "false", "true"] if role == "checkbox" else ["true", "false"]), checked
     assert live, "the verdict is announced"
+    assert hints == [_wording(lang)["keys"], ""], "the keys are said where there is a keyboard alone"
 
 
 #: Feedback written in tests/data/choice-features, in English and Arabic.
