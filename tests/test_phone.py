@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from html import unescape
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import anki.collection  # noqa: F401  imported first: anki.cards depends on it
 import pytest
@@ -374,3 +375,57 @@ def test_the_preview_on_a_phone_has_44_pixel_targets_and_whole_names(browser: Br
     assert len(seen["controls"]) > 30 and small == [], small
     assert len(seen["names"]) == 15 and set(seen["names"]) == {1}, seen["names"]
     assert not seen["overflow"]
+
+
+#: The cards of each kind shown in docs/cards/: the sample bank's, in English, and the every-kind bank's in Hebrew.
+SHOWN = {
+    "choice": ("w4a16-decode", 0, "several"),
+    "truefalse": ("hbm-beside-the-gpu", 0, "statement"),
+    "flashcard": ("arithmetic-intensity", 1, "product"),
+    "cloze": ("roofline-bound", 1, ""),
+}
+
+
+def _pane(page: Page, card: AnkiCard, night: str) -> str:
+    """The card's back after a wrong tap (a flashcard's or cloze's back as it is), as a PNG in a data URL."""
+    _show(page, card.question, night)
+    if 'class="ab-back" data-answer="' in card.answer:
+        _tap(page, next(letter for letter in _letters_of(card) if letter not in _answer_of(card)))
+    _show(page, card.answer, night)
+    shot = page.send("Page.captureScreenshot", {"format": "png"})["data"]
+    return f"data:image/png;base64,{shot}"
+
+
+def _find(cards: list[AnkiCard], bank: str, lang: str, question_id: str, ord_: int) -> list[AnkiCard]:
+    return [c for c in cards if (c.bank, c.lang, c.question_id, c.ord) == (bank, lang, question_id, ord_)]
+
+
+def _screen(page: Page, width: int) -> None:
+    page.send(
+        "Emulation.setDeviceMetricsOverride", {"width": width, "height": 640, "deviceScaleFactor": 1, "mobile": False}
+    )
+
+
+def test_screenshots_of_each_kind_on_a_phone(browser: Browser, anki_cards: tuple[str, list[AnkiCard]]) -> None:
+    """One sheet per kind in tests/output/ (copied to docs/cards/ when the cards change): the back at 390 x 640 in
+    English, light and night, and in Hebrew (right to left)."""
+    url, cards = anki_cards
+    page = browser.new_page(*SCREENS["phone"])
+    try:
+        for kind, (sample_id, ord_, hebrew_id) in SHOWN.items():
+            (english,) = _find(cards, "sample", "en", sample_id, ord_)
+            shown = [(english, ""), (english, "nightMode")]
+            shown += [(card, "") for card in _find(cards, "every-kind", "he", hebrew_id, ord_)]
+            panes = []
+            for card, night in shown:
+                page.navigate(_empty_page(url, cards, card))
+                panes.append(_pane(page, card, night))
+            sheet = "".join(f'<img src="{pane}" width="390" height="640">' for pane in panes)
+            _screen(page, 400 * len(panes))
+            page.navigate("data:text/html," + quote(f'<body style="margin:0;display:flex;gap:10px">{sheet}'))
+            page.screenshot(OUTPUT / f"kind-{kind}.png")
+            _screen(page, SCREENS["phone"][0])
+            assert len(panes) == (2 if kind == "cloze" else 3)
+        assert page.errors() == []
+    finally:
+        page.close()
