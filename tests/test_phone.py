@@ -146,6 +146,8 @@ LAYOUT = """(() => {
     } : null,
     overflow: document.documentElement.scrollWidth > document.documentElement.clientWidth,
     options: [...document.querySelectorAll(".ab-quiz .ab-option")].map(bottom),
+    smallest: Math.min(...[...document.querySelectorAll(".ab-quiz .ab-option")].map(
+      (e) => e.getBoundingClientRect().height)),
     verdict: shown(verdict) ? verdict.innerText.trim() : "",
     verdictBottom: bottom(verdict),
     key: keyed.map((e) => e.innerText.trim().replace(/\\s+/g, " ")),
@@ -187,8 +189,9 @@ def _letters_of(card: AnkiCard) -> list[str]:
 def test_every_card_fits_and_names_its_answer_on_every_screen(
     browser: Browser, anki_cards: tuple[str, list[AnkiCard]], screen: str
 ) -> None:
-    """Front: no sideways overflow, every option of the sample bank on screen. Back, after a real tap on a wrong
-    option: the verdict and the correct option's letter and text on screen, and the verdict no choice's words."""
+    """Front: no sideways overflow, every option of the sample bank on screen, each at least 44 px tall. Back,
+    after a real tap on a wrong option: the verdict and the correct option's letter and text on screen, and the
+    verdict no choice's words."""
     url, cards = anki_cards
     width, height = SCREENS[screen]
     page = browser.new_page(width, height)
@@ -206,6 +209,7 @@ def test_every_card_fits_and_names_its_answer_on_every_screen(
                     assert front["asked"] == ("" if card.ord == 0 else _wording(card.lang)["answer"]), (where, front)
                 if card.bank == "sample":
                     assert max(front["options"], default=0) <= height, (where, front["options"])
+                assert not front["options"] or front["smallest"] >= 44, (where, front["smallest"])  # a finger's size
                 if 'class="ab-back" data-answer="' in card.answer:
                     shot = screen == "phone" and card.bank == "sample" and not night
                     _check_judged_back(page, card, night, height, where)
