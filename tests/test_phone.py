@@ -33,6 +33,7 @@ from .cdp import Browser, Page, chromium
 from .conftest import ROOT
 from .test_browser import ANKI_HR, OUTPUT, SWAP, _published, _served, browser
 from .test_cards import CARD_LANGUAGES, _wording
+from .test_choice_browser import _tap
 
 __all__ = ["browser"]  # the fixture, shared with the other browser tests
 
@@ -166,15 +167,6 @@ def _show(page: Page, html: str, night: str) -> dict[str, Any]:
     page.evaluate(f"document.body.className = 'card card1 {night}'; window.scrollTo(0, 0)")
     layout: dict[str, Any] = page.evaluate(LAYOUT)
     return layout
-
-
-def _tap(page: Page, letter: str) -> None:
-    """A real tap in the middle of the option with ``letter``."""
-    x, y = page.evaluate(
-        f"(() => {{ const box = document.querySelector('.ab-quiz .ab-option[data-letter=\"{letter}\"]')"
-        ".getBoundingClientRect(); return [box.x + box.width / 2, box.y + box.height / 2]; })()"
-    )
-    page.click(x, y)
 
 
 def _answer_of(card: AnkiCard) -> list[str]:
