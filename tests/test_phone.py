@@ -60,11 +60,13 @@ def _every_kind_bank(decks: Path) -> None:
         "      explanation: 12 \u2265 10, 30 \u2265 10.\n      feedback:\n        B: 7 < 10\n",
         "statement": "      question: 2 + 2 = 5\n      explanation: 2 + 2 = 4\n",
         "product": "      question: 7 \u00d7 8\n      answer: '56'\n      explanation: 7 \u00d7 8 = 56\n",
+        "gap": "      question: 7 \u00d7 8 = {{c1::56}}\n      explanation: 56 = 2\u00b3 \u00d7 7\n",
     }
     heads = {
         "several": "  - id: several\n    topics: [numbers]\n    answer: [A, C]\n",
         "statement": "  - id: statement\n    kind: truefalse\n    topics: [numbers]\n    answer: false\n",
         "product": "  - id: product\n    kind: flashcard\n    reverse: true\n    topics: [numbers]\n",
+        "gap": "  - id: gap\n    kind: cloze\n    topics: [numbers]\n",
     }
     body = "".join(heads[key] + "".join(f"    {lang}:\n{texts[key]}" for lang in CARD_LANGUAGES) for key in heads)
     (decks / "numbers.yaml").write_text(f"deck:\n{title}questions:\n{body}", encoding="utf-8")
@@ -378,7 +380,7 @@ SHOWN = {
     "choice": ("w4a16-decode", 0, "several"),
     "truefalse": ("hbm-beside-the-gpu", 0, "statement"),
     "flashcard": ("arithmetic-intensity", 1, "product"),
-    "cloze": ("roofline-bound", 1, ""),
+    "cloze": ("roofline-bound", 0, "gap"),
 }
 
 
@@ -421,7 +423,7 @@ def test_screenshots_of_each_kind_on_a_phone(browser: Browser, anki_cards: tuple
             page.navigate("data:text/html," + quote(f'<body style="margin:0;display:flex;gap:10px">{sheet}'))
             page.screenshot(OUTPUT / f"kind-{kind}.png")
             _screen(page, SCREENS["phone"][0])
-            assert len(panes) == (2 if kind == "cloze" else 3)
+            assert len(panes) == 3
         assert page.errors() == []
     finally:
         page.close()
