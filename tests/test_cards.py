@@ -152,6 +152,36 @@ def test_letters_must_be_six(project: Project) -> None:
     assert problem.message == "'letters' must list 6 letters separated by spaces"
 
 
+@pytest.mark.parametrize(
+    ("written", "line", "message"),
+    [
+        (
+            "answer: Lösung\nincorrect: Falsch!\n",
+            2,
+            "the verdict 'incorrect' reads 'Falsch!', the words of the choice 'false'",
+        ),
+        (
+            "true: Richtig beantwortet\n",
+            1,
+            "the verdict 'correct' reads 'Richtig beantwortet', the words of the choice 'true'",
+        ),
+    ],
+)
+def test_a_banks_own_verdict_worded_as_a_choice_is_a_warning(
+    project: Project, written: str, line: int, message: str
+) -> None:
+    """A bank's own labels that make a verdict read as a choice: a warning at the label the bank wrote."""
+    for name in ("card.js", "style.css"):
+        (project.templates / name).unlink()
+    shutil.rmtree(project.templates / "default")
+    (project.templates / "de" / "labels.yaml").write_text(written, encoding="utf-8")
+    problems = Problems()
+    load_templates(TemplateFolders(project.templates), KINDS["truefalse"], "de", problems)
+    (problem,) = problems.items
+    assert (problem.file, problem.line, problem.severity.value) == ("templates/de/labels.yaml", line, "warning")
+    assert problem.message == message and "Richtig beantwortet" in problem.hint
+
+
 def test_a_banks_templates_folder_holds_only_what_it_changes(project: Project) -> None:
     """Files a bank's folder lacks come from the shipped defaults; what it has replaces them."""
     for name in ("card.js", "style.css", "default/back.html", "de/labels.yaml"):
