@@ -17,7 +17,7 @@ import pytest
 from ankibuild import build, check
 from ankibuild.errors import BankError, Problem
 from ankibuild.importer.bank import import_pages
-from ankibuild.kinds.choice import FEEDBACK_START, SEVERAL_MARK, SHUFFLE_MARKS
+from ankibuild.kinds.choice import FEEDBACK_START, SEVERAL_MARK, SHUFFLE_MARKS, explanation_and_feedback
 
 from .ankitools import collection, import_package, render
 from .conftest import DATA, Project
@@ -183,6 +183,20 @@ def test_several_answers_in_anki(imported: dict[tuple[str, str], tuple[str, str,
     assert f"{FEEDBACK_START.format(letter='B')}{feedback}</div>" in back and feedback not in front
     assert fields[3] == "UDP" and f"{FEEDBACK_START.format(letter='B')}{feedback}</div>" in fields[9]
     assert ("ltr" if lang == "en" else "rtl") in front
+
+
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_explanation_and_feedback_come_apart_from_the_field_anki_holds(
+    imported: dict[tuple[str, str], tuple[str, str, list[str]]], lang: str
+) -> None:
+    """What reads a note (the exports) gets the explanation alone and each feedback by its letter."""
+    explanation, feedback = explanation_and_feedback(imported["reliable-transports", lang][2])
+    assert FEEDBACK_START.format(letter="B") not in explanation and explanation.startswith(("TCP", "يعيد"))
+    assert {letter: _text(text).strip() for letter, text in feedback.items()} == {
+        "en": {"B": "UDP sends datagrams with no retransmission.", "D": "ICMP carries error and control messages."},
+        "ar": {"B": "يرسل UDP رزمًا دون إعادة إرسال.", "D": "يحمل ICMP رسائل الأخطاء والتحكم."},
+    }[lang]
+    assert explanation_and_feedback(imported["port-numbers", lang][2])[1].keys() == {"A"}
 
 
 @pytest.mark.parametrize("lang", ["en", "ar"])

@@ -18,6 +18,7 @@ exactly the fields it made before.
 from __future__ import annotations
 
 import html
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
@@ -154,6 +155,26 @@ def _feedback_html(feedback: Sequence[str], render: Render) -> str:
         for letter, text in zip(LETTERS, feedback, strict=False)
         if text
     )
+
+
+#: Where a feedback element starts in the Explanation field, and the letter it names.
+_FEEDBACK_AT = re.compile(re.escape(FEEDBACK_START).replace(r"\{letter\}", "([A-F])"))
+
+
+def explanation_and_feedback(fields: Sequence[str]) -> tuple[str, dict[str, str]]:
+    """The explanation of a multiple-choice note's fields, and each option's feedback by its letter.
+
+    No text a bank writes can hold a feedback element's start (text shows as typed), so each
+    feedback runs from its start to the next one's, or to the end of the field.
+    """
+    field = fields[FIELDS.index("Explanation")]
+    starts = list(_FEEDBACK_AT.finditer(field))
+    bounds = [match.start() for match in starts] + [len(field)]
+    feedback = {
+        match.group(1): field[match.end() : bounds[index + 1]].removesuffix(FEEDBACK_END)
+        for index, match in enumerate(starts)
+    }
+    return field[: bounds[0]], feedback
 
 
 def several_correct(question: Question) -> bool:
