@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import zipfile
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -133,7 +134,7 @@ def test_a_regional_language_uses_its_base_languages_labels() -> None:
     swedish = load_templates(TemplateFolders(), KINDS["choice"], "sv", problems)
     assert (brazilian.labels["answer"], brazilian.labels["lang"]) == ("Resposta:", "pt-BR")
     assert 'lang="pt-BR"' in brazilian.sides[0].front
-    assert taiwanese.labels["correct"] == "正確"  # traditional characters, not the simplified 正确
+    assert taiwanese.labels["correct"] == "回答正確"  # traditional characters, not the simplified 回答正确
     assert swedish.labels["answer"] == "Answer:"
     assert [(p.severity.value, p.message) for p in problems.items] == [
         ("warning", "no templates for 'sv': the default (English) wording is used")
@@ -149,6 +150,36 @@ def test_letters_must_be_six(project: Project) -> None:
     (problem,) = problems.errors
     assert (problem.file, problem.line) == ("templates/ja/labels.yaml", 9)
     assert problem.message == "'letters' must list 6 letters separated by spaces"
+
+
+@pytest.mark.parametrize(
+    ("written", "line", "message"),
+    [
+        (
+            "answer: Lösung\nincorrect: Falsch!\n",
+            2,
+            "the verdict 'incorrect' reads 'Falsch!', the words of the choice 'false'",
+        ),
+        (
+            "true: Richtig beantwortet\n",
+            1,
+            "the verdict 'correct' reads 'Richtig beantwortet', the words of the choice 'true'",
+        ),
+    ],
+)
+def test_a_banks_own_verdict_worded_as_a_choice_is_a_warning(
+    project: Project, written: str, line: int, message: str
+) -> None:
+    """A bank's own labels that make a verdict read as a choice: a warning at the label the bank wrote."""
+    for name in ("card.js", "style.css"):
+        (project.templates / name).unlink()
+    shutil.rmtree(project.templates / "default")
+    (project.templates / "de" / "labels.yaml").write_text(written, encoding="utf-8")
+    problems = Problems()
+    load_templates(TemplateFolders(project.templates), KINDS["truefalse"], "de", problems)
+    (problem,) = problems.items
+    assert (problem.file, problem.line, problem.severity.value) == ("templates/de/labels.yaml", line, "warning")
+    assert problem.message == message and "Richtig beantwortet" in problem.hint
 
 
 def test_a_banks_templates_folder_holds_only_what_it_changes(project: Project) -> None:
@@ -207,3 +238,40 @@ def test_a_formula_keeps_the_punctuation_that_follows_it_on_its_line() -> None:
     assert '<span class="ab-keep">\\( I &gt; \\pi / \\beta \\),</span> the ridge point' in cards["en"].front
     assert '<span class="ab-keep">\\( I &gt; \\pi / \\beta \\)\u00a0:</span> au-delà' in cards["fr"].front
     assert ".ab-keep { display: inline-block; }" in render_cards(decks=DATA / "formulas").templates["en"].css
+
+
+#: Every language with wording of its own.
+CARD_LANGUAGES = sorted(path.parent.name for path in DEFAULTS.glob("*/labels.yaml") if path.parent.name != "default")
+
+
+def _wording(lang: str) -> Mapping[str, str]:
+    problems = Problems()
+    labels = load_templates(TemplateFolders(), KINDS["truefalse"], lang, problems).labels
+    assert lang not in CARD_LANGUAGES or not problems.items, lang  # any other language: English, with a warning
+    return labels
+
+
+@pytest.mark.parametrize("lang", CARD_LANGUAGES)
+def test_a_verdict_never_reads_as_a_choice(lang: str) -> None:
+    """No verdict (and no statement of the true answer) is worded as a true/false choice: "✓ Falsch" above the
+    option "Falsch" would contradict itself."""
+    labels = _wording(lang)
+
+    def words(text: str) -> str:
+        return "".join(c for c in text.casefold() if c.isalnum())
+
+    choices = {words(labels["true"]), words(labels["false"])}
+    said = {key: words(labels[key]) for key in ("correct", "incorrect", "statement_true", "statement_false")}
+    assert not choices & set(said.values()), (lang, said, choices)
+    assert len(set(said.values())) == len(said), (lang, said)
+
+
+@pytest.mark.parametrize("lang", CARD_LANGUAGES)
+def test_every_language_says_every_label_itself(lang: str) -> None:
+    """A language with its own wording words every label the cards show: no English in the middle of a card."""
+    default = _wording("sv")
+    own = _wording(lang)
+    shown = set(default) - {"lang", "dir", "letters", "script", "shuffle", "show_answer", "again", "language"}
+    shown -= {key for key in default if key.startswith("letter_")}
+    english = sorted(key for key in shown if own[key] == default[key] and lang != "en")
+    assert english == [], (lang, english)

@@ -17,7 +17,7 @@ import pytest
 from ankibuild import build, check
 from ankibuild.errors import BankError, Problem
 from ankibuild.importer.bank import import_pages
-from ankibuild.kinds.choice import FEEDBACK_START, SEVERAL_MARK, SHUFFLE_MARKS
+from ankibuild.kinds.choice import FEEDBACK_START, SEVERAL_MARK, SHUFFLE_MARKS, explanation_and_feedback
 
 from .ankitools import collection, import_package, render
 from .conftest import DATA, Project
@@ -172,7 +172,7 @@ def _text(html: str) -> str:
 
 @pytest.mark.parametrize("lang", ["en", "ar"])
 def test_several_answers_in_anki(imported: dict[tuple[str, str], tuple[str, str, list[str]]], lang: str) -> None:
-    """The front asks to select all that apply; the back holds both letters, and each feedback beside its option."""
+    """The front asks to select all that apply; the back holds both letters, and each feedback named by its option."""
     front, back, fields = imported["reliable-transports", lang]
     assert fields[1].startswith(SEVERAL_MARK)
     assert fields[8] == "A C"
@@ -180,10 +180,23 @@ def test_several_answers_in_anki(imported: dict[tuple[str, str], tuple[str, str,
     assert f'<p class="ab-select-all">{select_all}</p>' in front
     assert 'data-answer="A C"' in back
     feedback = {"en": "UDP sends datagrams with no retransmission.", "ar": "يرسل UDP رزمًا دون إعادة إرسال."}[lang]
-    option_b = re.search(r'data-letter="B">(.*?)</li>', back)
-    assert option_b is not None and feedback in option_b.group(1)
-    assert fields[3] == f"UDP{FEEDBACK_START}{feedback}</div>"
+    assert f"{FEEDBACK_START.format(letter='B')}{feedback}</div>" in back and feedback not in front
+    assert fields[3] == "UDP" and f"{FEEDBACK_START.format(letter='B')}{feedback}</div>" in fields[9]
     assert ("ltr" if lang == "en" else "rtl") in front
+
+
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_explanation_and_feedback_come_apart_from_the_field_anki_holds(
+    imported: dict[tuple[str, str], tuple[str, str, list[str]]], lang: str
+) -> None:
+    """What reads a note (the exports) gets the explanation alone and each feedback by its letter."""
+    explanation, feedback = explanation_and_feedback(imported["reliable-transports", lang][2])
+    assert FEEDBACK_START.format(letter="B") not in explanation and explanation.startswith(("TCP", "يعيد"))
+    assert {letter: _text(text).strip() for letter, text in feedback.items()} == {
+        "en": {"B": "UDP sends datagrams with no retransmission.", "D": "ICMP carries error and control messages."},
+        "ar": {"B": "يرسل UDP رزمًا دون إعادة إرسال.", "D": "يحمل ICMP رسائل الأخطاء والتحكم."},
+    }[lang]
+    assert explanation_and_feedback(imported["port-numbers", lang][2])[1].keys() == {"A"}
 
 
 @pytest.mark.parametrize("lang", ["en", "ar"])
@@ -197,8 +210,11 @@ def test_own_shuffle_setting_and_pin_in_anki(
     assert fields[8] == "B"
     assert 'data-shuffle="true"' in front
     assert 'data-answer="B"' in back
-    assert (
-        _text(fields[2]).strip() == "80" + {"en": " Port 80 is plain HTTP.", "ar": " المنفذ 80 هو HTTP العادي."}[lang]
+    assert fields[2] == "80"
+    assert fields[9].endswith(
+        FEEDBACK_START.format(letter="A")
+        + {"en": "Port 80 is plain HTTP.", "ar": "المنفذ 80 هو HTTP العادي."}[lang]
+        + "</div>"
     )
 
 
@@ -241,7 +257,12 @@ def test_feedback_goes_to_translators_and_back(tmp_path: Path) -> None:
     with collection(tmp_path / "c.anki2") as col:
         import_package(col, tmp_path / "dist" / "mc-fr.apkg")
         (note_id,) = col.find_notes("")
-        assert col.get_note(note_id)["C"] == f"trois{FEEDBACK_START}Ni trois.</div>"
+        note = col.get_note(note_id)
+        assert (note["C"], note["Explanation"]) == (
+            "trois",
+            f"Parce que.{FEEDBACK_START.format(letter='B')}Pas deux.</div>"
+            f"{FEEDBACK_START.format(letter='C')}Ni trois.</div>",
+        )
 
 
 PAGE = """AI hardware and software stack

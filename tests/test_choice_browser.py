@@ -48,6 +48,8 @@ STATE = """(doc) => {
     })),
     selectAll: shown(doc.querySelector(".ab-select-all")) ? doc.querySelector(".ab-select-all").innerText : "",
     verdict: shown(verdict) ? verdict.innerText.trim() : "",
+    explained: [...doc.querySelectorAll(".ab-explanation .ab-feedback")].filter(shown).map(
+      (e) => view.getComputedStyle(e, "::before").content.replace(/"/g, "") + e.innerText.trim()),
   };
 }"""
 
@@ -117,7 +119,7 @@ def test_ticking_several_as_on_anki_desktop(page: Page, card_pages: str) -> None
         "C": "",
         "D": "ICMP carries error and control messages.",
     }
-    assert back["verdict"] == "Incorrect"
+    assert back["verdict"] == "You answered incorrectly"
     assert page.errors() == []
 
 
@@ -143,7 +145,7 @@ def test_one_correct_option_is_not_enough(page: Page, card_pages: str) -> None:
     page.navigate(f"{card_pages}/reliable-transports-en-back.html")
     back = _state(page)
     assert _by_letter(back, "mark") == {"A": "ab-right", "B": "", "C": "ab-missed", "D": ""}
-    assert back["verdict"] == "Incorrect"
+    assert back["verdict"] == "You answered incorrectly"
 
 
 def test_a_single_answer_keeps_radio_buttons_and_shows_feedback_beside_the_choice(page: Page, card_pages: str) -> None:
@@ -158,7 +160,7 @@ def test_a_single_answer_keeps_radio_buttons_and_shows_feedback_beside_the_choic
     assert _by_letter(back, "mark") == {"A": "ab-wrong", "B": "", "C": "", "D": ""}
     assert _by_letter(back, "sign") == {"A": "\u2717", "B": "\u2713", "C": "", "D": ""}
     assert _by_letter(back, "feedback")["A"] == "Port 80 is plain HTTP."
-    assert back["verdict"] == "Incorrect"
+    assert back["verdict"] == "You answered incorrectly"
 
 
 def test_without_javascript_the_back_marks_every_correct_option(page: Page, card_pages: str) -> None:
@@ -174,7 +176,7 @@ def test_without_javascript_the_back_marks_every_correct_option(page: Page, card
     page.screenshot(OUTPUT / "no-script-ar-several-back.png")
     assert front["selectAll"] == "اختر كل الإجابات الصحيحة"
     assert _by_letter(back, "sign") == {"A": "\u2713", "B": "", "C": "\u2713", "D": ""}
-    assert _by_letter(back, "feedback")["D"] == "يحمل ICMP رسائل الأخطاء والتحكم."
+    assert back["explained"] == ["ب\u00a0يرسل UDP رزمًا دون إعادة إرسال.", "د\u00a0يحمل ICMP رسائل الأخطاء والتحكم."]
     assert back["verdict"] == ""
 
 

@@ -18,6 +18,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from . import bidi
 from .cache import Cache, DamagedEntry, digest, file_sha, pack, unpack
 from .errors import CacheChangedError, Problem, Problems, Severity
 from .itemchecks import AnswerFacts, ItemChecker
@@ -180,6 +181,7 @@ def process(bank: Bank, path: Path, raw: bytes, langs: Sequence[str], keep_texts
     questions = tuple(QuestionRef(q.id, q.place.line, q.place.column) for q in deck.questions)
     options = {(n.question_id, n.lang): options_of(n.fields) for n in notes if KINDS[n.kind].has_options}
     answers = ItemChecker(path, problems, bank.shuffle).deck(deck, options)
+    bidi.check_deck(path, deck, problems)
     return FileResult(
         sha,
         deck if keep_texts else replace(deck, questions=(), drafts=()),

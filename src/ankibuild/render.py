@@ -36,7 +36,7 @@ from .media import Media, MediaError
 from .model import LETTERS, Bank, Question, topic_tag
 from .paths import UnsafePathError, read_inside
 from .richtext import to_html
-from .templatefolders import DEFAULT, TemplateFolders
+from .templatefolders import DEFAULT, DEFAULTS, TemplateFolders
 
 STYLESHEET = "style.css"
 SCRIPT = "card.js"
@@ -46,6 +46,10 @@ MAX_TEMPLATE_BYTES = 1024 * 1024
 #: The label with the six letters shown before the options, space-separated
 #: (``A B C D E F``; Arabic ``أ ب ج د هـ و``); templates get one per option as ``[[letter_a]]``.
 LETTERS_LABEL = "letters"
+#: The labels of a verdict, and those of the choices of a true/false card, which the verdict shows
+#: above: a verdict worded as a choice ("Falsch" above the option "Falsch") contradicts itself.
+VERDICT_LABELS = ("correct", "incorrect")
+CHOICE_LABELS = ("true", "false")
 
 _PLACEHOLDER = re.compile(r"\[\[\s*([a-z_]+)\s*\]\]")
 
@@ -285,6 +289,7 @@ def _read(path: Path, roots: Sequence[Path], problems: Problems) -> str | None:
 def _labels(folders: TemplateFolders, lang: str, problems: Problems) -> dict[str, str]:
     """Default wording overlaid with the language's own; the language and direction too."""
     labels: dict[str, str] = {"lang": lang, "dir": "rtl" if is_rtl(lang) else "ltr"}
+    places: dict[str, tuple[Path, int, int]] = {}
     for path in (folder / LABELS for folder in folders.folders(lang)):
         if not path.is_file():
             continue
@@ -295,9 +300,38 @@ def _labels(folders: TemplateFolders, lang: str, problems: Problems) -> dict[str
         labels.update(
             {str(k): str(v) for k, v in data.items() if k != LETTERS_LABEL or _letters_ok(path, data, problems)}
         )
+        places.update({str(k): (path, *data.at(k)) for k in data if k in VERDICT_LABELS + CHOICE_LABELS})
+    _verdicts_apart(labels, places, problems)
     letters = labels.get(LETTERS_LABEL, "").split()
     labels.update({f"letter_{letter.lower()}": shown for letter, shown in zip(LETTERS, letters, strict=False)})
     return labels
+
+
+def verdict_clashes(labels: Mapping[str, str]) -> list[tuple[str, str]]:
+    """Each verdict label (and the choice label) that reads as a choice, letter case and punctuation aside."""
+
+    def words(text: str) -> str:
+        return "".join(c for c in text.casefold() if c.isalnum())
+
+    choices = {words(labels[key]): key for key in CHOICE_LABELS if key in labels}
+    said = {key: words(labels[key]) for key in VERDICT_LABELS if key in labels}
+    return [(key, choices[text]) for key, text in said.items() if text in choices]
+
+
+def _verdicts_apart(labels: Mapping[str, str], places: Mapping[str, tuple[Path, int, int]], problems: Problems) -> None:
+    """Warn at the label, of the two, that a bank's own labels file wrote (the shipped ones never clash)."""
+    for verdict, choice in verdict_clashes(labels):
+        shipped = places[verdict][0].is_relative_to(DEFAULTS)
+        path, line, column = places[choice] if shipped else places[verdict]
+        problems.add(
+            path,
+            f"the verdict '{verdict}' reads '{labels[verdict]}', the words of the choice '{choice}'",
+            line=line,
+            column=column,
+            hint="word the verdict as a verdict ('Richtig beantwortet', not 'Richtig'), so that it cannot be "
+            "read as a choice",
+            severity=Severity.WARNING,
+        )
 
 
 def _letters_ok(path: Path, data: Map, problems: Problems) -> bool:

@@ -6,19 +6,21 @@ note type ids have no kind name in them, and its lock key is the language alone.
 
 Everything added since lives within those fields, so that a note released
 before updates in place: several correct answers are the letters in the Answer
-field ("A C"); feedback on an option is an element at the end of the option's
-field that only the back shows; a question's own shuffle setting and "select
-all that apply" are empty elements at the start of the Question field, which the
-card script and stylesheet read. A question with one answer and neither makes
+field ("A C"); feedback on an option is an element, naming the option's letter,
+at the end of the Explanation field, which only the back reads (the card script
+puts it beside its option; Anki's Browse columns show the front, which must
+give nothing away); a question's own shuffle setting and "select all that
+apply" are empty elements at the start of the Question field, which the card
+script and stylesheet read. A question with one answer and neither makes
 exactly the fields it made before.
 """
 
 from __future__ import annotations
 
 import html
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from itertools import zip_longest
 from typing import ClassVar
 
 from ..checker import Checker, type_name
@@ -44,9 +46,9 @@ PIN_MARK = '<span class="ab-pin"></span>'
 SEVERAL_MARK = '<span class="ab-several"></span>'
 #: Start the Question field of a question with its own shuffle setting, over the bank's.
 SHUFFLE_MARKS = {True: '<span class="ab-shuffle"></span>', False: '<span class="ab-in-order"></span>'}
-#: Wraps an option's feedback at the end of its field; the front hides it. No text a bank
-#: writes can hold it (text shows as typed), so it also tells an option from its feedback.
-FEEDBACK_START = '<div class="ab-feedback">'
+#: Wraps the feedback on the option of a letter, at the end of the Explanation field: the
+#: front never holds it. No text a bank writes can hold this element (text shows as typed).
+FEEDBACK_START = '<div class="ab-feedback" data-letter="{letter}">'
 FEEDBACK_END = "</div>"
 
 
@@ -134,15 +136,15 @@ class Choice(Kind):
 
     def note_fields(self, question: Question, text: Translation, render: Render) -> tuple[str, ...]:
         options = [
-            (PIN_MARK if letter in question.pin else "") + render(letter, option) + _feedback_html(letter, note, render)
-            for letter, option, note in zip_longest(LETTERS, text.options, text.feedback, fillvalue="")
+            (PIN_MARK if letter in question.pin else "") + render(letter, option)
+            for letter, option in zip(LETTERS, text.options, strict=False)
             if option
         ]
         options += [""] * (len(LETTERS) - len(options))
         marks = (SEVERAL_MARK if several_correct(question) else "") + (
             "" if question.shuffle is None else SHUFFLE_MARKS[question.shuffle]
         )
-        explanation = render("Explanation", text.explanation)
+        explanation = render("Explanation", text.explanation) + _feedback_html(text.feedback, render)
         stem = marks + render("Question", text.question)
         return (html.escape(question.id), stem, *options, question.answer, explanation)
 
@@ -151,23 +153,44 @@ class Choice(Kind):
         own = next((value for value, mark in SHUFFLE_MARKS.items() if stem.startswith(mark)), None)
         stem = stem.removeprefix(SHUFFLE_MARKS[own]) if own is not None else stem
         correct = fields[FIELDS.index("Answer")].split()
+        explanation, feedback = explanation_and_feedback(fields)
         options = tuple(
-            _platform_option(field, letter in correct)
+            PlatformOption(
+                field.removeprefix(PIN_MARK), letter in correct, feedback.get(letter, ""), field.startswith(PIN_MARK)
+            )
             for letter, field in zip(LETTERS, fields[FIELDS.index(LETTERS[0]) :], strict=False)
             if field
         )
-        explanation = fields[FIELDS.index("Explanation")]
         return PlatformQuestion(Shape.CHOICE, stem, explanation, options, shuffle if own is None else own)
 
 
-def _platform_option(field: str, correct: bool) -> PlatformOption:
-    """An option's field as a platform holds it: its pin mark and its feedback taken apart."""
-    text, _, feedback = field.removeprefix(PIN_MARK).partition(FEEDBACK_START)
-    return PlatformOption(text, correct, feedback.removesuffix(FEEDBACK_END), field.startswith(PIN_MARK))
+def _feedback_html(feedback: Sequence[str], render: Render) -> str:
+    """Each option's feedback, by its letter, for the end of the Explanation field."""
+    return "".join(
+        FEEDBACK_START.format(letter=letter) + render(f"feedback-{letter}", text) + FEEDBACK_END
+        for letter, text in zip(LETTERS, feedback, strict=False)
+        if text
+    )
 
 
-def _feedback_html(letter: str, feedback: str, render: Render) -> str:
-    return FEEDBACK_START + render(f"feedback-{letter}", feedback) + FEEDBACK_END if feedback else ""
+#: Where a feedback element starts in the Explanation field, and the letter it names.
+_FEEDBACK_AT = re.compile(re.escape(FEEDBACK_START).replace(r"\{letter\}", "([A-F])"))
+
+
+def explanation_and_feedback(fields: Sequence[str]) -> tuple[str, dict[str, str]]:
+    """The explanation of a multiple-choice note's fields, and each option's feedback by its letter.
+
+    No text a bank writes can hold a feedback element's start (text shows as typed), so each
+    feedback runs from its start to the next one's, or to the end of the field.
+    """
+    field = fields[FIELDS.index("Explanation")]
+    starts = list(_FEEDBACK_AT.finditer(field))
+    bounds = [match.start() for match in starts] + [len(field)]
+    feedback = {
+        match.group(1): field[match.end() : bounds[index + 1]].removesuffix(FEEDBACK_END)
+        for index, match in enumerate(starts)
+    }
+    return field[: bounds[0]], feedback
 
 
 def several_correct(question: Question) -> bool:
@@ -176,10 +199,9 @@ def several_correct(question: Question) -> bool:
 
 
 def options_of(fields: Sequence[str]) -> tuple[str, ...]:
-    """The options of a multiple-choice note's fields as the front shows them: without the unused
-    letters, and without their feedback."""
+    """The options of a multiple-choice note's fields as the front shows them, without the unused letters."""
     first = FIELDS.index(LETTERS[0])
-    return tuple(option.split(FEEDBACK_START)[0] for option in fields[first : first + len(LETTERS)] if option)
+    return tuple(option for option in fields[first : first + len(LETTERS)] if option)
 
 
 def _answer(check: Checker, data: Map, qid: str) -> tuple[str, ...] | None:

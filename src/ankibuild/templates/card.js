@@ -1,5 +1,6 @@
-/* Multiple-choice cards: tap an option (or press 1-6) on the front; the back
- * marks the correct option, and the chosen one as right or wrong. A question
+/* Multiple-choice cards: tap an option (or press 1-6, or Tab to it and press
+ * Space or Enter) on the front; the back names the correct option at its top,
+ * marks it in place, and the chosen one as right or wrong. A question
  * with several correct options (its Question field starts with an .ab-several
  * element; data-answer holds "A C") lets the student tick several: the back
  * marks each as right, wrongly chosen or missed, and the whole answer is right
@@ -7,6 +8,10 @@
  *
  * Without this script the card still works: the back's stylesheet marks the
  * correct options from data-answer.
+ *
+ * Feedback on an option comes in the back's explanation (data-letter names the
+ * option), never in the front, which Anki's Browse columns show: on the back it
+ * moves beside its option.
  *
  * Anki desktop keeps one page and swaps the card's HTML, so globals survive
  * the flip; AnkiDroid loads a new page for each side, so only storage does.
@@ -107,6 +112,7 @@
 
   function Card(quiz) {
     this.quiz = quiz;
+    this.question = quiz.querySelector(".ab-question");
     this.several = !!quiz.querySelector(".ab-question .ab-several");
     this.list = quiz.querySelector(".ab-options");
     this.key = quiz.getAttribute("data-type") + "\u001f" + quiz.getAttribute("data-id");
@@ -151,10 +157,7 @@
     this.arrange(order);
     this.quiz.classList.add("ab-js");
     this.quiz.classList.toggle("ab-ticks", this.several);
-    this.list.setAttribute("role", this.several ? "group" : "radiogroup");
-    for (var i = 0; i < this.letters.length; i++) {
-      this.options[this.letters[i]].setAttribute("role", this.several ? "checkbox" : "radio");
-    }
+    this.controls();
     this.select([]);
     // One option, or (several correct) a tick more or less.
     function choose(letter) {
@@ -170,12 +173,18 @@
       card.select(review.choice);
     }
     this.list.addEventListener("click", function (event) {
-      var node = event.target;
-      while (node && node !== card.list && !node.getAttribute("data-letter")) {
-        node = node.parentNode;
+      var letter = card.letterAt(event.target);
+      if (letter) {
+        choose(letter);
       }
-      if (node && node !== card.list) {
-        choose(node.getAttribute("data-letter"));
+    });
+    // Space and Enter choose the focused option, as they press a native control.
+    this.list.addEventListener("keydown", function (event) {
+      var letter = card.letterAt(event.target);
+      if (letter && (event.key === " " || event.key === "Enter" || event.key === "Spacebar")) {
+        event.preventDefault();
+        event.stopPropagation();
+        choose(letter);
       }
     });
     window.ankibuildKey = function (position) {
@@ -188,13 +197,118 @@
     };
   };
 
+  // The option an event happened in, by its letter; null outside every option.
+  Card.prototype.letterAt = function (node) {
+    while (node && node !== this.list && !(node.getAttribute && node.getAttribute("data-letter"))) {
+      node = node.parentNode;
+    }
+    return node && node !== this.list ? node.getAttribute("data-letter") : null;
+  };
+
+  // Options as controls: reached by Tab, named by the question as a group, and
+  // the keys said where there is a keyboard (the stylesheet hides it on phones).
+  Card.prototype.controls = function () {
+    this.question.id = "ab-question";
+    this.list.setAttribute("role", this.several ? "group" : "radiogroup");
+    this.list.setAttribute("aria-labelledby", "ab-question");
+    for (var i = 0; i < this.letters.length; i++) {
+      var option = this.options[this.letters[i]];
+      option.setAttribute("role", this.several ? "checkbox" : "radio");
+      option.setAttribute("tabindex", "0");
+    }
+    var words = this.quiz.getAttribute("data-keys");
+    if (words && !this.quiz.querySelector(".ab-keys")) {
+      var hint = document.createElement("p");
+      hint.className = "ab-keys";
+      hint.textContent = words;
+      this.quiz.appendChild(hint);
+    }
+  };
+
+  // A card taller than the screen gets compact options, then smaller text, so
+  // that every option shows before the student answers (the back keeps the
+  // front's layout).
+  Card.prototype.fit = function () {
+    var screen = window.innerHeight || document.documentElement.clientHeight;
+    try {
+      // A card in a frame as tall as itself (the preview page): the window's screen counts.
+      screen = window.top !== window ? window.top.innerHeight : screen;
+    } catch (foreign) {
+      // A frame of another origin: its own height is all there is.
+    }
+    var quiz = this.quiz;
+    var list = this.list;
+    function fits() {
+      return !screen || list.getBoundingClientRect().bottom + window.pageYOffset <= screen;
+    }
+    quiz.classList.remove("ab-dense", "ab-denser");
+    if (!fits()) {
+      quiz.classList.add("ab-dense");
+    }
+    if (!fits()) {
+      quiz.classList.add("ab-denser");
+    }
+  };
+
+  // Feedback from the explanation, beside its option.
+  Card.prototype.feedback = function (back) {
+    var notes = back.querySelectorAll(".ab-explanation .ab-feedback");
+    for (var i = 0; i < notes.length; i++) {
+      var option = this.options[notes[i].getAttribute("data-letter")];
+      if (option) {
+        option.querySelector(".ab-text").appendChild(notes[i]);
+      }
+    }
+  };
+
+  // The correct options named at the top of the back: the letter shown and a
+  // short copy of the text, so the answer is read before any scrolling.
+  Card.prototype.answerLine = function (back) {
+    var place = back.querySelector(".ab-key-options");
+    if (!place) {
+      return;
+    }
+    var answer = (back.getAttribute("data-answer") || "").split(" ");
+    for (var i = 0; i < this.order.length; i++) {
+      if (answer.indexOf(this.order[i]) >= 0) {
+        place.appendChild(this.named(this.options[this.order[i]]));
+      }
+    }
+    back.classList.add("ab-keyed");
+  };
+
+  Card.prototype.named = function (option) {
+    var item = document.createElement("span");
+    item.className = "ab-key-option";
+    var letter = document.createElement("span");
+    letter.className = "ab-key-letter";
+    letter.textContent = option.querySelector(".ab-letter").textContent;
+    var text = option.querySelector(".ab-text").cloneNode(true);
+    text.className = "ab-key-text";
+    var extra = text.querySelectorAll(".ab-feedback, .ab-missed-label, [id]");
+    for (var i = 0; i < extra.length; i++) {
+      if (extra[i].id) {
+        extra[i].removeAttribute("id");
+      } else {
+        extra[i].parentNode.removeChild(extra[i]);
+      }
+    }
+    item.appendChild(letter);
+    item.appendChild(text);
+    return item;
+  };
+
   Card.prototype.back = function (back) {
     window.ankibuildKey = null; // Anki's own keys rate the card on the back
+    this.feedback(back);
     var review = load(this.key);
     if (!review || !sameLetters(review.order, this.letters)) {
+      this.order = this.letters;
+      this.answerLine(back);
       return; // shown without its front, or edited in between: the stylesheet marks the answer
     }
     this.arrange(review.order);
+    this.answerLine(back);
     var chosen = Array.isArray(review.choice) ? review.choice : [];
     if (!chosen.length) {
       return;
@@ -254,6 +368,7 @@
     } else {
       card.front();
     }
+    card.fit();
   }
 
   // The page survives on Anki desktop: listen to keys once per page.
