@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from ankibuild.cli import main
-from ankibuild.loader import MAX_DEPTH
 from ankibuild.paths import MAX_FILE_BYTES
+from ankibuild.yamlfiles.reader import MAX_DEPTH
 
 from .ankitools import TEMPLATE_ERROR, collection, import_package, render
 from .conftest import DATA, Project, snapshot, use_scenario

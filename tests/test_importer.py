@@ -15,7 +15,7 @@ from ankibuild.cli import main
 from ankibuild.errors import AnkibuildError, BankError
 from ankibuild.importer.bank import ImportResult, import_pages
 from ankibuild.richtext import typography
-from ankibuild.yamltext import split_lines
+from ankibuild.yamlfiles.writer import split_lines
 
 from .ankitools import TEMPLATE_ERROR, collection, import_package, render
 from .conftest import DATA, ROOT, Project, snapshot, use_scenario

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ankibuild.errors import Problems
-from ankibuild.loader import Map, Seq, parse
+from ankibuild.yamlfiles.reader import Map, Seq, parse
 
 DOCUMENT = b"""\
 base: &base

@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ankibuild.errors import AnkibuildError, Problems
-from ankibuild.loader import Map, parse
-from ankibuild.yamltext import Block, Document, Flow, Noted, item_lines, mapping_lines, scalar, split_lines
+from ankibuild.yamlfiles.reader import Map, parse
+from ankibuild.yamlfiles.writer import Block, Document, Flow, Noted, item_lines, mapping_lines, scalar, split_lines
 
 #: Text as pages hold it: any printable characters, line breaks included.
 TEXT = st.text(

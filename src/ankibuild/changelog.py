@@ -10,10 +10,10 @@ from enum import StrEnum
 from pathlib import Path
 
 from .atomic import write_if_changed
-from .conflicts import report_conflict
 from .errors import Problems, Severity
 from .paths import UnsafePathError, read_inside
 from .search import notes_search
+from .yamlfiles.conflicts import report_conflict
 
 CHANGELOG_FILE = "CHANGELOG.md"
 HEADER = "# Changelog\n"

@@ -216,7 +216,7 @@ def check_command(decks: Path, templates: Path | None, strict: bool, fmt: str) -
 
 def _checked(checked: CheckResult, decks: Path, templates: str) -> str:
     """What ``check`` looked at, and what it found there."""
-    from .loader import BANK_FILE  # loaded by the check already
+    from .yamlfiles.reader import BANK_FILE  # loaded by the check already
 
     warnings = len(checked.warnings)
     found = f"no errors, {warnings} warning(s) (above)" if warnings else "no problems"

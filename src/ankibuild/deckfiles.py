@@ -24,7 +24,6 @@ from .errors import CacheChangedError, Problem, Problems, Severity
 from .itemchecks import AnswerFacts, ItemChecker
 from .kinds import KINDS
 from .kinds.choice import options_of
-from .loader import parse_file, read, read_pending
 from .media import Media
 from .model import Bank, Deck, Place
 from .progress import Progress, silent
@@ -32,6 +31,7 @@ from .render import NoteHead, RenderedNote, render_note
 from .translations.record import TextRef, current_blocks, text_refs
 from .validate import validate_deck_file
 from .version import code_fingerprint
+from .yamlfiles.reader import parse_file, read, read_pending
 
 #: Below this many bytes to parse, starting processes costs more than it saves.
 PARALLEL_BYTES = 2 * 1024 * 1024

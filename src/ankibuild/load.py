@@ -17,7 +17,6 @@ from .deckfiles import FileResult, process_all
 from .errors import BankError, Problems, UnknownLanguageError
 from .itemchecks import check_bank
 from .kinds import DEFAULT_KIND, KINDS, Kind
-from .loader import BANK_FILE, bank_files, parse_file, read_pending
 from .lock.format import LOCK_FILE, Lock, read_lock
 from .lock.memo import recall
 from .media import report_unused
@@ -28,6 +27,7 @@ from .render import CardTemplates, NoteHead, RenderedNote, load_templates
 from .templatefolders import TemplateFolders
 from .translations.record import TRANSLATIONS_FILE, Seen, observe, report_outdated
 from .validate import check_unique_ids, validate_bank_file
+from .yamlfiles.reader import BANK_FILE, bank_files, parse_file, read_pending
 
 #: The last lock a build wrote, kept parsed in the cache's folder of things kept.
 LOCK_MEMO = "lock.memo"

@@ -27,16 +27,16 @@ from typing import NamedTuple
 from . import ankitemplate
 from .ankitemplate import SPECIAL_FIELDS
 from .assets import Asset
-from .conflicts import report_conflict
 from .errors import Problems, Severity
 from .kinds import KINDS, Kind
 from .languages import is_rtl
-from .loader import Map, load, text_position
 from .media import Media, MediaError
 from .model import LETTERS, Bank, Question, topic_tag
 from .paths import UnsafePathError, read_inside
 from .richtext import to_html
 from .templatefolders import DEFAULT, DEFAULTS, TemplateFolders
+from .yamlfiles.conflicts import report_conflict
+from .yamlfiles.reader import Map, load, text_position
 
 STYLESHEET = "style.css"
 SCRIPT = "card.js"

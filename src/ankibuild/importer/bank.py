@@ -27,12 +27,12 @@ from ..buildlock import DEFAULT_WAIT, writing
 from ..errors import AnkibuildError, BankError, Problem, Problems, Severity
 from ..languages import CODE_HINT, is_language
 from ..load import load_bank
-from ..loader import BANK_FILE, Map, Seq, decode, load
 from ..lock.format import LOCK_FILE
 from ..model import Bank, Question
 from ..richtext import literal
 from ..validate import SLUG, TOPIC
-from ..yamltext import STEP, Block, Document, Flow, Noted, Value, item_lines, mapping_lines, scalar
+from ..yamlfiles.reader import BANK_FILE, Map, Seq, decode, load
+from ..yamlfiles.writer import STEP, Block, Document, Flow, Noted, Value, item_lines, mapping_lines, scalar
 from .pages import Page, read_page, same_text
 from .slugs import question_slug, topic_slug, unique
 

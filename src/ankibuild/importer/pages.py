@@ -36,8 +36,8 @@ from pathlib import Path
 
 from ..errors import Problems
 from ..kinds.choice import MAX_OPTIONS, MIN_OPTIONS
-from ..loader import decode
 from ..paths import UnsafePathError, read_inside
+from ..yamlfiles.reader import decode
 from . import langguess
 
 #: ``1. AText``, ``2) BText``, ``3．Cテキスト``: a number, a dot or bracket, the item.

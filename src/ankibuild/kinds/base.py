@@ -20,11 +20,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
-from ..checker import Checker
 from ..export.platform import PlatformQuestion
-from ..loader import Map
 from ..model import Question, Translation, note_guid, notetype_id
 from ..schemaparts import Fragment
+from ..yamlfiles.checker import Checker
+from ..yamlfiles.reader import Map
 
 
 class Render(Protocol):

@@ -23,11 +23,11 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
-from ..checker import Checker, type_name
 from ..export.platform import PlatformOption, PlatformQuestion, Shape
-from ..loader import Map, Seq
 from ..model import LETTERS, Question, Translation, note_guid, notetype_id
 from ..schemaparts import TEXT, Fragment, Schema, padded
+from ..yamlfiles.checker import Checker, type_name
+from ..yamlfiles.reader import Map, Seq
 from .base import CardType, Kind, Reading, Render
 
 #: The note type's fields, in order. Never change this list after a release:

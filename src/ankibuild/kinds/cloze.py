@@ -21,14 +21,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import ClassVar
 
-from ..checker import Checker
 from ..clozes import card_ords
 from ..clozetext import anki_markers
 from ..export.platform import PlatformQuestion, Shape
-from ..loader import Map
 from ..model import Question, Translation
 from ..richtext import read_clozes
 from ..schemaparts import TEXT, Fragment, Schema
+from ..yamlfiles.checker import Checker
+from ..yamlfiles.reader import Map
 from .base import CardType, Kind, Reading, Render, read_texts
 
 #: The note type's fields, in order: never change them once released.

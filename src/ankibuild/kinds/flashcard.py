@@ -12,11 +12,11 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
-from ..checker import Checker, type_name
 from ..export.platform import PlatformQuestion, Shape
-from ..loader import Map
 from ..model import Question, Translation
 from ..schemaparts import TEXT, Fragment, Schema
+from ..yamlfiles.checker import Checker, type_name
+from ..yamlfiles.reader import Map
 from .base import CardType, Kind, Reading, Render, read_texts
 
 #: The note type's fields, in order. Never change them after a release.

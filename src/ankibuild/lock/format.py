@@ -11,10 +11,10 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..conflicts import conflict_line
 from ..errors import BankError, Problems
 from ..languages import is_language
 from ..paths import UnsafePathError, read_inside
+from ..yamlfiles.conflicts import conflict_line
 from .clock import MAX_TIME
 
 LOCK_FILE = "ankibuild.lock"

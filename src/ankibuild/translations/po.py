@@ -26,9 +26,9 @@ from ..atomic import write_if_changed, write_inside
 from ..buildlock import DEFAULT_WAIT, writing
 from ..errors import AnkibuildError, BankError, Problems, Severity
 from ..languages import CODE_HINT, is_language
-from ..loader import BANK_FILE, Map, decode, read
 from ..model import Bank, Deck, Question, Translation
-from ..yamltext import Block, Document, Value, mapping_lines, open_document
+from ..yamlfiles.reader import BANK_FILE, Map, decode, read
+from ..yamlfiles.writer import Block, Document, Value, mapping_lines, open_document
 from .record import Entry, Record, advance, by_question, text_refs, today
 from .status import BankTexts, load_texts, write_record
 

@@ -25,9 +25,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from ..conflicts import conflict_line
 from ..errors import Problems, Severity
 from ..languages import is_language
+from ..yamlfiles.conflicts import conflict_line
 
 if TYPE_CHECKING:
     from ..model import Deck, Translation
@@ -207,7 +207,7 @@ def _text(blocks: Iterable[str]) -> str:
 
 
 def _read(path: Path, problems: Problems) -> str:
-    from ..loader import decode, read  # a build with nothing to do reads only this module's name
+    from ..yamlfiles.reader import decode, read  # a build with nothing to do reads only this module's name
 
     if not path.is_file():
         return ""

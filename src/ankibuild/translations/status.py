@@ -16,9 +16,9 @@ from ..atomic import write_inside
 from ..buildlock import DEFAULT_WAIT, writing
 from ..errors import AnkibuildError, BankError, Problems
 from ..languages import CODE_HINT, is_language
-from ..loader import BANK_FILE
 from ..model import Bank
-from ..yamltext import open_document
+from ..yamlfiles.reader import BANK_FILE
+from ..yamlfiles.writer import open_document
 from .record import (
     TRANSLATIONS_FILE,
     Record,

@@ -19,8 +19,8 @@ from typing import Any, TypeAlias
 
 import yaml
 
-from .errors import AnkibuildError, BankError, Problems
-from .loader import Map, Seq, decode, load
+from ..errors import AnkibuildError, BankError, Problems
+from .reader import Map, Seq, decode, load
 
 #: Indentation of new nested content.
 STEP = 2

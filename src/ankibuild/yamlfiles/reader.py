@@ -22,11 +22,11 @@ from typing import Any
 
 import yaml
 
-from .collector import paused
+from ..collector import paused
+from ..errors import Problems, Severity
+from ..paths import UnsafePathError, read_inside, within
 from .conflicts import report_conflict
-from .errors import Problems, Severity
-from .paths import UnsafePathError, read_inside, within
-from .yamlwords import Explained, cut_by_comment, explain, joined_items, missing_dash, yaml_lines
+from .words import Explained, cut_by_comment, explain, joined_items, missing_dash, yaml_lines
 
 try:
     from yaml._yaml import CParser as _Parser

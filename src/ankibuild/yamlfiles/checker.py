@@ -12,9 +12,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .errors import Problems, Severity
-from .languages import CODE_HINT, is_language
-from .loader import Map, Seq
+from ..errors import Problems, Severity
+from ..languages import CODE_HINT, is_language
+from .reader import Map, Seq
 
 
 class Checker:

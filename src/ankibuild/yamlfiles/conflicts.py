@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .errors import Problems
+from ..errors import Problems
 
 #: The first and last lines of a conflict, as git writes them: at the start of a line.
 _MARKER = re.compile(r"^(?:<{7}|>{7})(?: |$)", re.MULTILINE)
