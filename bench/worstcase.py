@@ -15,7 +15,7 @@ import gc
 import time
 from collections.abc import Sequence
 
-from ankibuild.richtext import Unpackaged, to_html
+from ankibuild.text.richtext import Unpackaged, to_html
 
 from .report import Table, render
 

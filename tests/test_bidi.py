@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from ankibuild import check
-from ankibuild.bidi import reversed_numbers
 from ankibuild.preview import card_document, render_cards
+from ankibuild.text.bidi import reversed_numbers
 
 from .cdp import Browser, chromium
 from .conftest import DATA

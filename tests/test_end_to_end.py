@@ -10,7 +10,7 @@ import yaml
 
 from ankibuild.kinds.choice import FIELDS
 from ankibuild.model import LETTERS
-from ankibuild.richtext import typography
+from ankibuild.text.richtext import typography
 
 from .ankitools import TEMPLATE_ERROR, collection, import_package, render
 from .conftest import ROOT, Project

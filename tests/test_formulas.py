@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from ankibuild.formulas import closer_at, end_problem, mathjax_end
-from ankibuild.richtext import to_html
+from ankibuild.text.formulas import closer_at, end_problem, mathjax_end
+from ankibuild.text.richtext import to_html
 
 from .test_richtext import Recorder
 

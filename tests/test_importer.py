@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from ankibuild.cli import main
 from ankibuild.errors import AnkibuildError, BankError
 from ankibuild.importer.bank import ImportResult, import_pages
-from ankibuild.richtext import typography
+from ankibuild.text.richtext import typography
 from ankibuild.yamlfiles.writer import split_lines
 
 from .ankitools import TEMPLATE_ERROR, collection, import_package, render

@@ -12,8 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from ankibuild.cli import main
-from ankibuild.richtext import REFUSED_TEX, to_html
-from ankibuild.svgcheck import svg_refusal
+from ankibuild.text.richtext import REFUSED_TEX, to_html
+from ankibuild.text.svg import svg_refusal
 
 from .ankitools import TEMPLATE_ERROR, collection, import_package
 from .conftest import ROOT, Project

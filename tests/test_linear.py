@@ -16,9 +16,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from ankibuild import mathml, richtext
-from ankibuild.formulas import closer_at
-from ankibuild.richtext import REFUSED_TEX, to_html
+from ankibuild.text import mathml, richtext
+from ankibuild.text.formulas import closer_at
+from ankibuild.text.richtext import REFUSED_TEX, to_html
 from bench.worstcase import PATTERNS
 
 from .test_richtext import Recorder

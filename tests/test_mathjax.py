@@ -22,8 +22,8 @@ from click.testing import CliRunner
 
 from ankibuild import build
 from ankibuild.cli import main
-from ankibuild.formulas import end_problem
-from ankibuild.richtext import read_clozes, to_html
+from ankibuild.text.formulas import end_problem
+from ankibuild.text.richtext import read_clozes, to_html
 
 from .ankitools import collection, import_package
 from .cdp import chromium, launch
@@ -126,7 +126,7 @@ def _formulas(text: str, clozes: bool = False) -> tuple[list[str], bool]:
 
     recorder = Recorder()
     with pytest.MonkeyPatch.context() as patch:  # every formula the renderer writes is checked by end_problem
-        patch.setattr("ankibuild.richtext.end_problem", recorded)
+        patch.setattr("ankibuild.text.richtext.end_problem", recorded)
         to_html(text, recorder, clozes=clozes)
     return written, bool(recorder.errors)
 

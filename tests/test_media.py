@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from ankibuild import BankError
 from ankibuild.cli import main
 from ankibuild.errors import Problem, Severity
-from ankibuild.media import MAX_IMAGE_BYTES
+from ankibuild.text.media import MAX_IMAGE_BYTES
 
 from .ankitools import collection, import_package, render
 from .conftest import Project, use_scenario

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ankibuild.richtext import literal, markdown_html, to_html
+from ankibuild.text.richtext import literal, markdown_html, to_html
 
 
 class Recorder:

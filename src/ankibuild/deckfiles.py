@@ -18,16 +18,16 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from . import bidi
 from .cache import Cache, DamagedEntry, digest, file_sha, pack, unpack
 from .errors import CacheChangedError, Problem, Problems, Severity
 from .itemchecks import AnswerFacts, ItemChecker
 from .kinds import KINDS
 from .kinds.choice import options_of
-from .media import Media
 from .model import Bank, Deck, Place
 from .progress import Progress, silent
 from .render import NoteHead, RenderedNote, render_note
+from .text import bidi
+from .text.media import Media
 from .translations.record import TextRef, current_blocks, text_refs
 from .validate import validate_deck_file
 from .version import code_fingerprint

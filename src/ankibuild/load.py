@@ -19,12 +19,12 @@ from .itemchecks import check_bank
 from .kinds import DEFAULT_KIND, KINDS, Kind
 from .lock.format import LOCK_FILE, Lock, read_lock
 from .lock.memo import recall
-from .media import report_unused
 from .model import Bank
 from .options import BuildOptions
 from .progress import Progress, silent
 from .render import CardTemplates, NoteHead, RenderedNote, load_templates
 from .templatefolders import TemplateFolders
+from .text.media import report_unused
 from .translations.record import TRANSLATIONS_FILE, Seen, observe, report_outdated
 from .validate import check_unique_ids, validate_bank_file
 from .yamlfiles.reader import BANK_FILE, bank_files, parse_file, read_pending

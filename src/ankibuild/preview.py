@@ -28,11 +28,11 @@ from .errors import Problems
 from .export.target import ExportTarget
 from .kinds import KINDS
 from .load import LoadedBank, load_all
-from .mathml import formulas_to_mathml
 from .model import Bank
 from .options import BuildOptions
 from .render import CardTemplates, RenderedNote
 from .target import Target
+from .text.mathml import formulas_to_mathml
 
 PAGE = "index.html"
 

@@ -30,11 +30,11 @@ from .assets import Asset
 from .errors import Problems, Severity
 from .kinds import KINDS, Kind
 from .languages import is_rtl
-from .media import Media, MediaError
 from .model import LETTERS, Bank, Question, topic_tag
 from .paths import UnsafePathError, read_inside
-from .richtext import to_html
 from .templatefolders import DEFAULT, DEFAULTS, TemplateFolders
+from .text.media import Media, MediaError
+from .text.richtext import to_html
 from .yamlfiles.conflicts import report_conflict
 from .yamlfiles.reader import Map, load, text_position
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from ..clozes import Gap, gaps
 from ..model import LETTERS
+from ..text.clozemarkers import Gap, gaps
 from .platform import ExportedQuestion, Omission, PlatformQuestion, Shape
 from .texts import images, plain
 

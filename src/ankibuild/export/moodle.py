@@ -16,7 +16,7 @@ import base64
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 
-from ..clozes import Gap, gaps
+from ..text.clozemarkers import Gap, gaps
 from .platform import ExportedQuestion, PlatformQuestion, Shape
 from .texts import images, plain, relink, xml_document
 

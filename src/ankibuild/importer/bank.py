@@ -29,7 +29,7 @@ from ..languages import CODE_HINT, is_language
 from ..load import load_bank
 from ..lock.format import LOCK_FILE
 from ..model import Bank, Question
-from ..richtext import literal
+from ..text.richtext import literal
 from ..validate import SLUG, TOPIC
 from ..yamlfiles.reader import BANK_FILE, Map, Seq, decode, load
 from ..yamlfiles.writer import STEP, Block, Document, Flow, Noted, Value, item_lines, mapping_lines, scalar

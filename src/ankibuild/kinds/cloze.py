@@ -21,12 +21,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import ClassVar
 
-from ..clozes import card_ords
-from ..clozetext import anki_markers
 from ..export.platform import PlatformQuestion, Shape
 from ..model import Question, Translation
-from ..richtext import read_clozes
 from ..schemaparts import TEXT, Fragment, Schema
+from ..text.clozemarkers import card_ords
+from ..text.clozes import anki_markers
+from ..text.richtext import read_clozes
 from ..yamlfiles.checker import Checker
 from ..yamlfiles.reader import Map
 from .base import CardType, Kind, Reading, Render, read_texts

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .clozes import MAX_CARD
+from .clozemarkers import MAX_CARD
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence

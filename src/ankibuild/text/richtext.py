@@ -41,8 +41,8 @@ from functools import cache
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import unquote
 
-from .clozetext import ENV_KEY as _CLOZES
-from .clozetext import ClozeReading, anki_markers, install_clozes
+from .clozes import ENV_KEY as _CLOZES
+from .clozes import ClozeReading, anki_markers, install_clozes
 from .formulas import end_problem
 from .mathml import problem as formula_problem
 

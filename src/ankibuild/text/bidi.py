@@ -15,9 +15,9 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from .errors import Problems, Severity
-from .languages import is_rtl
-from .model import Deck, Question
+from ..errors import Problems, Severity
+from ..languages import is_rtl
+from ..model import Deck, Question
 
 #: A sign right before a digit, where no letter or digit is glued to its left ("ל-20" reads right).
 _SIGNED = re.compile(r"(?<![\w\u200e\u2066\u202a.,])([-+\u2212])(\d[\d.,]*\d|\d)")

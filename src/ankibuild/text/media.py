@@ -14,9 +14,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import Problems, Severity
-from .paths import TooLargeError, UnsafePathError, inside, read_inside
-from .svgcheck import svg_refusal
+from ..errors import Problems, Severity
+from ..paths import TooLargeError, UnsafePathError, inside, read_inside
+from .svg import svg_refusal
 
 #: Folders of a bank whose files are expected to be used by some question.
 MEDIA_FOLDER = "media"
