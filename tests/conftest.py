@@ -11,7 +11,7 @@ import pytest
 
 from ankibuild import BuildResult, build
 from ankibuild.buildlock import BUILD_LOCK_FILE
-from ankibuild.templatefolders import DEFAULTS
+from ankibuild.cards.folders import DEFAULTS
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ankibuild import BankError, check
-from ankibuild.ankitemplate import Template, TemplateError
+from ankibuild.cards.template import Template, TemplateError
 from ankibuild.preview import render_cards
 
 from .ankitools import TEMPLATE_ERROR, collection, import_package, render_all_cards

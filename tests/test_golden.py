@@ -24,9 +24,9 @@ from pathlib import Path
 
 import pytest
 
+from ankibuild.cards.folders import DEFAULTS
 from ankibuild.kinds import DEFAULT_KIND, KINDS
 from ankibuild.preview import CardSides, render_cards
-from ankibuild.templatefolders import DEFAULTS
 
 from .conftest import DATA
 

@@ -12,9 +12,9 @@ import yaml
 from click.testing import CliRunner, Result
 
 from ankibuild import newbank
+from ankibuild.cards.folders import DEFAULTS, default_files
 from ankibuild.cli import main
 from ankibuild.newbank import UNSET, Origin, init, starter_workflow
-from ankibuild.templatefolders import DEFAULTS, default_files
 
 from .ankitools import imported_cards
 from .conftest import ROOT, snapshot

@@ -18,11 +18,11 @@ import pytest
 from ankibuild.anki import published
 from ankibuild.anki.published import read_published
 from ankibuild.cache import Cache
+from ankibuild.cards.folders import TemplateFolders
 from ankibuild.errors import Problems
 from ankibuild.kinds import KINDS
 from ankibuild.lock.format import LOCK_FILE, read_lock
 from ankibuild.render import load_templates
-from ankibuild.templatefolders import TemplateFolders
 
 from .conftest import Project
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from ankibuild.templatefolders import default_files
+from ankibuild.cards.folders import default_files
 
 from .ankitools import imported_cards
 from .conftest import ROOT

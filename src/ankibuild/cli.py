@@ -16,6 +16,7 @@ import click
 
 from .api import build_with
 from .buildlock import DEFAULT_WAIT
+from .cards.folders import TemplateFolders
 from .errors import AnkibuildError, BankError, report
 from .export import FORMATS
 from .itemchecks import summary
@@ -23,7 +24,6 @@ from .options import BuildOptions
 from .progress import for_terminal
 from .schema import schema_text
 from .state import BuildResult
-from .templatefolders import TemplateFolders
 from .version import __version__
 
 if TYPE_CHECKING:
@@ -364,7 +364,7 @@ def templates_group() -> None:
 @_wait
 def templates_export_command(folder: Path, force: bool, decks: Path, wait: float) -> None:
     """Copy the default templates into FOLDER (templates/ beside the bank) to change them."""
-    from .templatefolders import export_defaults  # each command loads only what it uses
+    from .cards.folders import export_defaults  # each command loads only what it uses
 
     try:
         written = export_defaults(folder, replace=force, decks=decks, wait=wait)

@@ -12,6 +12,7 @@ from functools import partial
 from pathlib import Path
 
 from .cache import Cache
+from .cards.folders import TemplateFolders
 from .changelog import CHANGELOG_FILE, read_changelog
 from .deckfiles import FileResult, process_all
 from .errors import BankError, Problems, UnknownLanguageError
@@ -23,7 +24,6 @@ from .model import Bank
 from .options import BuildOptions
 from .progress import Progress, silent
 from .render import CardTemplates, NoteHead, RenderedNote, load_templates
-from .templatefolders import TemplateFolders
 from .text.media import report_unused
 from .translations.record import TRANSLATIONS_FILE, Seen, observe, report_outdated
 from .validate import check_unique_ids, validate_bank_file

@@ -30,11 +30,11 @@ import yaml
 
 from .atomic import refuse_links_out, write_new
 from .buildlock import writing
+from .cards.folders import DEFAULT, DEFAULTS, OWN_FOLDER, TemplateFolders
 from .errors import BankError, Problems
 from .languages import CODE_HINT, is_language
 from .render import LABELS
 from .schema import schema_text
-from .templatefolders import DEFAULT, DEFAULTS, OWN_FOLDER, TemplateFolders
 from .validate import SLUG
 
 STARTER = Path(__file__).resolve().parent / "starter"

@@ -11,7 +11,7 @@ from functools import cached_property
 from pathlib import Path
 
 from .buildlock import DEFAULT_WAIT
-from .templatefolders import TemplateFolders
+from .cards.folders import TemplateFolders
 
 #: Marks an option that changes how a build goes, never what it makes (see :meth:`BuildOptions.record`).
 _HOW = {"how": True}

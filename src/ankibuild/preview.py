@@ -21,9 +21,9 @@ from pathlib import Path
 
 from .anki.collection import card_id
 from .anki.target import check_names, package_groups
-from .ankitemplate import SPECIAL_FIELDS, Template
-from .assets import Asset
 from .atomic import write_if_changed
+from .cards.assets import Asset
+from .cards.template import SPECIAL_FIELDS, Template
 from .errors import Problems
 from .export.target import ExportTarget
 from .kinds import KINDS

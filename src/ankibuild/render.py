@@ -24,15 +24,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from . import ankitemplate
-from .ankitemplate import SPECIAL_FIELDS
-from .assets import Asset
+from .cards import template as ankitemplate
+from .cards.assets import Asset
+from .cards.folders import DEFAULT, DEFAULTS, TemplateFolders
+from .cards.template import SPECIAL_FIELDS
 from .errors import Problems, Severity
 from .kinds import KINDS, Kind
 from .languages import is_rtl
 from .model import LETTERS, Bank, Question, topic_tag
 from .paths import UnsafePathError, read_inside
-from .templatefolders import DEFAULT, DEFAULTS, TemplateFolders
 from .text.media import Media, MediaError
 from .text.richtext import to_html
 from .yamlfiles.conflicts import report_conflict

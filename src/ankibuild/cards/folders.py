@@ -13,12 +13,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .atomic import write_inside
-from .buildlock import DEFAULT_WAIT, writing
-from .languages import lineage
+from ..atomic import write_inside
+from ..buildlock import DEFAULT_WAIT, writing
+from ..languages import lineage
 
 #: The templates every bank starts from, shipped inside the package.
-DEFAULTS = Path(__file__).resolve().parent / "templates"
+DEFAULTS = Path(__file__).resolve().parent.parent / "templates"
 #: A bank's own templates, looked for beside the bank folder when no folder is named.
 OWN_FOLDER = "templates"
 #: The folder of the structure every language shares.

@@ -17,8 +17,8 @@ import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-from .errors import AnkibuildError
-from .text.clozemarkers import cloze_filter
+from ..errors import AnkibuildError
+from ..text.clozemarkers import cloze_filter
 
 _TAG = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
 #: A field's name as Anki allows it: no braces, no '#', '^', '/' first, no ':' (a filter).
