@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ankibuild.templatefolders import DEFAULTS
+from ankibuild.cards.folders import DEFAULTS
 
 from .generate import BANK_ID, GeneratedBank, edit_question, generate_bank
 from .measure import ContenderFailed, Sample, check_packages, run_process

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from ankibuild import deckfiles
 from ankibuild.cache import cache_root
+from ankibuild.load import deckfiles
 from ankibuild.model import Bank
 
 from .conftest import Project

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ankibuild.export.platform import PlatformOption, PlatformQuestion, Shape
+from ankibuild.kinds.platform import PlatformOption, PlatformQuestion, Shape
 
 #: The grades Moodle's question editor offers, in percent (its list of fractions): a grade outside it
 #: is imported, but the question cannot be saved again in Moodle without changing it.

@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
-from ankibuild import load, pipeline
+from ankibuild import pipeline
 from ankibuild.anki import package, target
+from ankibuild.load import stage as load
 
 from .conftest import Project
 

@@ -16,8 +16,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from ankibuild.cli import main
-from ankibuild.itemchecks import CHECKS
-from ankibuild.schema import schema_text
+from ankibuild.kinds.itemchecks import CHECKS
+from ankibuild.load.schema import schema_text
 
 from .conftest import ROOT
 

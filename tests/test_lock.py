@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from ankibuild.errors import BankError
+from ankibuild.load.render import NoteHead
 from ankibuild.lock.clock import Clock
 from ankibuild.lock.format import LOCK_FILE, Lock, NoteLock, read_lock
 from ankibuild.lock.memo import recall, remember
 from ankibuild.lock.stamp import Stamp, stamp_notes
-from ankibuild.render import NoteHead
 
 from .conftest import Project
 

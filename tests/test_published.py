@@ -21,8 +21,8 @@ from ankibuild.cache import Cache
 from ankibuild.cards.folders import TemplateFolders
 from ankibuild.errors import Problems
 from ankibuild.kinds import KINDS
+from ankibuild.load.render import load_templates
 from ankibuild.lock.format import LOCK_FILE, read_lock
-from ankibuild.render import load_templates
 
 from .conftest import Project
 

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from .api import build
     from .errors import AnkibuildError, BankError, Problem
     from .importer.bank import ImportResult, import_pages
-    from .load import check
+    from .load.stage import check
     from .state import BuildResult, Output
 
 _HOMES = {

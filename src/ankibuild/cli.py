@@ -19,16 +19,16 @@ from .buildlock import DEFAULT_WAIT
 from .cards.folders import TemplateFolders
 from .errors import AnkibuildError, BankError, report
 from .export import FORMATS
-from .itemchecks import summary
+from .kinds.itemchecks import summary
+from .load.schema import schema_text
 from .options import BuildOptions
 from .progress import for_terminal
-from .schema import schema_text
 from .state import BuildResult
 from .version import __version__
 
 if TYPE_CHECKING:
     from .importer.bank import ImportResult
-    from .load import CheckResult
+    from .load.stage import CheckResult
     from .newbank import NewBank, Origin
     from .translations.status import BankStatus, LanguageStatus
 
@@ -193,7 +193,7 @@ def publish_command(outputs: Path | None, **options: Any) -> None:
 @_format("json prints every problem as an object, for editors and CI.")
 def check_command(decks: Path, templates: Path | None, strict: bool, fmt: str) -> None:
     """Validate the bank and the templates; write nothing."""
-    from .load import check  # each command loads only what it uses
+    from .load.stage import check  # each command loads only what it uses
 
     checked: CheckResult | None = None
     try:

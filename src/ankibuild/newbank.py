@@ -33,9 +33,9 @@ from .buildlock import writing
 from .cards.folders import DEFAULT, DEFAULTS, OWN_FOLDER, TemplateFolders
 from .errors import BankError, Problems
 from .languages import CODE_HINT, is_language
-from .render import LABELS
-from .schema import schema_text
-from .validate import SLUG
+from .load.render import LABELS
+from .load.schema import schema_text
+from .load.validate import SLUG
 
 STARTER = Path(__file__).resolve().parent / "starter"
 #: How a git URL others can reach begins (a local path or ``file://`` is none).

@@ -11,7 +11,7 @@ from contextlib import nullcontext
 from .anki.target import AnkiTarget
 from .buildlock import exclusive
 from .export.target import ExportResult, ExportTarget
-from .load import load_all
+from .load.stage import load_all
 from .lock.clock import Clock
 from .options import BuildOptions
 from .progress import Progress, silent

@@ -27,10 +27,10 @@ from .cards.template import SPECIAL_FIELDS, Template
 from .errors import Problems
 from .export.target import ExportTarget
 from .kinds import KINDS
-from .load import LoadedBank, load_all
+from .load.render import CardTemplates, RenderedNote
+from .load.stage import LoadedBank, load_all
 from .model import Bank
 from .options import BuildOptions
-from .render import CardTemplates, RenderedNote
 from .target import Target
 from .text.mathml import formulas_to_mathml
 

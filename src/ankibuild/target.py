@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from .errors import Problems
-    from .load import LoadedBank
+    from .load.stage import LoadedBank
     from .model import Bank
 
 #: What a target says it wrote.

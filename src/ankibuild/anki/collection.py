@@ -24,7 +24,7 @@ from .spec import NoteKey, PackageSpec
 if TYPE_CHECKING:
     import genanki
 
-    from ..render import CardTemplates
+    from ..load.render import CardTemplates
 
 #: The schema cookie of every collection (before VACUUM INTO adds one to it).
 SCHEMA_COOKIE = 100

@@ -30,11 +30,11 @@ from ..atomic import write_if_changed
 from ..changelog import Change, ChangeKind
 from ..errors import Problems, Severity
 from ..kinds import KINDS
+from ..load.render import CardTemplates, NoteHead, Side, note_digest, notetype_digest
+from ..load.validate import SLUG
 from ..lock.clock import MAX_TIME, Clock
 from ..lock.format import MAX_ID, Lock, NoteLock, changed_parts
 from ..paths import UnsafePathError, open_inside
-from ..render import CardTemplates, NoteHead, Side, note_digest, notetype_digest
-from ..validate import SLUG
 from ..version import code_fingerprint
 from .spec import COLLECTION
 

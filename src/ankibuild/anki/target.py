@@ -19,9 +19,10 @@ from typing import TYPE_CHECKING
 from ..atomic import remove_stale_temporaries, write_if_changed
 from ..cache import Cache, cache_root, digest
 from ..changelog import CHANGELOG_FILE, Change, ChangeKind, previous_changelog, publish_changelog
-from ..deckfiles import FileResult
 from ..errors import LockChangedError, Problem, Problems, Severity, ShapeChangeError
-from ..load import LOCK_MEMO, LoadedBank
+from ..load.deckfiles import FileResult
+from ..load.render import CardTemplates, NoteHead
+from ..load.stage import LOCK_MEMO, LoadedBank
 from ..lock.clock import ANKI_EPOCH, Clock
 from ..lock.format import LOCK_FILE, Lock, NoteLock
 from ..lock.gitattributes import ask_git_to_merge
@@ -31,7 +32,6 @@ from ..model import Bank, Deck, deck_id
 from ..options import BuildOptions
 from ..paths import read_inside
 from ..progress import Progress, silent
-from ..render import CardTemplates, NoteHead
 from ..state import BuildResult, Output
 from ..translations.record import TRANSLATIONS_FILE, today
 from .collection import notetype

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ..kinds.platform import ExportedQuestion, Omission
 from .gift import gift
 from .moodle import moodle_xml
 from .multilang import EVERY_LANGUAGE, merged
-from .platform import ExportedQuestion, Omission
 from .qti import qti_package
 
 #: The questions of each language built, in the bank's order of languages and questions.

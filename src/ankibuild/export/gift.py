@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from ..kinds.platform import ExportedQuestion, Omission, PlatformQuestion, Shape
 from ..model import LETTERS
 from ..text.clozemarkers import Gap, gaps
-from .platform import ExportedQuestion, Omission, PlatformQuestion, Shape
 from .texts import images, plain
 
 #: Escaped with a backslash wherever they stand: each means something to GIFT.

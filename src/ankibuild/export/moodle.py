@@ -16,8 +16,8 @@ import base64
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 
+from ..kinds.platform import ExportedQuestion, PlatformQuestion, Shape
 from ..text.clozemarkers import Gap, gaps
-from .platform import ExportedQuestion, PlatformQuestion, Shape
 from .texts import images, plain, relink, xml_document
 
 #: Where Moodle keeps the files of a text, as its own exports write it.

@@ -16,7 +16,7 @@ import html
 from collections.abc import Sequence
 from dataclasses import replace
 
-from .platform import ExportedQuestion, PlatformQuestion, Shape
+from ..kinds.platform import ExportedQuestion, PlatformQuestion, Shape
 
 #: The language of a file for every language: ISO 639's code for several.
 EVERY_LANGUAGE = "mul"

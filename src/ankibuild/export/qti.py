@@ -22,8 +22,8 @@ import zipfile
 from collections.abc import Iterator, Mapping, Sequence
 
 from ..anki.package import zip_entry
+from ..kinds.platform import ExportedQuestion, Omission, PlatformQuestion, Shape
 from ..model import LETTERS
-from .platform import ExportedQuestion, Omission, PlatformQuestion, Shape
 from .texts import images, relink, xml_document
 
 #: Where the images go in the package, and how the texts refer to them.

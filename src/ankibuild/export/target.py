@@ -15,14 +15,14 @@ from pathlib import Path
 from ..atomic import remove_stale_temporaries, write_if_changed
 from ..errors import Problem, Problems, Severity
 from ..kinds import KINDS
+from ..kinds.platform import ExportedQuestion, Omission
 from ..languages import is_rtl
-from ..load import LoadedBank
+from ..load.render import RenderedNote
+from ..load.stage import LoadedBank
 from ..model import Bank, Deck, Place
 from ..options import BuildOptions
-from ..render import RenderedNote
 from ..state import Output
 from .files import MAKERS, Exportable, ExportFile
-from .platform import ExportedQuestion, Omission
 
 
 @dataclass(frozen=True)

@@ -20,11 +20,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Protocol
 
-from ..export.platform import PlatformQuestion
 from ..model import Question, Translation, note_guid, notetype_id
-from ..schemaparts import Fragment
 from ..yamlfiles.checker import Checker
 from ..yamlfiles.reader import Map
+from .platform import PlatformQuestion
+from .schema import Fragment
 
 
 class Render(Protocol):

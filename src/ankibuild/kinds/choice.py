@@ -23,12 +23,12 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
-from ..export.platform import PlatformOption, PlatformQuestion, Shape
 from ..model import LETTERS, Question, Translation, note_guid, notetype_id
-from ..schemaparts import TEXT, Fragment, Schema, padded
 from ..yamlfiles.checker import Checker, type_name
 from ..yamlfiles.reader import Map, Seq
 from .base import CardType, Kind, Reading, Render
+from .platform import PlatformOption, PlatformQuestion, Shape
+from .schema import TEXT, Fragment, Schema, padded
 
 #: The note type's fields, in order. Never change this list after a release:
 #: Anki forks a note type whose fields differ ("Name+") and stops updating every

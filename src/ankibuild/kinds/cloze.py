@@ -21,15 +21,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import ClassVar
 
-from ..export.platform import PlatformQuestion, Shape
 from ..model import Question, Translation
-from ..schemaparts import TEXT, Fragment, Schema
 from ..text.clozemarkers import card_ords
 from ..text.clozes import anki_markers
 from ..text.richtext import read_clozes
 from ..yamlfiles.checker import Checker
 from ..yamlfiles.reader import Map
 from .base import CardType, Kind, Reading, Render, read_texts
+from .platform import PlatformQuestion, Shape
+from .schema import TEXT, Fragment, Schema
 
 #: The note type's fields, in order: never change them once released.
 FIELDS = ("ID", "Text", "Extra")

@@ -11,12 +11,12 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
-from ..export.platform import PlatformQuestion, Shape
 from ..model import Question, Translation
-from ..schemaparts import TEXT, Fragment, Schema
 from ..yamlfiles.checker import Checker, type_name
 from ..yamlfiles.reader import Map
 from .base import CardType, Kind, Reading, Render, read_texts
+from .platform import PlatformQuestion, Shape
+from .schema import TEXT, Fragment, Schema
 
 #: The note type's fields, in order. Never change them after a release.
 FIELDS: tuple[str, ...] = ("ID", "Question", "Answer", "Explanation")

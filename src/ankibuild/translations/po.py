@@ -392,7 +392,7 @@ def _record(texts: BankTexts, decks: Path, pending: dict[Path, bytes], lang: str
     A translation made from the source text as it is now is current; one the
     import changed only in part keeps whatever it was behind.
     """
-    from ..load import load_bank
+    from ..load.stage import load_bank
 
     problems = Problems()
     bank = load_bank(decks, problems, pending)

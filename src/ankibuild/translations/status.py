@@ -92,7 +92,7 @@ class BankTexts:
 
 def load_texts(decks: Path, date: str = "") -> BankTexts:
     """The bank as it is; raises :class:`BankError` only when not even ``bank.yaml`` can be read."""
-    from ..load import load_bank  # the pipeline checks translations itself: loaded on use
+    from ..load.stage import load_bank  # the pipeline checks translations itself: loaded on use
 
     problems = Problems()
     bank = load_bank(decks, problems)

@@ -13,14 +13,14 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .errors import Problems, Severity
-from .export import FORMATS
-from .itemchecks import CHECKS
-from .kinds import DEFAULT_KIND, KINDS, Kind, Reading
-from .languages import CODE_HINT, is_language
-from .model import Bank, Deck, Place, Question, Translation, fallback
-from .yamlfiles.checker import Checker, type_name
-from .yamlfiles.reader import Map, YamlFile
+from ..errors import Problems, Severity
+from ..export import FORMATS
+from ..kinds import DEFAULT_KIND, KINDS, Kind, Reading
+from ..kinds.itemchecks import CHECKS
+from ..languages import CODE_HINT, is_language
+from ..model import Bank, Deck, Place, Question, Translation, fallback
+from ..yamlfiles.checker import Checker, type_name
+from ..yamlfiles.reader import Map, YamlFile
 
 SLUG = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 TOPIC = re.compile(r"^[\w.-]+(::[\w.-]+)*$")

@@ -15,10 +15,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from .errors import Problem, Problems, Severity
-from .kinds import KINDS
-from .kinds.choice import several_correct
-from .model import LETTERS, Deck, Place, Question
+from ..errors import Problem, Problems, Severity
+from ..model import LETTERS, Deck, Place, Question
+from . import KINDS
+from .choice import several_correct
 
 LONGEST_CORRECT = "longest-correct"
 OFTEN_LONGEST = "often-longest"

@@ -33,13 +33,13 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from .export import FORMATS
-from .itemchecks import CHECKS
-from .kinds import DEFAULT_KIND, KINDS, Kind
-from .languages import ISO_639_1, REGION, is_language
-from .schemaparts import TEXT, Schema, padded
+from ..export import FORMATS
+from ..kinds import DEFAULT_KIND, KINDS, Kind
+from ..kinds.itemchecks import CHECKS
+from ..kinds.schema import TEXT, Schema, padded
+from ..languages import ISO_639_1, REGION, is_language
+from ..yamlfiles.checker import CONTROL
 from .validate import BANK_KEYS, EVERY_QUESTION_KEY, FILE_KEYS, QUESTION_KEYS, SLUG, TOPIC
-from .yamlfiles.checker import CONTROL
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 

@@ -18,20 +18,20 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .cache import Cache, DamagedEntry, digest, file_sha, pack, unpack
-from .errors import CacheChangedError, Problem, Problems, Severity
-from .itemchecks import AnswerFacts, ItemChecker
-from .kinds import KINDS
-from .kinds.choice import options_of
-from .model import Bank, Deck, Place
-from .progress import Progress, silent
+from ..cache import Cache, DamagedEntry, digest, file_sha, pack, unpack
+from ..errors import CacheChangedError, Problem, Problems, Severity
+from ..kinds import KINDS
+from ..kinds.choice import options_of
+from ..kinds.itemchecks import AnswerFacts, ItemChecker
+from ..model import Bank, Deck, Place
+from ..progress import Progress, silent
+from ..text import bidi
+from ..text.media import Media
+from ..translations.record import TextRef, current_blocks, text_refs
+from ..version import code_fingerprint
+from ..yamlfiles.reader import parse_file, read, read_pending
 from .render import NoteHead, RenderedNote, render_note
-from .text import bidi
-from .text.media import Media
-from .translations.record import TextRef, current_blocks, text_refs
 from .validate import validate_deck_file
-from .version import code_fingerprint
-from .yamlfiles.reader import parse_file, read, read_pending
 
 #: Below this many bytes to parse, starting processes costs more than it saves.
 PARALLEL_BYTES = 2 * 1024 * 1024

@@ -24,19 +24,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from .cards import template as ankitemplate
-from .cards.assets import Asset
-from .cards.folders import DEFAULT, DEFAULTS, TemplateFolders
-from .cards.template import SPECIAL_FIELDS
-from .errors import Problems, Severity
-from .kinds import KINDS, Kind
-from .languages import is_rtl
-from .model import LETTERS, Bank, Question, topic_tag
-from .paths import UnsafePathError, read_inside
-from .text.media import Media, MediaError
-from .text.richtext import to_html
-from .yamlfiles.conflicts import report_conflict
-from .yamlfiles.reader import Map, load, text_position
+from ..cards import template as ankitemplate
+from ..cards.assets import Asset
+from ..cards.folders import DEFAULT, DEFAULTS, TemplateFolders
+from ..cards.template import SPECIAL_FIELDS
+from ..errors import Problems, Severity
+from ..kinds import KINDS, Kind
+from ..languages import is_rtl
+from ..model import LETTERS, Bank, Question, topic_tag
+from ..paths import UnsafePathError, read_inside
+from ..text.media import Media, MediaError
+from ..text.richtext import to_html
+from ..yamlfiles.conflicts import report_conflict
+from ..yamlfiles.reader import Map, load, text_position
 
 STYLESHEET = "style.css"
 SCRIPT = "card.js"

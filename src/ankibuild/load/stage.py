@@ -11,23 +11,23 @@ from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 
-from .cache import Cache
-from .cards.folders import TemplateFolders
-from .changelog import CHANGELOG_FILE, read_changelog
+from ..cache import Cache
+from ..cards.folders import TemplateFolders
+from ..changelog import CHANGELOG_FILE, read_changelog
+from ..errors import BankError, Problems, UnknownLanguageError
+from ..kinds import DEFAULT_KIND, KINDS, Kind
+from ..kinds.itemchecks import check_bank
+from ..lock.format import LOCK_FILE, Lock, read_lock
+from ..lock.memo import recall
+from ..model import Bank
+from ..options import BuildOptions
+from ..progress import Progress, silent
+from ..text.media import report_unused
+from ..translations.record import TRANSLATIONS_FILE, Seen, observe, report_outdated
+from ..yamlfiles.reader import BANK_FILE, bank_files, parse_file, read_pending
 from .deckfiles import FileResult, process_all
-from .errors import BankError, Problems, UnknownLanguageError
-from .itemchecks import check_bank
-from .kinds import DEFAULT_KIND, KINDS, Kind
-from .lock.format import LOCK_FILE, Lock, read_lock
-from .lock.memo import recall
-from .model import Bank
-from .options import BuildOptions
-from .progress import Progress, silent
 from .render import CardTemplates, NoteHead, RenderedNote, load_templates
-from .text.media import report_unused
-from .translations.record import TRANSLATIONS_FILE, Seen, observe, report_outdated
 from .validate import check_unique_ids, validate_bank_file
-from .yamlfiles.reader import BANK_FILE, bank_files, parse_file, read_pending
 
 #: The last lock a build wrote, kept parsed in the cache's folder of things kept.
 LOCK_MEMO = "lock.memo"
