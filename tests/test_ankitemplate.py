@@ -8,7 +8,7 @@ import pytest
 
 from ankibuild import BankError, check
 from ankibuild.cards.template import Template, TemplateError
-from ankibuild.preview import render_cards
+from ankibuild.preview.target import render_cards
 
 from .ankitools import TEMPLATE_ERROR, collection, import_package, render_all_cards
 from .conftest import Project, use_scenario

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ankibuild import check
-from ankibuild.preview import card_document, render_cards
+from ankibuild.preview.target import card_document, render_cards
 from ankibuild.text.bidi import reversed_numbers
 
 from .cdp import Browser, chromium

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from ankibuild import build
-from ankibuild.preview import CardSides, card_document, render_cards, write_preview
+from ankibuild.preview.target import CardSides, card_document, render_cards, write_preview
 
 from .cdp import Browser, Page, chromium, launch
 from .conftest import DATA, ROOT

@@ -17,7 +17,7 @@ from ankibuild.kinds import KINDS
 from ankibuild.kinds.choice import FIELDS
 from ankibuild.load.render import load_templates
 from ankibuild.lock.format import LOCK_FILE, read_lock
-from ankibuild.preview import render_cards
+from ankibuild.preview.target import render_cards
 
 from .ankitools import TEMPLATE_ERROR, collection, import_package, imported_cards, render_all_cards
 from .conftest import DATA, Project, use_scenario

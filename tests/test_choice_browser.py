@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from ankibuild.preview import CardSides, card_document, render_cards
+from ankibuild.preview.target import CardSides, card_document, render_cards
 
 from .cdp import Page, chromium
 from .conftest import DATA

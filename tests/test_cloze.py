@@ -13,7 +13,7 @@ import pytest
 
 from ankibuild import BankError, check
 from ankibuild import build as build_bank
-from ankibuild.preview import render_cards
+from ankibuild.preview.target import render_cards
 from ankibuild.text.clozemarkers import card_ords, cloze_filter
 from ankibuild.text.richtext import Unpackaged, read_clozes, to_html
 from ankibuild.translations.po import export_po, import_po

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from ankibuild import build
 from ankibuild.cli import main
 from ankibuild.load.schema import bank_schema
-from ankibuild.preview import write_preview
+from ankibuild.preview.target import write_preview
 
 from .conftest import DATA, Project, snapshot, use_scenario
 from .exporttools import BANK, PICTURE, SEVERAL_GAPS, exported

@@ -26,7 +26,7 @@ import pytest
 
 from ankibuild.cards.folders import DEFAULTS
 from ankibuild.kinds import DEFAULT_KIND, KINDS
-from ankibuild.preview import CardSides, render_cards
+from ankibuild.preview.target import CardSides, render_cards
 
 from .conftest import DATA
 

@@ -46,7 +46,7 @@ import yaml
 
 from ankibuild import build
 from ankibuild.lock.clock import Clock
-from ankibuild.preview import write_preview
+from ankibuild.preview.target import write_preview
 
 from .ankitools import imported_cards
 from .conftest import DATA

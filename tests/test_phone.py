@@ -26,7 +26,7 @@ import pytest
 from anki.cards import Card  # isort: skip
 
 from ankibuild import build
-from ankibuild.preview import card_document
+from ankibuild.preview.target import card_document
 
 from .ankitools import collection, import_package
 from .cdp import Browser, Page, chromium

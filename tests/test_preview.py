@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from ankibuild import BankError
 from ankibuild.cli import main
-from ankibuild.preview import render_cards, write_preview
+from ankibuild.preview.target import render_cards, write_preview
 from ankibuild.text.mathml import formulas_to_mathml, to_mathml
 
 from .conftest import ROOT, Project, use_scenario

@@ -238,7 +238,7 @@ def _checked(checked: CheckResult, decks: Path, templates: str) -> str:
 @click.option("--show-ids", is_flag=True, help="Show each question's id above its card (for authors).")
 def preview_command(**options: Any) -> None:
     """Write a static page with every card, front and back, and links to the packages."""
-    from .preview import write_preview  # each command loads only what it uses
+    from .preview.target import write_preview  # each command loads only what it uses
 
     result = write_preview(**options)  # the options above are named as its arguments
     for warning in result.warnings:

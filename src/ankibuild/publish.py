@@ -188,7 +188,7 @@ def _write(made: Publication, work: Path, options: BuildOptions) -> list[Path]:
 
 
 def _write_review(made: Publication, out: Path, options: BuildOptions) -> list[Path]:
-    from .preview import write_preview  # loaded only for a review
+    from .preview.target import write_preview  # loaded only for a review
 
     out.mkdir(parents=True, exist_ok=True)
     shown = {(c.lang, c.question) for c in made.changes.items if c.kind in _SHOWN}

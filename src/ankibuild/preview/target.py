@@ -19,20 +19,20 @@ from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 
-from .anki.collection import card_id
-from .anki.target import check_names, package_groups
-from .atomic import write_if_changed
-from .cards.assets import Asset
-from .cards.template import SPECIAL_FIELDS, Template
-from .errors import Problems
-from .export.target import ExportTarget
-from .kinds import KINDS
-from .load.render import CardTemplates, RenderedNote
-from .load.stage import LoadedBank, load_all
-from .model import Bank
-from .options import BuildOptions
-from .target import Target
-from .text.mathml import formulas_to_mathml
+from ..anki.collection import card_id
+from ..anki.target import check_names, package_groups
+from ..atomic import write_if_changed
+from ..cards.assets import Asset
+from ..cards.template import SPECIAL_FIELDS, Template
+from ..errors import Problems
+from ..export.target import ExportTarget
+from ..kinds import KINDS
+from ..load.render import CardTemplates, RenderedNote
+from ..load.stage import LoadedBank, load_all
+from ..model import Bank
+from ..options import BuildOptions
+from ..target import Target
+from ..text.mathml import formulas_to_mathml
 
 PAGE = "index.html"
 
@@ -294,7 +294,7 @@ def _page(rendered: RenderedCards, links: list[PackageLink], out: Path, show_ids
 
 
 def _asset(name: str) -> str:
-    return resources.files("ankibuild").joinpath("page", name).read_text(encoding="utf-8")
+    return resources.files("ankibuild.preview").joinpath("page", name).read_text(encoding="utf-8")
 
 
 def _summary(rendered: RenderedCards) -> str:
