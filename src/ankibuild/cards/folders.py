@@ -17,8 +17,20 @@ from ..atomic import write_inside
 from ..buildlock import DEFAULT_WAIT, writing
 from ..languages import lineage
 
-#: The templates every bank starts from, shipped inside the package.
-DEFAULTS = Path(__file__).resolve().parent.parent / "templates"
+
+def _defaults() -> Path:
+    """The default templates: in the installed package, else at the top of the source tree.
+
+    The wheel holds the repository's top-level ``templates/`` as ``ankibuild/templates``
+    (see ``setup.py``); an editable install runs the package from ``src/``.
+    """
+    package = Path(__file__).resolve().parent.parent
+    installed = package / "templates"
+    return installed if installed.is_dir() else package.parent.parent / "templates"
+
+
+#: The templates every bank starts from, shipped with ankibuild.
+DEFAULTS = _defaults()
 #: A bank's own templates, looked for beside the bank folder when no folder is named.
 OWN_FOLDER = "templates"
 #: The folder of the structure every language shares.
