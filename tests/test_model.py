@@ -14,9 +14,8 @@ from ankibuild import check
 from ankibuild.errors import BankError
 from ankibuild.kinds import KINDS
 from ankibuild.kinds.choice import CARD_NAME, FIELDS
-from ankibuild.load.validate import SLUG
 from ankibuild.lock.format import LOCK_FILE, Lock, read_lock
-from ankibuild.model import deck_id, note_guid, notetype_id, stable_int
+from ankibuild.model import SLUG, deck_id, note_guid, notetype_id, stable_int
 
 from .ankitools import collection, import_package
 from .conftest import DATA, ROOT, Project

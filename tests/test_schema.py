@@ -31,8 +31,8 @@ from ankibuild.kinds.choice import MAX_OPTIONS, MIN_OPTIONS
 from ankibuild.kinds.itemchecks import CHECKS
 from ankibuild.languages import is_language
 from ankibuild.load.schema import schema_text
-from ankibuild.load.validate import TOPIC, validate_bank_file, validate_deck_file
-from ankibuild.model import LETTERS, Bank
+from ankibuild.load.validate import validate_bank_file, validate_deck_file
+from ankibuild.model import LETTERS, TOPIC, Bank
 from ankibuild.yamlfiles.reader import YamlFile, load, parse_file
 
 from .conftest import ROOT

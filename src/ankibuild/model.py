@@ -8,12 +8,17 @@ and decks in a classmate's collection.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 #: The letters that name a question's options, in order (at most six).
 LETTERS: tuple[str, ...] = ("A", "B", "C", "D", "E", "F")
+#: What a question id (and a bank id) may be: it names notes, GUIDs and lock entries.
+SLUG = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
+#: What a topic may be: Anki's tags, ``::`` between the levels of a hierarchy.
+TOPIC = re.compile(r"^[\w.-]+(::[\w.-]+)*$")
 _ID_FLOOR = 1_000_000_000_000  # 2001-09-09 in milliseconds
 _ID_SPAN = 700_000_000_000  # up to 2023-11
 

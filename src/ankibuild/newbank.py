@@ -35,7 +35,7 @@ from .errors import BankError, Problems
 from .languages import CODE_HINT, is_language
 from .load.render import LABELS
 from .load.schema import schema_text
-from .load.validate import SLUG
+from .model import SLUG
 
 STARTER = Path(__file__).resolve().parent / "starter"
 #: How a git URL others can reach begins (a local path or ``file://`` is none).

@@ -31,9 +31,9 @@ from ..changelog import Change, ChangeKind
 from ..errors import Problems, Severity
 from ..kinds import KINDS
 from ..load.render import CardTemplates, NoteHead, Side, note_digest, notetype_digest
-from ..load.validate import SLUG
 from ..lock.clock import MAX_TIME, Clock
 from ..lock.format import MAX_ID, Lock, NoteLock, changed_parts
+from ..model import SLUG
 from ..paths import UnsafePathError, open_inside
 from ..version import code_fingerprint
 from .spec import COLLECTION

@@ -27,9 +27,8 @@ from ..buildlock import DEFAULT_WAIT, writing
 from ..errors import AnkibuildError, BankError, Problem, Problems, Severity
 from ..languages import CODE_HINT, is_language
 from ..load.stage import load_bank
-from ..load.validate import SLUG, TOPIC
 from ..lock.format import LOCK_FILE
-from ..model import Bank, Question
+from ..model import SLUG, TOPIC, Bank, Question
 from ..text.richtext import literal
 from ..yamlfiles.reader import BANK_FILE, Map, Seq, decode, load
 from ..yamlfiles.writer import STEP, Block, Document, Flow, Noted, Value, item_lines, mapping_lines, scalar

@@ -38,8 +38,9 @@ from ..kinds import DEFAULT_KIND, KINDS, Kind
 from ..kinds.itemchecks import CHECKS
 from ..kinds.schema import TEXT, Schema, padded
 from ..languages import ISO_639_1, REGION, is_language
+from ..model import SLUG, TOPIC
 from ..yamlfiles.checker import CONTROL
-from .validate import BANK_KEYS, EVERY_QUESTION_KEY, FILE_KEYS, QUESTION_KEYS, SLUG, TOPIC
+from .validate import BANK_KEYS, EVERY_QUESTION_KEY, FILE_KEYS, QUESTION_KEYS
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 

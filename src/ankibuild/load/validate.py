@@ -7,7 +7,6 @@ so a student sees all mistakes of all files in one run.
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
@@ -18,12 +17,9 @@ from ..export import FORMATS
 from ..kinds import DEFAULT_KIND, KINDS, Kind, Reading
 from ..kinds.itemchecks import CHECKS
 from ..languages import CODE_HINT, is_language
-from ..model import Bank, Deck, Place, Question, Translation, fallback
+from ..model import SLUG, TOPIC, Bank, Deck, Place, Question, Translation, fallback
 from ..yamlfiles.checker import Checker, type_name
 from ..yamlfiles.reader import Map, YamlFile
-
-SLUG = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
-TOPIC = re.compile(r"^[\w.-]+(::[\w.-]+)*$")
 
 BANK_KEYS = {"id": True, "languages": True, "topics": True, "title": False, "shuffle": False, "exports": False}
 FILE_KEYS = {"questions": True, "deck": False, "todo": False}

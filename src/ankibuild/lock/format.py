@@ -243,7 +243,7 @@ def _is_slug(value: object) -> bool:
 
 @cache
 def _slug() -> re.Pattern[str]:
-    from ..load.validate import SLUG  # what a question id is; a build with nothing to do reads only the lock
+    from ..model import SLUG  # what a question id is; a build with nothing to do reads only the lock
 
     return SLUG
 

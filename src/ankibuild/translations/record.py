@@ -259,7 +259,7 @@ def parse(path: Path, text: str, problems: Problems) -> Record:
 
 def _entries(path: Path, text: str, chunk: str, problems: Problems) -> dict[str, Entry] | None:
     """The entries of one question's block (a part of the file's ``text``), or None, reported, if it is damaged."""
-    from ..load.validate import SLUG
+    from ..model import SLUG
 
     line = text.count("\n", 0, text.find(chunk)) + 1
     head, *lines = chunk.split("\n")
