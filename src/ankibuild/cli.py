@@ -18,10 +18,9 @@ from .api import build_with
 from .buildlock import DEFAULT_WAIT
 from .cards.folders import TemplateFolders
 from .errors import AnkibuildError, BankError, report
-from .export import FORMATS
 from .kinds.itemchecks import summary
 from .load.schema import schema_text
-from .options import BuildOptions
+from .options import FORMATS, BuildOptions
 from .progress import for_terminal
 from .state import BuildResult
 from .version import __version__

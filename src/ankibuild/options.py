@@ -13,6 +13,8 @@ from pathlib import Path
 from .buildlock import DEFAULT_WAIT
 from .cards.folders import TemplateFolders
 
+#: The export formats, by the name a bank's ``exports`` and ``ankibuild build --export`` give.
+FORMATS: tuple[str, ...] = ("moodle-xml", "gift", "qti")
 #: Marks an option that changes how a build goes, never what it makes (see :meth:`BuildOptions.record`).
 _HOW = {"how": True}
 

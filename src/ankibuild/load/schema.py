@@ -33,12 +33,12 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from ..export import FORMATS
 from ..kinds import DEFAULT_KIND, KINDS, Kind
 from ..kinds.itemchecks import CHECKS
 from ..kinds.schema import TEXT, Schema, padded
 from ..languages import ISO_639_1, REGION, is_language
 from ..model import SLUG, TOPIC
+from ..options import FORMATS
 from ..yamlfiles.checker import CONTROL
 from .validate import BANK_KEYS, EVERY_QUESTION_KEY, FILE_KEYS, QUESTION_KEYS
 

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import Problems, Severity
-from ..export import FORMATS
 from ..kinds import DEFAULT_KIND, KINDS, Kind, Reading
 from ..kinds.itemchecks import CHECKS
 from ..languages import CODE_HINT, is_language
 from ..model import SLUG, TOPIC, Bank, Deck, Place, Question, Translation, fallback
+from ..options import FORMATS
 from ..yamlfiles.checker import Checker, type_name
 from ..yamlfiles.reader import Map, YamlFile
 
