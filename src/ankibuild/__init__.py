@@ -26,7 +26,7 @@ _HOMES = {
     "Output": "state",
     "Problem": "errors",
     "build": "api",
-    "check": "load",
+    "check": "load.stage",
     "import_pages": "importer.bank",
 }
 __all__ = [
