@@ -35,11 +35,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import Problems
-from ..kinds.choice import MAX_OPTIONS, MIN_OPTIONS
+from ..kinds import DEFAULT_KIND, KINDS
 from ..paths import UnsafePathError, read_inside
 from ..yamlfiles.reader import decode
 from . import langguess
 
+#: How many options a page's question may have: it becomes a multiple-choice question.
+MIN_OPTIONS, MAX_OPTIONS = KINDS[DEFAULT_KIND].option_counts[0], KINDS[DEFAULT_KIND].option_counts[-1]
 #: ``1. AText``, ``2) BText``, ``3．Cテキスト``: a number, a dot or bracket, the item.
 _ITEM = re.compile(r"^(\d{1,3})\s*[.)．）、]\s*(\S.*)$")
 #: ``Answer: B. text``, ``Réponse : B. text``, ``答え：B．テキスト``: a label, a colon of any

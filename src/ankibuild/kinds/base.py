@@ -76,8 +76,14 @@ class Kind(ABC):
     translation_keys: ClassVar[Mapping[str, bool]]
     #: Anki's own cloze note type: a card for each cloze number.
     cloze: ClassVar[bool] = False
-    #: The options of its questions are checked for answers given away (see :mod:`..itemchecks`).
+    #: The options of its questions are checked for answers given away (see :mod:`.itemchecks`).
     has_options: ClassVar[bool] = False
+    #: How many options one of its questions may have (none, for a kind without options).
+    option_counts: ClassVar[range] = range(0)
+
+    def shown_options(self, fields: Sequence[str]) -> tuple[str, ...]:
+        """The options a note's front shows, from its fields: none for a kind without options."""
+        return ()
 
     def notetype_key(self, lang: str) -> str:
         """What names its note type in ``lang`` in the lock and in a build."""

@@ -65,6 +65,7 @@ class Choice(Kind):
         "feedback": False,
     }
     has_options = True
+    option_counts = range(MIN_OPTIONS, MAX_OPTIONS + 1)
 
     def notetype_key(self, lang: str) -> str:
         return lang
@@ -147,6 +148,9 @@ class Choice(Kind):
         explanation = render("Explanation", text.explanation) + _feedback_html(text.feedback, render)
         stem = marks + render("Question", text.question)
         return (html.escape(question.id), stem, *options, question.answer, explanation)
+
+    def shown_options(self, fields: Sequence[str]) -> tuple[str, ...]:
+        return options_of(fields)
 
     def platform_question(self, fields: Sequence[str], *, shuffle: bool) -> PlatformQuestion:
         stem = fields[FIELDS.index("Question")].removeprefix(SEVERAL_MARK)

@@ -21,7 +21,6 @@ from typing import Any, NamedTuple
 from ..cache import Cache, DamagedEntry, digest, file_sha, pack, unpack
 from ..errors import CacheChangedError, Problem, Problems, Severity
 from ..kinds import KINDS
-from ..kinds.choice import options_of
 from ..kinds.itemchecks import AnswerFacts, ItemChecker
 from ..model import Bank, Deck, Place
 from ..progress import Progress, silent
@@ -179,7 +178,9 @@ def process(bank: Bank, path: Path, raw: bytes, langs: Sequence[str], keep_texts
             render_note(bank, deck.key, draft, lang, media, problems)
     texts = {lang: _dumps([(n.fields, n.tags) for n in notes if n.lang == lang]) for lang in langs}
     questions = tuple(QuestionRef(q.id, q.place.line, q.place.column) for q in deck.questions)
-    options = {(n.question_id, n.lang): options_of(n.fields) for n in notes if KINDS[n.kind].has_options}
+    options = {
+        (n.question_id, n.lang): KINDS[n.kind].shown_options(n.fields) for n in notes if KINDS[n.kind].has_options
+    }
     answers = ItemChecker(path, problems, bank.shuffle).deck(deck, options)
     bidi.check_deck(path, deck, problems)
     return FileResult(
