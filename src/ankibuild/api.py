@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from .buildlock import DEFAULT_WAIT
 from .collector import paused
 from .options import BuildOptions
+from .paths import DECKS, DIST
 from .progress import Progress, silent
 from .state import BuildResult, BuildState
 
@@ -18,9 +19,9 @@ if TYPE_CHECKING:
 
 def build(
     *,
-    decks: Path = Path("decks"),
+    decks: Path = DECKS,
     templates: Path | None = None,
-    out: Path = Path("dist"),
+    out: Path = DIST,
     languages: Sequence[str] = (),
     split: bool = False,
     exports: Sequence[str] = (),

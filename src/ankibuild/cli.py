@@ -21,6 +21,7 @@ from .errors import AnkibuildError, BankError, report
 from .kinds.itemchecks import summary
 from .load.schema import schema_text
 from .options import FORMATS, BuildOptions
+from .paths import DECKS, DIST
 from .progress import for_terminal
 from .state import BuildResult
 from .version import __version__
@@ -34,16 +35,16 @@ if TYPE_CHECKING:
 _F = TypeVar("_F", bound=Callable[..., object])
 
 
-def _folder(name: str, default: str, help: str) -> Callable[[_F], _F]:
+def _folder(name: str, default: Path, help: str) -> Callable[[_F], _F]:
     return click.option(
-        name, type=click.Path(file_okay=False, path_type=Path), default=Path(default), show_default=True, help=help
+        name, type=click.Path(file_okay=False, path_type=Path), default=default, show_default=True, help=help
     )
 
 
 #: More changes than this in one language are counted, not listed.
 MAX_LISTED_CHANGES = 12
 
-_decks = _folder("--decks", "decks", "The question bank folder.")
+_decks = _folder("--decks", DECKS, "The question bank folder.")
 _templates = click.option(
     "--templates",
     type=click.Path(file_okay=False, path_type=Path),
@@ -114,7 +115,7 @@ def main() -> None:
 @main.command("build")
 @_decks
 @_templates
-@_folder("--out", "dist", "Where the .apkg files go.")
+@_folder("--out", DIST, "Where the .apkg files go.")
 @click.option("--lang", "languages", multiple=True, metavar="CODE", help="Build only this language (repeatable).")
 @click.option("--split", is_flag=True, help="One .apkg per deck and language instead of one per language.")
 @click.option(
@@ -229,8 +230,8 @@ def _checked(checked: CheckResult, decks: Path, templates: str) -> str:
 @main.command("preview")
 @_decks
 @_templates
-@_folder("--out", "dist/preview", "Where the page (index.html) goes.")
-@_folder("--packages", "dist", "Where 'ankibuild build' wrote the .apkg files the page links to.")
+@_folder("--out", DIST / "preview", "Where the page (index.html) goes.")
+@_folder("--packages", DIST, "Where 'ankibuild build' wrote the .apkg files the page links to.")
 @click.option("--lang", "languages", multiple=True, metavar="CODE", help="Only this language (repeatable).")
 @click.option("--split", is_flag=True, help="Link the packages of 'ankibuild build --split'.")
 @_strict

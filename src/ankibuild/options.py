@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .buildlock import DEFAULT_WAIT
 from .cards.folders import TemplateFolders
+from .paths import DECKS, DIST
 
 #: The export formats, by the name a bank's ``exports`` and ``ankibuild build --export`` give.
 FORMATS: tuple[str, ...] = ("moodle-xml", "gift", "qti")
@@ -24,11 +25,11 @@ class BuildOptions:
     """What a build is asked to do, as ``ankibuild build`` and :func:`ankibuild.build` take it."""
 
     #: The bank folder.
-    decks: Path = Path("decks")
+    decks: Path = DECKS
     #: The bank's own templates folder as named; None looks for ``templates/`` beside the bank folder.
     templates: Path | None = None
     #: Where the packages and the changelog go.
-    out: Path = Path("dist")
+    out: Path = DIST
     #: Only these languages; none means every language of the bank.
     languages: tuple[str, ...] = ()
     #: One package per deck and language instead of one per language.

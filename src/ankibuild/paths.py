@@ -15,6 +15,11 @@ import stat
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
+#: The bank folder a command uses when none is named.
+DECKS = Path("decks")
+#: The folder a build writes its packages, changelog and exports into when none is named.
+DIST = Path("dist")
+
 
 class UnsafePathError(ValueError):
     """Raised when a path named in the bank would lead outside the bank's folder."""

@@ -29,7 +29,7 @@ from .changelog import CHANGELOG_FILE, HEADER, ChangeKind, Changelog
 from .errors import AnkibuildError, BankError, Problem, Problems, Severity
 from .lock.clock import Clock
 from .options import BuildOptions
-from .paths import UnsafePathError, read_inside
+from .paths import DECKS, UnsafePathError, read_inside
 from .state import BuildResult
 from .translations.status import LanguageStatus, status
 
@@ -82,7 +82,7 @@ class Publication:
 
 def publish(
     *,
-    decks: Path = Path("decks"),
+    decks: Path = DECKS,
     templates: Path | None = None,
     last: Path,
     out: Path,

@@ -16,6 +16,7 @@ from pathlib import Path
 from ..atomic import write_inside
 from ..buildlock import DEFAULT_WAIT, writing
 from ..languages import lineage
+from ..paths import DECKS
 
 
 def _defaults() -> Path:
@@ -106,7 +107,7 @@ def default_files() -> Iterator[Path]:
 
 
 def export_defaults(
-    dest: Path, *, replace: bool = False, decks: Path = Path("decks"), wait: float = DEFAULT_WAIT
+    dest: Path, *, replace: bool = False, decks: Path = DECKS, wait: float = DEFAULT_WAIT
 ) -> list[Path]:
     """Copy the default templates into ``dest`` for a bank to change; the files written.
 

@@ -29,6 +29,7 @@ from ..languages import CODE_HINT, is_language
 from ..load.stage import load_bank
 from ..lock.format import LOCK_FILE
 from ..model import SLUG, TOPIC, Bank, Question
+from ..paths import DECKS
 from ..text.richtext import literal
 from ..yamlfiles.reader import BANK_FILE, Map, Seq, decode, load
 from ..yamlfiles.writer import STEP, Block, Document, Flow, Noted, Value, item_lines, mapping_lines, scalar
@@ -83,7 +84,7 @@ def import_pages(
     pages: Sequence[Path],
     *,
     out: Path,
-    decks: Path = Path("decks"),
+    decks: Path = DECKS,
     question_id: str | None = None,
     languages: Sequence[str] = (),
     topic: str | None = None,

@@ -21,6 +21,7 @@ from ..lock.format import LOCK_FILE, Lock, read_lock
 from ..lock.memo import recall
 from ..model import Bank
 from ..options import BuildOptions
+from ..paths import DECKS
 from ..progress import Progress, silent
 from ..text.media import report_unused
 from ..translations.record import TRANSLATIONS_FILE, Seen, observe, report_outdated
@@ -101,7 +102,7 @@ class CheckResult(Problems):
         self.languages = languages
 
 
-def check(*, decks: Path = Path("decks"), templates: Path | None = None, strict: bool = False) -> CheckResult:
+def check(*, decks: Path = DECKS, templates: Path | None = None, strict: bool = False) -> CheckResult:
     """Validate a bank, its lock file, its templates and its texts without writing anything.
 
     ``templates`` is the bank's own templates folder (default: ``templates/`` beside

@@ -31,6 +31,7 @@ from ..load.render import CardTemplates, RenderedNote
 from ..load.stage import LoadedBank, load_all
 from ..model import Bank
 from ..options import BuildOptions
+from ..paths import DECKS, DIST
 from ..target import Target
 from ..text.mathml import formulas_to_mathml
 
@@ -145,7 +146,7 @@ class RenderedCards:
 
 def render_cards(
     *,
-    decks: Path = Path("decks"),
+    decks: Path = DECKS,
     templates: Path | None = None,
     languages: Sequence[str] = (),
     strict: bool = False,
@@ -170,10 +171,10 @@ def _rendered(loaded: LoadedBank) -> RenderedCards:
 
 def write_preview(
     *,
-    decks: Path = Path("decks"),
+    decks: Path = DECKS,
     templates: Path | None = None,
     out: Path = Path("dist/preview"),
-    packages: Path = Path("dist"),
+    packages: Path = DIST,
     languages: Sequence[str] = (),
     split: bool = False,
     strict: bool = False,

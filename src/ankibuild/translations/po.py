@@ -27,6 +27,7 @@ from ..buildlock import DEFAULT_WAIT, writing
 from ..errors import AnkibuildError, BankError, Problems, Severity
 from ..languages import CODE_HINT, is_language
 from ..model import Bank, Deck, Question, Translation
+from ..paths import DECKS
 from ..yamlfiles.reader import BANK_FILE, Map, decode, read
 from ..yamlfiles.writer import Block, Document, Value, mapping_lines, open_document
 from .record import Entry, Record, advance, by_question, text_refs, today
@@ -121,7 +122,7 @@ class ExportResult:
     errors: int = 0
 
 
-def export_po(lang: str, out: Path, *, source: str | None = None, decks: Path = Path("decks")) -> ExportResult:
+def export_po(lang: str, out: Path, *, source: str | None = None, decks: Path = DECKS) -> ExportResult:
     """Write a PO file to translate the bank into ``lang`` from ``source``."""
     import polib
 
@@ -236,7 +237,7 @@ def _accepted(po: polib.POFile, path: Path, texts: list[Text], lang: str, proble
     return accepted
 
 
-def import_po(path: Path, *, decks: Path = Path("decks"), wait: float = DEFAULT_WAIT) -> ImportResult:
+def import_po(path: Path, *, decks: Path = DECKS, wait: float = DEFAULT_WAIT) -> ImportResult:
     """Write the confirmed translations of a PO file into the bank.
 
     Nothing is written when an entry's source text changed since the export, or

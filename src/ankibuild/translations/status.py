@@ -17,6 +17,7 @@ from ..buildlock import DEFAULT_WAIT, writing
 from ..errors import AnkibuildError, BankError, Problems
 from ..languages import CODE_HINT, is_language
 from ..model import Bank
+from ..paths import DECKS
 from ..yamlfiles.reader import BANK_FILE
 from ..yamlfiles.writer import open_document
 from .record import (
@@ -103,7 +104,7 @@ def load_texts(decks: Path, date: str = "") -> BankTexts:
     return BankTexts(bank, problems, refs, record)
 
 
-def status(decks: Path = Path("decks")) -> BankStatus:
+def status(decks: Path = DECKS) -> BankStatus:
     """How far each of the bank's languages is translated."""
     texts = load_texts(decks)
     bank = texts.bank
@@ -129,7 +130,7 @@ def language_status(texts: BankTexts, lang: str) -> LanguageStatus:
     )
 
 
-def add_language(code: str, decks: Path = Path("decks"), *, wait: float = DEFAULT_WAIT) -> LanguageStatus:
+def add_language(code: str, decks: Path = DECKS, *, wait: float = DEFAULT_WAIT) -> LanguageStatus:
     """Add ``code`` to the languages of ``bank.yaml``, keeping the file as written; what is left to translate.
 
     The bank must be without errors before: they would hide what the new language needs.
@@ -162,7 +163,7 @@ def write_record(decks: Path, record: Record) -> None:
 
 
 def confirm(
-    questions: Sequence[str], languages: Sequence[str] = (), decks: Path = Path("decks"), *, wait: float = DEFAULT_WAIT
+    questions: Sequence[str], languages: Sequence[str] = (), decks: Path = DECKS, *, wait: float = DEFAULT_WAIT
 ) -> dict[str, list[str]]:
     """Mark the translations of ``questions`` in ``languages`` (default: every one behind) as current.
 
