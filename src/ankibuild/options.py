@@ -11,6 +11,7 @@ from functools import cached_property
 from pathlib import Path
 
 from .buildlock import DEFAULT_WAIT
+from .cache import Cache
 from .cards.folders import TemplateFolders
 from .paths import DECKS, DIST
 
@@ -53,6 +54,11 @@ class BuildOptions:
     def folders(self) -> TemplateFolders:
         """The template folders, looked for once: every stage of a build uses the same."""
         return TemplateFolders.for_bank(self.decks, self.templates)
+
+    @cached_property
+    def cache(self) -> Cache:
+        """The bank's cache folder, made once: every stage of a build keeps and finds its entries there."""
+        return Cache(self.decks)
 
     @property
     def leaves_bank(self) -> bool:

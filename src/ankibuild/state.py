@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .atomic import write_if_changed
-from .cache import Cache, digest, file_sha
+from .cache import digest, file_sha
 from .changelog import CHANGELOG_FILE, Changelog
 from .errors import Problem
 from .lock.format import LOCK_FILE
@@ -90,7 +90,7 @@ class BuildState:
         self.options = json.dumps(
             [code_fingerprint(), str(Path.cwd()), options.record(), os.environ.get("SOURCE_DATE_EPOCH", "")]
         )
-        self.path = Cache(self.decks).folder / f"build-{digest(self.options)[:16]}.json"
+        self.path = options.cache.folder / f"build-{digest(self.options)[:16]}.json"
         self.seen: dict[str, str] = {}
         #: The digest of each package of the last build found as it wrote it, by path.
         self.intact: dict[str, str] = {}

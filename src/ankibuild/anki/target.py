@@ -22,11 +22,11 @@ from ..changelog import CHANGELOG_FILE, Change, ChangeKind, previous_changelog, 
 from ..errors import LockChangedError, Problem, Problems, Severity, ShapeChangeError
 from ..load.deckfiles import FileResult
 from ..load.render import CardTemplates, NoteHead
-from ..load.stage import LOCK_MEMO, LoadedBank
+from ..load.stage import LoadedBank
 from ..lock.clock import ANKI_EPOCH, Clock
 from ..lock.format import LOCK_FILE, Lock, NoteLock
 from ..lock.gitattributes import ask_git_to_merge
-from ..lock.memo import remember
+from ..lock.memo import LOCK_MEMO, remember
 from ..lock.stamp import Stamp, stamp_notes, stamp_notetype
 from ..model import Bank, Deck, deck_id
 from ..options import BuildOptions
@@ -76,7 +76,7 @@ class AnkiTarget:
             bank.id,
             len(bank.decks),
             loaded.questions,
-            warnings=[*loaded.problems.warnings, *_cache_warnings(options.decks)],
+            warnings=[*loaded.problems.warnings, *_cache_warnings(options.cache)],
             templates=options.folders.describe(),
         )
         types = notetypes(bank, loaded.templates)
@@ -85,7 +85,7 @@ class AnkiTarget:
         lock_path = options.decks / LOCK_FILE
         if options.frozen and _out_of_date(old, new):
             raise LockChangedError(f"{lock_path} would change: run 'ankibuild build' and commit it.")
-        new, previous = _follow_published(loaded, new, options.out, self.clock, result)
+        new, previous = _follow_published(loaded, new, options, self.clock, result)
         packages = _plan(bank, loaded, types, new, options.out, options.split)
         result.package_digests = {str(package.path): package.spec.digest for package in packages}
         todo = [package for package in packages if self.built.get(str(package.path)) != package.spec.digest]
@@ -131,7 +131,7 @@ class AnkiPlan:
         A build stopped before the lock is written is simply done again by the next one.
         """
         options, result, lock = self.options, self.result, self.lock
-        kept, out = Cache(options.decks).kept, options.out
+        kept, out = options.cache.kept, options.out
         if not options.dry_run:
             for path in (options.decks / LOCK_FILE, out / CHANGELOG_FILE, *(p.path for p in self.packages)):
                 remove_stale_temporaries(path)
@@ -144,7 +144,7 @@ class AnkiPlan:
         if not options.dry_run:
             publish_changelog(out, self.previous, result.changes)
             _record_translations(options.decks / TRANSLATIONS_FILE, self.translations, options.leaves_bank)
-            result.lock_written = not options.leaves_bank and _save_lock(options.decks, lock)
+            result.lock_written = not options.leaves_bank and _save_lock(options, lock)
         # The next build that may write the lock still has it to tidy: this one must not be taken for it.
         result.lock_untidy = options.leaves_bank and lock.changed
         return result
@@ -165,9 +165,9 @@ def notetypes(bank: Bank, templates: Mapping[str, CardTemplates]) -> dict[str, g
     return {key: notetype(bank.id, t) for key, t in templates.items()}
 
 
-def _cache_warnings(decks: Path) -> list[Problem]:
+def _cache_warnings(cache: Cache) -> list[Problem]:
     """What is wrong with the cache folder, in the form of every other warning."""
-    return [Problem(str(cache_root()), message=said, severity=Severity.WARNING) for said in Cache(decks).warnings()]
+    return [Problem(str(cache_root()), message=said, severity=Severity.WARNING) for said in cache.warnings()]
 
 
 def _out_of_date(old: Lock, new: Lock) -> bool:
@@ -182,16 +182,18 @@ def _out_of_date(old: Lock, new: Lock) -> bool:
     )
 
 
-def _follow_published(loaded: LoadedBank, lock: Lock, out: Path, clock: Clock, result: BuildResult) -> tuple[Lock, str]:
+def _follow_published(
+    loaded: LoadedBank, lock: Lock, options: BuildOptions, clock: Clock, result: BuildResult
+) -> tuple[Lock, str]:
     """The lock with its times raised above those of the packages published in ``out``; the changelog published.
 
     The changes are those since the packages in ``out``: what classmates will
     see, whatever git did to the bank and its lock meanwhile. Where there are
     none, nothing was published yet, and every note is new.
     """
-    bank, problems = loaded.bank, Problems()
+    bank, problems, out = loaded.bank, Problems(), options.out
     previous = previous_changelog(out, bank.root / CHANGELOG_FILE, problems)
-    published = read_published(out, bank.id, loaded.templates, problems, Cache(bank.root).kept, clock)
+    published = read_published(out, bank.id, loaded.templates, problems, options.cache.kept, clock)
     problems.raise_for()
     result.warnings += problems.warnings
     raised = raise_times(lock, published, clock)
@@ -209,16 +211,17 @@ def _latest(lock: Lock) -> int:
     return max(times, default=0)
 
 
-def _save_lock(decks: Path, planned: _LockPlan) -> bool:
+def _save_lock(options: BuildOptions, planned: _LockPlan) -> bool:
     """Write the lock if it changed, and keep it parsed in the cache; tell whether it was written.
 
     When it is unchanged and was recalled from the cache, what is kept is this very lock.
     """
+    decks = options.decks
     written = planned.changed and write_if_changed(decks / LOCK_FILE, planned.text.encode())
     if written:
         ask_git_to_merge(decks)
     if planned.changed or not planned.recalled:
-        remember(planned.lock, planned.text.encode(), Cache(decks).kept / LOCK_MEMO)
+        remember(planned.lock, planned.text.encode(), options.cache.kept / LOCK_MEMO)
     return written
 
 

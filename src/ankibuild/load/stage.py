@@ -18,7 +18,7 @@ from ..errors import BankError, Problems, UnknownLanguageError
 from ..kinds import DEFAULT_KIND, KINDS, Kind
 from ..kinds.itemchecks import check_bank
 from ..lock.format import LOCK_FILE, Lock, read_lock
-from ..lock.memo import recall
+from ..lock.memo import LOCK_MEMO, recall
 from ..model import Bank
 from ..options import BuildOptions
 from ..paths import DECKS
@@ -29,9 +29,6 @@ from ..yamlfiles.reader import BANK_FILE, bank_files, parse_file, read_pending
 from .deckfiles import FileResult, process_all
 from .render import CardTemplates, NoteHead, RenderedNote, load_templates
 from .validate import check_unique_ids, validate_bank_file
-
-#: The last lock a build wrote, kept parsed in the cache's folder of things kept.
-LOCK_MEMO = "lock.memo"
 
 #: A check an output makes of the loaded bank, adding what it finds to the problems.
 BankCheck = Callable[[Bank, Problems], None]
@@ -47,13 +44,14 @@ def load_bank(
     that a bank can be checked before anything is written to it. ``released_id``
     is the bank id of the previous build (from the lock file), if any.
     """
-    loaded = _load(decks, problems, (), pending or {}, released_id, None)
+    loaded = _load(decks, problems, langs=(), pending=pending or {}, released_id=released_id, cache=None)
     return loaded[0] if loaded else None
 
 
 def _load(
     decks: Path,
     problems: Problems,
+    *,
     langs: Sequence[str],
     pending: Mapping[Path, bytes],
     released_id: str,
@@ -152,11 +150,13 @@ def load_all(
     Raises :class:`BankError` with every problem when there are errors (or warnings, if ``strict``).
     """
     decks, languages, strict = options.decks, options.languages, options.strict
-    problems, cache = Problems(), Cache(decks)
+    problems, cache = Problems(), options.cache
     lock = _read_lock(decks / LOCK_FILE, problems, cache.kept / LOCK_MEMO)
     read_changelog(decks / CHANGELOG_FILE, problems)  # read by a build that finds none published
     langs = tuple(dict.fromkeys(languages))
-    loaded = _load(decks, problems, langs, {}, lock.bank, cache, progress, known)
+    loaded = _load(
+        decks, problems, langs=langs, pending={}, released_id=lock.bank, cache=cache, progress=progress, known=known
+    )
     if loaded is None:
         problems.fail(strict=strict)
     bank, by_path = loaded

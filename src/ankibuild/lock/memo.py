@@ -12,6 +12,9 @@ from ..cache import pack, private_folder, unpack
 from ..version import code_fingerprint
 from .format import Lock, NoteLock, NotetypeLock
 
+#: The last lock a build wrote, kept parsed in the cache's folder of things kept.
+LOCK_MEMO = "lock.memo"
+
 
 def remember(lock: Lock, text: bytes, memo: Path) -> None:
     """Keep ``lock``, as written in ``text``, for :func:`recall` to restore quickly.

@@ -173,7 +173,7 @@ def write_preview(
     *,
     decks: Path = DECKS,
     templates: Path | None = None,
-    out: Path = Path("dist/preview"),
+    out: Path = DIST / "preview",
     packages: Path = DIST,
     languages: Sequence[str] = (),
     split: bool = False,
