@@ -23,7 +23,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("atomic", "buildlock", "cache"),
     ("yamlfiles", "text"),
     ("cards", "kinds"),
-    ("options", "lock", "translations.record", "changelog", "state"),
+    ("options", "packagenames", "lock", "translations.record", "changelog", "state"),
     ("load",),
     ("target", "anki", "export", "preview"),
     ("pipeline", "api", "publish", "translations", "importer", "newbank", "cli", "__main__", ""),

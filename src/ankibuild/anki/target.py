@@ -28,8 +28,9 @@ from ..lock.format import LOCK_FILE, Lock, NoteLock
 from ..lock.gitattributes import ask_git_to_merge
 from ..lock.memo import LOCK_MEMO, remember
 from ..lock.stamp import Stamp, stamp_notes, stamp_notetype
-from ..model import Bank, Deck, deck_id
+from ..model import Bank, deck_id
 from ..options import BuildOptions
+from ..packagenames import check_names, package_groups
 from ..paths import read_inside
 from ..progress import Progress, silent
 from ..state import BuildResult, Output
@@ -273,23 +274,6 @@ def _write(path: Path, content: bytes, dry_run: bool) -> bool:
     return write_if_changed(path, content)
 
 
-def check_names(bank: Bank, options: BuildOptions, problems: Problems) -> None:
-    """With ``--split``, two question files must not write one package (nor differ only in case)."""
-    if not options.split:
-        return
-    seen: dict[str, Deck] = {}
-    for path, (deck,) in package_groups(bank, "<lang>", Path(), split=True):
-        other = seen.setdefault(path.name.lower(), deck)
-        if other is not deck:
-            problems.add(
-                deck.place.path,
-                f"with --split, this file and {problems.name(other.place.path)} would both write {path.name}",
-                line=deck.place.line,
-                column=deck.place.column,
-                hint="rename one of the two files",
-            )
-
-
 def _stamp(
     bank: Bank,
     card_templates: dict[str, CardTemplates],
@@ -353,13 +337,6 @@ def _guard_shape(old: Lock, card_templates: Mapping[str, CardTemplates], allow: 
         result.changes.add(Change(templates.lang, "", ChangeKind.SHAPE))
 
 
-def package_groups(bank: Bank, lang: str, out: Path, split: bool) -> list[tuple[Path, list[Deck]]]:
-    """Where a language's packages go and the decks each holds: all, or one each with ``split``."""
-    if split:
-        return [(out / f"{bank.id}-{d.key.replace('/', '-')}-{lang}.apkg", [d]) for d in bank.decks]
-    return [(out / f"{bank.id}-{lang}.apkg", list(bank.decks))]
-
-
 @dataclass(frozen=True)
 class _Package:
     """One output file, planned."""
@@ -385,7 +362,7 @@ def _plan(
         models = [(types[key], lock.notetypes[key].mtime) for key in keys]
         model_ids = {loaded.templates[key].kind.name: types[key].model_id for key in keys}
         assets = {asset.name: asset.content for key in keys for asset in loaded.templates[key].media}
-        for path, decks in package_groups(bank, lang, out, split):
+        for path, decks in package_groups(bank, lang, out, split=split):
             ids = {d.key: deck_id(bank.id, d.key, lang) for d in decks}
             infos = [DeckInfo(ids[d.key], bank.deck_name(d, lang)) for d in decks]
             files = [by_key[d.key] for d in decks]

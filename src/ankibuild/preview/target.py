@@ -20,7 +20,6 @@ from importlib import resources
 from pathlib import Path
 
 from ..anki.collection import card_id
-from ..anki.target import check_names, package_groups
 from ..atomic import write_if_changed
 from ..cards.assets import Asset
 from ..cards.template import SPECIAL_FIELDS, Template
@@ -31,6 +30,7 @@ from ..load.render import CardTemplates, RenderedNote
 from ..load.stage import LoadedBank, load_all
 from ..model import Bank
 from ..options import BuildOptions
+from ..packagenames import check_names, package_groups
 from ..paths import DECKS, DIST
 from ..target import Target
 from ..text.mathml import formulas_to_mathml
@@ -253,7 +253,7 @@ def _package_links(rendered: RenderedCards, options: BuildOptions) -> list[Packa
     return [
         PackageLink(path, lang, sum(counts[lang, deck.key] for deck in held))
         for lang in _languages(rendered.templates)
-        for path, held in package_groups(rendered.bank, lang, options.out, options.split)
+        for path, held in package_groups(rendered.bank, lang, options.out, split=options.split)
     ]
 
 
