@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import unicodedata
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -12,7 +13,6 @@ from pathlib import Path
 from .atomic import write_if_changed
 from .errors import Problems, Severity
 from .paths import UnsafePathError, read_inside
-from .search import notes_search
 from .yamlfiles.conflicts import report_conflict
 
 CHANGELOG_FILE = "CHANGELOG.md"
@@ -133,6 +133,32 @@ def _search(changes: list[Change]) -> str:
     for change in changes:
         by_notetype.setdefault(change.notetype, []).append(change.question)
     return notes_search(by_notetype)
+
+
+# Searches for Anki's browser that find exactly the notes they name. In a search,
+# ``*`` and ``_`` are wildcards, ``:`` ends a field's name and ``"`` ends a quoted
+# term: a question id like ``layer_norm`` searched as typed would also find
+# ``layer-norm``. Each of these, and the backslash, is escaped with a backslash;
+# inside double quotes nothing else is special.
+_SPECIAL = frozenset('\\"*_:')
+
+
+def term(key: str, value: str) -> str:
+    """``key:value`` as one quoted term that matches ``value`` literally and whole."""
+    escaped = "".join(f"\\{char}" if char in _SPECIAL else char for char in value)
+    return f'"{key}:{escaped}"'
+
+
+def notes_search(by_notetype: Mapping[str, Sequence[str]]) -> str:
+    """A search for the notes of each note type named whose ``ID`` field is one of the question ids it maps to.
+
+    A question may have a note of each kind it has been (a removed one, the
+    live one), so each id is searched under its own note type.
+    """
+    groups = [
+        f"{term('note', name)} ({' OR '.join(term('ID', qid) for qid in ids)})" for name, ids in by_notetype.items()
+    ]
+    return groups[0] if len(groups) == 1 else " OR ".join(f"({group})" for group in groups)
 
 
 #: Characters that end a line for Markdown, git or an editor, and the other control characters.
