@@ -15,6 +15,10 @@ from ankibuild.cards.folders import DEFAULTS
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
+#: Packages as a release made them, which every later build must keep importing onto.
+RELEASED = DATA / "released"
+#: The sample bank's files as they were when the packages in RELEASED were built.
+RELEASED_SAMPLE = DATA / "released-sample"
 #: The sample bank's files that hold the examples of kinds other than multiple choice, and of
 #: multiple choice beyond one answer (several answers, feedback, a question's own shuffle).
 KIND_EXAMPLES = ("cloze.yaml", "more-kinds.yaml", "ai-inference.yaml")

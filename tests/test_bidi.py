@@ -12,9 +12,9 @@ from ankibuild import check
 from ankibuild.preview.target import card_document, render_cards
 from ankibuild.text.bidi import reversed_numbers
 
+from .browsertools import browser
 from .cdp import Browser, chromium
 from .conftest import DATA
-from .test_browser import browser
 
 __all__ = ["browser"]  # the fixture, shared with the other browser tests
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import shutil
 import zipfile
-from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -20,6 +19,7 @@ from ankibuild.lock.format import LOCK_FILE, read_lock
 from ankibuild.preview.target import render_cards
 
 from .ankitools import TEMPLATE_ERROR, collection, import_package, imported_cards, render_all_cards
+from .cardtools import CARD_LANGUAGES, wording
 from .conftest import DATA, Project, use_scenario
 
 
@@ -240,22 +240,11 @@ def test_a_formula_keeps_the_punctuation_that_follows_it_on_its_line() -> None:
     assert ".ab-keep { display: inline-block; }" in render_cards(decks=DATA / "formulas").templates["en"].css
 
 
-#: Every language with wording of its own.
-CARD_LANGUAGES = sorted(path.parent.name for path in DEFAULTS.glob("*/labels.yaml") if path.parent.name != "default")
-
-
-def _wording(lang: str) -> Mapping[str, str]:
-    problems = Problems()
-    labels = load_templates(TemplateFolders(), KINDS["truefalse"], lang, problems).labels
-    assert lang not in CARD_LANGUAGES or not problems.items, lang  # any other language: English, with a warning
-    return labels
-
-
 @pytest.mark.parametrize("lang", CARD_LANGUAGES)
 def test_a_verdict_never_reads_as_a_choice(lang: str) -> None:
     """No verdict (and no statement of the true answer) is worded as a true/false choice: "✓ Falsch" above the
     option "Falsch" would contradict itself."""
-    labels = _wording(lang)
+    labels = wording(lang)
 
     def words(text: str) -> str:
         return "".join(c for c in text.casefold() if c.isalnum())
@@ -269,8 +258,8 @@ def test_a_verdict_never_reads_as_a_choice(lang: str) -> None:
 @pytest.mark.parametrize("lang", CARD_LANGUAGES)
 def test_every_language_says_every_label_itself(lang: str) -> None:
     """A language with its own wording words every label the cards show: no English in the middle of a card."""
-    default = _wording("sv")
-    own = _wording(lang)
+    default = wording("sv")
+    own = wording(lang)
     shown = set(default) - {"lang", "dir", "letters", "script", "shuffle", "show_answer", "again", "language"}
     shown -= {key for key in default if key.startswith("letter_")}
     english = sorted(key for key in shown if own[key] == default[key] and lang != "en")

@@ -18,9 +18,9 @@ import pytest
 
 from ankibuild.preview.target import CardSides, card_document, render_cards
 
+from .browsertools import OUTPUT, SWAP, PreviewCard, browser, page, published_scenario, served, tap_letter
 from .cdp import Page, chromium
 from .conftest import DATA
-from .test_browser import OUTPUT, SWAP, PreviewCard, _published, _served, browser, page
 
 __all__ = ["browser", "page"]  # the fixtures, shared with the other browser tests
 
@@ -63,15 +63,6 @@ def _state(page: Page, document: str = "document") -> dict[str, Any]:
     return state
 
 
-def _tap(page: Page, letter: str) -> None:
-    """A click on the option with ``letter``, wherever the shuffle put it."""
-    x, y = page.evaluate(
-        f"(() => {{ const box = document.querySelector('.ab-quiz .ab-option[data-letter={letter}]')"
-        ".getBoundingClientRect(); return [box.x + box.width / 2, box.y + box.height / 2]; })()"
-    )
-    page.click(x, y)
-
-
 @pytest.fixture(scope="module")
 def card_pages(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Each card's sides as pages of their own on a local server (AnkiDroid's way), and an empty page."""
@@ -86,7 +77,7 @@ def card_pages(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     (root / "empty.html").write_text(card_document(css, ""), encoding="utf-8")
     for asset in rendered.templates["en"].media:
         (root / asset.name).write_bytes(asset.content)
-    with _served(root) as url:
+    with served(root) as url:
         yield url
 
 
@@ -100,7 +91,7 @@ def test_ticking_several_as_on_anki_desktop(page: Page, card_pages: str) -> None
     page.navigate(f"{card_pages}/empty.html")
     page.evaluate(f"({SWAP})({json.dumps(card.front)})")
     for letter in "ABDD":
-        _tap(page, letter)
+        tap_letter(page, letter)
     front = _state(page)
     page.evaluate(f"({SWAP})({json.dumps(card.back)})")
     back = _state(page)
@@ -126,8 +117,8 @@ def test_ticking_several_as_on_anki_desktop(page: Page, card_pages: str) -> None
 def test_ticking_all_the_correct_ones_as_on_ankidroid(page: Page, card_pages: str) -> None:
     """In Arabic, tick A and C on the front page, then load the back page: both right, none missed, right."""
     page.navigate(f"{card_pages}/reliable-transports-ar-front.html")
-    _tap(page, "C")
-    _tap(page, "A")
+    tap_letter(page, "C")
+    tap_letter(page, "A")
     page.navigate(f"{card_pages}/reliable-transports-ar-back.html")
     back = _state(page)
     page.screenshot(OUTPUT / "ankidroid-ar-several-back.png")
@@ -141,7 +132,7 @@ def test_ticking_all_the_correct_ones_as_on_ankidroid(page: Page, card_pages: st
 def test_one_correct_option_is_not_enough(page: Page, card_pages: str) -> None:
     """Only A ticked of A and C: A is right, C missed, the answer as a whole wrong."""
     page.navigate(f"{card_pages}/reliable-transports-en-front.html")
-    _tap(page, "A")
+    tap_letter(page, "A")
     page.navigate(f"{card_pages}/reliable-transports-en-back.html")
     back = _state(page)
     assert _by_letter(back, "mark") == {"A": "ab-right", "B": "", "C": "ab-missed", "D": ""}
@@ -151,8 +142,8 @@ def test_one_correct_option_is_not_enough(page: Page, card_pages: str) -> None:
 def test_a_single_answer_keeps_radio_buttons_and_shows_feedback_beside_the_choice(page: Page, card_pages: str) -> None:
     """One correct option: a second tap replaces the first; the chosen wrong option shows its feedback."""
     page.navigate(f"{card_pages}/port-numbers-en-front.html")
-    _tap(page, "C")
-    _tap(page, "A")
+    tap_letter(page, "C")
+    tap_letter(page, "A")
     front = _state(page)
     page.navigate(f"{card_pages}/port-numbers-en-back.html")
     back = _state(page)
@@ -197,7 +188,7 @@ def test_a_question_turns_shuffling_off_over_the_banks_setting(page: Page, card_
 
 def test_in_the_preview_the_order_kept_and_the_pin_hold(page: Page, tmp_path: Path) -> None:
     """The preview shows the card as Anki does: ``shuffle: false`` keeps A-D through reviews; ticks are marked."""
-    page.navigate(_published(tmp_path, "choice-features").as_uri())
+    page.navigate(published_scenario(tmp_path, "choice-features").as_uri())
     kept = PreviewCard(page, "en-port-numbers")
     several = PreviewCard(page, "ar-reliable-transports")
     orders = set()

@@ -11,7 +11,7 @@ import pytest
 from ankibuild.text.formulas import closer_at, end_problem, mathjax_end
 from ankibuild.text.richtext import to_html
 
-from .test_richtext import Recorder
+from .texttools import Recorder
 
 #: Each way of writing a formula in a text, around ``{}``.
 WRITTEN = ["\\({}\\)", "\\[{}\\]", "${}$", "$${}$$", "\n\n$$\n{}\n$$\n\n"]

@@ -49,12 +49,9 @@ from ankibuild.lock.clock import Clock
 from ankibuild.preview.target import write_preview
 
 from .ankitools import imported_cards
-from .conftest import DATA
+from .conftest import DATA, RELEASED, RELEASED_SAMPLE
 
 IDENTITY = DATA / "identity"
-RELEASED = DATA / "released"
-#: The sample bank's files as they were when the packages in RELEASED were built.
-RELEASED_SAMPLE = DATA / "released-sample"
 #: The time of every build: after every time in the sample bank's committed lock.
 NOW = 1_800_000_000
 SHA_FILE = "packages.sha256"

@@ -19,7 +19,7 @@ from ankibuild.yamlfiles.writer import split_lines
 
 from .ankitools import TEMPLATE_ERROR, collection, import_package, render
 from .conftest import DATA, ROOT, Project, snapshot, use_scenario
-from .test_yamltext import _only_inserted
+from .texttools import only_inserted
 
 PAGES = DATA / "pages"
 SEEDS = sorted((PAGES / "seeds").glob("*.txt"))
@@ -174,7 +174,7 @@ def test_adding_to_a_hand_written_file_only_inserts_lines(project: Project) -> N
     before = (project.decks / "formats.yaml").read_text(encoding="utf-8")
     result = _import(project, [BF16["es"], BF16["ja"]], out="formats.yaml")
     after = (project.decks / "formats.yaml").read_text(encoding="utf-8")
-    added = _only_inserted(before, after)
+    added = only_inserted(before, after)
     e4m3 = "¿En qué se diferencian las variantes E4M3 y E5M2 de FP8?"
     assert added[0] == f"  - id: {BF16_ID}\n" and f"    - {e4m3}\n" in added
     lines = split_lines(after)
@@ -194,7 +194,7 @@ def test_translation_added_later_with_the_same_id(project: Project) -> None:
     _import(project, [BF16["es"]], out="formats.yaml")
     before = (project.decks / "formats.yaml").read_text(encoding="utf-8")
     result = _import(project, [BF16["ko"]], out="formats.yaml", question_id=BF16_ID)
-    added = _only_inserted(before, (project.decks / "formats.yaml").read_text(encoding="utf-8"))
+    added = only_inserted(before, (project.decks / "formats.yaml").read_text(encoding="utf-8"))
     assert added[0] == "    ko:\n"
     assert (result.added, result.kept) == (("ko",), ())
     question = _question(project.decks / "formats.yaml", BF16_ID)
@@ -217,7 +217,7 @@ def test_new_topic_is_declared_in_bank_yaml_by_insertion(project: Project) -> No
     result = _import(project, [BF16["es"], BF16["ja"]])
     slug = "formatos-numericos-para-el-aprendizaje"
     assert (result.topic, result.new_topic) == (slug, True)
-    added = _only_inserted(before, (project.decks / "bank.yaml").read_text(encoding="utf-8"))
+    added = only_inserted(before, (project.decks / "bank.yaml").read_text(encoding="utf-8"))
     assert added == [
         f"  {slug}:\n",
         "    es: Formatos numéricos para el aprendizaje profundo\n",

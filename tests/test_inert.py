@@ -5,7 +5,6 @@ from __future__ import annotations
 import html
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ from ankibuild.text.svg import svg_refusal
 
 from .ankitools import TEMPLATE_ERROR, collection, import_package
 from .conftest import ROOT, Project
-from .test_richtext import Recorder
+from .texttools import FIELDS, LINES, Recorder, inert_bank
 
 #: What Anki reads in a field besides HTML (rslib: text.rs, latex.rs, card_rendering).
 ANKI_SYNTAX = [
@@ -29,33 +28,6 @@ ANKI_SYNTAX = [
     "[anki:play:q:0]",
     "[SOUND:upper.mp3] [LaTeX]y[/LaTeX]",
 ]
-#: Each field a text fills, with the YAML path to it in the question below.
-FIELDS = ["question", "option A", "option B", "explanation"]
-
-
-def _bank(folder: Path, texts: dict[str, str]) -> None:
-    """A one-question bank whose fields hold ``texts`` (by field), each on a line of its own."""
-    shutil.rmtree(folder, ignore_errors=True)
-    folder.mkdir(parents=True)
-    (folder / "bank.yaml").write_text("id: inert\nlanguages: [en]\ntopics:\n  t: {en: T}\n", encoding="utf-8")
-    lines = [
-        "deck: {en: Inert}",
-        "questions:",
-        "  - id: q",
-        "    topics: [t]",
-        "    answer: A",
-        "    en:",
-        f"      question: {json.dumps(texts['question'])}",
-        "      options:",
-        f"        - {json.dumps(texts['option A'] + ' (first)')}",
-        f"        - {json.dumps(texts['option B'] + ' (second)')}",
-        f"      explanation: {json.dumps(texts['explanation'])}",
-    ]
-    (folder / "q.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
-
-
-#: The line of each field in the file :func:`_bank` writes.
-LINES = {"question": 7, "option A": 9, "option B": 10, "explanation": 11}
 
 
 @pytest.mark.parametrize("syntax", ANKI_SYNTAX)
@@ -104,7 +76,7 @@ def test_a_formula_opener_written_as_text_cannot_start_a_formula(text: str) -> N
 def test_anki_shows_its_own_syntax_as_typed_in_every_field(project: Project, tmp_path: Path) -> None:
     """Imported into Anki: no sound, no speech, no LaTeX image, no missing media; the text as written."""
     typed = " ".join(ANKI_SYNTAX)
-    _bank(project.decks, dict.fromkeys(FIELDS, typed))
+    inert_bank(project.decks, dict.fromkeys(FIELDS, typed))
     result = CliRunner().invoke(main, ["build"])
     assert result.exit_code == 0, result.output
     with collection(tmp_path / "c.anki2") as col:
@@ -126,7 +98,7 @@ def test_check_names_the_file_and_line_of_a_dangerous_formula(project: Project, 
     """Every field is checked; the error says where, and nothing is built."""
     texts = dict.fromkeys(FIELDS, "fine \\(x^2\\)")
     texts[field] = f"bad $\\{command}{{javascript:alert(1)}}{{x}}$"
-    _bank(project.decks, texts)
+    inert_bank(project.decks, texts)
     result = CliRunner().invoke(main, ["check", "--format", "json"])
     assert result.exit_code == 1
     errors = [p for p in json.loads(result.stdout) if p["severity"] == "error"]
@@ -184,7 +156,7 @@ def test_check_names_the_text_that_shows_an_active_svg(project: Project) -> None
     """A bank's SVG with a script: an error at the line of the text that shows it, and nothing is built."""
     texts = dict.fromkeys(FIELDS, "fine")
     texts["explanation"] = "See ![the diagram](media/evil.svg)"
-    _bank(project.decks, texts)
+    inert_bank(project.decks, texts)
     (project.decks / "media").mkdir()
     (project.decks / "media" / "evil.svg").write_text(SVG.format("<script>alert(1)</script>"), encoding="utf-8")
     result = CliRunner().invoke(main, ["check", "--format", "json"])

@@ -21,7 +21,7 @@ from ankibuild.text.formulas import closer_at
 from ankibuild.text.richtext import REFUSED_TEX, to_html
 from bench.worstcase import PATTERNS
 
-from .test_richtext import Recorder
+from .texttools import Recorder
 
 MB = 1024 * 1024
 

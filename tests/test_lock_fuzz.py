@@ -6,25 +6,20 @@ Whatever ``check`` accepts, ``build`` turns into packages the real Anki imports.
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
-import traceback
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ankibuild.cli import main
 from ankibuild.lock.format import LOCK_FILE, read_lock
 
 from .ankitools import collection, import_package
 from .conftest import DATA
+from .locktools import lock_bank, run_checked
 
 FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 #: Values a hand edit or a bad merge leaves: text, null, lists, objects, huge and fractional numbers.
@@ -40,36 +35,12 @@ ODD = st.one_of(
 )
 
 
-def _run(*args: str) -> Result:
-    result = CliRunner().invoke(main, list(args))
-    crash = "".join(traceback.format_exception(*result.exc_info)) if result.exc_info else ""
-    assert result.exception is None or isinstance(result.exception, SystemExit), crash
-    assert result.exit_code in (0, 1), result.output
-    assert "Traceback" not in result.output
-    return result
-
-
-@contextmanager
-def _bank(files: dict[str, str | bytes] | None = None) -> Iterator[Path]:
-    """A fresh copy of a small two-language bank, with ``files`` written into it."""
-    with tempfile.TemporaryDirectory() as folder:
-        decks = Path(folder) / "decks"
-        shutil.copytree(DATA / "html-in-text", decks)
-        for name, content in (files or {}).items():
-            (decks / name).parent.mkdir(parents=True, exist_ok=True)
-            if isinstance(content, bytes):
-                (decks / name).write_bytes(content)
-            else:
-                (decks / name).write_text(content, encoding="utf-8")
-        yield decks
-
-
 def _checked_then_imported(decks: Path) -> Result:
     """check; when it passes, build, and import every package into Anki."""
     folders = ["--decks", str(decks)]
-    checked = _run("check", *folders)
+    checked = run_checked("check", *folders)
     out = decks.parent / "dist"
-    built = _run("build", *folders, "--out", str(out))
+    built = run_checked("build", *folders, "--out", str(out))
     if checked.exit_code == 0:
         # A note type recorded with other fields is a change of shape, which only a build may allow.
         assert built.exit_code == 0 or "note type would change" in built.output, built.output
@@ -85,8 +56,8 @@ def _checked_then_imported(decks: Path) -> Result:
 @pytest.fixture(scope="module")
 def good_lock() -> dict[str, Any]:
     """The lock a first build of the small bank writes, in the first format: one JSON document to take apart."""
-    with _bank() as decks:
-        _run("build", "--decks", str(decks), "--out", str(decks.parent / "dist"))
+    with lock_bank() as decks:
+        run_checked("build", "--decks", str(decks), "--out", str(decks.parent / "dist"))
         lock = read_lock(decks / LOCK_FILE)
         notetypes = {t.key: {k: v for k, v in asdict(t).items() if k != "key"} for t in lock.notetypes.values()}
         notes = [note._asdict() for note in lock.notes.values()]
@@ -125,7 +96,7 @@ def test_any_odd_value_in_the_lock_is_reported_or_builds_packages_anki_imports(
         written = json.dumps(lock)
     elif text == "truncated":
         written = written[: data.draw(st.integers(0, len(written)))]
-    with _bank({LOCK_FILE: written}) as decks:
+    with lock_bank({LOCK_FILE: written}) as decks:
         checked = _checked_then_imported(decks)
         if checked.exit_code == 1:
             assert LOCK_FILE in checked.output, checked.output
@@ -137,7 +108,7 @@ def test_any_odd_value_in_the_lock_is_reported_or_builds_packages_anki_imports(
 )
 def test_any_json_at_all_as_the_lock_is_reported(lock: Any) -> None:
     """Not a lock at all, yet JSON: reported."""
-    with _bank({LOCK_FILE: json.dumps(lock)}) as decks:
+    with lock_bank({LOCK_FILE: json.dumps(lock)}) as decks:
         checked = _checked_then_imported(decks)
         assert checked.exit_code == 1 and LOCK_FILE in checked.output
 
@@ -158,7 +129,7 @@ def test_odd_file_and_path_names_are_reported_or_build(
     question = question.replace("& nicht mehr.", f"![x]({json.dumps(reference)[1:-1]}) & nicht mehr.")
     png = b"\x89PNG\r\n\x1a\n" + b"\0" * 16
     files: dict[str, str | bytes] = {f"{folder}/{file_name}.yaml": question, f"media/{image_name}": png}
-    with _bank(files) as decks:
+    with lock_bank(files) as decks:
         (decks / "memory.yaml").unlink()
         _checked_then_imported(decks)
 
@@ -169,8 +140,8 @@ def test_odd_file_and_path_names_are_reported_or_build(
 @pytest.mark.parametrize("key", ["mtime", "guid", "digest"])
 def test_each_value_the_build_cannot_use_is_named_with_its_line(value: str, key: str) -> None:
     """The values a hand edit or a merge left in a note's entry: check says which note, on which line."""
-    with _bank() as decks:
-        _run("build", "--decks", str(decks), "--out", str(decks.parent / "dist"))
+    with lock_bank() as decks:
+        run_checked("build", "--decks", str(decks), "--out", str(decks.parent / "dist"))
         lines = (decks / LOCK_FILE).read_text(encoding="utf-8").splitlines()
         number = next(n for n, line in enumerate(lines, start=1) if line.lstrip().startswith('{"guid"'))
         entry = json.loads(lines[number - 1].rstrip(","))
@@ -179,7 +150,7 @@ def test_each_value_the_build_cannot_use_is_named_with_its_line(value: str, key:
         entry[key] = json.loads(value)
         lines[number - 1] = json.dumps(entry)
         (decks / LOCK_FILE).write_text("\n".join(lines) + "\n", encoding="utf-8")
-        checked = _run("check", "--decks", str(decks))
+        checked = run_checked("check", "--decks", str(decks))
         assert checked.exit_code == 1
         assert f"{LOCK_FILE}:{number}:1" in checked.output, checked.output
         assert f'impossible "{key}"' in checked.output

@@ -29,8 +29,7 @@ from .ankitools import collection, import_package
 from .cdp import chromium, launch
 from .conftest import Project
 from .mathjax import ANKI_CONFIG, Unavailable, mathjax_script
-from .test_inert import FIELDS, LINES, _bank
-from .test_richtext import Recorder
+from .texttools import FIELDS, LINES, Recorder, inert_bank
 
 pytestmark = pytest.mark.skipif(
     chromium() is None, reason="no Chromium installed: apt-get install chromium (Debian) to run the browser tests"
@@ -263,7 +262,7 @@ def test_a_formula_that_ends_in_a_backslash_is_refused_at_its_line(project: Proj
     """
     texts = dict.fromkeys(FIELDS, "fine \\(x^2\\)")
     texts["question"] = "\\(x\\\\)\n\\href{javascript:alert(1)}{click} \\\\)"
-    _bank(project.decks, texts)
+    inert_bank(project.decks, texts)
     result = CliRunner().invoke(main, ["check", "--strict", "--format", "json"])
     assert result.exit_code == 1
     problems = json.loads(result.stdout)

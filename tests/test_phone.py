@@ -29,11 +29,10 @@ from ankibuild import build
 from ankibuild.preview.target import card_document
 
 from .ankitools import collection, import_package
+from .browsertools import ANKI_HR, OUTPUT, SWAP, browser, published_scenario, served, tap_letter
+from .cardtools import CARD_LANGUAGES, wording
 from .cdp import Browser, Page, chromium
 from .conftest import ROOT
-from .test_browser import ANKI_HR, OUTPUT, SWAP, _published, _served, browser
-from .test_cards import CARD_LANGUAGES, _wording
-from .test_choice_browser import _tap
 
 __all__ = ["browser"]  # the fixture, shared with the other browser tests
 
@@ -122,7 +121,7 @@ def anki_cards(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, 
     shutil.copytree(media, pages)
     for index, css in enumerate(sorted({card.css for card in cards})):
         (pages / f"empty-{index}.html").write_text(card_document(ANKI_HR + css, ""), encoding="utf-8")
-    with _served(pages) as url:
+    with served(pages) as url:
         yield url, cards
 
 
@@ -200,7 +199,7 @@ def test_every_card_fits_and_names_its_answer_on_every_screen(
                 front = _show(page, card.question, night)
                 assert not front["overflow"], where
                 if card.bank == "every-kind" and card.question_id == "product":  # the reverse card asks with the answer
-                    assert front["asked"] == ("" if card.ord == 0 else _wording(card.lang)["answer"]), (where, front)
+                    assert front["asked"] == ("" if card.ord == 0 else wording(card.lang)["answer"]), (where, front)
                 if card.bank == "sample":
                     assert max(front["options"], default=0) <= height, (where, front["options"])
                 assert not front["options"] or front["smallest"] >= 44, (where, front["smallest"])  # a finger's size
@@ -219,9 +218,9 @@ def test_every_card_fits_and_names_its_answer_on_every_screen(
 def _check_judged_back(page: Page, card: AnkiCard, night: str, height: int, where: tuple[str, ...]) -> None:
     answer = _answer_of(card)
     wrong = next(letter for letter in _letters_of(card) if letter not in answer)
-    _tap(page, wrong)
+    tap_letter(page, wrong)
     back = _show(page, card.answer, night)
-    labels = _wording(card.lang)
+    labels = wording(card.lang)
     assert not back["overflow"], where
     assert back["verdict"] and back["verdictBottom"] <= height, (where, back)
     assert back["verdict"].strip("\u2713\u2717\u00a0 ") == labels["incorrect"], (where, back["verdict"])
@@ -240,7 +239,7 @@ def _check_flashcard_back(page: Page, card: AnkiCard, night: str, where: tuple[s
     if area is None:  # a cloze: its back shows the text with the clozes filled in
         assert not back["overflow"], where
         return
-    labels = _wording(card.lang)
+    labels = wording(card.lang)
     assert area["label"] == (labels["question"] if card.ord == 1 else labels["answer"]), (where, area)
     assert area["edge"] != "0px" and area["ground"] != "rgba(0, 0, 0, 0)", (where, area)
     assert not back["overflow"], where
@@ -311,7 +310,7 @@ def test_options_are_named_controls_reached_and_chosen_by_keyboard(
     checked = [n.get("checked") for n in options]
     assert checked == (["true", "false", "false", "true"] if role == "checkbox" else ["true", "false"]), checked
     assert live, "the verdict is announced"
-    assert hints == [_wording(lang)["keys"], ""], "the keys are said where there is a keyboard alone"
+    assert hints == [wording(lang)["keys"], ""], "the keys are said where there is a keyboard alone"
 
 
 #: Feedback written in tests/data/choice-features, in English and Arabic.
@@ -362,7 +361,7 @@ def test_the_preview_on_a_phone_has_44_pixel_targets_and_whole_names(browser: Br
     """At 390 px every link, button and checkbox label is at least 44 px each way, and no package name breaks."""
     page = browser.new_page(*SCREENS["phone"])
     try:
-        page.navigate(_published(tmp_path, "every-language").as_uri())
+        page.navigate(published_scenario(tmp_path, "every-language").as_uri())
         page.evaluate("document.querySelector('.pv-card').scrollIntoView()")  # its frame is made near the screen
         page.wait_for("document.querySelectorAll('.pv-card[data-ready]').length > 0")
         page.evaluate("window.scrollTo(0, 0)")
@@ -388,7 +387,7 @@ def _pane(page: Page, card: AnkiCard, night: str) -> str:
     """The card's back after a wrong tap (a flashcard's or cloze's back as it is), as a PNG in a data URL."""
     _show(page, card.question, night)
     if 'class="ab-back" data-answer="' in card.answer:
-        _tap(page, next(letter for letter in _letters_of(card) if letter not in _answer_of(card)))
+        tap_letter(page, next(letter for letter in _letters_of(card) if letter not in _answer_of(card)))
     _show(page, card.answer, night)
     shot = page.send("Page.captureScreenshot", {"format": "png"})["data"]
     return f"data:image/png;base64,{shot}"

@@ -11,24 +11,7 @@ from hypothesis import strategies as st
 
 from ankibuild.text.richtext import literal, markdown_html, to_html
 
-
-class Recorder:
-    """Stands in for the build: every image becomes ``packaged-<name>``, warnings are kept."""
-
-    def __init__(self) -> None:
-        self.images: list[str] = []
-        self.warnings: list[str] = []
-        self.errors: list[str] = []
-
-    def image(self, reference: str) -> str | None:
-        self.images.append(reference)
-        return "packaged-" + reference.rsplit("/", 1)[-1]
-
-    def warn(self, message: str, hint: str) -> None:
-        self.warnings.append(message)
-
-    def refuse(self, message: str, hint: str) -> None:
-        self.errors.append(message)
+from .texttools import Recorder
 
 
 def render(text: str) -> str:

@@ -24,7 +24,7 @@ from ankibuild.lock.clock import MAX_TIME
 from ankibuild.lock.format import LOCK_FILE, read_lock
 from ankibuild.translations.record import TRANSLATIONS_FILE
 
-from .test_lock_fuzz import _bank, _run
+from .locktools import lock_bank, run_checked
 
 ROUND_TRIPS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 #: Any text YAML and JSON can hold (a lone surrogate is neither UTF-8 nor YAML).
@@ -64,11 +64,11 @@ def _joined(*parts: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
 def _round_trip(decks: Path) -> Result | None:
     """check; when it accepts the bank, build, and check again, which must accept it too. The build, if any."""
     folders = ["--decks", str(decks)]
-    if _run("check", *folders).exit_code:
+    if run_checked("check", *folders).exit_code:
         return None
-    built = _run("build", *folders, "--out", str(decks.parent / "dist"))
+    built = run_checked("build", *folders, "--out", str(decks.parent / "dist"))
     assert built.exit_code == 0, built.output
-    again = _run("check", *folders)
+    again = run_checked("check", *folders)
     assert again.exit_code == 0, again.output
     return built
 
@@ -92,11 +92,11 @@ def test_a_lock_entry_check_accepts_is_written_back_as_it_was(
     """A note and a note type of a language the bank no longer builds: kept by the build, byte for byte in meaning."""
     note = {"guid": guid, "question": question, "lang": lang, "digest": digest, "parts": parts, "mtime": mtime}
     notetype = {"notetype": lang, "id": 7, "fields": fields, "cards": fields, "digest": digest, "mtime": mtime}
-    with _bank() as decks:
-        _run("build", "--decks", str(decks), "--out", str(decks.parent / "dist"))
+    with lock_bank() as decks:
+        run_checked("build", "--decks", str(decks), "--out", str(decks.parent / "dist"))
         lock = decks / LOCK_FILE
         lock.write_text(lock.read_text(encoding="utf-8") + f"{json.dumps(notetype)}\n{json.dumps(note)}\n", "utf-8")
-        before = read_lock(lock) if _run("check", "--decks", str(decks)).exit_code == 0 else None
+        before = read_lock(lock) if run_checked("check", "--decks", str(decks)).exit_code == 0 else None
         if _round_trip(decks) is not None and before is not None:
             after = read_lock(lock)
             assert after.notes[guid] == before.notes[guid]
@@ -107,8 +107,8 @@ def test_a_lock_entry_check_accepts_is_written_back_as_it_was(
 @given(mtime=st.sampled_from([MAX_TIME - 1, MAX_TIME]))
 def test_a_note_changed_after_the_latest_time_a_lock_holds_stays_within_it(mtime: int) -> None:
     """A note whose time is the last the lock accepts, then edited: its new time is one the next check accepts."""
-    with _bank() as decks:
-        _run("build", "--decks", str(decks), "--out", str(decks.parent / "dist"))
+    with lock_bank() as decks:
+        run_checked("build", "--decks", str(decks), "--out", str(decks.parent / "dist"))
         lock = decks / LOCK_FILE
         lines = [json.loads(line) for line in lock.read_text(encoding="utf-8").splitlines()[1:]]
         notes = [{**entry, "mtime": mtime} if "guid" in entry else entry for entry in lines]
@@ -131,10 +131,10 @@ def test_a_translations_record_check_accepts_is_written_back_so_that_check_accep
 ) -> None:
     """Any block check accepts, for a question of the bank or not: the build's record is accepted, and a fixed point."""
     record = f"\n{question}:\n" + "\n".join(lines) + "\n"
-    with _bank({TRANSLATIONS_FILE: record}) as decks:
+    with lock_bank({TRANSLATIONS_FILE: record}) as decks:
         if _round_trip(decks) is not None:
             written = (decks / TRANSLATIONS_FILE).read_bytes()
-            assert _run("build", "--decks", str(decks), "--out", str(decks.parent / "dist")).exit_code == 0
+            assert run_checked("build", "--decks", str(decks), "--out", str(decks.parent / "dist")).exit_code == 0
             assert (decks / TRANSLATIONS_FILE).read_bytes() == written
 
 
@@ -144,7 +144,7 @@ def test_a_translations_record_check_accepts_is_written_back_so_that_check_accep
 def test_a_language_code_check_accepts_names_its_package_exactly(code: str) -> None:
     """A code with anything after it: refused, or a BCP 47 tag that names the package ``<bank>-<code>.apkg``."""
     bank = (Path(__file__).parent / "data" / "html-in-text" / "bank.yaml").read_text(encoding="utf-8")
-    with _bank({"bank.yaml": bank.replace("[de, en]", f"[de, en, {json.dumps(code)}]")}) as decks:
+    with lock_bank({"bank.yaml": bank.replace("[de, en]", f"[de, en, {json.dumps(code)}]")}) as decks:
         if _round_trip(decks) is not None:
             assert BCP_47.fullmatch(code), code
             names = {path.name for path in (decks.parent / "dist").glob("*.apkg")}
@@ -162,7 +162,7 @@ def _renamed_and_reverted(title: str, other: str) -> None:
     character when a name has no control character (Markdown as CommonMark reads it).
     """
     names: list[str] = []
-    with _bank() as decks:
+    with lock_bank() as decks:
         question = decks / "memory.yaml"
         original = question.read_text(encoding="utf-8")
         for deck in (title, other, title):
@@ -202,15 +202,15 @@ def test_a_deck_title_check_accepts_reaches_the_changelog_as_one_line(title: str
 )
 def test_a_code_or_id_with_a_line_break_after_it_is_refused_by_every_command(args: list[str]) -> None:
     """What a command would write into the bank is held to what check accepts: nothing is written."""
-    with _bank() as decks, contextlib.chdir(decks.parent):
+    with lock_bank() as decks, contextlib.chdir(decks.parent):
         before = sorted(path.read_bytes() for path in decks.parent.rglob("*") if path.is_file())
-        assert _run(*args).exit_code == 1
+        assert run_checked(*args).exit_code == 1
         assert sorted(path.read_bytes() for path in decks.parent.rglob("*") if path.is_file()) == before
 
 
 def test_a_topic_with_a_line_break_after_it_is_refused() -> None:
     """A topic is a tag on every note: one that ends in a line break is no tag, and check says so at its line."""
     bank = (Path(__file__).parent / "data" / "html-in-text" / "bank.yaml").read_text(encoding="utf-8")
-    with _bank({"bank.yaml": bank.replace("  memory:", '  "memory\\n":\n    de: Speicher\n  memory:')}) as decks:
-        checked = _run("check", "--decks", str(decks))
+    with lock_bank({"bank.yaml": bank.replace("  memory:", '  "memory\\n":\n    de: Speicher\n  memory:')}) as decks:
+        checked = run_checked("check", "--decks", str(decks))
         assert checked.exit_code == 1 and "topic 'memory\\n' is not a valid tag" in checked.output, checked.output

@@ -35,7 +35,7 @@ from ankibuild.translations.status import add_language, confirm, status
 
 from .ankitools import TEMPLATE_ERROR, collection, import_package, render
 from .conftest import Project, snapshot
-from .test_yamltext import _only_inserted
+from .texttools import only_inserted
 
 SAMPLE = "ai-hardware.yaml"
 SAMPLE_ID = "elementwise-ops-memory-bound"
@@ -225,7 +225,7 @@ def test_add_language_to_a_block_list_keeps_the_file_as_written(project: Project
     project.edit("bank.yaml", "languages: [de, fr, en]", "languages:  # the decks to build\n  - de\n  - fr\n  - en\n")
     before = (project.decks / "bank.yaml").read_text(encoding="utf-8")
     add_language("it", project.decks)
-    assert _only_inserted(before, (project.decks / "bank.yaml").read_text(encoding="utf-8")) == ["  - it\n"]
+    assert only_inserted(before, (project.decks / "bank.yaml").read_text(encoding="utf-8")) == ["  - it\n"]
 
 
 # -- PO files ---------------------------------------------------------------------
@@ -263,7 +263,7 @@ def test_a_po_round_trip_adds_a_language_that_builds_and_imports_into_anki(proje
     assert result.exit_code == 0, result.output
     assert "Imported 42 'es' text(s)" in result.output
     for path, text in before.items():
-        _only_inserted(text, path.read_text(encoding="utf-8"))  # nothing there before changed or moved
+        only_inserted(text, path.read_text(encoding="utf-8"))  # nothing there before changed or moved
     assert check(decks=project.decks).items == []
     assert [lang.complete for lang in status(project.decks).languages] == [True] * 4
 

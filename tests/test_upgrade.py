@@ -22,8 +22,7 @@ from ankibuild.kinds.choice import SEVERAL_MARK
 from ankibuild.lock.clock import Clock
 
 from .ankitools import TEMPLATE_ERROR, collection, import_package, render, review_every_card, review_log
-from .conftest import ROOT
-from .test_identity import RELEASED, RELEASED_SAMPLE
+from .conftest import RELEASED, RELEASED_SAMPLE, ROOT
 
 LANGS = ("de", "en", "fr")
 #: The sample's multiple-choice questions that use what came since the release:

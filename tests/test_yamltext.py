@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,8 @@ from hypothesis import strategies as st
 from ankibuild.errors import AnkibuildError, Problems
 from ankibuild.yamlfiles.reader import Map, parse
 from ankibuild.yamlfiles.writer import Block, Document, Flow, Noted, item_lines, mapping_lines, scalar, split_lines
+
+from .texttools import only_inserted
 
 #: Text as pages hold it: any printable characters, line breaks included.
 TEXT = st.text(
@@ -68,16 +69,6 @@ def _document(text: str) -> Document:
     return Document(text, root, "f.yaml")
 
 
-def _only_inserted(old: str, new: str) -> list[str]:
-    """The lines ``new`` adds to ``old``; fails if any line of ``old`` changed or moved."""
-    a, b = split_lines(old), split_lines(new)
-    added: list[str] = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
-        assert tag in ("equal", "insert"), (tag, a[i1:i2], b[j1:j2])
-        added += b[j1:j2] if tag == "insert" else []
-    return added
-
-
 FILE = """\
 # comment at the top
 questions:
@@ -105,7 +96,7 @@ def test_append_item_and_keys_keeps_every_line() -> None:
     document.append(("todo", "de"), lambda indent: [" " * indent + "- second"])
     document.append(("todo",), lambda indent: mapping_lines({"fr": ["premier"]}, indent))
     new = document.text()
-    assert _only_inserted(FILE, new) == [
+    assert only_inserted(FILE, new) == [
         "    fr:\n",
         "      question: q\n",
         "  - id: b\n",
