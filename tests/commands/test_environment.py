@@ -1,0 +1,140 @@
+"""Faults of the machine, not of the bank: one clear line, exit code 1, and the previous outputs intact.
+
+A full disk, a read-only output folder, a file size limit, a closed standard
+output: each is met by real build processes, never a mock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+import signal
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ankibuild.cli import main
+
+from ..conftest import ROOT, Project, snapshot
+
+OLD = "Die arithmetische Intensität ist sehr niedrig"
+
+
+def _build(project: Project, out: Path, *, shell: str = "", limit: int = 0) -> subprocess.CompletedProcess[str]:
+    """``ankibuild build --out OUT`` as its own process, its output redirected by ``shell`` if given."""
+    command = f"{sys.executable} -m ankibuild build --out {out} {shell}"
+
+    def limited() -> None:
+        if limit:  # writes past this size fail with EFBIG instead of killing the process
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    return subprocess.run(
+        command,
+        shell=True,
+        executable="/bin/bash",
+        cwd=project.root,
+        capture_output=True,
+        text=True,
+        env=env,
+        preexec_fn=limited,
+    )
+
+
+def _one_line_error(result: subprocess.CompletedProcess[str], *expected: str) -> None:
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert result.returncode == 1, result.stderr
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.stderr
+    assert all(part in lines[0] for part in expected), lines[0]
+
+
+def _fill(path: Path) -> None:
+    """Write ``path`` until its disk is full."""
+    with path.open("wb", buffering=0) as file, contextlib.suppress(OSError):
+        while True:
+            file.write(b"\0" * 1024)
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Callable[[str], None]]:
+    """An output folder on a file system of its own, 256 KiB, whose options can be changed."""
+    folder = tmp_path / "disk"
+    folder.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(folder)], capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small file system here: {mounted.stderr.decode().strip()}")
+
+    def remount(options: str) -> None:
+        subprocess.run(["mount", "-o", f"remount,{options}", str(folder)], check=True)
+
+    yield remount
+    subprocess.run(["umount", str(folder)], check=True)
+
+
+def test_a_full_disk_is_one_line_and_the_previous_outputs_stay(
+    project: Project, small_disk: Callable[[str], None]
+) -> None:
+    """The disk fills while the packages are written: the message names the file, nothing is half-written."""
+    out = project.root / "disk"
+    assert _build(project, out).returncode == 0
+    _fill(out / "filler")
+    project.edit("ai-hardware.yaml", OLD, "Die Intensität ist gering")
+    before = snapshot(out, project.decks)
+    result = _build(project, out)
+    _one_line_error(result, str(out), "No space left on device")
+    assert snapshot(out, project.decks) == before
+    assert not list(out.glob(".*.tmp"))
+
+
+def test_a_read_only_output_folder_is_one_line(project: Project, small_disk: Callable[[str], None]) -> None:
+    """Nothing can be written: the message says so for the first package, and the bank is not touched."""
+    out = project.root / "disk"
+    assert _build(project, out).returncode == 0
+    small_disk("ro")
+    project.edit("ai-hardware.yaml", OLD, "Die Intensität ist gering")
+    before = snapshot(out, project.decks)
+    _one_line_error(_build(project, out), str(out), "Read-only file system")
+    assert snapshot(out, project.decks) == before
+
+
+def test_a_file_size_limit_is_one_line_and_the_previous_outputs_stay(project: Project) -> None:
+    """``ulimit -f``: writing past the limit fails; the build says which file and keeps the old ones."""
+    assert _build(project, project.out).returncode == 0
+    project.edit("ai-hardware.yaml", OLD, "Die Intensität ist gering")
+    before = snapshot(project.out, project.decks)
+    _one_line_error(_build(project, project.out, limit=4096))  # which file fails first varies
+    assert snapshot(project.out, project.decks) == before
+    assert not list(project.out.glob(".*.tmp"))
+
+
+def test_a_closed_standard_output_still_builds(project: Project) -> None:
+    """``ankibuild build >&-`` (or with standard error closed): the packages are written, exit 0."""
+    for closed in (">&-", "2>&-", ">&- 2>&-"):
+        result = _build(project, project.root / f"out{len(closed)}", shell=closed)
+        assert result.returncode == 0, result.stderr
+        assert len(list((project.root / f"out{len(closed)}").glob("*.apkg"))) == 3
+
+
+def test_output_closed_by_the_reader_is_one_line(project: Project) -> None:
+    """``ankibuild build | head -c 0``: the build is done; that its summary was cut is said in one line."""
+    result = _build(project, project.out, shell="| head -c 0; exit ${PIPESTATUS[0]}")
+    assert len(list(project.out.glob("*.apkg"))) == 3
+    if result.returncode:  # the reader may also have gone only after the last line
+        _one_line_error(result, "standard output was closed")
+
+
+def test_a_library_call_on_a_full_disk_raises_an_os_error_naming_the_file(
+    project: Project, small_disk: Callable[[str], None]
+) -> None:
+    """In-process (the command's own handling): the same one line through click, exit 1."""
+    out = project.root / "disk"
+    _fill(out / "filler")
+    result = CliRunner().invoke(main, ["build", "--out", str(out)])
+    assert result.exit_code == 1 and result.exception is not None
+    assert "No space left on device" in result.output and "Traceback" not in result.output

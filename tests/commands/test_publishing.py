@@ -1,0 +1,385 @@
+"""A class's publishing loop, with no one's laptop: the repository `ankibuild init` writes, on a default branch
+not named main, edited as a class edits it, and published by the workflow's command after every push.
+
+CI is what the workflow does, moved off GitHub: a fresh clone of the default branch, the last publication in a
+folder, `ankibuild publish`, and its folder kept as the new release when it says there is something to publish.
+One classmate imports every publication into one Anki collection (default options) and reviews in between.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from anki.collection import Collection
+from click.testing import CliRunner, Result
+
+from ankibuild import build
+from ankibuild.cli import main
+from ankibuild.lock.clock import Clock
+from ankibuild.publish import Publication, publish
+
+from ..ankitools import (
+    collection,
+    collection_notes,
+    import_package,
+    package_notes,
+    review_log,
+    review_new_cards,
+)
+from ..gitrepo import Repo
+from ..gitrepo import edit as _edit
+
+TRUNK = "trunk"
+#: When the class starts: now, so that Anki takes every time as it is; each run of CI is an hour later.
+START = int(time.time())
+HOUR = 3600
+ORIGIN = "https://github.com/teacher/ankibuild.git@v0.2.0"
+
+
+def _question(qid: str, de: str, en: str) -> str:
+    return (
+        f"  - id: {qid}\n    topics: [getting-started]\n    answer: A\n"
+        f"    de:\n      question: {de}\n      options: [Ja, Nein]\n      explanation: Siehe Skript.\n"
+        f"    en:\n      question: {en}\n      options: ['Yes', 'No']\n      explanation: See the notes.\n"
+    )
+
+
+MECHANICS = "deck: {de: Mechanik, en: Mechanics}\nquestions:\n" + "".join(
+    [
+        _question("free-fall", "Fallen im Vakuum alle Körper gleich schnell?", "Do all bodies fall alike in a vacuum?"),
+        _question("inertia", "Bleibt ein Körper ohne Kraft in Bewegung?", "Does a body with no force keep moving?"),
+    ]
+)
+
+
+def _append(repo: Repo, name: str, text: str) -> None:
+    path = repo.path / "decks" / name
+    path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+
+
+def _ankibuild(where: Path, *args: str, env: dict[str, str] | None = None) -> Result:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(where)
+        return CliRunner().invoke(main, list(args), env=env, catch_exceptions=False)
+
+
+@dataclass
+class Run:
+    """One run of the workflow's command: what it made, and the job summary it wrote."""
+
+    made: Publication
+    summary: str
+
+    @property
+    def publish(self) -> bool:
+        return self.made.new and not self.made.review
+
+    def changes(self, lang: str) -> set[str]:
+        """The changes of one language in the section this run adds, as the changelog words them."""
+        return {change.describe() for change in self.made.changes.items if change.lang == lang}
+
+
+class Class:
+    """The bank's remote, the teacher's and a classmate's clones, the releases, and a classmate who studies."""
+
+    def __init__(self, root: Path, col: Collection) -> None:
+        self.root, self.col = root, col
+        self.origin = Repo.init_bare(root / "origin.git", TRUNK)
+        self.releases: list[Path] = []
+        self.runs = 0
+        self.reviews: list[int] = []
+
+    def ci(self, *, review: Repo | None = None) -> Run:
+        """What the workflow does: a fresh clone (of the default branch, or of a pull request's), the last
+        release fetched into a folder, the command; a publication becomes the new release."""
+        self.runs += 1
+        clone = self.origin.clone(self.root / f"ci-{self.runs}")
+        if review is not None:
+            clone.git("fetch", "-q", str(review.path), f"{review.branch()}:pr")
+            clone.git("checkout", "-q", "pr")
+        assert clone.branch() == ("pr" if review else TRUNK)
+        last = self.releases[-1] if self.releases else self.root / "nothing-published-yet"
+        out, summary = self.root / f"out-{self.runs}", self.root / f"summary-{self.runs}.md"
+        now = START + self.runs * HOUR  # each run an hour after the one before
+        made = publish(
+            decks=clone.path / "decks",
+            last=last,
+            out=out,
+            review=review is not None,
+            summary=summary,
+            clock=Clock(lambda: now),
+        )
+        run = Run(made, summary.read_text(encoding="utf-8"))
+        if run.publish:
+            self.releases.append(out)
+            self.study(out)
+        return run
+
+    def study(self, release: Path) -> None:
+        """Import a release with Anki's default options, check that it arrived whole and nothing was lost, review."""
+        col = self.col
+        for package in sorted(release.glob("*.apkg")):
+            assert import_package(col, package).conflicting == 0
+        assert review_log(col)[: len(self.reviews)] == self.reviews
+        names = sorted(m["name"] for m in col.models.all() if m["name"].startswith("physics"))
+        assert all(not name.endswith("+") for name in names), names
+        published: dict[str, str] = {}
+        for package in release.glob("*.apkg"):
+            published |= package_notes(package)
+        assert collection_notes(col) == published  # no question is ever removed here
+        changelog = (release / "CHANGELOG.md").read_text(encoding="utf-8")
+        assert "removed" not in changelog and "delete" not in changelog
+        review_new_cards(col)
+        self.reviews = review_log(col)
+
+    def text(self, qid: str, lang: str) -> str:
+        (nid,) = self.col.find_notes(f'"ID:{qid}" "note:physics ({lang})"')
+        return str(self.col.get_note(nid)["Question"])
+
+
+def _push(repo: Repo, message: str) -> None:
+    repo.commit(message)
+    repo.git("push", "-q", "origin", f"HEAD:{TRUNK}")
+
+
+def test_every_valid_commit_reaches_the_classmate_whoever_made_it(tmp_path: Path) -> None:
+    with collection(tmp_path / "classmate.anki2") as col:
+        room = Class(tmp_path / "class", col)
+
+        # The teacher starts the bank: init makes the repository, on a default branch named trunk.
+        made = _ankibuild(tmp_path / "class", "init", "physics", "--lang", "de", "--lang", "en", "--from", ORIGIN)
+        assert made.exit_code == 0, made.output
+        teacher = Repo(tmp_path / "class" / "physics")
+        teacher.git("checkout", "-q", "-b", TRUNK)
+        (teacher.path / "decks" / "mechanics.yaml").write_text(MECHANICS, encoding="utf-8")
+        teacher.commit("Start the bank")
+        teacher.git("remote", "add", "origin", str(room.origin.path))
+        teacher.git("push", "-q", "origin", TRUNK)
+        first = room.ci()
+        assert first.publish and first.changes("en") == {
+            "added where-languages-are-listed",
+            "added free-fall",
+            "added inertia",
+        }
+
+        # A typo fixed in the web editor: nobody builds, nobody commits a lock.
+        _edit(teacher, "mechanics.yaml", "keep moving?", "keep moving in a straight line?")
+        _edit(teacher, "mechanics.yaml", "in Bewegung?", "geradlinig in Bewegung?")
+        _push(teacher, "Say in which way")
+        fixed = room.ci()
+        assert fixed.publish and fixed.changes("en") == {"changed inertia (Question)"}
+        assert room.text("inertia", "en") == "Does a body with no force keep moving in a straight line?"
+        assert room.text("inertia", "de") == "Bleibt ein Körper ohne Kraft geradlinig in Bewegung?"
+
+        # A pull request from a second clone edits one question and adds another: the review publishes nothing.
+        classmate = room.origin.clone(tmp_path / "class" / "classmate")
+        classmate.git("checkout", "-q", "-b", "air-resistance")
+        _edit(classmate, "mechanics.yaml", "in a vacuum?", "in a vacuum, feather and hammer alike?")
+        _append(
+            classmate,
+            "mechanics.yaml",
+            _question("drag", "Bremst Luft schnelle Körper stärker?", "Does air slow fast bodies more?"),
+        )
+        classmate.commit("Ask about drag")
+        reviewed = room.ci(review=classmate)
+        assert not reviewed.publish and len(room.releases) == 2
+        assert reviewed.changes("en") == {"added drag", "changed free-fall (Question)"}
+        assert sorted(p.name for p in reviewed.made.out.iterdir()) == ["REVIEW.md", "preview"]
+        page = (reviewed.made.out / "preview" / "index.html").read_text(encoding="utf-8")
+        shown = set(re.findall(r'<article class="pv-card" id="([^"]+)"', page))
+        assert shown == {"de-drag", "en-drag", "en-free-fall"}  # free-fall changed in English only
+        assert "- added drag" in reviewed.summary and "- changed free-fall (Question)" in reviewed.summary
+
+        # The teacher merges it on GitHub.
+        teacher.git("fetch", "-q", str(classmate.path), "air-resistance")
+        teacher.git("merge", "-q", "--no-ff", "--no-edit", "FETCH_HEAD")
+        teacher.git("push", "-q", "origin", TRUNK)
+        merged = room.ci()
+        assert merged.publish and merged.changes("de") == {"added drag"}
+        assert room.text("free-fall", "en") == "Do all bodies fall alike in a vacuum, feather and hammer alike?"
+
+        # A language added with nothing translated yet: the commit's check passes, and nothing new is published.
+        added = _ankibuild(teacher.path, "add-language", "fr")
+        assert added.exit_code == 0, added.output
+        assert _ankibuild(teacher.path, "check").exit_code == 0  # what the pre-commit hook runs
+        _push(teacher, "Start a French translation")
+        waiting = room.ci()
+        assert not waiting.publish and not waiting.made.out.exists()
+        assert "| fr | 4 | 0 | not yet |" in waiting.summary
+
+        # An edit in English only: English is published while French lags and German may be outdated.
+        _edit(teacher, "mechanics.yaml", "Does air slow fast bodies more?", "Does air slow faster bodies more?")
+        assert _ankibuild(teacher.path, "check").exit_code == 0
+        _push(teacher, "Compare")
+        english = room.ci()
+        assert english.publish and english.changes("en") == {"changed drag (Question)"} and not english.changes("de")
+        assert sorted(p.name for p in english.made.out.glob("*.apkg")) == ["physics-de.apkg", "physics-en.apkg"]
+        assert "| fr | 4 | 0 | not yet |" in english.summary
+        assert room.text("drag", "en") == "Does air slow faster bodies more?"
+        notes = (english.made.out / "RELEASE_NOTES.md").read_text(encoding="utf-8")
+        assert "changed drag" in notes and "| fr | 4 |" in notes
+
+        # Two branches built locally in one working copy, then merged: no removal ever reaches the classmate.
+        teacher.git("checkout", "-q", "-b", "add-optics")
+        _append(teacher, "mechanics.yaml", _question("refraction", "Bricht Glas Licht?", "Does glass bend light?"))
+        assert _ankibuild(teacher.path, "build").exit_code == 0
+        teacher.commit("Ask about refraction")
+        teacher.git("checkout", "-q", TRUNK)
+        teacher.git("checkout", "-q", "-b", "add-gravity")
+        (teacher.path / "decks" / "gravity.yaml").write_text(
+            "deck: {de: Gravitation, en: Gravity}\nquestions:\n"
+            + _question("orbit", "Fällt der Mond ständig?", "Is the Moon always falling?"),
+            encoding="utf-8",
+        )
+        local = _ankibuild(teacher.path, "build")
+        assert local.exit_code == 0 and "removed refraction" in local.output  # the local dist/ says so
+        teacher.commit("Ask about orbits")
+        teacher.git("checkout", "-q", TRUNK)
+        for branch in ("add-optics", "add-gravity"):
+            teacher.git("merge", "-q", "--no-edit", branch)
+        # Between two publications: an edit made three times, and one made and undone.
+        wording = "Does a body with no force keep moving in a straight line?"
+        for better in (
+            "Does a body keep moving with no force?",
+            "Does a free body keep moving?",
+            "Does a free body move on?",
+        ):
+            _edit(teacher, "mechanics.yaml", wording, better)
+            teacher.commit(f"Reword: {better}")
+            wording = better
+        _edit(teacher, "mechanics.yaml", "Does glass bend light?", "Does glass bend light, always?")
+        teacher.commit("Reword refraction")
+        _edit(teacher, "mechanics.yaml", "Does glass bend light, always?", "Does glass bend light?")
+        _push(teacher, "Undo that")
+        branches = room.ci()
+        assert branches.publish
+        assert branches.changes("en") == {"added refraction", "added orbit", "changed inertia (Question)"}
+        assert branches.changes("de") == {"added refraction", "added orbit"}
+        assert room.text("inertia", "en") == "Does a free body move on?"
+        assert room.text("refraction", "en") == "Does glass bend light?"
+        assert "| de | 0 | 1 | yes |" in branches.summary  # inertia changed in English only
+        assert len(room.releases) == 5 and room.reviews
+
+
+def _bank_with_a_publication(tmp_path: Path) -> tuple[Repo, Path]:
+    """A bank made by init, with a question file, published once by the command as CI runs it."""
+    made = _ankibuild(tmp_path, "init", "physics", "--lang", "de", "--lang", "en", "--from", ORIGIN)
+    assert made.exit_code == 0, made.output
+    bank = Repo(tmp_path / "physics")
+    (bank.path / "decks" / "mechanics.yaml").write_text(MECHANICS, encoding="utf-8")
+    bank.commit("Start the bank")
+    first = _ankibuild(bank.path, "publish", "--last", str(tmp_path / "none"), "--out", str(tmp_path / "release"))
+    assert first.exit_code == 0, first.output
+    return bank, tmp_path / "release"
+
+
+def test_a_review_prints_what_the_pull_request_would_publish_and_publishes_nothing(tmp_path: Path) -> None:
+    """On a branch with one question edited and one added: the changelog section, a preview of exactly their
+    cards, publish=false for the workflow, and no package and no changelog written."""
+    bank, release = _bank_with_a_publication(tmp_path)
+    bank.git("checkout", "-q", "-b", "drag")
+    _edit(bank, "mechanics.yaml", "in a vacuum?", "in a vacuum, feather and hammer alike?")
+    _edit(bank, "mechanics.yaml", "im Vakuum", "im Vakuum, Feder wie Hammer,")
+    _append(bank, "mechanics.yaml", _question("drag", "Bremst Luft schnelle Körper stärker?", "Does air slow more?"))
+    bank.commit("Ask about drag")
+    before = {path.name: path.read_bytes() for path in release.iterdir()}
+    env = {"GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"), "GITHUB_OUTPUT": str(tmp_path / "outputs")}
+    args = ["publish", "--review", "--last", str(release), "--out", str(tmp_path / "review")]
+    reviewed = _ankibuild(bank.path, *args, env=env)
+    assert reviewed.exit_code == 0, reviewed.output
+    for lang in ("de", "en"):
+        section = reviewed.output.split(f"#### {lang}\n\n", 1)[1].split("\n\n", 1)[0]
+        assert section.splitlines() == ["- changed free-fall (Question)", "- added drag"]
+    assert "Review written to" in reviewed.output and "nothing is published" in reviewed.output
+    assert (tmp_path / "outputs").read_text(encoding="utf-8") == "publish=false\n"
+    summary = (tmp_path / "summary.md").read_text(encoding="utf-8")
+    assert summary.startswith("## What this change would publish") and "- added drag" in summary
+    review = tmp_path / "review"
+    assert sorted(p.relative_to(review).as_posix() for p in review.rglob("*")) == [
+        "REVIEW.md",
+        "preview",
+        "preview/index.html",
+    ]
+    page = (review / "preview" / "index.html").read_text(encoding="utf-8")
+    shown = re.findall(r'<article class="pv-card" id="([^"]+)"', page)
+    assert sorted(shown) == ["de-drag", "de-free-fall", "en-drag", "en-free-fall"]
+    assert {path.name: path.read_bytes() for path in release.iterdir()} == before
+    assert bank.git("status", "--porcelain").stdout == ""  # the bank is left as it was
+
+
+def test_a_pull_request_with_an_error_fails_with_every_problem_in_the_summary(tmp_path: Path) -> None:
+    """An error (here, an answer no option has) stops the job: exit 1, each problem with its file and line in the
+    job summary, and nothing written."""
+    bank, release = _bank_with_a_publication(tmp_path)
+    _edit(bank, "mechanics.yaml", "answer: A", "answer: F")
+    summary = tmp_path / "summary.md"
+    args = ["publish", "--review", "--last", str(release), "--out", str(tmp_path / "review")]
+    failed = _ankibuild(bank.path, *args, env={"GITHUB_STEP_SUMMARY": str(summary)})
+    assert failed.exit_code == 1 and "Traceback" not in failed.output
+    said = summary.read_text(encoding="utf-8")
+    assert said.startswith("## Not published: 1 error(s)")
+    assert re.search(r"^- `decks/mechanics\.yaml:\d+:\d+`: ", said, flags=re.MULTILINE), said
+    assert not (tmp_path / "review").exists()
+
+
+def test_publishing_again_with_nothing_changed_publishes_nothing(tmp_path: Path) -> None:
+    """The same commit published twice: the second run says there is nothing to publish and writes nothing."""
+    bank, release = _bank_with_a_publication(tmp_path)
+    again = _ankibuild(
+        bank.path,
+        "publish",
+        "--last",
+        str(release),
+        "--out",
+        str(tmp_path / "again"),
+        env={"GITHUB_OUTPUT": str(tmp_path / "outputs")},
+    )
+    assert again.exit_code == 0 and "Nothing to publish" in again.output
+    assert (tmp_path / "outputs").read_text(encoding="utf-8") == "publish=false\n"
+    assert not (tmp_path / "again").exists()
+
+
+def test_a_lock_committed_later_changes_nothing_classmates_have(tmp_path: Path) -> None:
+    """A local build an hour after the publication commits a lock with later times for the same notes: the next
+    publication keeps the published times, so there is nothing to publish (else every note would update for nothing)."""
+    bank, release = _bank_with_a_publication(tmp_path)
+    later = int(time.time()) + HOUR
+    build(decks=bank.path / "decks", out=bank.path / "dist", clock=Clock(lambda: later))
+    bank.commit("Commit the lock a local build wrote")
+    assert "decks/ankibuild.lock" in bank.git("show", "--name-only", "HEAD").stdout
+    made = publish(decks=bank.path / "decks", last=release, out=tmp_path / "again", clock=Clock(lambda: later + HOUR))
+    assert not made.new and not made.changes and not (tmp_path / "again").exists()
+
+
+def test_the_last_publication_is_read_only_inside_its_folder(tmp_path: Path) -> None:
+    """A downloaded publication whose changelog and package are links to files elsewhere: neither is read, and the
+    new publication starts a changelog of its own, with every question new."""
+    bank, release = _bank_with_a_publication(tmp_path)
+    secret = tmp_path / "secret.md"
+    secret.write_text("# Changelog\n\nnot for publishing\n", encoding="utf-8")
+    planted = tmp_path / "planted"
+    planted.mkdir()
+    (planted / "CHANGELOG.md").symlink_to(secret)
+    (planted / "physics-en.apkg").symlink_to(release / "physics-en.apkg")
+    made = publish(decks=bank.path / "decks", last=planted, out=tmp_path / "out")
+    changelog = (tmp_path / "out" / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert "not for publishing" not in changelog
+    assert {change.describe() for change in made.changes.items if change.lang == "en"} == {
+        "added where-languages-are-listed",
+        "added free-fall",
+        "added inertia",
+    }
+
+
+def test_a_publication_goes_only_into_a_new_or_empty_folder(tmp_path: Path) -> None:
+    """What the folder holds is published as a whole: one with a file in it is refused, and left as it was."""
+    bank, release = _bank_with_a_publication(tmp_path)
+    (tmp_path / "used").mkdir()
+    (tmp_path / "used" / "old.apkg").write_bytes(b"old")
+    refused = _ankibuild(bank.path, "publish", "--last", str(release), "--out", str(tmp_path / "used"))
+    assert refused.exit_code == 1 and "this folder is not empty" in refused.output
+    assert [p.name for p in (tmp_path / "used").iterdir()] == ["old.apkg"]

@@ -1,0 +1,105 @@
+"""The build cache: it saves work, and it can never serve what the files no longer say."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ankibuild.cache import cache_root
+from ankibuild.load import deckfiles
+from ankibuild.model import Bank
+
+from ..conftest import Project
+
+OLD = "Die arithmetische Intensität ist sehr niedrig"
+
+
+def _same_size_edit(path: Path) -> None:
+    """Change text without changing the file's size or modification time."""
+    before = path.stat()
+    text = path.read_text(encoding="utf-8")
+    edited = text.replace(OLD, OLD.replace("niedrig", "NIEDRIG"), 1)
+    assert edited != text and len(edited.encode()) == len(text.encode())
+    path.write_text(edited, encoding="utf-8")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_size == before.st_size and path.stat().st_mtime_ns == before.st_mtime_ns
+
+
+def test_an_edit_that_keeps_size_and_time_is_still_seen(project: Project) -> None:
+    """The cache is keyed by content: an edit invisible to size and modification time still counts."""
+    project.build()
+    _same_size_edit(project.decks / "ai-hardware.yaml")
+    result = project.build()
+    changed = [(c.lang, c.question, c.kind) for c in result.changes.items]
+    assert changed == [("de", "elementwise-ops-memory-bound", "changed")]
+    assert [o.lang for o in result.outputs if o.written] == ["de"]
+
+
+def test_only_the_edited_file_is_worked_on_again(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rebuild after editing one question file loads, validates and renders that file alone."""
+    second = project.decks / "more.yaml"
+    shutil.copy(project.decks / "ai-hardware.yaml", second)
+    text = second.read_text(encoding="utf-8").replace("  - id: ", "  - id: copy-")
+    second.write_text(text, encoding="utf-8")
+    project.build()
+    worked: list[str] = []
+    process = deckfiles.process
+
+    def counted(bank: Bank, path: Path, *rest: Any, **options: Any) -> deckfiles.FileResult:
+        worked.append(path.name)
+        return process(bank, path, *rest, **options)
+
+    monkeypatch.setattr(deckfiles, "process", counted)
+    project.build()
+    assert worked == []
+    project.edit("more.yaml", OLD, "Die Intensität ist gering")
+    result = project.build()
+    assert worked == ["more.yaml"]
+    assert [(c.question, c.kind) for c in result.changes.items] == [("copy-elementwise-ops-memory-bound", "changed")]
+
+
+def test_a_damaged_cache_is_only_a_miss(project: Project) -> None:
+    """Garbage in the cache folder is ignored: the build does the work again, correctly."""
+    first = project.build()
+    for entry in cache_root().rglob("*"):
+        if entry.is_file():
+            entry.write_bytes(b"not an entry")
+    project.edit("ai-hardware.yaml", OLD, "Die Intensität ist gering")
+    result = project.build()
+    assert [o.lang for o in result.outputs if o.written] == ["de"]
+    assert len(result.outputs) == len(first.outputs)
+
+
+def test_the_cache_lives_outside_the_project(project: Project) -> None:
+    """A shared repository or output folder can never carry a cache entry into a build."""
+    project.build()
+    assert any(cache_root().rglob("*.entry"))
+    assert not any(p.suffix in {".entry", ".record", ".memo"} for p in project.root.rglob("*"))
+
+
+def test_a_renamed_file_is_read_again_under_its_new_name(project: Project) -> None:
+    """A file's place is part of its result (deck key, package name, images' folder): a move is seen."""
+    project.build(split=True)
+    (project.decks / "ai-hardware.yaml").rename(project.decks / "hw.yaml")
+    result = project.build(split=True)
+    assert sorted(o.path.name for o in result.outputs) == [f"ai-stack-hw-{lang}.apkg" for lang in ("de", "en", "fr")]
+    assert all(o.written for o in result.outputs)
+
+
+def test_an_image_outside_a_media_folder_that_changes_is_seen(project: Project) -> None:
+    """Every image a file shows is checked on a cache hit, wherever it lives in the bank."""
+    pictures = project.decks / "pics"
+    pictures.mkdir()
+    shutil.move(project.decks / "media" / "roofline.svg", pictures / "roofline.svg")
+    text = (project.decks / "ai-hardware.yaml").read_text(encoding="utf-8")
+    (project.decks / "ai-hardware.yaml").write_text(text.replace("media/roofline.svg", "pics/roofline.svg"), "utf-8")
+    project.build()
+    svg = pictures / "roofline.svg"
+    svg.write_text(svg.read_text(encoding="utf-8").replace("</svg>", "<circle r='1'/></svg>"), encoding="utf-8")
+    result = project.build()
+    assert {(c.question, c.kind) for c in result.changes.items} == {("w4a16-decode", "changed")}
+    assert all(o.written for o in result.outputs)

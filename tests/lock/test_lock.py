@@ -1,0 +1,160 @@
+"""Modification times: moved exactly when content changes, always forward, never waiting."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ankibuild.errors import BankError
+from ankibuild.load.render import NoteHead
+from ankibuild.lock.clock import Clock
+from ankibuild.lock.format import LOCK_FILE, Lock, NoteLock, read_lock
+from ankibuild.lock.memo import recall, remember
+from ankibuild.lock.stamp import Stamp, stamp_notes
+
+from ..conftest import Project
+
+
+def _row(guid: str, digest: str) -> NoteHead:
+    return NoteHead(guid, "q", "de", "deck", (), digest, digest[:8], "choice", (0,))
+
+
+def test_a_change_in_the_same_second_gets_the_next_second_at_once() -> None:
+    """Two builds in one second: the edited note's time still moves forward, without waiting."""
+    clock = Clock(lambda: 1_000.2)
+    entries, _ = stamp_notes([_row("g", "aaaa")], Lock(notes={}), clock)
+    assert entries["g"].mtime == 1_000
+    entries, stamps = stamp_notes([_row("g", "bbbb")], Lock(notes=entries), clock)
+    assert entries["g"].mtime == 1_001 and stamps == {"g": Stamp.CHANGED}
+
+
+@pytest.mark.parametrize("skew", [86_400, -86_400, -1_700_000_000])
+def test_a_wrong_clock_never_makes_a_time_go_backwards(skew: int) -> None:
+    """A lock written by a clock a day ahead, or behind, or stuck in 1970: each change is newer, at once."""
+    now = 1_800_000_000
+    ahead = Clock(lambda: now + skew)
+    entries, _ = stamp_notes([_row("g", "aaaa")], Lock(notes={}), ahead)
+    right = Clock(lambda: now)
+    for digest in ("bbbb", "cccc", "aaaa"):  # an edit, another, and a revert
+        previous = entries["g"].mtime
+        entries, stamps = stamp_notes([_row("g", digest)], Lock(notes=entries), right)
+        assert entries["g"].mtime == max(now, previous + 1) and stamps == {"g": Stamp.CHANGED}
+
+
+def test_unchanged_content_keeps_its_time_and_new_notes_get_now() -> None:
+    """Only changed or new notes get a new time; the rest keep theirs."""
+    lock = Lock(notes=stamp_notes([_row("g", "aaaa")], Lock(), Clock(lambda: 100))[0])
+    entries, stamps = stamp_notes([_row("g", "aaaa"), _row("h", "cccc")], lock, Clock(lambda: 5_000))
+    assert entries["g"].mtime == 100 and "g" not in stamps
+    assert entries["h"].mtime == 5_000 and stamps == {"h": Stamp.NEW}
+
+
+def test_source_date_epoch_sets_only_the_first_build(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SOURCE_DATE_EPOCH makes a first build reproducible; later changes use the clock."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    clock = Clock(lambda: 1_800_000_000.0)
+    first, _ = stamp_notes([_row("g", "aaaa")], Lock(), clock)
+    assert first["g"].mtime == 1_700_000_000
+    later, _ = stamp_notes([_row("g", "bbbb"), _row("h", "cccc")], Lock(notes=first), clock)
+    assert later["g"].mtime == later["h"].mtime == 1_800_000_000
+
+
+@pytest.mark.parametrize("epoch", ["²", "\u0661\u0667" + "\u0660" * 8, "99999999999999999999", "-1", "17e8", ""])
+def test_a_source_date_epoch_that_is_no_time_is_the_clock(epoch: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whatever the environment holds, the first build gets a time the lock accepts, never a traceback."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", epoch)
+    first, _ = stamp_notes([_row("g", "aaaa")], Lock(), Clock(lambda: 1_800_000_000.0))
+    assert first["g"].mtime == 1_800_000_000
+
+
+def test_lock_file_is_one_line_per_note_in_a_stable_order(project: Project) -> None:
+    """The lock diffs and merges well: a comment, a header, then one JSON object per notetype and note, sorted."""
+    project.build()
+    text = (project.decks / LOCK_FILE).read_text(encoding="utf-8")
+    comment, *lines = text.splitlines()
+    assert comment.startswith("# ")
+    entries = [json.loads(line) for line in lines]
+    assert entries[0] == {"ankibuild-lock": 2, "bank": "ai-stack"}
+    assert [e["notetype"] for e in entries[1:4]] == ["de", "en", "fr"]
+    keys = [(n["question"], n["lang"]) for n in entries[4:]]
+    assert len(keys) == 18 and keys == sorted(keys)
+    assert read_lock(project.decks / LOCK_FILE).dumps() == text
+
+
+def test_a_lock_merged_line_by_line_keeps_the_newest_entry_of_each_note(tmp_path: Path) -> None:
+    """What git's union merge leaves (both sides' lines, in any order) reads as the newest of each."""
+    ours = Lock("b", {}, {"g": NoteLock("g", "q", "de", "aaaa", "aa", 5), "h": NoteLock("h", "r", "de", "cc", "c", 7)})
+    theirs = Lock("b", {}, {"g": NoteLock("g", "q", "de", "bbbb", "bb", 9), "i": NoteLock("i", "s", "de", "d", "d", 3)})
+    ours_lines, theirs_lines = ours.dumps().splitlines(), theirs.dumps().splitlines()
+    path = tmp_path / LOCK_FILE
+    path.write_text("\n".join([*ours_lines, *theirs_lines[2:][::-1]]) + "\n", encoding="utf-8")
+    merged = read_lock(path)
+    assert merged.notes == {**ours.notes, **theirs.notes}
+    assert merged.notes["g"].mtime == 9
+
+
+def _first_format(lock: Lock) -> str:
+    """``lock`` as the first version wrote it: one JSON document, a line per note."""
+    kinds = {t.key: json.loads(t.as_json()) for t in lock.notetypes.values()}
+    for kind in kinds.values():
+        del kind["notetype"]
+    types = ",\n".join(f"  {json.dumps(lang)}: {json.dumps(kind)}" for lang, kind in kinds.items())
+    notes = ",\n".join(f"  {n.as_json()}" for n in lock.notes.values())
+    return f'{{\n"version": 1,\n"bank": "{lock.bank}",\n"notetypes": {{\n{types}\n}},\n"notes": [\n{notes}\n]\n}}\n'
+
+
+def test_a_lock_in_the_first_format_is_read_and_written_anew(project: Project) -> None:
+    """A bank locked by an earlier version keeps every time; its next build writes the line format."""
+    project.build()
+    path = project.decks / LOCK_FILE
+    lock = read_lock(path)
+    path.write_text(_first_format(lock), encoding="utf-8")
+    assert read_lock(path) == lock
+    result = project.build()
+    assert result.lock_written and not result.changes
+    assert read_lock(path) == lock and path.read_text(encoding="utf-8") == lock.dumps()
+
+
+def test_a_damaged_lock_is_an_error_that_says_how_to_recover(project: Project) -> None:
+    """A lock that is not JSON stops the build with advice instead of restarting every time."""
+    (project.decks / LOCK_FILE).write_text("{ not json", encoding="utf-8")
+    with pytest.raises(BankError) as caught:
+        project.build()
+    (problem,) = caught.value.problems
+    assert (problem.file, problem.line, problem.column) == (f"decks/{LOCK_FILE}", 1, 1)
+    assert f"git checkout -- {project.decks / LOCK_FILE}" in problem.hint
+
+
+def test_a_kept_lock_is_restored_only_while_the_file_is_the_one_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The parsed lock kept in the cache stands in for the file only while the file is byte for byte the same."""
+    lock = Lock("bank", {}, {"g": NoteLock("g", "q", "de", "aaaa", "aa", 5)})
+    path, memo = tmp_path / LOCK_FILE, tmp_path / "kept" / "lock.memo"
+    path.write_text(lock.dumps(), encoding="utf-8")
+    remember(lock, path.read_bytes(), memo)
+    kept = partial(recall, memo)
+    with monkeypatch.context() as parsing:
+        parsing.setattr(json, "loads", partial(_refuse_lock_text, json.loads))  # restored, not parsed
+        assert read_lock(path, kept) == lock
+        assert read_lock(path, kept).recalled
+    edited = Lock("bank", {}, {"g": NoteLock("g", "q", "de", "aaaa", "aa", 6)})
+    path.write_text(edited.dumps(), encoding="utf-8")  # by hand: not the lock kept
+    assert read_lock(path, kept) == edited
+    assert not read_lock(path, kept).recalled
+    remember(edited, path.read_bytes(), memo)
+    memo.write_bytes(memo.read_bytes()[:-8])  # the same file, but what was kept for it is damaged
+    assert read_lock(path, kept) == edited
+    assert not read_lock(path, kept).recalled
+
+
+def _refuse_lock_text(loads: Callable[[str | bytes], Any], text: str | bytes) -> Any:
+    """``json.loads``, except for the text of a lock file (the kept lock is JSON too)."""
+    if b'"version"' in (text.encode() if isinstance(text, str) else text):
+        raise AssertionError("the lock file was parsed")
+    return loads(text)

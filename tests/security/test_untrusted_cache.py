@@ -1,0 +1,155 @@
+"""The build cache is data, never code, and a cache folder others can write is not used."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import shutil
+import stat
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from ankibuild.cache import Cache, cache_root, pack, unpack
+
+from ..conftest import Project
+
+PLANTED = "PLANTED BY SOMEONE ELSE"
+
+
+class _Payload:
+    """What a pickle runs as it is loaded: here, writing a marker file."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return exec, (f"open({str(self.marker)!r}, 'w').write('ran')",)
+
+
+def _collections(out: Path) -> dict[str, bytes]:
+    """Each package's collection: the bytes Anki imports, whatever the zip around them."""
+    found = {}
+    for package in sorted(out.glob("*.apkg")):
+        with zipfile.ZipFile(package) as archive:
+            found[package.name] = archive.read("collection.anki2")
+    return found
+
+
+def _fresh_build(project: Project) -> dict[str, bytes]:
+    for package in project.out.glob("*.apkg"):
+        package.unlink()
+    project.build()
+    return _collections(project.out)
+
+
+def test_a_pickle_planted_in_place_of_every_entry_never_runs(project: Project) -> None:
+    """Every file of the cache folder replaced by a pickle that writes a file when loaded: nothing runs."""
+    marker = project.root / "code-ran"
+    payload = pickle.dumps(_Payload(marker))
+    pickle.loads(payload)  # the payload is live: loading it as a pickle runs it
+    assert marker.exists()
+    marker.unlink()
+    expected = _fresh_build(project)
+    entries = [path for path in cache_root().rglob("*") if path.is_file()]
+    assert len(entries) >= 5  # file results and texts, the kept lock, each package's record
+    for path in entries:
+        path.write_bytes(payload)
+    project.edit("ai-hardware.yaml", "deck:", "# a new comment\ndeck:")
+    assert _fresh_build(project) == expected
+    assert not marker.exists()
+
+
+def _plant(folder: Path) -> None:
+    """Change every cached text so that it still passes the cache's own checks, as its owner could."""
+    renamed: dict[str, str] = {}
+    entries = sorted(folder.glob("*.entry"))
+    for path in entries:
+        header, blobs = unpack(path.read_bytes())
+        if isinstance(header, list):  # a file's texts, by language
+            old = hashlib.sha256(path.read_bytes()).hexdigest()
+            blobs = [blob.replace("Intensität".encode(), PLANTED.encode()) for blob in blobs]
+            path.write_bytes(pack(header, blobs))
+            renamed[old] = hashlib.sha256(path.read_bytes()).hexdigest()
+    for path in entries:
+        header, blobs = unpack(path.read_bytes())
+        if isinstance(header, dict):  # a file's result, which names its texts' digest
+            header["texts_sha"] = renamed.get(header["texts_sha"], header["texts_sha"])
+            path.write_bytes(pack(header, blobs))
+
+
+def _planted_build(project: Project) -> dict[str, bytes]:
+    """A build after planting: only the cached texts can put the planted words into a package."""
+    project.build()
+    (folder,) = [path for path in cache_root().iterdir() if path.is_dir()]  # the bank's, trusted or not
+    _plant(folder)
+    for kept in (folder / "kept").glob("*"):
+        kept.unlink()
+    return _fresh_build(project)
+
+
+def test_a_planted_entry_would_change_a_package_if_the_folder_were_trusted(project: Project) -> None:
+    """The control: in the user's own folder, an entry written the cache's way is used as it is."""
+    planted = _planted_build(project)
+    assert any(PLANTED.encode() in collection for collection in planted.values())
+
+
+@pytest.mark.parametrize("how", ["writable by others", "owned by another user"])
+def test_a_cache_folder_others_control_is_not_used(project: Project, how: str) -> None:
+    """Planted entries in a folder someone else can write never reach a package; the build says why."""
+    expected = _fresh_build(project)
+    root = cache_root()
+    if how == "writable by others":
+        root.chmod(0o777)
+    else:
+        os.chown(root, 65534, 65534)
+    planted = _planted_build(project)
+    assert planted == expected
+    assert not any(PLANTED.encode() in collection for collection in planted.values())
+    warnings = project.build().warnings
+    assert any(f"the cache folder {root} is not used" in warning.message for warning in warnings), warnings
+
+
+@pytest.mark.parametrize("umask", [0o000, 0o022, 0o077])
+def test_every_folder_the_build_makes_in_the_cache_is_private(
+    project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, umask: int
+) -> None:
+    """The cache folder, the folders above it and the kept collections': the user's alone (0700), under any umask."""
+    monkeypatch.setenv("ANKIBUILD_CACHE_DIR", str(tmp_path / "new" / "cache"))
+    old = os.umask(umask)
+    try:
+        result = project.build()
+        shutil.rmtree(Cache(project.decks).kept)  # gone between builds: made again, as privately
+        project.edit("ai-hardware.yaml", "Die arithmetische Intensität", "Die Intensität")
+        project.build()
+    finally:
+        os.umask(old)
+    assert not [w for w in result.warnings if "cache folder" in w.message]
+    made = [tmp_path / "new", *(path for path in (tmp_path / "new").rglob("*") if path.is_dir())]
+    assert Cache(project.decks).kept in made and list(Cache(project.decks).kept.glob("*.anki2"))
+    assert {folder: stat.S_IMODE(folder.stat().st_mode) for folder in made} == dict.fromkeys(made, 0o700)
+
+
+def test_a_damaged_entry_is_a_miss_and_never_a_wrong_package(project: Project) -> None:
+    """One changed byte in any entry: the digest of the whole tells, and the work is done again."""
+    expected = _fresh_build(project)
+    for path in Cache(project.decks).folder.rglob("*"):
+        if path.is_file() and path.suffix in {".entry", ".record", ".memo"}:
+            data = bytearray(path.read_bytes())
+            data[-1] ^= 0xFF
+            path.write_bytes(bytes(data))
+    assert _fresh_build(project) == expected
+
+
+def test_a_user_without_a_home_folder_builds(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No HOME and no entry in the password database (a container run as a bare user number): no traceback."""
+
+    def no_home() -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    for name in ("ANKIBUILD_CACHE_DIR", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(Path, "home", no_home)
+    assert project.build().outputs and cache_root().is_dir()
