@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import inspect
 import shutil
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -99,3 +102,29 @@ def snapshot(*folders: Path) -> dict[Path, tuple[bytes, int]]:
         for path in sorted(folder.rglob("*"))
         if path.is_file() and path.name != BUILD_LOCK_FILE
     }
+
+
+@cache
+def _uses(module: ModuleType, library: str) -> bool:
+    """Whether ``module`` imports ``library``, itself or through a helper module of these tests."""
+    for value in vars(module).values():
+        found = value if isinstance(value, ModuleType) else inspect.getmodule(value)
+        name = found.__name__ if found else ""
+        if name == library or name.startswith(f"{library}."):
+            return True
+        if found is not None and found is not module and name.startswith("tests.") and _uses(found, library):
+            return True
+    return False
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark what a test needs, found from what it uses: Anki's library (``anki``), a browser (``browser``).
+
+    ``pytest -m "not anki and not browser and not slow"`` is then the quick subset (see the README).
+    """
+    for item in items:
+        module = getattr(item, "module", None)
+        if module is not None and _uses(module, "anki"):
+            item.add_marker(pytest.mark.anki)
+        if module is not None and _uses(module, "tests.cdp"):
+            item.add_marker(pytest.mark.browser)

@@ -12,6 +12,8 @@ from ankibuild.load import stage as load
 
 from ..conftest import Project
 
+pytestmark = pytest.mark.slow  # builds and rebuilds of the sample bank
+
 EDIT = ("ai-hardware.yaml", "Die arithmetische Intensität ist sehr niedrig", "Die Intensität ist niedrig")
 
 

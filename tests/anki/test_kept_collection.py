@@ -25,6 +25,8 @@ from ankibuild.lock.format import LOCK_FILE
 
 from ..conftest import Project
 
+pytestmark = pytest.mark.slow  # packages built and rebuilt, megabytes deflated
+
 FILE = "ai-hardware.yaml"
 EDIT = (FILE, "Die arithmetische Intensität ist sehr niedrig", "Die Intensität ist niedrig")
 

@@ -129,6 +129,7 @@ MULTIPLIED = """
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "sql",
     [
@@ -201,6 +202,7 @@ def _bomb(package: Path, size: int) -> None:
 MEMORY_CAP = 900 * 2**20
 
 
+@pytest.mark.slow
 def test_reading_published_packages_takes_memory_in_proportion_to_what_is_read(project: Project) -> None:
     """Under a cap of address space: a build reads its own packages, and a package that inflates to 300 MB."""
     project.build()

@@ -118,6 +118,7 @@ def test_python_dash_m_runs_the_same_cli() -> None:
     assert result.returncode == 0 and result.stdout.startswith("ankibuild, version")
 
 
+@pytest.mark.slow
 def test_the_process_ends_with_the_commands_exit_code_and_all_its_output(project: Project) -> None:
     """The process skips the interpreter's teardown, but not its exit code or its buffered output."""
     command = [sys.executable, "-m", "ankibuild", "build", "--decks"]
@@ -131,6 +132,7 @@ def test_the_process_ends_with_the_commands_exit_code_and_all_its_output(project
     assert usage.returncode == 2 and "No such command 'bogus'" in usage.stderr
 
 
+@pytest.mark.slow
 def test_output_cut_short_by_a_closed_pipe_is_not_a_crash(project: Project) -> None:
     """`ankibuild build | head -1`: the reader goes away early, and no traceback follows."""
     build = subprocess.Popen(
@@ -210,6 +212,7 @@ def _ankibuild(project: Project, *args: str, cwd: Path | None = None) -> subproc
     return subprocess.run(command, capture_output=True, text=True, cwd=cwd or project.root)
 
 
+@pytest.mark.slow
 def test_an_output_folder_that_cannot_be_made_is_named_not_a_traceback(project: Project) -> None:
     """A file where dist/ should be: the path and what happened, exit 1, no traceback."""
     (project.root / "blocker").write_text("", encoding="utf-8")

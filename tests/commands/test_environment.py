@@ -22,6 +22,8 @@ from ankibuild.cli import main
 
 from ..conftest import ROOT, Project, snapshot
 
+pytestmark = pytest.mark.slow  # a build in a child process per fault
+
 OLD = "Die arithmetische Intensität ist sehr niedrig"
 
 

@@ -19,6 +19,8 @@ from ankibuild.lock.format import LOCK_FILE
 
 from ..conftest import Project, snapshot, use_scenario
 
+pytestmark = pytest.mark.slow  # a whole build for each of the catalogue's mistakes
+
 
 @dataclass(frozen=True)
 class Mistake:

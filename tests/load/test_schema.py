@@ -350,6 +350,7 @@ def _verdicts(document: Any, *, bank: bool) -> str:
     return f"{yaml.safe_dump(document, allow_unicode=True)}check: {errors}\nschema: {refused}"
 
 
+@pytest.mark.slow
 @AGREE
 @given(document=st.one_of(question_files(), _one_mistake(question_files())))
 def test_the_question_schema_accepts_exactly_what_check_accepts(document: Any) -> None:
@@ -357,6 +358,7 @@ def test_the_question_schema_accepts_exactly_what_check_accepts(document: Any) -
     assert _agree(document, bank=False), _verdicts(document, bank=False)
 
 
+@pytest.mark.slow
 @AGREE
 @given(document=st.one_of(banks, _one_mistake(banks)))
 def test_the_bank_schema_accepts_exactly_what_check_accepts(document: Any) -> None:
@@ -413,6 +415,7 @@ EVERY_BANK_KEY = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("kind", "bank"), [*((kind, False) for kind in KINDS), (DEFAULT_KIND, True)], ids=[*KINDS, "bank"]
 )
@@ -429,6 +432,7 @@ def test_every_mistake_in_a_file_with_every_key_gets_the_same_verdict(kind: str,
     assert differ == [], "\n".join(_verdicts(_made(document, mistake), bank=bank) for mistake in differ[:5])
 
 
+@pytest.mark.slow
 @AGREE
 @given(document=question_files(), bank=banks)
 def test_the_generated_files_are_valid(document: Any, bank: Any) -> None:

@@ -15,6 +15,8 @@ from ankibuild.translations.record import TRANSLATIONS_FILE, Behind, Entry, dump
 from ..conftest import Project, snapshot
 from ..gitrepo import Repo
 
+pytestmark = pytest.mark.slow  # git repositories, branches and merges
+
 #: Every kind of file a build reads, and a line inside it to split into a conflict.
 READ = [
     ("decks/bank.yaml", 5),

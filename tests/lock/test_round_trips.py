@@ -27,6 +27,8 @@ from ankibuild.translations.record import TRANSLATIONS_FILE
 from ..conftest import DATA
 from ..locktools import lock_bank, run_checked
 
+pytestmark = pytest.mark.slow  # many generated locks and records, each through the command line
+
 ROUND_TRIPS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 #: Any text YAML and JSON can hold (a lone surrogate is neither UTF-8 nor YAML).
 TEXT = st.text(st.characters(blacklist_categories=["Cs"]), max_size=12)

@@ -21,6 +21,8 @@ from ankibuild.cli import main
 
 from ..conftest import Project
 
+pytestmark = pytest.mark.slow  # a build for each file replaced by a link or a special file
+
 SECRET = "SECRET-TOKEN-4f1c9a"
 
 #: Every file a build reads, by where it lies in the project.

@@ -170,6 +170,7 @@ def test_a_command_that_writes_into_the_bank_waits_for_its_build(project: Projec
     assert snapshot(project.root) != before
 
 
+@pytest.mark.slow
 def test_init_waits_for_a_build_of_a_bank_already_in_the_folder(project: Project, tmp_path: Path) -> None:
     """A folder with a bank folder already: init takes its lock like every other command that writes there."""
     (tmp_path / "new" / "decks").mkdir(parents=True)

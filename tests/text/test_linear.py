@@ -23,6 +23,8 @@ from bench.worstcase import PATTERNS
 
 from ..texttools import Recorder
 
+pytestmark = pytest.mark.slow  # megabytes of adversarial text, scanned and counted
+
 MB = 1024 * 1024
 
 

@@ -13,12 +13,15 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ankibuild.cli import main
+
+pytestmark = pytest.mark.slow  # hundreds of random banks
 
 KEYS = (
     "id languages topics title shuffle deck questions todo answer question options explanation de en fr xx id-ID <<"
