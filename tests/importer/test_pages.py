@@ -154,7 +154,8 @@ def test_header_naming_several_languages_decides_nothing() -> None:
 
 def test_every_endonym_is_a_language_code_of_the_bank() -> None:
     """Detected codes are always valid bank language codes."""
-    assert all(is_language(code) for code in langguess.ENDONYMS.values())
+    codes = set(langguess.ENDONYMS.values())
+    assert len(codes) > 10 and [code for code in codes if not is_language(code)] == []
 
 
 @pytest.mark.parametrize("lang", BF16)

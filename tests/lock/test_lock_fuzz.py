@@ -6,6 +6,7 @@ Whatever ``check`` accepts, ``build`` turns into packages the real Anki imports.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -48,9 +49,21 @@ def _checked_then_imported(decks: Path) -> Result:
             with collection(decks.parent / f"{package.stem}.anki2") as col:
                 log = import_package(col, package)  # raises if Anki refuses the package
                 assert col.note_count() == log.new  # a bank whose files are all hidden has none
-    else:
-        assert (built.exit_code == 1 and "lock" in checked.output) or "decks" in checked.output
+    else:  # said where: a file of the bank, not merely some path that holds "decks" (every path here does)
+        assert _located(checked, decks), checked.output
     return checked
+
+
+def _located(checked: Result, decks: Path) -> set[str]:
+    """The files of the bank, relative to it, that ``check`` locates a problem in."""
+    where = re.compile(rf"{re.escape(str(decks))}/(.+?)(?::\d+)*: (?:error|warning)\b")
+    lines = checked.output.split("\n")  # not splitlines(): a name may hold what it takes for a line break
+    return {found.group(1) for line in lines if (found := where.match(line))}
+
+
+def _lock_named(checked: Result, decks: Path) -> bool:
+    """Whether ``check`` locates a problem in the lock, or says the bank id differs from the lock's."""
+    return LOCK_FILE in _located(checked, decks) or f"(in {LOCK_FILE})" in checked.output
 
 
 @pytest.fixture(scope="module")
@@ -99,7 +112,7 @@ def test_any_odd_value_in_the_lock_is_reported_or_builds_packages_anki_imports(
     with lock_bank({LOCK_FILE: written}) as decks:
         checked = _checked_then_imported(decks)
         if checked.exit_code == 1:
-            assert LOCK_FILE in checked.output, checked.output
+            assert _lock_named(checked, decks), checked.output
 
 
 @FUZZ
@@ -110,7 +123,7 @@ def test_any_json_at_all_as_the_lock_is_reported(lock: Any) -> None:
     """Not a lock at all, yet JSON: reported."""
     with lock_bank({LOCK_FILE: json.dumps(lock)}) as decks:
         checked = _checked_then_imported(decks)
-        assert checked.exit_code == 1 and LOCK_FILE in checked.output
+        assert checked.exit_code == 1 and _lock_named(checked, decks), checked.output
 
 
 #: Names as a file system takes them: any character but the separator and NUL, short enough for it.

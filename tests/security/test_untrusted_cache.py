@@ -135,11 +135,13 @@ def test_every_folder_the_build_makes_in_the_cache_is_private(
 def test_a_damaged_entry_is_a_miss_and_never_a_wrong_package(project: Project) -> None:
     """One changed byte in any entry: the digest of the whole tells, and the work is done again."""
     expected = _fresh_build(project)
-    for path in Cache(project.decks).folder.rglob("*"):
-        if path.is_file() and path.suffix in {".entry", ".record", ".memo"}:
-            data = bytearray(path.read_bytes())
-            data[-1] ^= 0xFF
-            path.write_bytes(bytes(data))
+    entries = [path for path in Cache(project.decks).folder.rglob("*") if path.is_file()]
+    damaged = [path for path in entries if path.suffix in {".entry", ".record", ".memo"}]
+    assert {path.suffix for path in damaged} == {".entry", ".record", ".memo"}, entries  # every sort, or none tested
+    for path in damaged:
+        data = bytearray(path.read_bytes())
+        data[-1] ^= 0xFF
+        path.write_bytes(bytes(data))
     assert _fresh_build(project) == expected
 
 

@@ -185,4 +185,7 @@ def test_a_hidden_image_is_refused(project: Project) -> None:
     path.write_text(path.read_text(encoding="utf-8").replace("media/roofline.svg", "media/.roofline.svg", 1), "utf-8")
     with pytest.raises(BankError) as caught:
         project.build()
-    assert any("is a hidden file" in p.message for p in caught.value.problems)
+    lines = path.read_text(encoding="utf-8").splitlines()[: line_of(path, "media/.roofline.svg")]
+    text = max(n for n, line in enumerate(lines, start=1) if line.strip().startswith("explanation:"))
+    hidden = [(p.file, p.line) for p in caught.value.problems if "is a hidden file" in p.message]
+    assert hidden == [("decks/ai-hardware.yaml", text)]  # at the text that shows it, in the one language
