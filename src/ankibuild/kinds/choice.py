@@ -32,7 +32,7 @@ from .schema import TEXT, Fragment, Schema, padded
 
 #: The note type's fields, in order. Never change this list after a release:
 #: Anki forks a note type whose fields differ ("Name+") and stops updating every
-#: note that uses it. ``tests/test_model.py`` guards it.
+#: note that uses it. ``tests/load/test_model.py`` guards it.
 FIELDS: tuple[str, ...] = ("ID", "Question", *LETTERS, "Answer", "Explanation")
 #: The note type's single card type; its name is part of the note type's shape too.
 CARD_NAME = "Multiple choice"

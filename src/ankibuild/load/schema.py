@@ -5,7 +5,7 @@ The schemas are generated from the validator's own rules: its key tables
 its slug and topic patterns, the option counts and answer letters, the names of
 the item-writing checks ``allow`` may list and the language codes. A rule
 changed in :mod:`.validate` changes the schema with it, and
-``tests/test_schema.py`` holds the two to the same verdict on generated files.
+``tests/load/test_schema.py`` holds the two to the same verdict on generated files.
 
 The question part is made of fragments, one per kind of question
 (:meth:`.kinds.Kind.schema_fragment`): the schema of the value of each key a kind
