@@ -57,6 +57,9 @@ def _format(help: str) -> Callable[[_F], _F]:
 
 
 _strict = click.option("--strict", is_flag=True, help="Treat warnings (e.g. missing translations) as errors.")
+_verbose = click.option(
+    "-v", "--verbose", is_flag=True, help="A warning per question where one line counts many (missing translations)."
+)
 
 
 #: The exit code of a command interrupted with Ctrl-C, as shells report a process SIGINT ended.
@@ -95,6 +98,7 @@ def main() -> None:
 @click.option("--lang", "languages", multiple=True, metavar="CODE", help="Build only this language (repeatable).")
 @click.option("--split", is_flag=True, help="One .apkg per deck and language instead of one per language.")
 @_strict
+@_verbose
 @click.option("--frozen", is_flag=True, help="Fail instead of updating the lock file (for CI).")
 @click.option(
     "--check", "dry_run", is_flag=True, help="Write nothing; exit 1 if the outputs or the lock file would change."
@@ -166,14 +170,15 @@ def publish_command(outputs: Path | None, **options: Any) -> None:
 @_decks
 @_templates
 @_strict
+@_verbose
 @_format("json prints every problem as an object, for editors and CI.")
-def check_command(decks: Path, templates: Path | None, strict: bool, fmt: str) -> None:
+def check_command(decks: Path, templates: Path | None, strict: bool, verbose: bool, fmt: str) -> None:
     """Validate the bank and the templates; write nothing."""
     from .load import check  # each command loads only what it uses
 
     checked: CheckResult | None = None
     try:
-        checked = check(decks=decks, templates=templates, strict=strict)
+        checked = check(decks=decks, templates=templates, strict=strict, verbose=verbose)
         problems = checked.items
     except BankError as err:
         problems = err.problems

@@ -9,12 +9,13 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from .checker import Checker, type_name
-from .errors import Problems, Severity
+from .errors import Problem, Problems, Severity, gather
 from .itemchecks import CHECKS
 from .kinds import DEFAULT_KIND, KINDS, Kind, Reading
 from .languages import CODE_HINT, is_language
@@ -25,6 +26,8 @@ SLUG = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 TOPIC = re.compile(r"^[\w.-]+(::[\w.-]+)*$")
 
 BANK_KEYS = {"id": True, "languages": True, "topics": True, "title": False, "shuffle": False}
+#: Names the warning of a question without one of the bank's languages, to gather them (:func:`gather`).
+MISSING_TRANSLATION = "missing-translation"
 FILE_KEYS = {"questions": True, "deck": False, "todo": False}
 #: The keys of every question, whatever its kind; each kind adds its own (see :mod:`.kinds`).
 QUESTION_KEYS = {"id": True, "topics": True, "kind": False, "allow": False}
@@ -290,11 +293,36 @@ def _missing_translations(check: Checker, data: Map, bank: Bank, qid: str) -> No
         if lang not in data:
             check.report(
                 (data.line, data.column),
-                f"no '{lang}' translation: the question is left out of the '{lang}' deck",
+                _missing_message(lang),
                 f"add the '{lang}:' section",
                 qid,
                 Severity.WARNING,
+                MISSING_TRANSLATION,
             )
+
+
+def _missing_message(lang: str) -> str:
+    return f"no '{lang}' translation: the question is left out of the '{lang}' deck"
+
+
+def missing_in_summary(problems: Sequence[Problem], *, verbose: bool = False) -> list[Problem]:
+    """One line per language for the questions without it (``verbose``: a line per question).
+
+    A bank translated file by file would otherwise repeat the same warning for
+    every question on every build.
+    """
+    return list(problems) if verbose else gather(problems, MISSING_TRANSLATION, _missing_summary)
+
+
+def _missing_summary(first: Problem, count: int) -> Problem:
+    lang = first.message.split("'")[1]  # the message _missing_message made: "no 'de' translation: ..."
+    return replace(
+        first,
+        message=f"no '{lang}' translation in {count:,} questions (the first is here): "
+        f"they are left out of the '{lang}' deck",
+        hint=f"add their '{lang}:' sections; 'ankibuild check --verbose' lists every one",
+        question="",
+    )
 
 
 def _question_topics(check: Checker, data: Map, bank: Bank, qid: str) -> tuple[str, ...] | None:
