@@ -228,7 +228,28 @@ def preview_command(**options: Any) -> None:
     click.echo(f"Preview of {len(result.cards)} card(s) -> {result.path} ({state})")
 
 
-@main.command("import")
+_IMPORT_HELP = """Import quiz pages copied from the web, or whole quiz files.
+
+\b
+A page copied from a quiz site (any other file name): one question, a page per language.
+  ankibuild import de.txt fr.txt -o decks/imported.yaml
+\b
+A Markdown quiz (.md): every question of the file, into a new question file;
+several files are one quiz in several languages, the first language first,
+matched by question number.
+  ankibuild import git.md git.de.md --lang en --lang de -o decks/git.yaml
+\b
+    ## Git                      the title: names the deck and the topic
+    #### Q1. Which command lists branches?
+    - [ ] `git log`
+    - [x] `git branch`          ticked: correct (tick several for "select all")
+    **Explanation:** it lists them.
+
+A question that cannot be read exactly is refused at its line; the others are imported.
+"""
+
+
+@main.command("import", help=_IMPORT_HELP)
 @click.argument("pages", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option(
     "-o",
@@ -247,13 +268,55 @@ def preview_command(**options: Any) -> None:
     is_flag=True,
     help="Add the pages' languages the bank does not build yet to its 'languages' (else they are refused).",
 )
+@click.option("--dry-run", is_flag=True, help="Quiz files: show what would be written, and write nothing.")
 @_decks
-def import_command(pages: tuple[Path, ...], **options: Any) -> None:
-    """Import quiz pages copied from the web: one question, a page per language."""
+def import_command(pages: tuple[Path, ...], dry_run: bool, **options: Any) -> None:
+    if all(page.suffix.lower() in QUIZ_SUFFIXES for page in pages):
+        _import_quizzes(pages, dry_run, **options)
+        return
     from .importer.bank import import_pages  # each command loads only what it uses
 
     result = import_pages(pages, **options)  # the options above are named as its arguments
     _import_summary(result)
+
+
+#: Whole quiz files, told by their suffix: Markdown task-list quizzes.
+QUIZ_SUFFIXES = (".md", ".markdown")
+
+
+def _import_quizzes(
+    files: tuple[Path, ...],
+    dry_run: bool,
+    *,
+    out: Path,
+    decks: Path,
+    question_id: str | None,
+    languages: tuple[str, ...],
+    topic: str | None,
+    add_language: bool,
+) -> None:
+    from .importer.quizbank import import_quizzes  # each command loads only what it uses
+
+    if question_id or add_language:
+        raise click.UsageError("--id and --add-language are for pages; a quiz file gives each question its id")
+    result = import_quizzes(files, out=out, decks=decks, languages=languages, topic=topic, dry_run=dry_run)
+    report([*result.refused, *result.warnings], wrote=False)
+    where = click.format_filename(result.path)
+    refused = f"; {len(result.refused)} refused (above)" if result.refused else ""
+    if dry_run:
+        for path, content in result.files.items():
+            if path.suffix in (".yaml", ".yml"):
+                click.echo(f"--- {click.format_filename(path)}\n{content.decode()}")
+        click.echo(
+            f"Would import {result.questions} question(s) ({', '.join(result.languages)}) into {where}{refused}."
+        )
+        return
+    topic_said = f", topic '{result.topic}'" + (" (new in bank.yaml)" if result.new_topic else "")
+    click.echo(
+        f"Imported {result.questions} question(s) ({', '.join(result.languages)}) into {where}{topic_said}{refused}."
+    )
+    if result.refused:
+        raise SystemExit(1)
 
 
 def _import_summary(result: ImportResult) -> None:
