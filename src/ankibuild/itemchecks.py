@@ -194,10 +194,10 @@ class ItemChecker:
     ) -> None:
         if IDENTICAL_OPTIONS in question.allow:
             return
-        for lang, shown in texts.items():
+        for lang, rendered in options.items():
             seen: dict[str, int] = {}
-            for index, text in enumerate(shown):
-                first = seen.setdefault(text.casefold(), index)
+            for index, option in enumerate(rendered):
+                first = seen.setdefault(_folded(option), index)
                 if first != index:
                     self.report(
                         IDENTICAL_OPTIONS,
@@ -267,6 +267,19 @@ class ItemChecker:
                 f"the correct option is the longest in {sum(counted)} of the {len(counted)} questions of {what}",
                 "students learn to pick the longest option: make a distractor the longest in some questions",
             )
+
+
+def _folded(option_html: str) -> str:
+    """An option as a student tells it from others: case set aside, except in code (``-d`` is not ``-D``)."""
+    parts: list[str] = []
+    start = 0
+    while (opening := option_html.find("<code", start)) != -1:
+        closing = option_html.find("</code>", opening)
+        if closing == -1:
+            break
+        parts += [option_html[start:opening].casefold(), option_html[opening:closing]]
+        start = closing
+    return visible("".join([*parts, option_html[start:].casefold()]))
 
 
 def _longest(texts: Sequence[str]) -> int:
