@@ -96,9 +96,16 @@ def import_quizzes(
     plan = _Plan(quizzes[0], {read.lang: read.quiz.title for read in quizzes})
     plan.translations = _matched(quizzes, refused)
     _images(plan, quizzes, target.parent, refused)
+    if not plan.translations:
+        hint = "the reasons are above: fix the file and import it again"
+        refused.add(files[0], "no question of the quiz could be imported", hint=hint)
+        raise BankError(refused.items)
     slug, names = _topic(bank, quizzes, topic)
     pending = _pending(decks, bank, target, plan, slug, names)
-    warnings = _validate(decks, pending, known, set(plan.images), target)
+    try:
+        warnings = _validate(decks, pending, known, set(plan.images), target)
+    except BankError as err:
+        raise BankError([*refused.items, *err.problems]) from None
     for name, content in plan.images.items():
         pending[target.parent / MEDIA / name] = content
     written = () if dry_run else tuple(path for path, content in pending.items() if write_if_changed(path, content))
@@ -210,7 +217,10 @@ def _images(plan: _Plan, quizzes: list[_Read], folder: Path, problems: Problems)
     an unusable file is refused (with all its translations)."""
     kept: list[dict[str, Item]] = []
     for question in plan.translations:
-        moved = {lang: _moved(item, _source(quizzes, lang), plan, problems) for lang, item in question.items()}
+        moved = {
+            lang: _moved(item, _source(quizzes, lang), plan, folder / MEDIA, problems)
+            for lang, item in question.items()
+        }
         if all(item is not None for item in moved.values()):
             kept.append({lang: item for lang, item in moved.items() if item is not None})
     plan.translations = kept
@@ -220,11 +230,11 @@ def _source(quizzes: list[_Read], lang: str) -> Path:
     return next(read.quiz.path for read in quizzes if read.lang == lang)
 
 
-def _moved(item: Item, path: Path, plan: _Plan, problems: Problems) -> Item | None:
+def _moved(item: Item, path: Path, plan: _Plan, media: Path, problems: Problems) -> Item | None:
     texts = [item.question, *item.options, item.explanation]
     renamed: list[str] = []
     for text in texts:
-        result = _rewrite(text, path.parent, plan.images)
+        result = _rewrite(text, path.parent, plan.images, media)
         if isinstance(result, tuple):
             message, hint = result
             problems.add(path, f"question refused: {message}", line=item.line, column=1, hint=hint)
@@ -234,7 +244,7 @@ def _moved(item: Item, path: Path, plan: _Plan, problems: Problems) -> Item | No
     return replace(item, question=question, options=tuple(options), explanation=explanation)
 
 
-def _rewrite(text: str, folder: Path, images: dict[str, bytes]) -> str | tuple[str, str]:
+def _rewrite(text: str, folder: Path, images: dict[str, bytes], media: Path) -> str | tuple[str, str]:
     """``text`` with each image's link pointing into ``media/``; or why an image cannot come along."""
     parts: list[str] = []
     start = 0
@@ -246,10 +256,19 @@ def _rewrite(text: str, folder: Path, images: dict[str, bytes]) -> str | tuple[s
             image = Media(folder).image(reference, folder)
         except MediaError as err:
             return err.message, err.hint
-        images[image.name] = image.content
-        parts += [text[start:begin], f"{MEDIA}/{image.name}"]
+        name = _free_name(Path(reference).name, image.name, image.content, images, media)
+        images[name] = image.content
+        parts += [text[start:begin], f"{MEDIA}/{name}"]
         start = end
     return "".join([*parts, text[start:]])
+
+
+def _free_name(name: str, digested: str, content: bytes, images: dict[str, bytes], media: Path) -> str:
+    """The image's own name in ``media/``, unless another image has it there: then its name with a digest."""
+    taken = images.get(name)
+    if taken is None and (media / name).is_file():
+        taken = (media / name).read_bytes()
+    return name if taken is None or taken == content else digested
 
 
 def image_links(text: str) -> list[tuple[int, int, str]]:

@@ -1,0 +1,164 @@
+"""Whole quiz files imported, built and opened in Anki: every card as the source wrote it, code indentation included.
+
+The quizzes in ``tests/data/quizzes/`` were written for these tests: an English
+Markdown quiz with code in questions and options, an image linked with
+``?raw=true``, several correct options, options that carry their own letter, a
+true/false question, and two questions the reader must refuse; and its German
+translation, with one question whose answer does not match.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ankibuild.cli import main
+from ankibuild.errors import BankError, Problems
+from ankibuild.importer.quizbank import import_quizzes
+from ankibuild.importer.tasklist import read_tasklist_quiz
+
+from .ankitools import collection, import_package, render
+from .conftest import DATA, Project
+
+QUIZZES = DATA / "quizzes"
+ENGLISH, GERMAN = QUIZZES / "git.md", QUIZZES / "git.de.md"
+BANK = "id: git-quiz\nlanguages: [en, de]\ntopics:\n  shell: {en: Shell, de: Shell}\n"
+TOTAL = """def total(n):
+    result = 0
+    for i in range(n):
+        if i % 2 == 0:
+            result += i
+    return result"""
+_TAG = re.compile(r"<[^>]*>")
+
+
+def _bank(project: Project) -> None:
+    shutil.rmtree(project.decks)
+    project.decks.mkdir()
+    (project.decks / "bank.yaml").write_text(BANK, encoding="utf-8")
+
+
+def _text(card_html: str) -> str:
+    """What a card shows as text: tags removed, entities decoded, white space as it is."""
+    return html.unescape(_TAG.sub("", card_html))
+
+
+def _cards(project: Project, lang: str) -> dict[str, tuple[str, str, dict[str, str]]]:
+    """Front, back and fields of every card of the built ``lang`` package, by question id, as Anki renders them."""
+    cards = {}
+    with collection(project.root / f"{lang}.anki2") as col:
+        import_package(col, project.out / f"git-quiz-{lang}.apkg")
+        for note_id in col.find_notes(""):
+            note = col.get_note(note_id)
+            front, back = render(col, note.card_ids()[0])
+            cards[note["ID"]] = (front, back, dict(note.items()))
+    return cards
+
+
+def test_a_markdown_quiz_in_two_languages_shows_in_anki_as_written(project: Project) -> None:
+    _bank(project)
+    result = CliRunner().invoke(main, ["import", str(ENGLISH), str(GERMAN), "-o", "decks/git.yaml"])
+    assert result.exit_code == 1, result.output  # some questions were refused; the others are in
+    assert "Imported 6 question(s) (en, de) into decks/git.yaml, topic 'working-with-git'" in result.stdout
+    assert CliRunner().invoke(main, ["build", "-q"]).exit_code == 0
+    english, german = _cards(project, "en"), _cards(project, "de")
+    assert len(english) == 6 and len(german) == 3
+
+    front, back, fields = english["look-at-this-function-what-does-total-4"]
+    assert "Look at this function. What does total(4) return?" in _text(front)
+    assert TOTAL in _text(front)  # every line keeps its indentation
+    assert [fields[letter] for letter in "ABCD"] == ["6", "2", "4", "10"] and fields["Answer"] == "B"
+    assert "range(4) gives 0, 1, 2 and 3; only 0 and 2 are even." in _text(back)
+    assert 'href="https://docs.python.org/3/library/stdtypes.html#range"' in back
+    assert TOTAL in _text(german["look-at-this-function-what-does-total-4"][0])
+
+    front, back, fields = english["which-loop-prints-the-numbers-1-to-3"]
+    assert "A loop that starts at zero:" in _text(fields["A"])
+    assert "for i in range(1, 4):\n    print(i)" in _text(fields["B"])
+    assert "for i in range(3):\n    print(i)" in _text(front)
+
+    front, back, fields = english["which-commands-delete-the-branch-topic"]
+    assert fields["Answer"] == "A B"
+    assert (_text(fields["A"]), _text(fields["B"])) == ("git branch -d topic", "git branch -D topic")
+
+    front, _, fields = english["what-does-this-diagram-show-two"]
+    assert '<img src="branches-93048625f48d.png" alt="Two branches">' in front
+    assert [fields[letter] for letter in "ABC"] == [
+        "Two branches that share a commit",
+        "A merge conflict",
+        "A detached HEAD",
+    ]
+    assert (project.decks / "media" / "branches.png").read_bytes() == (QUIZZES / "images" / "branches.png").read_bytes()
+
+    _, back, fields = english["which-command-lists-the-local-branches"]
+    assert fields["Explanation"] == "" and "ab-explanation" not in back
+    assert _text(fields["B"]) == "git branch"
+    assert [german["git-pull-fetches-and-then-merges"][2][letter] for letter in "AB"] == ["Wahr", "Falsch"]
+
+
+def test_refused_questions_are_named_at_their_line_with_the_reason(project: Project) -> None:
+    _bank(project)
+    result = import_quizzes([ENGLISH, GERMAN], out=project.decks / "git.yaml", decks=project.decks)
+    said = sorted((Path(p.file).name, p.line, p.message) for p in result.refused)
+    assert said == [
+        ("git.de.md", 28, "'de' translation refused: answer A, but the first file's question has A B"),
+        ("git.md", 64, "question refused: no option is marked correct"),
+        ("git.md", 69, "question refused: the image 'https://example.org/rebase.png' is on the web"),
+    ]
+
+
+def test_a_dry_run_shows_the_file_and_writes_nothing(project: Project) -> None:
+    _bank(project)
+    before = sorted(project.root.rglob("*"))
+    result = CliRunner().invoke(main, ["import", str(ENGLISH), "--lang", "en", "-o", "decks/git.yaml", "--dry-run"])
+    assert "--- decks/git.yaml\n" in result.stdout and "            result += i\n" in result.stdout
+    assert "Would import 6 question(s) (en) into decks/git.yaml" in result.stdout
+    assert sorted(project.root.rglob("*")) == before
+
+
+@pytest.mark.parametrize(
+    ("written", "line", "message"),
+    [
+        ("#### Q1. Two?\n\n- [x] same\n- [ ] same\n", 3, "option B repeats option A"),
+        ("#### Q1. One?\n\n- [x] only\n", 3, "1 option(s); a question has 2 to 6"),
+        ("#### Q1. Here?\n\n- [x] a\n- [ ] b\n\nText.\n\n- [ ] c\n", 10, "a second list of options after its text"),
+        ("#### Q1. Empty?\n\n- [x] a\n- [ ]\n", 3, "option B is empty"),
+    ],
+)
+def test_what_cannot_be_read_exactly_is_refused(tmp_path: Path, written: str, line: int, message: str) -> None:
+    """Refused at the question's line (or the line at fault), with the reason; the next question is kept."""
+    problems = Problems()
+    text = f"## T\n\n{written}\n#### Q2. Kept?\n\n- [x] yes\n- [ ] no\n"
+    quiz = read_tasklist_quiz(tmp_path / "quiz.md", text, problems)
+    assert [(p.line, p.message) for p in problems.items] == [(line, f"question refused: {message}")]
+    assert [item.question for item in quiz.items] == ["Kept?"]
+
+
+def test_an_image_outside_the_quiz_folder_is_refused(project: Project, tmp_path: Path) -> None:
+    """A link that climbs out of the quiz's folder reads nothing there: the question is refused."""
+    _bank(project)
+    (tmp_path / "secret.png").write_bytes((QUIZZES / "images" / "branches.png").read_bytes())
+    (tmp_path / "quiz").mkdir()
+    quiz = tmp_path / "quiz" / "q.md"
+    quiz.write_text("## T\n\n#### Q1. Where?\n\n![x](../secret.png)\n\n- [x] a\n- [ ] b\n", encoding="utf-8")
+    with pytest.raises(BankError) as raised:
+        import_quizzes([quiz], out=project.decks / "q.yaml", decks=project.decks, languages=["en"])
+    assert [(p.line, p.message) for p in raised.value.problems] == [
+        (0, "no question of the quiz could be imported"),
+        (3, "question refused: image '../secret.png' is outside the bank folder"),
+    ]
+    assert not (project.decks / "media").exists() and not (project.decks / "q.yaml").exists()
+
+
+def test_code_is_no_heading_and_no_option(tmp_path: Path) -> None:
+    """Inside a code block, '# comment' is no heading and '- [x]' no option."""
+    text = "## T\n\n#### Q1. Which?\n\n```bash\n# list them\n- [x] not an option\n```\n\n- [x] a\n- [ ] b\n"
+    quiz = read_tasklist_quiz(tmp_path / "q.md", text, Problems())
+    (item,) = quiz.items
+    assert item.question == "Which?\n\n```bash\n# list them\n- [x] not an option\n```"
+    assert item.options == ("a", "b") and item.answer == ("A",)
