@@ -269,10 +269,18 @@ A question that cannot be read exactly is refused at its line; the others are im
     help="Add the pages' languages the bank does not build yet to its 'languages' (else they are refused).",
 )
 @click.option("--dry-run", is_flag=True, help="Quiz files: show what would be written, and write nothing.")
+@click.option(
+    "--format",
+    "form",
+    type=click.Choice(["page", "markdown", "gift"]),
+    help="The files' format. Default: .md is markdown, .gift is gift, any other a page.",
+)
 @_decks
-def import_command(pages: tuple[Path, ...], dry_run: bool, **options: Any) -> None:
-    if all(page.suffix.lower() in QUIZ_SUFFIXES for page in pages):
-        _import_quizzes(pages, dry_run, **options)
+def import_command(pages: tuple[Path, ...], dry_run: bool, form: str | None, **options: Any) -> None:
+    from .importer.quizbank import SUFFIXES  # each command loads only what it uses
+
+    if form != "page" and (form or all(page.suffix.lower() in SUFFIXES for page in pages)):
+        _import_quizzes(pages, dry_run, form, **options)
         return
     from .importer.bank import import_pages  # each command loads only what it uses
 
@@ -280,13 +288,10 @@ def import_command(pages: tuple[Path, ...], dry_run: bool, **options: Any) -> No
     _import_summary(result)
 
 
-#: Whole quiz files, told by their suffix: Markdown task-list quizzes.
-QUIZ_SUFFIXES = (".md", ".markdown")
-
-
 def _import_quizzes(
     files: tuple[Path, ...],
     dry_run: bool,
+    form: str | None,
     *,
     out: Path,
     decks: Path,
@@ -299,7 +304,7 @@ def _import_quizzes(
 
     if question_id or add_language:
         raise click.UsageError("--id and --add-language are for pages; a quiz file gives each question its id")
-    result = import_quizzes(files, out=out, decks=decks, languages=languages, topic=topic, dry_run=dry_run)
+    result = import_quizzes(files, out=out, decks=decks, languages=languages, topic=topic, dry_run=dry_run, form=form)
     report([*result.refused, *result.warnings], wrote=False)
     where = click.format_filename(result.path)
     refused = f"; {len(result.refused)} refused (above)" if result.refused else ""

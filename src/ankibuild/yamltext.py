@@ -54,7 +54,7 @@ class Noted:
     note: str
 
 
-Value: TypeAlias = str | Block | Flow | Noted | Sequence[str | Block] | Mapping[str, "Value"]
+Value: TypeAlias = str | bool | Block | Flow | Noted | Sequence[str | Block] | Mapping[str, "Value"]
 
 
 def scalar(text: str) -> str:
@@ -75,6 +75,8 @@ def mapping_lines(data: Mapping[str, Value], indent: int) -> list[str]:
         head = f"{pad}{scalar(key)}:"
         if isinstance(value, str):
             lines.append(f"{head} {scalar(value)}")
+        elif isinstance(value, bool):
+            lines.append(f"{head} {'true' if value else 'false'}")
         elif isinstance(value, Noted):
             lines.append(f"{head} {scalar(value.text)}  # {value.note}")
         elif isinstance(value, Flow):

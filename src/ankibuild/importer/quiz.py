@@ -9,7 +9,7 @@ refused with its line and the reason, and the others are kept.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import Problems
@@ -34,8 +34,8 @@ class Item:
     explanation: str = ""
     #: A short text per option ("" where none), as the bank's ``feedback``.
     feedback: tuple[str, ...] = ()
-    #: Images the texts show, as written in them, with the file each names.
-    images: tuple[tuple[str, Path], ...] = ()
+    #: A true/false statement: whether it is true (it then has no options); None for multiple choice.
+    truth: bool | None = None
 
 
 @dataclass
@@ -53,7 +53,7 @@ class Quiz:
 def checked(path: Path, item: Item, problems: Problems) -> Item | None:
     """``item`` with options that carry their own letter ("A. Paris") without it; None, with the reason
     reported at its line, when it is not a question the bank can hold."""
-    reason = _refusal(item)
+    reason = None if item.truth is not None else _refusal(item)
     if reason is not None:
         message, hint = reason
         problems.add(path, f"question refused: {message}", line=item.line, column=1, hint=hint)
@@ -82,9 +82,7 @@ def _without_own_letters(item: Item) -> Item:
     stripped = _own_letters(item.options)
     if stripped is None:
         return item
-    return Item(
-        item.number, item.line, item.question, stripped, item.answer, item.explanation, item.feedback, item.images
-    )
+    return replace(item, options=stripped)
 
 
 def _own_letters(options: Sequence[str]) -> tuple[str, ...] | None:

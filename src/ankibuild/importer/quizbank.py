@@ -12,7 +12,7 @@ the new file. Nothing is written until the bank with the new file is valid.
 from __future__ import annotations
 
 import codecs
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -28,6 +28,7 @@ from ..validate import TOPIC
 from ..yamltext import STEP, Block, Document, Flow, Noted, Value, item_lines, mapping_lines
 from . import langguess
 from .bank import _bank, _target
+from .gift import read_gift_quiz
 from .pages import same_text
 from .quiz import MAX_QUIZ_BYTES, Item, Quiz
 from .slugs import question_slug, topic_slug, unique
@@ -35,6 +36,11 @@ from .tasklist import read_tasklist_quiz
 
 #: The folder, beside the new question file, that imported images go to.
 MEDIA = "media"
+#: A reader of a quiz file's text.
+Reader = Callable[[Path, str, Problems], Quiz]
+#: The formats of whole quiz files, by name, with the suffixes that name them.
+READERS: dict[str, Reader] = {"markdown": read_tasklist_quiz, "gift": read_gift_quiz}
+SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".gift": "gift"}
 
 
 @dataclass(frozen=True)
@@ -81,16 +87,18 @@ def import_quizzes(
     languages: Sequence[str] = (),
     topic: str | None = None,
     dry_run: bool = False,
+    form: str | None = None,
 ) -> QuizImport:
     """Import quiz files (one quiz, a file per language, the first language first) into a new question file.
 
+    ``form`` names the files' format (a key of :data:`READERS`); by default each file's suffix tells it.
     Questions that cannot be read exactly are refused and reported in the result;
     the others are imported. Raises :class:`BankError` (nothing written) when the
     files cannot make a valid bank, :class:`AnkibuildError` for wrong options.
     """
     target = _new_file(decks, out, languages, files, topic)
     refused = Problems()
-    read = [_read(path, refused) for path in files]
+    read = [_read(path, refused, form) for path in files]
     bank, known = _bank(decks)
     quizzes = _languages(read, languages, bank, refused)
     plan = _Plan(quizzes[0], {read.lang: read.quiz.title for read in quizzes})
@@ -129,7 +137,7 @@ def _new_file(decks: Path, out: Path, languages: Sequence[str], files: Sequence[
     return target
 
 
-def _read(path: Path, problems: Problems) -> Quiz:
+def _read(path: Path, problems: Problems, form: str | None) -> Quiz:
     """The questions of one file; an unreadable file is an error of the whole import."""
     try:
         raw = read_inside(path, (path.parent,), MAX_QUIZ_BYTES)
@@ -141,7 +149,10 @@ def _read(path: Path, problems: Problems) -> Quiz:
     text = decode(path, raw, errors)
     if text is None:
         raise BankError(errors.items)
-    return read_tasklist_quiz(path, text, problems)
+    reader = READERS.get(form or SUFFIXES.get(path.suffix.lower(), ""))
+    if reader is None:
+        raise AnkibuildError(f"{path}: which format is it? name it with --format ({', '.join(READERS)})")
+    return reader(path, text, problems)
 
 
 def _languages(read: list[Quiz], given: Sequence[str], bank: Bank, problems: Problems) -> list[_Read]:
@@ -195,6 +206,8 @@ def _keyed(items: list[Item]) -> dict[str, Item]:
 def _mismatch(source: Item | None, item: Item) -> str | None:
     if source is None:
         return "the first file has no question of this number"
+    if item.truth != source.truth:
+        return "true or false differs from the first file's question"
     if len(item.options) != len(source.options):
         return f"{len(item.options)} options, but the first file's question has {len(source.options)}"
     if item.answer != source.answer:
@@ -345,20 +358,18 @@ def _question_file(bank: Bank, plan: _Plan, slug: str) -> str:
 
 
 def _question(qid: str, slug: str, question: dict[str, Item]) -> dict[str, Value]:
-    answer = next(iter(question.values())).answer
-    head: dict[str, Value] = {
-        "id": qid,
-        "topics": Flow((slug,)),
-        "answer": Flow(answer) if len(answer) > 1 else answer[0],
-    }
+    first = next(iter(question.values()))
+    answer: Value = Flow(first.answer) if len(first.answer) > 1 else first.answer[0] if first.answer else ""
+    head: dict[str, Value] = {"id": qid, "topics": Flow((slug,)), "answer": answer}
+    if first.truth is not None:
+        head = {"id": qid, "kind": "truefalse", "topics": Flow((slug,)), "answer": first.truth}
     return {**head, **{lang: _translation(item) for lang, item in question.items()}}
 
 
 def _translation(item: Item) -> dict[str, Value]:
-    text: dict[str, Value] = {
-        "question": _text(item.question),
-        "options": [_text(option) for option in item.options],
-    }
+    text: dict[str, Value] = {"question": _text(item.question)}
+    if item.truth is None:
+        text["options"] = [_text(option) for option in item.options]
     if item.explanation:
         text["explanation"] = Block(item.explanation)
     feedback = {LETTERS[i]: _text(note) for i, note in enumerate(item.feedback) if note}
