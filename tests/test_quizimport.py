@@ -1,10 +1,11 @@
 """Whole quiz files imported, built and opened in Anki: every card as the source wrote it, code indentation included.
 
-The quizzes in ``tests/data/quizzes/`` were written for these tests: an English
-Markdown quiz with code in questions and options, an image linked with
-``?raw=true``, several correct options, options that carry their own letter, a
-true/false question, and two questions the reader must refuse; and its German
-translation, with one question whose answer does not match.
+The quizzes in ``tests/data/quizzes/`` were written for these tests, never
+copied: an English Markdown quiz with code in questions and options, an image
+linked with ``?raw=true``, several correct options, options that carry their
+own letter, a true/false question, and two questions the reader must refuse;
+its German translation, with one question whose answer does not match; and a
+GIFT file in the layout Moodle exports, with its German translation.
 """
 
 from __future__ import annotations
@@ -27,6 +28,12 @@ from .conftest import DATA, Project
 
 QUIZZES = DATA / "quizzes"
 ENGLISH, GERMAN = QUIZZES / "git.md", QUIZZES / "git.de.md"
+GIFT, GIFT_GERMAN = QUIZZES / "shell.gift", QUIZZES / "shell.de.gift"
+SCRIPT = """for n in 1 2 3; do
+    if [ $n -gt 1 ]; then
+        echo "$n"
+    fi
+done"""
 BANK = "id: git-quiz\nlanguages: [en, de]\ntopics:\n  shell: {en: Shell, de: Shell}\n"
 TOTAL = """def total(n):
     result = 0
@@ -48,11 +55,11 @@ def _text(card_html: str) -> str:
     return html.unescape(_TAG.sub("", card_html))
 
 
-def _cards(project: Project, lang: str) -> dict[str, tuple[str, str, dict[str, str]]]:
+def _cards(project: Project, lang: str, bank: str = "git-quiz") -> dict[str, tuple[str, str, dict[str, str]]]:
     """Front, back and fields of every card of the built ``lang`` package, by question id, as Anki renders them."""
     cards = {}
     with collection(project.root / f"{lang}.anki2") as col:
-        import_package(col, project.out / f"git-quiz-{lang}.apkg")
+        import_package(col, project.out / f"{bank}-{lang}.apkg")
         for note_id in col.find_notes(""):
             note = col.get_note(note_id)
             front, back = render(col, note.card_ids()[0])
@@ -162,3 +169,39 @@ def test_code_is_no_heading_and_no_option(tmp_path: Path) -> None:
     (item,) = quiz.items
     assert item.question == "Which?\n\n```bash\n# list them\n- [x] not an option\n```"
     assert item.options == ("a", "b") and item.answer == ("A",)
+
+
+def test_a_gift_quiz_in_two_languages_shows_in_anki_as_written(project: Project) -> None:
+    """Moodle's HTML becomes Markdown: code keeps its indentation, feedback goes beside its option."""
+    _bank(project)
+    files = [str(GIFT), str(GIFT_GERMAN), "--lang", "en", "--lang", "de"]
+    result = CliRunner().invoke(main, ["import", *files, "-o", "decks/shell.yaml"])
+    assert "Imported 5 question(s) (en, de) into decks/shell.yaml, topic 'shell-basics'" in result.stdout
+    refused = [line for line in result.stderr.splitlines() if "refused" in line]
+    assert [line.split("/")[-1] for line in refused] == [
+        "shell.de.gift:17:1: error: 'de' translation refused: true or false differs from the first file's question",
+        "shell.gift:30:1: error: question refused: no wrong option: a short-answer question",
+        "shell.gift:35:1: error: question refused: HTML the bank cannot show as written: <img>",
+    ]
+    assert CliRunner().invoke(main, ["build", "-q"]).exit_code == 0
+    english, german = _cards(project, "en"), _cards(project, "de")
+    assert len(english) == 5 and len(german) == 2
+
+    front, back, fields = english["which-command-prints-the-working"]
+    assert "Which command prints the working directory?" in _text(front)
+    options = [_text(fields[letter].split('<div class="ab-feedback">')[0]) for letter in "ABC"]
+    assert options == ["ls", "pwd", "cd"]
+    assert "It lists the files." in _text(fields["A"]) and "ab-feedback" in fields["A"]
+    assert "Every shell has pwd built in." in _text(back)
+    assert "Jede Shell hat pwd eingebaut." in _text(german["which-command-prints-the-working"][1])
+
+    front, _, fields = english["what-does-this-script-print-for-n-in-1-2"]
+    assert SCRIPT in _text(front)
+    assert fields["Answer"] == "A" and _text(fields["A"]) == "2 and 3, one per line"
+
+    assert english["which-of-these-are-shells"][2]["Answer"] == "A B"
+    front, back, fields = english["the-command-rm-r-asks-before-each-file"]
+    assert fields["Answer"] == "false" and "Only rm -ri asks." in _text(back)
+    _, _, fields = english["which-sign-starts-a-comment-in-a-shell"]
+    assert "It is also an escape in GIFT: #." in _text(fields["Question"])
+    assert [_text(fields[letter]) for letter in "ABC"] == ["#", "//", "--"]
