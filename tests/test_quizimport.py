@@ -205,3 +205,9 @@ def test_a_gift_quiz_in_two_languages_shows_in_anki_as_written(project: Project)
     _, _, fields = english["which-sign-starts-a-comment-in-a-shell"]
     assert "It is also an escape in GIFT: #." in _text(fields["Question"])
     assert [_text(fields[letter]) for letter in "ABC"] == ["#", "//", "--"]
+
+
+def test_the_help_lists_every_format_with_an_example() -> None:
+    said = CliRunner().invoke(main, ["import", "--help"]).output
+    assert "A Markdown quiz (.md)" in said and "- [x] `git branch`" in said
+    assert "A GIFT file (.gift" in said and "::Q1::Which command prints the directory?{" in said

@@ -245,6 +245,17 @@ matched by question number.
     - [x] `git branch`          ticked: correct (tick several for "select all")
     **Explanation:** it lists them.
 
+\b
+A GIFT file (.gift; --format gift for Moodle's .txt export): the same, in Moodle's format.
+  ankibuild import shell.gift --lang en -o decks/shell.yaml
+\b
+    $CATEGORY: $course$/top/Shell          the title
+    ::Q1::Which command prints the directory?{
+        ~ls  =pwd#Right.  ~cd              = correct, ~ wrong (~%50% one of several), #feedback
+        ####Every shell has it.            the explanation
+    }
+    ::Q2::rm -r asks before each file.{FALSE}
+
 A question that cannot be read exactly is refused at its line; the others are imported.
 """
 
