@@ -25,29 +25,17 @@ gap in mid-sentence), are refused at the question's line.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import Problems
 from ..model import LETTERS
-from ..richtext import literal
-from .quiz import Item, Quiz, checked
+from .htmltext import as_markdown
+from .quiz import Item, Quiz, Refusal, checked
 
 #: What a backslash escapes in GIFT; ``\\n`` is a line break.
 _ESCAPED = "~=#{}:\\"
-#: Markdown marks, escaped in text that HTML gave: they are the text's own characters.
-_MARKS = "\\`*_[]<>$|~#"
-
-
-class GiftRefusal(Exception):
-    """Raised when a question cannot be read exactly: the message says why, the hint what to do."""
-
-    def __init__(self, message: str, hint: str = "") -> None:
-        super().__init__(message)
-        self.message = message
-        self.hint = hint
 
 
 @dataclass(frozen=True)
@@ -66,7 +54,7 @@ def read_gift_quiz(path: Path, text: str, problems: Problems) -> Quiz:
             continue
         try:
             item = _question(line, block)
-        except GiftRefusal as refusal:
+        except Refusal as refusal:
             problems.add(path, f"question refused: {refusal.message}", line=line, column=1, hint=refusal.hint)
             quiz.refused += 1
             continue
@@ -153,14 +141,12 @@ def _question(line: int, block: str) -> Item:
     title, rest = _title(block)
     opening = _split(rest, "{")
     if opening == -1:
-        raise GiftRefusal("no answers in braces: a description, not a question", "leave it out of the file")
+        raise Refusal("no answers in braces: a description, not a question", "leave it out of the file")
     closing = _split(rest, "}", opening)
     if closing == -1:
-        raise GiftRefusal("the answers' '{' is never closed", "close it with '}' (write '\\}' for a brace in text)")
+        raise Refusal("the answers' '{' is never closed", "close it with '}' (write '\\}' for a brace in text)")
     if rest[closing + 1 :].strip():
-        raise GiftRefusal(
-            "the answers are in the middle of the sentence (a missing word)", "move the answers to the end"
-        )
+        raise Refusal("the answers are in the middle of the sentence (a missing word)", "move the answers to the end")
     form, stem = _format(rest[:opening])
     question = _text(stem.strip(), form)
     # The title is what Moodle names the question by: it matches the question's translations.
@@ -172,7 +158,7 @@ def _title(block: str) -> tuple[str, str]:
         return "", block
     end = _split(block, "::", 2)
     if end == -1:
-        raise GiftRefusal("the title's '::' is never closed", "write ::title:: before the question")
+        raise Refusal("the title's '::' is never closed", "write ::title:: before the question")
     return _unescape(block[2:end]).strip(), block[end + 2 :].lstrip()
 
 
@@ -196,9 +182,9 @@ def _answers(line: int, number: str, question: str, raw: str, form: str) -> Item
         return Item(number, line, question, (), (), explanation, truth=truth)
     answers = _options(body, form)
     if not answers:
-        raise GiftRefusal("no options: an essay question", "the bank holds questions with options to choose from")
+        raise Refusal("no options: an essay question", "the bank holds questions with options to choose from")
     if all(answer.correct for answer in answers):
-        raise GiftRefusal("no wrong option: a short-answer question", "add wrong options with '~'")
+        raise Refusal("no wrong option: a short-answer question", "add wrong options with '~'")
     letters = tuple(LETTERS[i] for i, answer in enumerate(answers) if answer.correct and i < len(LETTERS))
     texts = tuple(answer.text for answer in answers)
     feedback = tuple(answer.feedback for answer in answers)
@@ -214,10 +200,10 @@ def _truth(body: str) -> bool | None:
 def _options(body: str, form: str) -> list[_Answer]:
     """Each ``=right`` or ``~wrong`` answer (``~%50%`` counts as right), with its ``#feedback``."""
     if body.strip().startswith("#"):
-        raise GiftRefusal("a numerical question", "the bank holds questions with options to choose from")
+        raise Refusal("a numerical question", "the bank holds questions with options to choose from")
     starts = list(_marks(body))
     if body[: starts[0] if starts else len(body)].strip():
-        raise GiftRefusal("text before the first '=' or '~' in the answers", "start each answer with '=' or '~'")
+        raise Refusal("text before the first '=' or '~' in the answers", "start each answer with '=' or '~'")
     answers = []
     for start, end in zip(starts, [*starts[1:], len(body)], strict=True):
         answers.append(_answer(body[start], body[start + 1 : end], form))
@@ -237,7 +223,7 @@ def _marks(body: str) -> Iterator[int]:
 
 def _answer(mark: str, raw: str, form: str) -> _Answer:
     if _split(raw, "->") != -1:
-        raise GiftRefusal("a matching question", "the bank holds questions with options to choose from")
+        raise Refusal("a matching question", "the bank holds questions with options to choose from")
     weight, raw = _weight(raw.strip()) if raw.strip().startswith("%") else (None, raw)
     hash_at = _split(raw, "#")
     text, feedback = (raw[:hash_at], raw[hash_at + 1 :]) if hash_at != -1 else (raw, "")
@@ -250,7 +236,7 @@ def _weight(raw: str) -> tuple[float, str]:
     try:
         return float(raw[1:end]), raw[end + 1 :]
     except ValueError:
-        raise GiftRefusal(f"the weight '{raw[: end + 1]}' is not a number", "write it as %50% or %-100%") from None
+        raise Refusal(f"the weight '{raw[: end + 1]}' is not a number", "write it as %50% or %-100%") from None
 
 
 # -- text -------------------------------------------------------------------------
@@ -258,100 +244,4 @@ def _weight(raw: str) -> tuple[float, str]:
 
 def _text(raw: str, form: str) -> str:
     """GIFT text in its format, as Markdown that shows it."""
-    text = _unescape(raw)
-    if form == "markdown":
-        return text
-    if form == "html" or _looks_like_html(text):
-        return html_markdown(text)
-    return literal(text)
-
-
-def _looks_like_html(text: str) -> bool:
-    """Moodle's own format lets HTML in: a tag such as ``<p>`` or ``</b>`` says the text is HTML."""
-    index = text.find("<")
-    while index != -1:
-        following = text[index + 1 : index + 2]
-        if following.isalpha() or following == "/":
-            return True
-        index = text.find("<", index + 1)
-    return False
-
-
-#: HTML elements and the Markdown they become (opening, closing); others are refused.
-_INLINE = {"b": "**", "strong": "**", "i": "*", "em": "*"}
-_BLOCKS = ("p", "div")
-_IGNORED = ("span",)
-
-
-def html_markdown(source: str) -> str:
-    """HTML of paragraphs, line breaks, emphasis and code as Markdown that shows the same; other elements
-    raise :class:`GiftRefusal` (an image or a table would be lost)."""
-    out: list[str] = []
-    index = 0
-    in_pre = in_code = False
-    while index < len(source):
-        opening = source.find("<", index)
-        end = source.find(">", opening) if opening != -1 else -1
-        if opening == -1 or end == -1:
-            out.append(_html_text(source[index:], in_pre or in_code))
-            break
-        out.append(_html_text(source[index:opening], in_pre or in_code))
-        tag = source[opening + 1 : end].strip()
-        closing = tag.startswith("/")
-        name = tag.lstrip("/").split(maxsplit=1)[0].rstrip("/").lower() if tag.lstrip("/") else ""
-        in_pre, in_code = _element(out, name, closing, in_pre, in_code)
-        index = end + 1
-    return _tidy("".join(out))
-
-
-def _element(out: list[str], name: str, closing: bool, in_pre: bool, in_code: bool) -> tuple[bool, bool]:
-    """Write the Markdown of one tag; whether code (a ``pre`` block, inline ``code``) is open after it."""
-    if name == "pre":
-        out.append("\n```\n" if closing else "\n\n```\n")
-        return not closing, False
-    if name == "code":
-        if not in_pre:
-            out.append("`")
-        return in_pre, not closing and not in_pre
-    if in_pre or name in _IGNORED:
-        return in_pre, in_code
-    if name == "br":
-        out.append("\n")
-    elif name in _BLOCKS:
-        out.append("\n\n")
-    elif name in _INLINE:
-        out.append(_INLINE[name])
-    else:
-        raise GiftRefusal(f"HTML the bank cannot show as written: <{name}>", "write it as text, or leave it out")
-    return in_pre, in_code
-
-
-def _html_text(text: str, code: bool) -> str:
-    """Text between tags: entities decoded; outside code, spaces collapsed as HTML shows them and Markdown's
-    marks escaped."""
-    decoded = html.unescape(text)
-    if code:
-        return decoded
-    collapsed = " ".join(decoded.split()) if decoded.strip() else (" " if decoded else "")
-    if decoded[:1].isspace() and collapsed.strip():
-        collapsed = " " + collapsed
-    if decoded[-1:].isspace() and collapsed.strip():
-        collapsed += " "
-    return "".join(f"\\{char}" if char in _MARKS else char for char in collapsed)
-
-
-def _tidy(markdown: str) -> str:
-    """Paragraphs apart by one blank line, no spaces at their ends; code blocks exactly as they were (but for
-    the line break HTML ignores right after ``<pre>``)."""
-    lines: list[str] = []
-    fenced = False
-    for line in markdown.split("\n"):
-        if line == "```":
-            fenced = not fenced
-            lines.append(line)
-        elif fenced:
-            if not (line == "" and lines[-1] == "```"):
-                lines.append(line)
-        elif line.strip() or (lines and lines[-1]):
-            lines.append(line.strip())
-    return "\n".join(lines).strip()
+    return as_markdown(_unescape(raw), form)

@@ -50,6 +50,15 @@ class Quiz:
     refused: int = 0
 
 
+class Refusal(Exception):
+    """Raised by a reader when a question cannot be read exactly: the message says why, the hint what to do."""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
 def checked(path: Path, item: Item, problems: Problems) -> Item | None:
     """``item`` with options that carry their own letter ("A. Paris") without it; None, with the reason
     reported at its line, when it is not a question the bank can hold."""
