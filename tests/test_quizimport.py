@@ -4,8 +4,9 @@ The quizzes in ``tests/data/quizzes/`` were written for these tests, never
 copied: an English Markdown quiz with code in questions and options, an image
 linked with ``?raw=true``, several correct options, options that carry their
 own letter, a true/false question, and two questions the reader must refuse;
-its German translation, with one question whose answer does not match; and a
-GIFT file in the layout Moodle exports, with its German translation.
+its German translation, with one question whose answer does not match; a GIFT
+file in the layout Moodle exports, with its German translation; and a Moodle
+XML file.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from click.testing import CliRunner
 
 from ankibuild.cli import main
 from ankibuild.errors import BankError, Problems
+from ankibuild.importer.moodlexml import read_moodle_xml
 from ankibuild.importer.quizbank import import_quizzes
 from ankibuild.importer.tasklist import read_tasklist_quiz
 
@@ -29,6 +31,11 @@ from .conftest import DATA, Project
 QUIZZES = DATA / "quizzes"
 ENGLISH, GERMAN = QUIZZES / "git.md", QUIZZES / "git.de.md"
 GIFT, GIFT_GERMAN = QUIZZES / "shell.gift", QUIZZES / "shell.de.gift"
+MOODLE_XML = QUIZZES / "network.xml"
+PORTS = """ports = {"http": 80, "https": 443}
+for name, port in sorted(ports.items()):
+    if port > 100:
+        print(name)"""
 SCRIPT = """for n in 1 2 3; do
     if [ $n -gt 1 ]; then
         echo "$n"
@@ -211,3 +218,49 @@ def test_the_help_lists_every_format_with_an_example() -> None:
     said = CliRunner().invoke(main, ["import", "--help"]).output
     assert "A Markdown quiz (.md)" in said and "- [x] `git branch`" in said
     assert "A GIFT file (.gift" in said and "::Q1::Which command prints the directory?{" in said
+
+
+def test_a_moodle_xml_quiz_shows_in_anki_as_written(project: Project) -> None:
+    """Moodle's XML export: code with its indentation, weighted options, true/false, feedback, explanations."""
+    _bank(project)
+    result = CliRunner().invoke(main, ["import", str(MOODLE_XML), "--lang", "en", "-o", "decks/net.yaml"])
+    assert "Imported 3 question(s) (en) into decks/net.yaml, topic 'networks'" in result.stdout
+    refused = [line.split("/")[-1] for line in result.stderr.splitlines() if "refused" in line]
+    assert refused == [
+        "network.xml:99:1: error: question refused: a question of type 'shortanswer'",
+        "network.xml:112:1: error: question refused: an image Moodle keeps in its own files",
+    ]
+    assert CliRunner().invoke(main, ["build", "-q", "--lang", "en"]).exit_code == 0
+    cards = _cards(project, "en", bank="git-quiz")
+    front, back, fields = cards["what-does-this-python-snippet-print"]
+    assert PORTS in _text(front)
+    assert fields["Answer"] == "B" and "Port 80 is not above 100." in _text(fields["A"])
+    assert "Only https has a port above 100." in _text(back)
+    assert cards["which-protocols-run-over-udp"][2]["Answer"] == "A C"
+    assert "<strong>UDP</strong>" in cards["which-protocols-run-over-udp"][0]
+    front, back, fields = cards["a-tcp-segment-20-bytes-long-has-no-room"]
+    assert fields["Answer"] == "true"
+    assert "A TCP segment < 20 bytes long has no room for its header." in _text(front)
+
+
+@pytest.mark.parametrize(
+    "declared",
+    [
+        '<!DOCTYPE quiz [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]>',
+        '<!DOCTYPE quiz [<!ENTITY secret SYSTEM "file:///etc/passwd">]>',
+        '<!DOCTYPE quiz SYSTEM "https://example.org/quiz.dtd">',
+    ],
+)
+def test_xml_that_declares_entities_or_a_document_type_is_never_expanded(tmp_path: Path, declared: str) -> None:
+    """An entity bomb, a file or web reference: refused before anything is expanded or fetched."""
+    problems = Problems()
+    text = f'<?xml version="1.0"?>\n{declared}\n<quiz><question type="truefalse"></question></quiz>'
+    quiz = read_moodle_xml(tmp_path / "q.xml", text, problems)
+    assert quiz.items == []
+    assert [p.message for p in problems.items] == ["the XML declares a document type or an entity, which is never read"]
+
+
+def test_xml_that_is_not_well_formed_is_refused_at_its_line(tmp_path: Path) -> None:
+    problems = Problems()
+    read_moodle_xml(tmp_path / "q.xml", "<quiz>\n<question type='truefalse'>\n</quiz>", problems)
+    assert [(p.line, p.message.split(":")[0]) for p in problems.items] == [(3, "not well-formed XML")]

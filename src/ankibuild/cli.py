@@ -283,8 +283,8 @@ A question that cannot be read exactly is refused at its line; the others are im
 @click.option(
     "--format",
     "form",
-    type=click.Choice(["page", "markdown", "gift"]),
-    help="The files' format. Default: .md is markdown, .gift is gift, any other a page.",
+    type=click.Choice(["page", "markdown", "gift", "moodle-xml"]),
+    help="The files' format. Default: .md is markdown, .gift gift, .xml moodle-xml, any other a page.",
 )
 @_decks
 def import_command(pages: tuple[Path, ...], dry_run: bool, form: str | None, **options: Any) -> None:

@@ -50,7 +50,7 @@ def read_gift_quiz(path: Path, text: str, problems: Problems) -> Quiz:
     quiz = Quiz(path, None)
     for line, block in _blocks(text):
         if block.startswith("$CATEGORY:"):
-            quiz.title = quiz.title or _category(block)
+            quiz.title = quiz.title or category_title(block.removeprefix("$CATEGORY:"))
             continue
         try:
             item = _question(line, block)
@@ -64,9 +64,9 @@ def read_gift_quiz(path: Path, text: str, problems: Problems) -> Quiz:
     return quiz
 
 
-def _category(line: str) -> str | None:
-    """The last part of ``$CATEGORY: $course$/top/Git``: what the questions are about."""
-    last = line.removeprefix("$CATEGORY:").strip().rstrip("/").rsplit("/", 1)[-1]
+def category_title(category: str) -> str | None:
+    """The last part of a Moodle category, ``$course$/top/Git``: what the questions are about."""
+    last = category.strip().rstrip("/").rsplit("/", 1)[-1]
     return None if not last or last.startswith("$") or last in ("top", "Default") else last
 
 

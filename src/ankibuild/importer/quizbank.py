@@ -29,6 +29,7 @@ from ..yamltext import STEP, Block, Document, Flow, Noted, Value, item_lines, ma
 from . import langguess
 from .bank import _bank, _target
 from .gift import read_gift_quiz
+from .moodlexml import read_moodle_xml
 from .pages import same_text
 from .quiz import MAX_QUIZ_BYTES, Item, Quiz
 from .slugs import question_slug, topic_slug, unique
@@ -39,8 +40,8 @@ MEDIA = "media"
 #: A reader of a quiz file's text.
 Reader = Callable[[Path, str, Problems], Quiz]
 #: The formats of whole quiz files, by name, with the suffixes that name them.
-READERS: dict[str, Reader] = {"markdown": read_tasklist_quiz, "gift": read_gift_quiz}
-SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".gift": "gift"}
+READERS: dict[str, Reader] = {"markdown": read_tasklist_quiz, "gift": read_gift_quiz, "moodle-xml": read_moodle_xml}
+SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".gift": "gift", ".xml": "moodle-xml"}
 
 
 @dataclass(frozen=True)
