@@ -218,6 +218,7 @@ def test_the_help_lists_every_format_with_an_example() -> None:
     said = CliRunner().invoke(main, ["import", "--help"]).output
     assert "A Markdown quiz (.md)" in said and "- [x] `git branch`" in said
     assert "A GIFT file (.gift" in said and "::Q1::Which command prints the directory?{" in said
+    assert "A Moodle XML export (.xml)" in said and '<answer fraction="50"><text>DNS</text></answer>' in said
 
 
 def test_a_moodle_xml_quiz_shows_in_anki_as_written(project: Project) -> None:

@@ -256,6 +256,16 @@ A GIFT file (.gift; --format gift for Moodle's .txt export): the same, in Moodle
     }
     ::Q2::rm -r asks before each file.{FALSE}
 
+\b
+A Moodle XML export (.xml): multichoice and truefalse questions, parsed hardened.
+  ankibuild import questions.xml --lang en -o decks/networks.yaml
+\b
+    <question type="multichoice"><name><text>Q1</text></name>
+      <questiontext format="html"><text>&lt;p>Which run over UDP?&lt;/p></text></questiontext>
+      <answer fraction="50"><text>DNS</text></answer>          a positive fraction: correct
+      <answer fraction="-100"><text>SSH</text></answer>
+    </question>
+
 A question that cannot be read exactly is refused at its line; the others are imported.
 """
 
