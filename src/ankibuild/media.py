@@ -65,8 +65,10 @@ class Media:
         if _SCHEME.match(reference):
             raise MediaError(
                 f"image '{reference}' is not a file of the bank",
-                "put the image in the bank's media folder and write ![text](media/name.png)",
+                "download it into the bank's media folder and write ![text](media/name.png)",
             )
+        # "diagram.png?raw=true", as links to images in git repositories are written: the file is its path.
+        reference = reference.split("?", 1)[0].split("#", 1)[0]
         self._referenced.add((folder / reference).resolve())  # even when refused: no "unused" on top
         if any(part.startswith(".") and part not in {".", ".."} for part in Path(reference).parts):
             # Hidden files are not part of the bank (nor of what tells whether it changed).
