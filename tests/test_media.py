@@ -190,7 +190,7 @@ def test_a_hidden_image_is_refused(project: Project) -> None:
 
 def test_an_image_link_with_a_query_is_read_by_its_path(project: Project) -> None:
     """`media/roofline.svg?raw=true`, as links into git repositories are written, shows the file itself."""
-    project.edit("ai-hardware.yaml", "](media/roofline.svg)", "](media/roofline.svg?raw=true)")
-    project.build(languages=["en"])
-    notes = package_notes(project.out / "ai-stack-en.apkg")
+    project.edit("ai-hardware.yaml", "](media/roofline.svg)", "](media/roofline.svg?raw=true)")  # the German text
+    project.build(languages=["de"])
+    notes = package_notes(project.out / "ai-stack-de.apkg")
     assert any('<img src="roofline-' in fields for fields in notes.values())
