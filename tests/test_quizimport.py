@@ -5,8 +5,8 @@ copied: an English Markdown quiz with code in questions and options, an image
 linked with ``?raw=true``, several correct options, options that carry their
 own letter, a true/false question, and two questions the reader must refuse;
 its German translation, with one question whose answer does not match; a GIFT
-file in the layout Moodle exports, with its German translation; and a Moodle
-XML file.
+file in the layout Moodle exports, with its German translation; a Moodle XML
+file; an Aiken file; and spreadsheets as CSV and as TSV with Kahoot's header.
 """
 
 from __future__ import annotations
@@ -218,6 +218,7 @@ def test_the_help_lists_every_format_with_an_example() -> None:
     said = CliRunner().invoke(main, ["import", "--help"]).output
     assert "A Markdown quiz (.md)" in said and "- [x] `git branch`" in said
     assert "A GIFT file (.gift" in said and "::Q1::Which command prints the directory?{" in said
+    assert "An Aiken file (.aiken" in said and "question,A,B,C,answer,explanation" in said
     assert "A Moodle XML export (.xml)" in said and '<answer fraction="50"><text>DNS</text></answer>' in said
 
 
@@ -265,3 +266,37 @@ def test_xml_that_is_not_well_formed_is_refused_at_its_line(tmp_path: Path) -> N
     problems = Problems()
     read_moodle_xml(tmp_path / "q.xml", "<quiz>\n<question type='truefalse'>\n</quiz>", problems)
     assert [(p.line, p.message.split(":")[0]) for p in problems.items] == [(3, "not well-formed XML")]
+
+
+def test_aiken_files_and_spreadsheets_show_in_anki_as_written(project: Project) -> None:
+    """Plain text shows exactly as typed, a cell with a code block is Markdown; numbers name options in Kahoot's
+    sheet."""
+    _bank(project)
+    for name in ("ports.aiken", "ports.tsv", "ports.csv"):
+        args = [str(QUIZZES / name), "--lang", "en", "--topic", "shell", "-o", f"decks/{name.replace('.', '-')}.yaml"]
+        CliRunner().invoke(main, ["import", *args])
+    assert CliRunner().invoke(main, ["build", "-q", "--lang", "en"]).exit_code == 0
+    cards = _cards(project, "en")
+    assert len(cards) == 7
+    _, _, fields = cards["which-tool-resolves-a-host-name"]
+    assert (fields["A"], fields["B"], fields["Answer"]) == ("dig", "ping", "A")
+    front, _, fields = cards["what-a-b-c-means-in-code-stays-as-typed"]
+    assert "What a_b * c means in <code> stays as typed?" in _text(front)
+    assert cards["which-ports-are-for-mail"][2]["Answer"] == "A C"
+    assert [cards["which-ports-are-for-mail"][2][letter] for letter in "ABC"] == ["25", "22", "587"]
+    front, back, fields = cards["what-does-this-print-python-for-port"]
+    assert "for port in (80, 443):\n    if port > 100:\n        print(port)" in _text(front)
+    assert fields["Answer"] == "B" and "Only 443 is above 100." in _text(back)
+
+
+def test_aiken_and_sheets_refuse_at_the_line(tmp_path: Path, project: Project) -> None:
+    _bank(project)
+    refused = []
+    for name in ("ports.aiken", "ports.tsv"):
+        out = project.decks / f"{name.replace('.', '-')}.yaml"
+        result = import_quizzes([QUIZZES / name], out=out, decks=project.decks, languages=["en"], topic="shell")
+        refused += [(Path(p.file).name, p.line, p.message) for p in result.refused]
+    assert refused == [
+        ("ports.aiken", 16, "question refused: the ANSWER 'E' names no option"),
+        ("ports.tsv", 4, "question refused: an empty option cell between two options"),
+    ]

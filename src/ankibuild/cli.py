@@ -266,6 +266,16 @@ A Moodle XML export (.xml): multichoice and truefalse questions, parsed hardened
       <answer fraction="-100"><text>SSH</text></answer>
     </question>
 
+\b
+An Aiken file (.aiken; --format aiken for a .txt), or a spreadsheet (.csv, .tsv) whose
+header names the columns (question, A..F or answer 1..6, answer or correct, explanation):
+  ankibuild import ports.csv --lang en --topic networks -o decks/ports.yaml
+\b
+    Which port does HTTPS use?          question,A,B,C,answer,explanation
+    A. 80                               Which are mail ports?,25,22,587,"A,C",SMTP.
+    B. 443
+    ANSWER: B
+
 A question that cannot be read exactly is refused at its line; the others are imported.
 """
 
@@ -293,8 +303,9 @@ A question that cannot be read exactly is refused at its line; the others are im
 @click.option(
     "--format",
     "form",
-    type=click.Choice(["page", "markdown", "gift", "moodle-xml"]),
-    help="The files' format. Default: .md is markdown, .gift gift, .xml moodle-xml, any other a page.",
+    type=click.Choice(["page", "markdown", "gift", "moodle-xml", "aiken", "csv"]),
+    help="The files' format. Default: .md is markdown, .gift gift, .xml moodle-xml, .aiken aiken, "
+    ".csv and .tsv csv, any other a page.",
 )
 @_decks
 def import_command(pages: tuple[Path, ...], dry_run: bool, form: str | None, **options: Any) -> None:

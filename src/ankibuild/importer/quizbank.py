@@ -27,11 +27,13 @@ from ..paths import UnsafePathError, read_inside
 from ..validate import TOPIC
 from ..yamltext import STEP, Block, Document, Flow, Noted, Value, item_lines, mapping_lines
 from . import langguess
+from .aiken import read_aiken_quiz
 from .bank import _bank, _target
 from .gift import read_gift_quiz
 from .moodlexml import read_moodle_xml
 from .pages import same_text
 from .quiz import MAX_QUIZ_BYTES, Item, Quiz
+from .sheet import read_csv_quiz
 from .slugs import question_slug, topic_slug, unique
 from .tasklist import read_tasklist_quiz
 
@@ -40,8 +42,22 @@ MEDIA = "media"
 #: A reader of a quiz file's text.
 Reader = Callable[[Path, str, Problems], Quiz]
 #: The formats of whole quiz files, by name, with the suffixes that name them.
-READERS: dict[str, Reader] = {"markdown": read_tasklist_quiz, "gift": read_gift_quiz, "moodle-xml": read_moodle_xml}
-SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".gift": "gift", ".xml": "moodle-xml"}
+READERS: dict[str, Reader] = {
+    "markdown": read_tasklist_quiz,
+    "gift": read_gift_quiz,
+    "moodle-xml": read_moodle_xml,
+    "aiken": read_aiken_quiz,
+    "csv": read_csv_quiz,
+}
+SUFFIXES = {
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".gift": "gift",
+    ".xml": "moodle-xml",
+    ".aiken": "aiken",
+    ".csv": "csv",
+    ".tsv": "csv",
+}
 
 
 @dataclass(frozen=True)
