@@ -13,12 +13,13 @@ hand; a question that does not have this shape is refused at its line.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from ..errors import Problems
 from ..model import LETTERS
 from ..richtext import literal
-from .quiz import Item, Quiz, Refusal, checked
+from .quiz import Item, Quiz, Refusal
 
 _ANSWER = "ANSWER:"
 
@@ -42,15 +43,7 @@ def read_aiken_quiz(path: Path, text: str, problems: Problems) -> Quiz:
 
 
 def _add(quiz: Quiz, path: Path, lines: list[tuple[int, str]], problems: Problems) -> None:
-    try:
-        item = _question([(number, line) for number, line in lines if line])
-    except Refusal as refusal:
-        problems.add(path, f"question refused: {refusal.message}", line=lines[0][0], column=1, hint=refusal.hint)
-        quiz.refused += 1
-        return
-    found = checked(path, item, problems)
-    quiz.items.extend([found] if found else [])
-    quiz.refused += found is None
+    quiz.add(lines[0][0], partial(_question, [(number, line) for number, line in lines if line]), problems)
 
 
 def _question(lines: list[tuple[int, str]]) -> Item:

@@ -27,12 +27,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from ..errors import Problems
 from ..model import LETTERS
 from .htmltext import as_markdown
-from .quiz import Item, Quiz, Refusal, checked
+from .quiz import Item, Quiz, Refusal
 
 #: What a backslash escapes in GIFT; ``\\n`` is a line break.
 _ESCAPED = "~=#{}:\\"
@@ -52,15 +53,7 @@ def read_gift_quiz(path: Path, text: str, problems: Problems) -> Quiz:
         if block.startswith("$CATEGORY:"):
             quiz.title = quiz.title or category_title(block.removeprefix("$CATEGORY:"))
             continue
-        try:
-            item = _question(line, block)
-        except Refusal as refusal:
-            problems.add(path, f"question refused: {refusal.message}", line=line, column=1, hint=refusal.hint)
-            quiz.refused += 1
-            continue
-        found = checked(path, item, problems)
-        quiz.items.extend([found] if found else [])
-        quiz.refused += found is None
+        quiz.add(line, partial(_question, line, block), problems)
     return quiz
 
 

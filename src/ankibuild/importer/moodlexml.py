@@ -20,6 +20,7 @@ question keeps its line, where a refusal points.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 from xml.etree.ElementTree import Element, ParseError, TreeBuilder
@@ -31,7 +32,7 @@ from ..errors import Problems
 from ..model import LETTERS
 from .gift import category_title
 from .htmltext import as_markdown
-from .quiz import Item, Quiz, Refusal, checked
+from .quiz import Item, Quiz, Refusal
 
 #: Moodle's names of its text formats, as :func:`.htmltext.as_markdown` names them.
 _FORMATS = {"html": "html", "moodle_auto_format": "moodle", "plain_text": "plain", "markdown": "markdown"}
@@ -65,15 +66,7 @@ def read_moodle_xml(path: Path, text: str, problems: Problems) -> Quiz:
         if kind == "category":
             quiz.title = quiz.title or category_title(_text_of(element.find("category")))
             continue
-        try:
-            item = _question(element, kind, line)
-        except Refusal as refusal:
-            problems.add(path, f"question refused: {refusal.message}", line=line, column=1, hint=refusal.hint)
-            quiz.refused += 1
-            continue
-        found = checked(path, item, problems)
-        quiz.items.extend([found] if found else [])
-        quiz.refused += found is None
+        quiz.add(line, partial(_question, element, kind, line), problems)
     return quiz
 
 

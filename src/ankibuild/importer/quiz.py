@@ -8,7 +8,7 @@ refused with its line and the reason, and the others are kept.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -48,6 +48,18 @@ class Quiz:
     items: list[Item] = field(default_factory=list)
     #: Questions refused, by line.
     refused: int = 0
+
+    def add(self, line: int, read: Callable[[], Item], problems: Problems) -> None:
+        """The question ``read`` gives, checked; refused, its reason is reported at ``line`` instead."""
+        try:
+            item = read()
+        except Refusal as refusal:
+            problems.add(self.path, f"question refused: {refusal.message}", line=line, column=1, hint=refusal.hint)
+            self.refused += 1
+            return
+        found = checked(self.path, item, problems)
+        self.items.extend([found] if found else [])
+        self.refused += found is None
 
 
 class Refusal(Exception):

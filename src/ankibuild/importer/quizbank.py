@@ -11,7 +11,6 @@ the new file. Nothing is written until the bank with the new file is valid.
 
 from __future__ import annotations
 
-import codecs
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -20,15 +19,15 @@ from ..atomic import write_if_changed
 from ..errors import AnkibuildError, BankError, Problem, Problems
 from ..languages import CODE_HINT, is_language
 from ..load import load_bank
-from ..loader import BANK_FILE, Map, decode, load
+from ..loader import BANK_FILE, decode
 from ..media import Media, MediaError
 from ..model import LETTERS, Bank
 from ..paths import UnsafePathError, read_inside
 from ..validate import TOPIC
-from ..yamltext import STEP, Block, Document, Flow, Noted, Value, item_lines, mapping_lines
+from ..yamltext import STEP, Block, Flow, Noted, Value, item_lines, mapping_lines
 from . import langguess
 from .aiken import read_aiken_quiz
-from .bank import _bank, _target
+from .bank import _bank, _document, _target
 from .gift import read_gift_quiz
 from .moodlexml import read_moodle_xml
 from .pages import same_text
@@ -348,14 +347,6 @@ def _pending(
         pending[decks / BANK_FILE] = declared.content()
     pending[target] = _question_file(bank, plan, slug).encode()
     return pending
-
-
-def _document(path: Path) -> Document:
-    problems = Problems()
-    source = load(path, problems)
-    text = decode(path, source.raw, problems)
-    assert isinstance(source.data, Map) and text is not None  # the bank was validated
-    return Document(text, source.data, problems.name(path), bom=source.raw.startswith(codecs.BOM_UTF8))
 
 
 def _question_file(bank: Bank, plan: _Plan, slug: str) -> str:

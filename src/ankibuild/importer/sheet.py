@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import csv
 import io
+from functools import partial
 from pathlib import Path
 
 from ..errors import Problems
 from ..model import LETTERS
 from ..richtext import literal
-from .quiz import Item, Quiz, Refusal, checked
+from .quiz import Item, Quiz, Refusal
 
 
 def read_csv_quiz(path: Path, text: str, problems: Problems) -> Quiz:
@@ -92,15 +93,7 @@ _NAMES = {
 def _add(quiz: Quiz, path: Path, line: int, row: list[str], columns: dict[str, int], problems: Problems) -> None:
     if not any(cell.strip() for cell in row):
         return
-    try:
-        item = _item(line, row, columns)
-    except Refusal as refusal:
-        problems.add(path, f"question refused: {refusal.message}", line=line, column=1, hint=refusal.hint)
-        quiz.refused += 1
-        return
-    found = checked(path, item, problems)
-    quiz.items.extend([found] if found else [])
-    quiz.refused += found is None
+    quiz.add(line, partial(_item, line, row, columns), problems)
 
 
 def _item(line: int, row: list[str], columns: dict[str, int]) -> Item:
