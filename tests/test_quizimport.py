@@ -300,3 +300,26 @@ def test_aiken_and_sheets_refuse_at_the_line(tmp_path: Path, project: Project) -
         ("ports.aiken", 16, "question refused: the ANSWER 'E' names no option"),
         ("ports.tsv", 4, "question refused: an empty option cell between two options"),
     ]
+
+
+ADVERSARIAL = {
+    "markdown": ["#### Q1. ", "- [x] ", "```", "![", "](", "  - [ ] ", "\n", "~~~", "# "],
+    "gift": ["::", "{", "\\", "~%", "%", "#", "####", "=", "<p>", "<", "<pre>", "\n\n", "->"],
+    "moodle-xml": ["<quiz>", "<question type='multichoice'>", "<answer fraction='x'>", "<text>", "&lt;", "]]>"],
+    "aiken": ["A. ", "ANSWER: ", "\n", "B) ", "ANSWER:"],
+    "csv": ['"', ",", "\n", "question,A,answer\n", '""', "\t"],
+}
+
+
+@pytest.mark.parametrize("form", sorted(ADVERSARIAL))
+def test_every_reader_ends_with_questions_or_reasons_on_any_text(form: str, tmp_path: Path) -> None:
+    """Pieces of each format's syntax repeated and mixed, 200 KB of them: read to the end, never a crash."""
+    from ankibuild.importer.quizbank import READERS
+
+    pieces = ADVERSARIAL[form]
+    for shift in range(len(pieces)):
+        text = "".join(pieces[(i * 7 + shift) % len(pieces)] * (i % 3 + 1) for i in range(20_000))
+        problems = Problems()
+        quiz = READERS[form](tmp_path / "quiz", text, problems)
+        assert all(item.line >= 1 for item in quiz.items)
+        assert all(p.message for p in problems.items)

@@ -48,6 +48,8 @@ def _add(quiz: Quiz, path: Path, lines: list[tuple[int, str]], problems: Problem
 
 def _question(lines: list[tuple[int, str]]) -> Item:
     """The question line, the option lines A, B, C … in order, and the answer line."""
+    if len(lines) < 2:
+        raise Refusal("an ANSWER line without its question", "write the question, its options, then the ANSWER line")
     (first, question), *options, (_, answer) = lines
     if not options:
         raise Refusal("no options between the question and its ANSWER line", "list them as 'A. text', 'B. text'")

@@ -200,12 +200,13 @@ def _matched(quizzes: list[_Read], problems: Problems) -> list[dict[str, Item]]:
     first = quizzes[0]
     by_key = [_keyed(read.quiz.items) for read in quizzes]
     questions = [{first.lang: item} for item in first.quiz.items]
+    place = {id(item): index for index, item in enumerate(first.quiz.items)}
     for read, keyed in zip(quizzes[1:], by_key[1:], strict=True):
         for key, item in keyed.items():
             source = by_key[0].get(key)
             reason = _mismatch(source, item)
             if reason is None and source is not None:
-                questions[first.quiz.items.index(source)][read.lang] = item
+                questions[place[id(source)]][read.lang] = item
             else:
                 hint = "translate it from the first file's question of the same number, with the same answer"
                 message = f"'{read.lang}' translation refused: {reason}"

@@ -49,13 +49,13 @@ class _Section:
 def read_tasklist_quiz(path: Path, text: str, problems: Problems) -> Quiz:
     """Every question of the file; those that cannot be read exactly are reported and left out."""
     sections = list(_sections(text.splitlines()))
-    asking = [section for section in sections if _has_options(section.body)]
-    level = min((section.level for section in asking), default=0)
-    first = asking[0].line if asking else len(text)
-    titled = next((s for s in sections if s.line < first and not _has_options(s.body)), None)
+    asking = {section.line for section in sections if _has_options(section.body)}
+    level = min((section.level for section in sections if section.line in asking), default=0)
+    first = min(asking, default=len(text))
+    titled = next((s for s in sections if s.line < first and s.line not in asking), None)
     quiz = Quiz(path, titled.title if titled else None)
     for section in sections:
-        if section in asking:
+        if section.line in asking:
             item = _item(path, section, problems)
             found = checked(path, item, problems) if item else None
             quiz.items.extend([found] if found else [])
