@@ -114,3 +114,48 @@ def _tidy(markdown: str) -> str:
         elif line.strip() or (lines and lines[-1]):
             lines.append(line.strip())
     return "\n".join(lines).strip()
+
+
+#: The longest entity reference CommonMark decodes (``&CounterClockwiseContourIntegral;``), and a margin.
+_ENTITY = 40
+#: HTML line breaks in Markdown from elsewhere, which the bank would show as typed.
+_BREAKS = ("<br>", "<br/>", "<br />")
+
+
+def commonmark_text(markdown: str) -> str:
+    """Markdown written for CommonMark (GitHub), as the bank shows it alike: entity references (``&shy;``,
+    ``&#8209;``) as their characters and ``<br>`` as a line break, outside code; the bank shows both as typed."""
+    lines: list[str] = []
+    fenced = False
+    for line in markdown.split("\n"):
+        if line.lstrip(" ").startswith(("```", "~~~")):
+            fenced = not fenced
+            lines.append(line)
+        else:
+            lines.append(line if fenced else _outside_code(line))
+    return "\n".join(lines)
+
+
+def _outside_code(line: str) -> str:
+    """The parts of a line outside `code` spans decoded (an odd part between backticks is code)."""
+    parts = line.split("`")
+    return "`".join(part if index % 2 else _decoded(part) for index, part in enumerate(parts))
+
+
+def _decoded(text: str) -> str:
+    for brk in _BREAKS:
+        text = text.replace(brk, "\n").replace(brk.upper(), "\n")
+    out: list[str] = []
+    index = 0
+    while (amp := text.find("&", index)) != -1:
+        end = text.find(";", amp, amp + _ENTITY)
+        reference = text[amp : end + 1] if end != -1 else ""
+        char = html.unescape(reference) if reference[1:-1].replace("#", "", 1).isalnum() else reference
+        out += [text[index:amp], _escaped(char) if char != reference else "&"]
+        index = end + 1 if char != reference else amp + 1
+    return "".join([*out, text[index:]])
+
+
+def _escaped(text: str) -> str:
+    """Characters an entity stood for, escaped where Markdown would read them as marks."""
+    return "".join(f"\\{char}" if char in _MARKS else char for char in text)

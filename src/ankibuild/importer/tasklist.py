@@ -30,6 +30,7 @@ from pathlib import Path
 
 from ..errors import Problems
 from ..model import LETTERS
+from .htmltext import commonmark_text
 from .quiz import Item, Quiz, checked
 
 #: Labels an explanation paragraph may start with, which the card's own label replaces.
@@ -175,10 +176,10 @@ def _item(path: Path, section: _Section, problems: Problems) -> Item | None:
         else:
             stem.append(line)
     body = _join(stem)
-    question = "\n\n".join(part for part in (heading, body) if part)
+    question = commonmark_text("\n\n".join(part for part in (heading, body) if part))
     answer = tuple(LETTERS[i] for i, ticked in enumerate(ticks) if ticked and i < len(LETTERS))
-    texts = tuple(_join(option) for option in options)
-    return Item(number, section.line + 1, question, texts, answer, _explanation(after))
+    texts = tuple(commonmark_text(_join(option)) for option in options)
+    return Item(number, section.line + 1, question, texts, answer, commonmark_text(_explanation(after)))
 
 
 def _inside_option(line: str, indent: int) -> bool:
