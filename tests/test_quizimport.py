@@ -325,3 +325,24 @@ def test_every_reader_ends_with_questions_or_reasons_on_any_text(form: str, tmp_
         quiz = READERS[form](tmp_path / "quiz", text, problems)
         assert all(item.line >= 1 for item in quiz.items)
         assert all(p.message for p in problems.items)
+
+
+def test_a_translation_that_is_the_first_files_text_or_has_other_options_is_refused(project: Project) -> None:
+    """Matched by number: an untranslated question, another number of options, a number the first file lacks."""
+    _bank(project)
+    first = project.root / "q.md"
+    first.write_text("## T\n\n#### Q1. Which?\n\n- [x] a\n- [ ] b\n\n#### Q2. Where?\n\n- [x] c\n- [ ] d\n")
+    other = project.root / "q.de.md"
+    other.write_text(
+        "## T\n\n#### Q1. Which?\n\n- [x] a\n- [ ] b\n\n#### Q2. Wo?\n\n- [x] c\n- [ ] d\n- [ ] e\n"
+        "\n#### Q3. Was?\n\n- [x] f\n- [ ] g\n"
+    )
+    result = import_quizzes(
+        [first, other], out=project.decks / "q.yaml", decks=project.decks, languages=["en", "de"], topic="shell"
+    )
+    assert [(p.line, p.message) for p in result.refused] == [
+        (3, "'de' translation refused: its question is the first file's text, untranslated"),
+        (8, "'de' translation refused: 3 options, but the first file's question has 2"),
+        (14, "'de' translation refused: the first file has no question of this number"),
+    ]
+    assert result.questions == 2
