@@ -27,7 +27,7 @@ from ..validate import TOPIC
 from ..yamltext import STEP, Block, Flow, Noted, Value, item_lines, mapping_lines
 from . import langguess
 from .aiken import read_aiken_quiz
-from .bank import _bank, _document, _target
+from .bank import bank_document, question_file_in, valid_bank
 from .gift import read_gift_quiz
 from .moodlexml import read_moodle_xml
 from .pages import same_text
@@ -115,7 +115,7 @@ def import_quizzes(
     target = _new_file(decks, out, languages, files, topic)
     refused = Problems()
     read = [_read(path, refused, form) for path in files]
-    bank, known = _bank(decks)
+    bank, known = valid_bank(decks)
     quizzes = _languages(read, languages, bank, refused)
     plan = _Plan(quizzes[0], {read.lang: read.quiz.title for read in quizzes})
     plan.translations = _matched(quizzes, refused)
@@ -140,7 +140,7 @@ def import_quizzes(
 
 
 def _new_file(decks: Path, out: Path, languages: Sequence[str], files: Sequence[Path], topic: str | None) -> Path:
-    target = _target(decks, out)
+    target = question_file_in(decks, out)
     if target.exists():
         raise AnkibuildError(f"{out} exists already: a quiz goes into a new question file; name another with --out")
     for code in languages:
@@ -343,7 +343,7 @@ def _pending(
 ) -> dict[Path, bytes]:
     pending: dict[Path, bytes] = {}
     if names:
-        declared = _document(decks / BANK_FILE)
+        declared = bank_document(decks / BANK_FILE)
         declared.append(("topics",), lambda indent: mapping_lines({slug: names}, indent))
         pending[decks / BANK_FILE] = declared.content()
     pending[target] = _question_file(bank, plan, slug).encode()
