@@ -15,7 +15,7 @@ from ankibuild.cli import main
 from ankibuild.errors import Problem, Severity
 from ankibuild.media import MAX_IMAGE_BYTES
 
-from .ankitools import collection, import_package, render
+from .ankitools import collection, import_package, package_notes, render
 from .conftest import Project, use_scenario
 
 LANGS = ("de", "fr", "en")
@@ -186,3 +186,11 @@ def test_a_hidden_image_is_refused(project: Project) -> None:
     with pytest.raises(BankError) as caught:
         project.build()
     assert any("is a hidden file" in p.message for p in caught.value.problems)
+
+
+def test_an_image_link_with_a_query_is_read_by_its_path(project: Project) -> None:
+    """`media/roofline.svg?raw=true`, as links into git repositories are written, shows the file itself."""
+    project.edit("ai-hardware.yaml", "](media/roofline.svg)", "](media/roofline.svg?raw=true)")  # the German text
+    project.build(languages=["de"])
+    notes = package_notes(project.out / "ai-stack-de.apkg")
+    assert any('<img src="roofline-' in fields for fields in notes.values())

@@ -31,6 +31,7 @@ class Checker:
         hint: str = "",
         question: str = "",
         severity: Severity = Severity.ERROR,
+        check: str = "",
     ) -> None:
         line, column = where
         self.problems.add(
@@ -41,6 +42,7 @@ class Checker:
             hint=hint,
             question=question,
             severity=severity,
+            check=check,
         )
 
     def mapping(self, value: Any, where: tuple[int, int], what: str, question: str = "") -> Map | None:

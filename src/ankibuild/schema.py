@@ -201,6 +201,13 @@ def questions_schema() -> Schema:
             "propertyNames": LANGUAGE,
             "additionalProperties": {"type": "array", "items": TEXT},
         },
+        "languages": {
+            "description": "The bank's languages this file is written in, when not all of them: the others "
+            "are not warned about.",
+            "type": "array",
+            "items": LANGUAGE,
+            "uniqueItems": True,
+        },
     }
     return {
         "$schema": DIALECT,

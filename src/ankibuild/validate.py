@@ -9,12 +9,13 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from .checker import Checker, type_name
-from .errors import Problems, Severity
+from .errors import Problem, Problems, Severity, gather
 from .export import FORMATS
 from .itemchecks import CHECKS
 from .kinds import DEFAULT_KIND, KINDS, Kind, Reading
@@ -26,7 +27,9 @@ SLUG = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 TOPIC = re.compile(r"^[\w.-]+(::[\w.-]+)*$")
 
 BANK_KEYS = {"id": True, "languages": True, "topics": True, "title": False, "shuffle": False, "exports": False}
-FILE_KEYS = {"questions": True, "deck": False, "todo": False}
+#: Names the warning of a question without one of the bank's languages, to gather them (:func:`gather`).
+MISSING_TRANSLATION = "missing-translation"
+FILE_KEYS = {"questions": True, "deck": False, "todo": False, "languages": False}
 #: The keys of every question, whatever its kind; each kind adds its own (see :mod:`.kinds`).
 QUESTION_KEYS = {"id": True, "topics": True, "kind": False, "allow": False}
 #: The keys of a question of any kind: no language code may be one of them.
@@ -183,12 +186,22 @@ def validate_deck_file(file: YamlFile, bank: Bank, problems: Problems) -> Deck |
         return None
     check.keys(data, FILE_KEYS, "a question file")
     key = file.path.relative_to(bank.root).with_suffix("").as_posix()
-    titles = _deck_titles(check, data, bank, key)
+    written = _file_languages(check, data, bank)
+    titles = _deck_titles(check, data, replace(bank, languages=written), key)
     _todo(check, data)
-    questions = _questions(check, data, bank)
+    questions = _questions(check, data, bank, written)
     valid = tuple(question for question, ok in questions if ok)
     drafts = tuple(question for question, ok in questions if not ok)
     return Deck(key, titles, valid, Place(file.path, data.line, data.column), drafts)
+
+
+def _file_languages(check: Checker, data: Map, bank: Bank) -> tuple[str, ...]:
+    """The bank's languages the file is written in (``languages:``, else all): a language it leaves out on
+    purpose is no translation missing."""
+    if "languages" not in data:
+        return bank.languages
+    listed = check.names(data, "languages", bank.languages, "")
+    return tuple(lang for lang in bank.languages if lang in listed)
 
 
 def _deck_titles(check: Checker, data: Map, bank: Bank, key: str) -> dict[str, str]:
@@ -219,18 +232,21 @@ def _todo(check: Checker, data: Map) -> None:
             check.text_value(title, at, f"a 'todo' title in '{lang}'")
 
 
-def _questions(check: Checker, data: Map, bank: Bank) -> list[tuple[Question, bool]]:
-    """The file's questions, each with whether it is valid."""
+def _questions(check: Checker, data: Map, bank: Bank, written: tuple[str, ...]) -> list[tuple[Question, bool]]:
+    """The file's questions, each with whether it is valid; ``written``: the languages each should have."""
     if "questions" not in data:
         return []
     seq = check.sequence(data["questions"], data.at("questions"), "'questions'")
     found = [
-        _question(check, item, where, bank) for item, where in zip(seq or (), seq.marks if seq else (), strict=True)
+        _question(check, item, where, bank, written)
+        for item, where in zip(seq or (), seq.marks if seq else (), strict=True)
     ]
     return [question for question in found if question is not None]
 
 
-def _question(check: Checker, item: Any, where: tuple[int, int], bank: Bank) -> tuple[Question, bool] | None:
+def _question(
+    check: Checker, item: Any, where: tuple[int, int], bank: Bank, written: tuple[str, ...]
+) -> tuple[Question, bool] | None:
     """A question, and whether it is valid; an invalid one keeps the texts that could be read."""
     data = check.mapping(item, where, "a question")
     if data is None:
@@ -243,7 +259,7 @@ def _question(check: Checker, item: Any, where: tuple[int, int], bank: Bank) -> 
     )
     topics = _question_topics(check, data, bank, qid)
     translations, texts = _translations(check, data, bank, qid, kind) if kind else ({}, {})
-    _missing_translations(check, data, bank, qid)
+    _missing_translations(check, data, written, qid)
     reading = kind.read_question(check, data, qid, translations) if kind else Reading("", ok=False)
     allow = frozenset(check.names(data, "allow", CHECKS, qid))
     place = Place(check.path, data.line, data.column)
@@ -287,16 +303,41 @@ def _elsewhere(kind: Kind | None, translation: bool) -> Mapping[str, str]:
     return hints
 
 
-def _missing_translations(check: Checker, data: Map, bank: Bank, qid: str) -> None:
-    for lang in bank.languages:
+def _missing_translations(check: Checker, data: Map, languages: tuple[str, ...], qid: str) -> None:
+    for lang in languages:
         if lang not in data:
             check.report(
                 (data.line, data.column),
-                f"no '{lang}' translation: the question is left out of the '{lang}' deck",
+                _missing_message(lang),
                 f"add the '{lang}:' section",
                 qid,
                 Severity.WARNING,
+                MISSING_TRANSLATION,
             )
+
+
+def _missing_message(lang: str) -> str:
+    return f"no '{lang}' translation: the question is left out of the '{lang}' deck"
+
+
+def missing_in_summary(problems: Sequence[Problem], *, verbose: bool = False) -> list[Problem]:
+    """One line per language for the questions without it (``verbose``: a line per question).
+
+    A bank translated file by file would otherwise repeat the same warning for
+    every question on every build.
+    """
+    return list(problems) if verbose else gather(problems, MISSING_TRANSLATION, _missing_summary)
+
+
+def _missing_summary(first: Problem, count: int) -> Problem:
+    lang = first.message.split("'")[1]  # the message _missing_message made: "no 'de' translation: ..."
+    return replace(
+        first,
+        message=f"no '{lang}' translation in {count:,} questions (the first is here): "
+        f"they are left out of the '{lang}' deck",
+        hint=f"add their '{lang}:' sections; 'ankibuild check --verbose' lists every one",
+        question="",
+    )
 
 
 def _question_topics(check: Checker, data: Map, bank: Bank, qid: str) -> tuple[str, ...] | None:

@@ -78,6 +78,9 @@ class Kind(ABC):
     cloze: ClassVar[bool] = False
     #: The options of its questions are checked for answers given away (see :mod:`..itemchecks`).
     has_options: ClassVar[bool] = False
+    #: Its back is meant to say why the answer is right: a question without an explanation is
+    #: warned about (``no-explanation``), though it builds.
+    wants_explanation: ClassVar[bool] = False
 
     def notetype_key(self, lang: str) -> str:
         """What names its note type in ``lang`` in the lock and in a build."""

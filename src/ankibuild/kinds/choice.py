@@ -1,4 +1,5 @@
-"""Multiple choice, the first kind: a question, two to six options, one or several correct, an explanation.
+"""Multiple choice, the first kind: a question, two to six options, one or several correct, and an explanation
+(which may be missing: real quizzes rarely have one).
 
 Its note type is the one every bank released before there were other kinds:
 its fields, its card type, its ids and its lock key never change. Its GUIDs and
@@ -61,10 +62,11 @@ class Choice(Kind):
     translation_keys: ClassVar[Mapping[str, bool]] = {
         "question": True,
         "options": True,
-        "explanation": True,
+        "explanation": False,
         "feedback": False,
     }
     has_options = True
+    wants_explanation = True
 
     def notetype_key(self, lang: str) -> str:
         return lang
@@ -144,7 +146,9 @@ class Choice(Kind):
         marks = (SEVERAL_MARK if several_correct(question) else "") + (
             "" if question.shuffle is None else SHUFFLE_MARKS[question.shuffle]
         )
-        explanation = render("Explanation", text.explanation) + _feedback_html(text.feedback, render)
+        explanation = (render("Explanation", text.explanation) if text.explanation else "") + _feedback_html(
+            text.feedback, render
+        )
         stem = marks + render("Question", text.question)
         return (html.escape(question.id), stem, *options, question.answer, explanation)
 
@@ -260,7 +264,7 @@ def _shuffle(check: Checker, data: Map, qid: str) -> tuple[bool | None, bool]:
 def _translation(check: Checker, data: Map, qid: str, where: tuple[int, int]) -> tuple[Translation, bool]:
     """A translation, and whether it is valid; an invalid one keeps the texts that could be read."""
     question = check.text(data, "question", qid)
-    explanation = check.text(data, "explanation", qid)
+    explanation = check.text(data, "explanation", qid) if "explanation" in data else ""
     options = _options(check, data, qid)
     marks = {"Question": data.at("question"), "Explanation": data.at("explanation")}
     written = data.get("options")
@@ -310,7 +314,7 @@ def _options(check: Checker, data: Map, qid: str) -> tuple[str, ...] | None:
     if seq is None:
         return None
     texts = [
-        check.text_value(v, w, f"option {i + 1}", qid) for i, (v, w) in enumerate(zip(seq, seq.marks, strict=True))
+        check.text_value(v, w, f"option {_name(i)}", qid) for i, (v, w) in enumerate(zip(seq, seq.marks, strict=True))
     ]
     if not MIN_OPTIONS <= len(seq) <= MAX_OPTIONS:
         hint = f"give {MIN_OPTIONS} to {MAX_OPTIONS} options, one per letter {LETTERS[0]} to {LETTERS[-1]}"
@@ -322,6 +326,11 @@ def _options(check: Checker, data: Map, qid: str) -> tuple[str, ...] | None:
     if len(options) != len(texts) or not _distinct(check, options, seq.marks, qid):
         return None
     return options
+
+
+def _name(index: int) -> str:
+    """An option by its letter, as every message names it; past the last letter, by its place."""
+    return LETTERS[index] if index < len(LETTERS) else f"{index + 1} (after {LETTERS[-1]})"
 
 
 def _distinct(check: Checker, options: tuple[str, ...], marks: list[tuple[int, int]], qid: str) -> bool:
