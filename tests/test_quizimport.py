@@ -24,6 +24,7 @@ from ankibuild.errors import BankError, Problems
 from ankibuild.importer.moodlexml import read_moodle_xml
 from ankibuild.importer.quizbank import import_quizzes
 from ankibuild.importer.tasklist import read_tasklist_quiz
+from ankibuild.kinds.choice import FIELDS, explanation_and_feedback
 
 from .ankitools import collection, import_package, render
 from .conftest import DATA, Project
@@ -72,6 +73,11 @@ def _cards(project: Project, lang: str, bank: str = "git-quiz") -> dict[str, tup
             front, back = render(col, note.card_ids()[0])
             cards[note["ID"]] = (front, back, dict(note.items()))
     return cards
+
+
+def _feedback(fields: dict[str, str]) -> dict[str, str]:
+    """Each option's feedback by its letter, from the end of the Explanation field where the note keeps it."""
+    return explanation_and_feedback([fields[name] for name in FIELDS])[1]
 
 
 def test_a_markdown_quiz_in_two_languages_shows_in_anki_as_written(project: Project) -> None:
@@ -198,9 +204,8 @@ def test_a_gift_quiz_in_two_languages_shows_in_anki_as_written(project: Project)
 
     front, back, fields = english["which-command-prints-the-working"]
     assert "Which command prints the working directory?" in _text(front)
-    options = [_text(fields[letter].split('<div class="ab-feedback">')[0]) for letter in "ABC"]
-    assert options == ["ls", "pwd", "cd"]
-    assert "It lists the files." in _text(fields["A"]) and "ab-feedback" in fields["A"]
+    assert [_text(fields[letter]) for letter in "ABC"] == ["ls", "pwd", "cd"]
+    assert "It lists the files." in _text(_feedback(fields)["A"])
     assert "Every shell has pwd built in." in _text(back)
     assert "Jede Shell hat pwd eingebaut." in _text(german["which-command-prints-the-working"][1])
 
@@ -238,7 +243,7 @@ def test_a_moodle_xml_quiz_shows_in_anki_as_written(project: Project) -> None:
     cards = _cards(project, "en", bank="git-quiz")
     front, back, fields = cards["what-does-this-python-snippet-print"]
     assert PORTS in _text(front)
-    assert fields["Answer"] == "B" and "Port 80 is not above 100." in _text(fields["A"])
+    assert fields["Answer"] == "B" and "Port 80 is not above 100." in _text(_feedback(fields)["A"])
     assert "Only https has a port above 100." in _text(back)
     assert cards["which-protocols-run-over-udp"][2]["Answer"] == "A C"
     assert "<strong>UDP</strong>" in cards["which-protocols-run-over-udp"][0]

@@ -12,6 +12,7 @@ the new file. Nothing is written until the bank with the new file is valid.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -113,9 +114,10 @@ def import_quizzes(
     Questions that cannot be read exactly are refused and reported in the result;
     the others are imported. Raises :class:`BankError` (nothing written) when the
     files cannot make a valid bank, :class:`AnkibuildError` for wrong options. The bank
-    is read and written under its lock, waiting up to ``wait`` seconds for a build.
+    is read and written under its lock (but for a dry run), waiting up to ``wait`` seconds for a build.
     """
-    with writing(decks, wait=wait):
+    # A dry run writes nothing, not even the lock's file: a build meanwhile changes nothing it shows.
+    with nullcontext() if dry_run else writing(decks, wait=wait):
         return _import(files, out=out, decks=decks, languages=languages, topic=topic, dry_run=dry_run, form=form)
 
 
