@@ -12,6 +12,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .study import Study
+
 #: The letters that name a question's options, in order (at most six).
 LETTERS: tuple[str, ...] = ("A", "B", "C", "D", "E", "F")
 _ID_FLOOR = 1_000_000_000_000  # 2001-09-09 in milliseconds
@@ -101,6 +103,8 @@ class Bank:
     decks: tuple[Deck, ...]
     root: Path
     shuffle: bool = False
+    #: The class's study options (``study:``), for a preset of its own; empty: none.
+    study: Study = field(default_factory=dict)
 
     def deck_name(self, deck: Deck, lang: str) -> str:
         title = self.name_in(deck.titles, lang) or deck.key
@@ -154,6 +158,11 @@ def notetype_id(bank_id: str, lang: str, *kind: str) -> int:
 
 def deck_id(bank_id: str, deck_key: str, lang: str) -> int:
     return stable_int("deck", bank_id, deck_key, lang)
+
+
+def parent_deck_id(bank_id: str, lang: str) -> int:
+    """The id of the bank's parent deck (its title): no question file's key is empty."""
+    return deck_id(bank_id, "", lang)
 
 
 def topic_tag(slug: str) -> str:

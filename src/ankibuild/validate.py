@@ -20,11 +20,15 @@ from .kinds import DEFAULT_KIND, KINDS, Kind, Reading
 from .languages import CODE_HINT, is_language
 from .loader import Map, YamlFile
 from .model import Bank, Deck, Place, Question, Translation, fallback
+from .study import read_study
+
+#: What a bank may set for the class that lives with its decks in Anki (see :mod:`.study`).
+CLASS_KEYS = {"study": False}
 
 SLUG = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 TOPIC = re.compile(r"^[\w.-]+(::[\w.-]+)*$")
 
-BANK_KEYS = {"id": True, "languages": True, "topics": True, "title": False, "shuffle": False}
+BANK_KEYS = {"id": True, "languages": True, "topics": True, "title": False, "shuffle": False, **CLASS_KEYS}
 FILE_KEYS = {"questions": True, "deck": False, "todo": False}
 #: The keys of every question, whatever its kind; each kind adds its own (see :mod:`.kinds`).
 QUESTION_KEYS = {"id": True, "topics": True, "kind": False, "allow": False}
@@ -72,9 +76,10 @@ def validate_bank_file(file: YamlFile, problems: Problems, released_id: str = ""
         check.report(
             data.at("shuffle"), f"'shuffle' must be true or false, not {type_name(shuffle)}", "write true or false"
         )
+    study = read_study(check, data)
     if bank_id is None or not SLUG.match(bank_id) or not languages:
         return None
-    return Bank(bank_id, languages, titles, topics, (), file.path.parent, shuffle is True)
+    return Bank(bank_id, languages, titles, topics, (), file.path.parent, shuffle is True, study)
 
 
 def _bank_id(check: Checker, data: Map, released_id: str) -> str | None:

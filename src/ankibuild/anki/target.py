@@ -27,7 +27,7 @@ from ..lock.format import LOCK_FILE, Lock, NoteLock
 from ..lock.gitattributes import ask_git_to_merge
 from ..lock.memo import remember
 from ..lock.stamp import Stamp, stamp_notes, stamp_notetype
-from ..model import Bank, Deck, deck_id
+from ..model import Bank, Deck, deck_id, parent_deck_id
 from ..options import BuildOptions
 from ..paths import read_inside
 from ..progress import Progress, silent
@@ -37,6 +37,7 @@ from ..translations.record import TRANSLATIONS_FILE, today
 from .collection import notetype
 from .kept import Kept
 from .package import package_bytes
+from .preset import Preset, class_preset
 from .published import (
     Published,
     PublishedNote,
@@ -397,9 +398,20 @@ def _plan(
                 for h in heads
             ]
             media = [*assets.items(), *((name, loaded.media[name]) for name in names)]
-            spec = PackageSpec(models, infos, notes, partial(_texts, files, lang), media)
+            preset, parents = _class_preset(bank, lang)
+            spec = PackageSpec(models, infos, notes, partial(_texts, files, lang), media, preset, parents)
             packages.append(_Package(path, lang, spec))
     return packages
+
+
+def _class_preset(bank: Bank, lang: str) -> tuple[Preset | None, list[DeckInfo]]:
+    """The bank's preset in ``lang``, and its parent deck to carry it: otherwise Anki makes that
+    deck with the Default preset, whose limits then cap a student who studies from it."""
+    parent = bank.name_in(bank.titles, lang)
+    preset = class_preset(bank.id, lang, parent or bank.id, bank.study)
+    if preset is None or parent is None:
+        return preset, []
+    return preset, [DeckInfo(parent_deck_id(bank.id, lang), parent)]
 
 
 def _texts(files: list[FileResult], lang: str, wanted: Collection[str] | None) -> Iterator[tuple[str, Texts]]:

@@ -1,0 +1,103 @@
+"""The class preset: what a student's Anki does with a bank's study options, option on and off."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from anki.collection import Collection
+from anki.import_export_pb2 import ImportAnkiPackageOptions, ImportAnkiPackageRequest
+
+from .ankitools import collection, collection_notes, review_every_card, review_log
+from .conftest import Project
+
+STUDY = """study:
+  new-cards-per-day: 7
+  maximum-reviews-per-day: 150
+  desired-retention: 0.85
+  maximum-interval: 400
+  learning-steps: [2, 15]
+  relearning-steps: [5]
+"""
+PACKAGE = "ai-stack-en.apkg"
+DEFAULT_PRESET = 1
+
+
+def _set_study(project: Project, study: str) -> None:
+    bank = project.decks / "bank.yaml"
+    text = bank.read_text(encoding="utf-8").split("study:")[0]
+    bank.write_text(text + study, encoding="utf-8")
+
+
+def _import(col: Collection, package: Path, *, presets: bool) -> None:
+    """Import as a student does, ticking "Import any deck presets" or not (Anki's default: not)."""
+    options = ImportAnkiPackageOptions(with_deck_configs=presets)
+    col.import_anki_package(ImportAnkiPackageRequest(package_path=str(package), options=options))
+    col._clear_caches()
+
+
+def _presets(col: Collection) -> dict[str, dict[str, Any]]:
+    """The preset of each of the bank's decks, by deck name."""
+    decks = [deck for deck in col.decks.all() if deck["name"] != "Default"]
+    return {deck["name"]: col.decks.config_dict_for_deck_id(deck["id"]) for deck in decks}
+
+
+def test_with_the_option_on_every_deck_gets_the_class_preset_with_its_values(project: Project) -> None:
+    """The preset carries each study option where Anki reads it, and the parent deck has it too."""
+    _set_study(project, STUDY)
+    project.build(languages=["en"])
+    with collection(project.root / "student.anki2") as col:
+        _import(col, project.out / PACKAGE, presets=True)
+        presets = _presets(col)
+    assert "AI Quiz" in presets and len(presets) > 1
+    for preset in presets.values():
+        assert preset["name"].startswith("AI Quiz (7 new a day, 150 reviews a day, retention 0.85")
+        assert (preset["new"]["perDay"], preset["rev"]["perDay"], preset["rev"]["maxIvl"]) == (7, 150, 400)
+        assert preset["desiredRetention"] == 0.85
+        assert (preset["new"]["delays"], preset["lapse"]["delays"]) == ([2, 15], [5])
+
+
+def test_with_the_option_off_the_students_options_are_unchanged(project: Project) -> None:
+    """Off (Anki's default), a first import gets the Default preset, and a re-import keeps the student's own."""
+    _set_study(project, STUDY)
+    project.build(languages=["en"])
+    with collection(project.root / "student.anki2") as col:
+        _import(col, project.out / PACKAGE, presets=False)
+        assert {preset["id"] for preset in _presets(col).values()} == {DEFAULT_PRESET}
+        own = col.decks.add_config_returning_id("mine")
+        for deck in col.decks.all():
+            col.decks.set_config_id_for_deck_dict(deck, own)
+        _import(col, project.out / PACKAGE, presets=False)
+        assert {preset["id"] for preset in _presets(col).values()} == {own}
+        assert [preset["name"] for preset in col.decks.all_config()] == ["Default", "mine"]
+
+
+def test_a_changed_setting_arrives_as_a_new_preset_and_nothing_else_changes(project: Project) -> None:
+    """Anki never updates a preset it has: new settings come as a new one, and the notes and reviews stay."""
+    _set_study(project, STUDY)
+    project.build(languages=["en"])
+    with collection(project.root / "student.anki2") as col:
+        _import(col, project.out / PACKAGE, presets=True)
+        first = {preset["id"] for preset in _presets(col).values()}
+        review_every_card(col)
+        notes, reviews = collection_notes(col), review_log(col)
+        _set_study(project, STUDY.replace("7", "12"))
+        project.build(languages=["en"])
+        _import(col, project.out / PACKAGE, presets=True)
+        presets = _presets(col)
+        assert len({preset["id"] for preset in presets.values()} | first) == 2
+        assert {preset["new"]["perDay"] for preset in presets.values()} == {12}
+        assert {preset["name"] for preset in presets.values()} == {
+            "AI Quiz (12 new a day, 150 reviews a day, retention 0.85, intervals up to 400 days, "
+            "learning steps 2 15 min, relearning steps 5 min)"
+        }
+        assert (collection_notes(col), review_log(col)) == (notes, reviews)
+
+
+def test_a_bank_without_study_options_carries_no_preset(project: Project) -> None:
+    """Even with the option on, the decks keep the Default preset: the package has none of its own."""
+    project.build(languages=["en"])
+    with collection(project.root / "student.anki2") as col:
+        _import(col, project.out / PACKAGE, presets=True)
+        assert {preset["id"] for preset in _presets(col).values()} == {DEFAULT_PRESET}
+        assert len(col.decks.all_config()) == 1
