@@ -5,11 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import json
+
 from anki.collection import Collection
 from anki.import_export_pb2 import ImportAnkiPackageOptions, ImportAnkiPackageRequest
+from click.testing import CliRunner
+
+from ankibuild.cli import main
 
 from .ankitools import collection, collection_notes, review_every_card, review_log
-from .conftest import Project
+from .conftest import Project, snapshot
 
 STUDY = """study:
   new-cards-per-day: 7
@@ -101,3 +106,42 @@ def test_a_bank_without_study_options_carries_no_preset(project: Project) -> Non
         _import(col, project.out / PACKAGE, presets=True)
         assert {preset["id"] for preset in _presets(col).values()} == {DEFAULT_PRESET}
         assert len(col.decks.all_config()) == 1
+
+
+WRONG = """study:
+  new-cards-per-day: many
+  desired-retention: 1.5
+  maximum-interval: 2.5
+  learning-steps: [1, -3, x]
+  relearning-steps: 10
+  new-card-per-day: 5
+"""
+
+
+def test_every_wrong_study_option_is_reported_at_its_line_and_nothing_is_written(project: Project) -> None:
+    """Each value out of its range or of the wrong shape, and an unknown key, in one run, with the fix."""
+    project.build(languages=["en"])
+    before = snapshot(project.decks, project.out)
+    _set_study(project, WRONG)
+    lines = project.decks.joinpath("bank.yaml").read_text(encoding="utf-8").count("\n") - WRONG.count("\n")
+    result = CliRunner().invoke(main, ["check", "--format", "json"])
+    found = {(p["line"] - lines, p["message"], p["hint"]) for p in json.loads(result.output)}
+    assert result.exit_code == 1
+    assert found == {
+        (2, "'new-cards-per-day' cannot be 'many'", "write a whole number from 0 to 9999"),
+        (3, "'desired-retention' cannot be '1.5'", "write a number from 0.7 to 0.99"),
+        (4, "'maximum-interval' cannot be '2.5'", "write a whole number from 1 to 36500"),
+        (5, "'learning-steps' cannot be '-3'", "write a number from 0.01 to 525600"),
+        (5, "'learning-steps' cannot be 'x'", "write a number from 0.01 to 525600"),
+        (
+            6,
+            "'relearning-steps' must be a list (- item), not text",
+            "write one '- item' per line, indented below it, or [item, item]",
+        ),
+        (7, "unknown key 'new-card-per-day' in 'study'", "did you mean 'new-cards-per-day'?"),
+    }
+    assert CliRunner().invoke(main, ["build"]).exit_code == 1
+    assert snapshot(project.decks, project.out) == {
+        **before,
+        project.decks / "bank.yaml": snapshot(project.decks)[project.decks / "bank.yaml"],
+    }
