@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
-
-import json
 
 from anki.collection import Collection
 from anki.import_export_pb2 import ImportAnkiPackageOptions, ImportAnkiPackageRequest
 from click.testing import CliRunner
 
 from ankibuild.cli import main
+from ankibuild.publish import NOTES_FILE, publish
 
 from .ankitools import collection, collection_notes, review_every_card, review_log
 from .conftest import Project, snapshot
@@ -145,3 +145,25 @@ def test_every_wrong_study_option_is_reported_at_its_line_and_nothing_is_written
         **before,
         project.decks / "bank.yaml": snapshot(project.decks)[project.decks / "bank.yaml"],
     }
+
+
+HOSTILE_TITLE = "<img src=x onerror=alert(1)> *Quiz* [x](javascript:alert(1))"
+
+
+def test_the_release_notes_ask_for_the_presets_only_when_the_decks_carry_one(project: Project) -> None:
+    """Named as typed: the preset's name in Anki is the bank's title, and the notes show it escaped."""
+    publish(decks=project.decks, last=project.root / "none", out=project.root / "first")
+    assert "Import any deck presets" not in (project.root / "first" / NOTES_FILE).read_text(encoding="utf-8")
+    project.edit("bank.yaml", "en: AI Quiz", f"en: '{HOSTILE_TITLE}'")
+    _set_study(project, STUDY)
+    publish(decks=project.decks, last=project.root / "first", out=project.root / "second")
+    # The changelog's own lines are another matter: only the section on study options is this test's.
+    notes = (project.root / "second" / NOTES_FILE).read_text(encoding="utf-8").split("### Study options")[1]
+    notes = notes.split("###")[0]
+    assert "tick **Import any deck presets**" in notes
+    assert r"\<img src=x onerror=alert\(1\)\> \*Quiz\* \[x\]\(javascript:alert\(1\)\) \(7 new a day" in notes
+    assert "<" not in notes.replace(r"\<", "")
+    with collection(project.root / "student.anki2") as col:
+        _import(col, project.root / "second" / PACKAGE, presets=True)
+        names = {preset["name"] for preset in _presets(col).values()}
+    assert len(names) == 1 and names.pop().startswith(f"{HOSTILE_TITLE} (7 new a day, 150 reviews a day")

@@ -17,9 +17,10 @@ section it would add and a preview of the cards it changes.
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +42,8 @@ REVIEW_FILE = "REVIEW.md"
 PREVIEW_FOLDER = "preview"
 #: A published package or changelog larger than this is not taken from the last publication.
 MAX_PUBLISHED = 2**30
+#: What Markdown (or HTML within it) reads as more than text.
+_MARKDOWN_SIGN = re.compile(r"[\\`*_{}\[\]()#+\-.!|<>~&]")
 #: The changes whose cards a reviewer sees.
 _SHOWN = (ChangeKind.NEW, ChangeKind.CHANGED, ChangeKind.MOVED)
 
@@ -64,6 +67,8 @@ class Publication:
     new: bool = False
     #: The files written into ``out``.
     written: list[Path] = field(default_factory=list)
+    #: The class preset each language's decks carry, by language (none when the bank sets no study options).
+    presets: dict[str, str] = field(default_factory=dict)
 
     @property
     def report(self) -> str:
@@ -77,7 +82,8 @@ class Publication:
         said = _demoted(self.section) if self.section else "No question changed.\n"
         shown = [f"The cards it adds or changes: `{PREVIEW_FOLDER}/index.html` in the review's files.", ""]
         lagging = _lagging_table(self.lagging, self.languages)
-        return "\n".join([head, said.rstrip("\n"), "", *(shown if self.review else []), *lagging]).rstrip() + "\n"
+        parts = [head, said.rstrip("\n"), "", *(shown if self.review else []), *_presets(self.presets), *lagging]
+        return "\n".join(parts).rstrip() + "\n"
 
 
 def publish(
@@ -149,6 +155,7 @@ def _publication(
     langs = tuple(output.lang for output in result.outputs)
     made = Publication(out, review, result.changes, _newest_section(work, result.changes), langs, lagging)
     made.warnings = list(result.warnings)
+    made.presets = {output.lang: output.preset for output in result.outputs if output.preset}
     made.new = any(_differs(path, last / path.name) for path in _published_files(work))
     return made
 
@@ -207,6 +214,25 @@ def _write_review(made: Publication, out: Path, options: BuildOptions) -> list[P
 def _demoted(section: str) -> str:
     """A changelog section one heading level down, under the report's own heading."""
     return "\n".join("#" + line if line.startswith("##") else line for line in section.splitlines()) + "\n"
+
+
+def _presets(presets: Mapping[str, str]) -> list[str]:
+    """What a classmate ticks to get the class's study options, when the decks carry them."""
+    if not presets:
+        return []
+    names = sorted({f"*{_plain(name)}*" for name in presets.values()})
+    return [
+        "### Study options",
+        "",
+        f"The decks carry the class's study options, as the preset {', '.join(names)}. To use them, tick "
+        "**Import any deck presets** when you import; leave it off to keep your own deck options.",
+        "",
+    ]
+
+
+def _plain(text: str) -> str:
+    """A bank's text as typed in Markdown: every sign Markdown or HTML would read escaped."""
+    return _MARKDOWN_SIGN.sub(r"\\\g<0>", " ".join(text.split()))
 
 
 def _lagging_table(lagging: Sequence[LanguageStatus], published: Sequence[str]) -> list[str]:

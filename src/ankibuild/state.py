@@ -40,6 +40,8 @@ class Output:
     decks: int
     notes: int
     written: bool
+    #: The name of the class preset its decks carry ("" for none; see :mod:`.anki.preset`).
+    preset: str = ""
 
 
 @dataclass
@@ -140,7 +142,10 @@ class BuildState:
         try:
             if data is None or data["inputs"] != self.inputs(self.seen):
                 return None
-            outputs = [Output(Path(o["path"]), o["lang"], o["decks"], o["notes"], False) for o in data["outputs"]]
+            outputs = [
+                Output(Path(o["path"]), o["lang"], o["decks"], o["notes"], False, o.get("preset", ""))
+                for o in data["outputs"]
+            ]
             if any(file_sha(Path(o["path"])) != o["sha"] for o in data["outputs"]) or not self._published(data):
                 return None
             warnings = [Problem.from_dict(warning) for warning in data["warnings"]]
@@ -188,6 +193,7 @@ class BuildState:
                 "lang": o.lang,
                 "decks": o.decks,
                 "notes": o.notes,
+                "preset": o.preset,
                 # A package this build did not write may be as package_digests() found it.
                 "sha": (None if o.written else self.intact.get(str(o.path))) or file_sha(o.path),
                 "digest": result.package_digests.get(str(o.path), ""),

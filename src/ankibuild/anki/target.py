@@ -141,7 +141,8 @@ class AnkiPlan:
         for package in self.packages:
             path, spec = package.path, package.spec
             written = path in made and _write(path, made.pop(path), options.dry_run)
-            result.outputs.append(Output(path, package.lang, len(spec.decks), len(spec.notes), written))
+            preset = spec.preset.name if spec.preset else ""
+            result.outputs.append(Output(path, package.lang, len(spec.decks), len(spec.notes), written, preset))
         if not options.dry_run:
             publish_changelog(out, self.previous, result.changes, self._notetype_names())
             _record_translations(options.decks / TRANSLATIONS_FILE, self.translations, options.leaves_bank)
