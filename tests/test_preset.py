@@ -10,7 +10,9 @@ from anki.collection import Collection
 from anki.import_export_pb2 import ImportAnkiPackageOptions, ImportAnkiPackageRequest
 from click.testing import CliRunner
 
+from ankibuild import build, check
 from ankibuild.cli import main
+from ankibuild.newbank import init
 from ankibuild.publish import NOTES_FILE, publish
 
 from .ankitools import collection, collection_notes, review_every_card, review_log
@@ -167,3 +169,19 @@ def test_the_release_notes_ask_for_the_presets_only_when_the_decks_carry_one(pro
         _import(col, project.root / "second" / PACKAGE, presets=True)
         names = {preset["name"] for preset in _presets(col).values()}
     assert len(names) == 1 and names.pop().startswith(f"{HOSTILE_TITLE} (7 new a day, 150 reviews a day")
+
+
+def test_init_offers_the_study_options_commented_out_and_they_build_as_written(tmp_path: Path) -> None:
+    """Left as written, the bank carries no preset; with the #s removed, it is valid and carries one."""
+    init(tmp_path, languages=["en"], bank_id="phys", git=False)
+    bank = tmp_path / "decks" / "bank.yaml"
+    text = bank.read_text(encoding="utf-8")
+    assert "# study:" in text and not check(decks=tmp_path / "decks").errors
+    offered = text.split("# study:")[1]
+    bank.write_text(text.replace(offered, offered.replace("#   ", "  ")).replace("# study:", "study:"), "utf-8")
+    assert not check(decks=tmp_path / "decks").errors
+    build(decks=tmp_path / "decks", out=tmp_path / "dist")
+    with collection(tmp_path / "student.anki2") as col:
+        _import(col, tmp_path / "dist" / "phys-en.apkg", presets=True)
+        (preset,) = {preset["name"]: preset for preset in _presets(col).values()}.values()
+    assert (preset["new"]["perDay"], preset["rev"]["perDay"], preset["desiredRetention"]) == (20, 200, 0.9)

@@ -253,8 +253,24 @@ def _bank_yaml(bank_id: str, title: str, texts: Mapping[str, Mapping[str, Any]])
         "topics:",
         f"  {TOPIC}:",
         *(f"    {lang}: {_scalar(text['topic'])}{_mark(text)}" for lang, text in texts.items()),
+        *CLASS_SETTINGS,
     ]
     return "\n".join(lines) + "\n"
+
+
+#: What a bank may set for its class in Anki, offered commented out (docs/class.md says what students see).
+CLASS_SETTINGS = (
+    "# The class's study options (remove the # to use them): the decks then carry a",
+    "# deck options preset of their own, which a student gets by ticking 'Import any",
+    "# deck presets' on import. Without them, everyone keeps their own options.",
+    "# study:",
+    "#   new-cards-per-day: 20",
+    "#   maximum-reviews-per-day: 200",
+    "#   desired-retention: 0.9",
+    "#   maximum-interval: 36500    # days",
+    "#   learning-steps: [1, 10]    # minutes",
+    "#   relearning-steps: [10]",
+)
 
 
 def _mark(text: Mapping[str, Any]) -> str:
