@@ -67,6 +67,8 @@ class Publication:
     new: bool = False
     #: The files written into ``out``.
     written: list[Path] = field(default_factory=list)
+    #: Per language published, the search that selects every question removed from the bank a classmate has.
+    retired: dict[str, str] = field(default_factory=dict)
     #: The class preset each language's decks carry, by language (none when the bank sets no study options).
     presets: dict[str, str] = field(default_factory=dict)
 
@@ -82,7 +84,8 @@ class Publication:
         said = _demoted(self.section) if self.section else "No question changed.\n"
         shown = [f"The cards it adds or changes: `{PREVIEW_FOLDER}/index.html` in the review's files.", ""]
         lagging = _lagging_table(self.lagging, self.languages)
-        parts = [head, said.rstrip("\n"), "", *(shown if self.review else []), *_presets(self.presets), *lagging]
+        parts = [head, said.rstrip("\n"), "", *(shown if self.review else []), *_presets(self.presets)]
+        parts += [*_retired(self.retired), *lagging]
         return "\n".join(parts).rstrip() + "\n"
 
 
@@ -156,6 +159,7 @@ def _publication(
     made = Publication(out, review, result.changes, _newest_section(work, result.changes), langs, lagging)
     made.warnings = list(result.warnings)
     made.presets = {output.lang: output.preset for output in result.outputs if output.preset}
+    made.retired = {lang: result.retired_searches[lang] for lang in langs if lang in result.retired_searches}
     made.new = any(_differs(path, last / path.name) for path in _published_files(work))
     return made
 
@@ -226,6 +230,22 @@ def _presets(presets: Mapping[str, str]) -> list[str]:
         "",
         f"The decks carry the class's study options, as the preset {', '.join(names)}. To use them, tick "
         "**Import any deck presets** when you import; leave it off to keep your own deck options.",
+        "",
+    ]
+
+
+def _retired(searches: Mapping[str, str]) -> list[str]:
+    """One search per language for every question removed from the bank: whatever releases a classmate skipped."""
+    if not searches:
+        return []
+    return [
+        "### Retired questions",
+        "",
+        "Anki keeps a question removed from the bank when you import. To delete every one you still have, "
+        "whatever releases you skipped, open Browse, search for the line of your language, select all the "
+        "notes and delete them. A question added back later is not selected.",
+        "",
+        *(f"- {lang}: `{search}`" for lang, search in searches.items()),
         "",
     ]
 

@@ -32,6 +32,7 @@ from ..options import BuildOptions
 from ..paths import read_inside
 from ..progress import Progress, silent
 from ..render import CardTemplates, NoteHead
+from ..search import retired_search
 from ..state import BuildResult, Output
 from ..translations.record import TRANSLATIONS_FILE, today
 from .collection import notetype
@@ -89,6 +90,7 @@ class AnkiTarget:
         new, previous = _follow_published(loaded, new, options.out, self.clock, result)
         packages = _plan(bank, loaded, types, new, options.out, options.split)
         result.package_digests = {str(package.path): package.spec.digest for package in packages}
+        result.retired_searches = _retired_searches(types, loaded)
         todo = [package for package in packages if self.built.get(str(package.path)) != package.spec.digest]
         text = new.dumps()
         lock = _LockPlan(new, text, text != _current_text(lock_path), old.recalled)
@@ -144,19 +146,31 @@ class AnkiPlan:
             preset = spec.preset.name if spec.preset else ""
             result.outputs.append(Output(path, package.lang, len(spec.decks), len(spec.notes), written, preset))
         if not options.dry_run:
-            publish_changelog(out, self.previous, result.changes, self._notetype_names())
+            publish_changelog(out, self.previous, result.changes, notetype_names(self.types, self.templates))
             _record_translations(options.decks / TRANSLATIONS_FILE, self.translations, options.leaves_bank)
             result.lock_written = not options.leaves_bank and _save_lock(options.decks, lock)
         # The next build that may write the lock still has it to tidy: this one must not be taken for it.
         result.lock_untidy = options.leaves_bank and lock.changed
         return result
 
-    def _notetype_names(self) -> dict[str, list[str]]:
-        """The names of each language's note types, for the searches the changelog gives."""
-        names: dict[str, list[str]] = {}
-        for key, model in self.types.items():
-            names.setdefault(self.templates[key].lang, []).append(model.name)
-        return names
+
+def notetype_names(types: Mapping[str, genanki.Model], templates: Mapping[str, CardTemplates]) -> dict[str, list[str]]:
+    """The names of each language's note types, for the searches the changelog and the release notes give."""
+    names: dict[str, list[str]] = {}
+    for key, model in types.items():
+        names.setdefault(templates[key].lang, []).append(model.name)
+    return names
+
+
+def _retired_searches(types: Mapping[str, genanki.Model], loaded: LoadedBank) -> dict[str, str]:
+    """Per language built, the search that selects every question removed from the bank that a classmate has."""
+    ids: dict[str, set[str]] = {}
+    for head in loaded.notes:
+        ids.setdefault(head.lang, set()).add(head.question_id)
+    return {
+        lang: retired_search(names, ids.get(lang, ()))
+        for lang, names in notetype_names(types, loaded.templates).items()
+    }
 
 
 def _record_translations(path: Path, text: str, leave: bool) -> None:
