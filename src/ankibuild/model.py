@@ -105,6 +105,12 @@ class Bank:
     shuffle: bool = False
     #: The class's study options (``study:``), for a preset of its own; empty: none.
     study: Study = field(default_factory=dict)
+    #: Where to report a mistake (``report:``): a web address with placeholders; "" for no link.
+    report: str = ""
+    #: The bank's home page (``home:``), where classmates find the changelog; "" for none.
+    home: str = ""
+    #: Whether each top deck's description says what the deck is (``description: true``).
+    describe: bool = False
 
     def deck_name(self, deck: Deck, lang: str) -> str:
         title = self.name_in(deck.titles, lang) or deck.key

@@ -269,7 +269,19 @@ def _class_values() -> dict[str, Schema]:
             "description": "The class's study options: a deck options preset of the bank's own, which Anki adds "
             "only when a student ticks 'Import any deck presets'. Steps are in minutes.",
             **_closed(keyed(STUDY_KEYS, study)),
-        }
+        },
+        "report": {
+            "type": "string",
+            "pattern": "^https?://",
+            "description": "Where to report a mistake, e.g. an issue form: the back of every card links to it, "
+            "with {id}, {lang} and {version} filled in.",
+        },
+        "home": {"type": "string", "pattern": "^https?://", "description": "The bank's home page (its changelog)."},
+        "description": {
+            "type": "boolean",
+            "default": False,
+            "description": "Each top deck's description in Anki shows the bank's title, version and news.",
+        },
     }
 
 

@@ -18,12 +18,13 @@ from .errors import Problems, Severity
 from .itemchecks import CHECKS
 from .kinds import DEFAULT_KIND, KINDS, Kind, Reading
 from .languages import CODE_HINT, is_language
+from .links import PLACEHOLDERS, read_url
 from .loader import Map, YamlFile
 from .model import Bank, Deck, Place, Question, Translation, fallback
 from .study import read_study
 
-#: What a bank may set for the class that lives with its decks in Anki (see :mod:`.study`).
-CLASS_KEYS = {"study": False}
+#: What a bank may set for the class that lives with its decks in Anki (see :mod:`.study`, :mod:`.links`).
+CLASS_KEYS = {"study": False, "report": False, "home": False, "description": False}
 
 SLUG = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 TOPIC = re.compile(r"^[\w.-]+(::[\w.-]+)*$")
@@ -71,15 +72,25 @@ def validate_bank_file(file: YamlFile, problems: Problems, released_id: str = ""
     titles = check.localized(data["title"], data.at("title"), "'title'") if "title" in data else {}
     _stand_ins(check, data.at("title"), titles, languages, "the bank has no title", "under 'title'")
     topics = _topics(check, data, languages)
-    shuffle = data.get("shuffle", True)
-    if not isinstance(shuffle, bool):
-        check.report(
-            data.at("shuffle"), f"'shuffle' must be true or false, not {type_name(shuffle)}", "write true or false"
-        )
-    study = read_study(check, data)
+    shuffle = _flag(check, data, "shuffle", default=True)
+    study, report, home = (
+        read_study(check, data),
+        read_url(check, data, "report", PLACEHOLDERS),
+        read_url(check, data, "home"),
+    )
+    describe = _flag(check, data, "description", default=False)
     if bank_id is None or not SLUG.match(bank_id) or not languages:
         return None
-    return Bank(bank_id, languages, titles, topics, (), file.path.parent, shuffle is True, study)
+    return Bank(bank_id, languages, titles, topics, (), file.path.parent, shuffle, study, report, home, describe)
+
+
+def _flag(check: Checker, data: Map, key: str, *, default: bool) -> bool:
+    """A setting of the bank that is true or false (``default`` when absent, or reported)."""
+    value = data.get(key, default)
+    if isinstance(value, bool):
+        return value
+    check.report(data.at(key), f"'{key}' must be true or false, not {type_name(value)}", "write true or false")
+    return default
 
 
 def _bank_id(check: Checker, data: Map, released_id: str) -> str | None:
