@@ -35,10 +35,11 @@ from ..render import CardTemplates, NoteHead
 from ..search import retired_search
 from ..state import BuildResult, Output
 from ..translations.record import TRANSLATIONS_FILE, today
+from .about import description
 from .collection import notetype
 from .kept import Kept
 from .package import package_bytes
-from .preset import Preset, class_preset
+from .preset import class_preset
 from .published import (
     Published,
     PublishedNote,
@@ -404,7 +405,6 @@ def _plan(
         assets = {asset.name: asset.content for key in keys for asset in loaded.templates[key].media}
         for path, decks in package_groups(bank, lang, out, split):
             ids = {d.key: deck_id(bank.id, d.key, lang) for d in decks}
-            infos = [DeckInfo(ids[d.key], bank.deck_name(d, lang)) for d in decks]
             files = [by_key[d.key] for d in decks]
             heads = [head for file in files for head in file.notes if head.lang == lang]
             names = sorted({name for head in heads for name in head.media})
@@ -413,20 +413,27 @@ def _plan(
                 for h in heads
             ]
             media = [*assets.items(), *((name, loaded.media[name]) for name in names)]
-            preset, parents = _class_preset(bank, lang)
+            about = description(bank, lang, [*(mtime for _, mtime in models), *(note.mtime for note in notes)])
+            infos, parents = _decks(bank, lang, decks, about)
+            preset = class_preset(bank.id, lang, bank.name_in(bank.titles, lang) or bank.id, bank.study)
             spec = PackageSpec(models, infos, notes, partial(_texts, files, lang), media, preset, parents)
             packages.append(_Package(path, lang, spec))
     return packages
 
 
-def _class_preset(bank: Bank, lang: str) -> tuple[Preset | None, list[DeckInfo]]:
-    """The bank's preset in ``lang``, and its parent deck to carry it: otherwise Anki makes that
-    deck with the Default preset, whose limits then cap a student who studies from it."""
+def _decks(bank: Bank, lang: str, decks: list[Deck], about: str) -> tuple[list[DeckInfo], list[DeckInfo]]:
+    """The decks of a package in ``lang``, and the parent deck (the bank's title) when it has to carry something.
+
+    The description goes to the top decks: the parent, else each deck. The parent
+    also carries the class preset: otherwise Anki makes it with the Default preset,
+    whose limits then cap a student who studies from it.
+    """
     parent = bank.name_in(bank.titles, lang)
-    preset = class_preset(bank.id, lang, parent or bank.id, bank.study)
-    if preset is None or parent is None:
-        return preset, []
-    return preset, [DeckInfo(parent_deck_id(bank.id, lang), parent)]
+    own = about if parent is None else ""
+    infos = [DeckInfo(deck_id(bank.id, d.key, lang), bank.deck_name(d, lang), own) for d in decks]
+    if parent is None or not (bank.study or about):
+        return infos, []
+    return infos, [DeckInfo(parent_deck_id(bank.id, lang), parent, about)]
 
 
 def _texts(files: list[FileResult], lang: str, wanted: Collection[str] | None) -> Iterator[tuple[str, Texts]]:
