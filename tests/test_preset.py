@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from ankibuild.cli import main
 from ankibuild.newbank import init
 from ankibuild.publish import NOTES_FILE, publish
 
-from .ankitools import collection, collection_notes, review_every_card, review_log
+from .ankitools import collection, collection_notes, render, review_every_card, review_log
 from .conftest import Project, snapshot
 
 STUDY = """study:
@@ -171,17 +172,23 @@ def test_the_release_notes_ask_for_the_presets_only_when_the_decks_carry_one(pro
     assert len(names) == 1 and names.pop().startswith(f"{HOSTILE_TITLE} (7 new a day, 150 reviews a day")
 
 
-def test_init_offers_the_study_options_commented_out_and_they_build_as_written(tmp_path: Path) -> None:
-    """Left as written, the bank carries no preset; with the #s removed, it is valid and carries one."""
+def test_init_offers_the_class_settings_commented_out_and_they_build_as_written(tmp_path: Path) -> None:
+    """Left as written, the bank sets none; with the #s removed, it is valid, and each setting shows in Anki."""
     init(tmp_path, languages=["en"], bank_id="phys", git=False)
     bank = tmp_path / "decks" / "bank.yaml"
     text = bank.read_text(encoding="utf-8")
     assert "# study:" in text and not check(decks=tmp_path / "decks").errors
     offered = text.split("# study:")[1]
-    bank.write_text(text.replace(offered, offered.replace("#   ", "  ")).replace("# study:", "study:"), "utf-8")
+    settings = re.sub(r"^# (#|[a-z]+:)", r"\1", offered.replace("#   ", "  "), flags=re.MULTILINE)
+    bank.write_text(text.replace(offered, settings).replace("# study:", "study:"), "utf-8")
     assert not check(decks=tmp_path / "decks").errors
+    assert {"report:", "home:", "description:"} <= {line.split(" ")[0] for line in settings.splitlines()}
     build(decks=tmp_path / "decks", out=tmp_path / "dist")
     with collection(tmp_path / "student.anki2") as col:
         _import(col, tmp_path / "dist" / "phys-en.apkg", presets=True)
         (preset,) = {preset["name"]: preset for preset in _presets(col).values()}.values()
+        (back,) = (render(col, cid)[1] for cid in col.find_cards(""))
+        descriptions = [deck["desc"] for deck in col.decks.all() if deck["name"] != "Default"]
+    assert "issues/new?title=Mistake+in+" in back and ">Report a mistake</a>" in back
+    assert sorted("releases" in text for text in descriptions) == [False, True]  # the parent deck, not its own
     assert (preset["new"]["perDay"], preset["rev"]["perDay"], preset["desiredRetention"]) == (20, 200, 0.9)

@@ -270,6 +270,13 @@ CLASS_SETTINGS = (
     "#   maximum-interval: 36500    # days",
     "#   learning-steps: [1, 10]    # minutes",
     "#   relearning-steps: [10]",
+    "# Where classmates report a mistake: the back of every card links to it, with",
+    "# {id}, {lang} and {version} (of the question's text) filled in.",
+    '# report: "https://github.com/OWNER/REPO/issues/new?title=Mistake+in+{id}+({lang})&body=Version+{version}"',
+    "# The bank's home page, and a description of each top deck in Anki: the title,",
+    "# the version, what changed, and these links.",
+    "# home: https://github.com/OWNER/REPO/releases",
+    "# description: true",
 )
 
 
