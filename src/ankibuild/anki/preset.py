@@ -2,8 +2,8 @@
 
 Anki adds a package's preset only when the student ticks "Import any deck
 presets", and only under an id it has never seen: an existing preset is never
-updated. So the id is made from the bank, the language and the settings
-themselves, and changed settings arrive as a new preset, whose name says them.
+updated. So the id is made from the bank, the language, the settings and the
+name, and changed settings arrive as a new preset, whose name says them.
 """
 
 from __future__ import annotations
@@ -33,8 +33,9 @@ def class_preset(bank_id: str, lang: str, title: str, study: Study) -> Preset | 
     if not study:
         return None
     settings = json.dumps({key: study[key] for key in sorted(study)})
-    preset_id = stable_int("preset", bank_id, lang, settings)
     name = f"{title} ({describe(study)})"
+    # The name too: a new title would otherwise never reach those who have the preset.
+    preset_id = stable_int("preset", bank_id, lang, settings, name)
     config = _defaults(preset_id, name)
     for setting in SETTINGS:
         if setting.key in study:
