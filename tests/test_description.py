@@ -6,6 +6,8 @@ import datetime as dt
 
 from anki.collection import Collection
 
+from ankibuild.publish import publish
+
 from .ankitools import collection, import_package
 from .conftest import Project
 
@@ -79,3 +81,12 @@ def test_without_a_title_each_deck_is_a_top_deck_and_has_the_description(project
         import_package(col, project.out / PACKAGE)
         descriptions = _descriptions(col)
     assert descriptions and all(desc.startswith("<b>ai-stack</b><br>Version ") for desc in descriptions.values())
+
+
+def test_a_bank_with_every_class_setting_publishes_nothing_when_nothing_changed(project: Project) -> None:
+    """Preset, description, report link and retired search: the next publication is the same, so none is made."""
+    _describe(project, SETTINGS + "study:\n  new-cards-per-day: 9\n")
+    first = publish(decks=project.decks, last=project.root / "none", out=project.root / "first")
+    again = publish(decks=project.decks, last=project.root / "first", out=project.root / "again")
+    assert first.new and first.presets and first.retired
+    assert not again.new and not (project.root / "again").exists()

@@ -192,3 +192,13 @@ def test_init_offers_the_class_settings_commented_out_and_they_build_as_written(
     assert "issues/new?title=Mistake+in+" in back and ">Report a mistake</a>" in back
     assert sorted("releases" in text for text in descriptions) == [False, True]  # the parent deck, not its own
     assert (preset["new"]["perDay"], preset["rev"]["perDay"], preset["desiredRetention"]) == (20, 200, 0.9)
+
+
+def test_with_split_each_package_brings_the_preset_to_its_deck_and_the_parent(project: Project) -> None:
+    """One package per deck: importing one gives its deck and the parent deck the class preset."""
+    _set_study(project, STUDY)
+    project.build(languages=["en"], split=True)
+    with collection(project.root / "student.anki2") as col:
+        _import(col, project.out / "ai-stack-ai-hardware-en.apkg", presets=True)
+        presets = _presets(col)
+    assert len(presets) == 2 and {preset["new"]["perDay"] for preset in presets.values()} == {7}
