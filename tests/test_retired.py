@@ -7,7 +7,9 @@ from pathlib import Path
 
 from anki.collection import Collection
 
-from ankibuild.publish import NOTES_FILE, publish
+from ankibuild.changelog import Changelog
+from ankibuild.publish import MAX_SEARCHES, NOTES_FILE, Publication, publish
+from ankibuild.search import retired_search
 
 from .ankitools import collection, import_package, review_every_card
 
@@ -80,3 +82,14 @@ def test_one_search_deletes_every_retired_question_after_four_publications_and_o
         import_package(col, last / PACKAGE)
         assert _ids(col) == {"inertia", "lens.1", "work"} and _ids(col, search) == set()
     assert "(de)" in bank.search(last, "de") and bank.search(last, "de") != search
+
+
+def test_the_release_notes_of_a_very_large_bank_point_at_the_changelog_instead(tmp_path: Path) -> None:
+    """Release notes have a size limit on GitHub: searches longer than it are left out, with what to do instead."""
+    ids = [f"question-number-{n}" for n in range(3000)]
+    made = Publication(tmp_path, False, Changelog(), "", ("en",), [])
+    made.retired = {lang: retired_search([f"optics ({lang})"], ids) for lang in ("de", "en")}
+    assert len(made.report) < MAX_SEARCHES < sum(map(len, made.retired.values()))
+    assert "too large for one search: use the search each release's changelog gives" in made.report
+    made.retired = {"en": retired_search(["optics (en)"], ids[:10])}
+    assert '- en: `"note:optics (en)" -"ID:re:^(?:question\\-number\\-0|' in made.report

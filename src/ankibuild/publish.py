@@ -42,6 +42,9 @@ REVIEW_FILE = "REVIEW.md"
 PREVIEW_FOLDER = "preview"
 #: A published package or changelog larger than this is not taken from the last publication.
 MAX_PUBLISHED = 2**30
+#: The release notes give the searches for retired questions only up to this length, all languages together.
+MAX_SEARCHES = 60_000
+_TOO_LARGE = "use the search each release's changelog gives for the questions it removed."
 #: What Markdown (or HTML within it) reads as more than text.
 _MARKDOWN_SIGN = re.compile(r"[\\`*_{}\[\]()#+\-.!|<>~&]")
 #: The changes whose cards a reviewer sees.
@@ -238,12 +241,16 @@ def _retired(searches: Mapping[str, str]) -> list[str]:
     """One search per language for every question removed from the bank: whatever releases a classmate skipped."""
     if not searches:
         return []
+    said = "Anki keeps a question removed from the bank when you import."
+    if sum(map(len, searches.values())) > MAX_SEARCHES:
+        # GitHub refuses release notes longer than 125,000 characters: the publication must not fail for it.
+        return ["### Retired questions", "", f"{said} The bank is too large for one search: {_TOO_LARGE}", ""]
     return [
         "### Retired questions",
         "",
-        "Anki keeps a question removed from the bank when you import. To delete every one you still have, "
-        "whatever releases you skipped, open Browse, search for the line of your language, select all the "
-        "notes and delete them. A question added back later is not selected.",
+        f"{said} To delete every one you still have, whatever releases you skipped, open Browse, search for "
+        "the line of your language, select all the notes and delete them. A question added back later is not "
+        "selected.",
         "",
         *(f"- {lang}: `{search}`" for lang, search in searches.items()),
         "",
