@@ -10,11 +10,11 @@ import pytest
 from ankibuild import build
 from ankibuild.preview import write_preview
 
-from .cdp import Browser
+from .cdp import Browser, chromium
 from .conftest import DATA
 from .test_browser import PreviewCard, _only_local, browser  # noqa: F401  (the fixture, by its name)
 
-pytestmark = pytest.mark.skipif(shutil.which("chromium") is None, reason="no Chromium installed")
+pytestmark = pytest.mark.skipif(chromium() is None, reason="no Chromium installed")
 
 REPORT = "https://example.org/new?title={id}&lang={lang}"
 #: The link as a person sees it on the back: its text, where it goes, and whether any of it is off the screen.
