@@ -9,7 +9,7 @@ backslash; inside double quotes nothing else is special.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 _SPECIAL = frozenset('\\"*_:')
 
@@ -23,22 +23,22 @@ def term(key: str, value: str) -> str:
 def notes_search(notetype_names: Sequence[str], question_ids: Iterable[str]) -> str:
     """A search for the notes of the note types named whose ``ID`` field is one of ``question_ids``."""
     ids = " OR ".join(term("ID", qid) for qid in question_ids)
-    return f"{_any_of(notetype_names)} ({ids})"
-
-
-def retired_search(notetype_names: Sequence[str], question_ids: Iterable[str]) -> str:
-    """A search for the notes of the note types named whose ``ID`` field is none of ``question_ids``.
-
-    Given every question of the bank now, it selects each question a classmate
-    still has that was removed, in whatever publication, however many they
-    skipped: it needs no history, and a question added back simply leaves it.
-    The regular expression is one term, whatever the size of the bank; inside
-    quotes Anki passes it on as written (``"`` aside, which no id holds).
-    """
-    ids = "|".join(re.escape(qid) for qid in sorted(set(question_ids)))
-    return f'{_any_of(notetype_names)} -"ID:re:^(?:{ids})$"'
-
-
-def _any_of(notetype_names: Sequence[str]) -> str:
     types = " OR ".join(term("note", name) for name in notetype_names)
-    return types if len(notetype_names) == 1 else f"({types})"
+    return f"{types if len(notetype_names) == 1 else f'({types})'} ({ids})"
+
+
+def retired_search(by_notetype: Mapping[str, Iterable[str]]) -> str:
+    """A search for the notes of each note type named whose ``ID`` field is none of the ids it maps to.
+
+    Given every question of the bank now, under the note type of its kind, it
+    selects each question a classmate still has that was removed (or whose
+    kind changed), in whatever publication, however many they skipped: it
+    needs no history, and a question added back simply leaves it. Each regular
+    expression is one term, whatever the size of the bank; inside quotes Anki
+    passes it on as written (``"`` aside, which no id holds).
+    """
+    groups = []
+    for name, question_ids in by_notetype.items():
+        ids = "|".join(re.escape(qid) for qid in sorted(set(question_ids)))
+        groups.append(f'{term("note", name)} -"ID:re:^(?:{ids})$"')
+    return groups[0] if len(groups) == 1 else " OR ".join(f"({group})" for group in groups)

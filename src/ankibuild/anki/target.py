@@ -147,31 +147,33 @@ class AnkiPlan:
             preset = spec.preset.name if spec.preset else ""
             result.outputs.append(Output(path, package.lang, len(spec.decks), len(spec.notes), written, preset))
         if not options.dry_run:
-            publish_changelog(out, self.previous, result.changes, notetype_names(self.types, self.templates))
+            publish_changelog(out, self.previous, result.changes, self._notetype_names())
             _record_translations(options.decks / TRANSLATIONS_FILE, self.translations, options.leaves_bank)
             result.lock_written = not options.leaves_bank and _save_lock(options.decks, lock)
         # The next build that may write the lock still has it to tidy: this one must not be taken for it.
         result.lock_untidy = options.leaves_bank and lock.changed
         return result
 
-
-def notetype_names(types: Mapping[str, genanki.Model], templates: Mapping[str, CardTemplates]) -> dict[str, list[str]]:
-    """The names of each language's note types, for the searches the changelog and the release notes give."""
-    names: dict[str, list[str]] = {}
-    for key, model in types.items():
-        names.setdefault(templates[key].lang, []).append(model.name)
-    return names
+    def _notetype_names(self) -> dict[str, list[str]]:
+        """The names of each language's note types, for the searches the changelog gives."""
+        names: dict[str, list[str]] = {}
+        for key, model in self.types.items():
+            names.setdefault(self.templates[key].lang, []).append(model.name)
+        return names
 
 
 def _retired_searches(types: Mapping[str, genanki.Model], loaded: LoadedBank) -> dict[str, str]:
-    """Per language built, the search that selects every question removed from the bank that a classmate has."""
-    ids: dict[str, set[str]] = {}
+    """Per language built, the search that selects every question removed from the bank that a classmate has.
+
+    Each note type is searched with the questions of its kind: a note of a question's former kind is retired too.
+    """
+    ids: dict[tuple[str, str], list[str]] = {}
     for head in loaded.notes:
-        ids.setdefault(head.lang, set()).add(head.question_id)
-    return {
-        lang: retired_search(names, ids.get(lang, ()))
-        for lang, names in notetype_names(types, loaded.templates).items()
-    }
+        ids.setdefault((head.lang, head.kind), []).append(head.question_id)
+    searched: dict[str, dict[str, list[str]]] = {}
+    for key, t in loaded.templates.items():
+        searched.setdefault(t.lang, {})[types[key].name] = ids.get((t.lang, t.kind.name), [])
+    return {lang: retired_search(by_notetype) for lang, by_notetype in searched.items()}
 
 
 def _record_translations(path: Path, text: str, leave: bool) -> None:
