@@ -73,15 +73,20 @@ def validate_bank_file(file: YamlFile, problems: Problems, released_id: str = ""
     _stand_ins(check, data.at("title"), titles, languages, "the bank has no title", "under 'title'")
     topics = _topics(check, data, languages)
     shuffle = _flag(check, data, "shuffle", default=True)
-    study, report, home = (
-        read_study(check, data),
-        read_url(check, data, "report", PLACEHOLDERS),
-        read_url(check, data, "home"),
-    )
-    describe = _flag(check, data, "description", default=False)
+    for_class = _class_settings(check, data)
     if bank_id is None or not SLUG.match(bank_id) or not languages:
         return None
-    return Bank(bank_id, languages, titles, topics, (), file.path.parent, shuffle, study, report, home, describe)
+    return Bank(bank_id, languages, titles, topics, (), file.path.parent, shuffle, **for_class)
+
+
+def _class_settings(check: Checker, data: Map) -> dict[str, Any]:
+    """What the bank sets for its class in Anki (:data:`CLASS_KEYS`), by the :class:`Bank` field each fills."""
+    return {
+        "study": read_study(check, data),
+        "report": read_url(check, data, "report", PLACEHOLDERS),
+        "home": read_url(check, data, "home"),
+        "describe": _flag(check, data, "description", default=False),
+    }
 
 
 def _flag(check: Checker, data: Map, key: str, *, default: bool) -> bool:
