@@ -256,8 +256,31 @@ def _bank_yaml(bank_id: str, title: str, texts: Mapping[str, Mapping[str, Any]])
         "topics:",
         f"  {TOPIC}:",
         *(f"    {lang}: {_scalar(text['topic'])}{_mark(text)}" for lang, text in texts.items()),
+        *CLASS_SETTINGS,
     ]
     return "\n".join(lines) + "\n"
+
+
+#: What a bank may set for its class in Anki, offered commented out (docs/class.md says what students see).
+CLASS_SETTINGS = (
+    "# The class's study options (remove the # to use them): the decks then carry a",
+    "# deck options preset of their own, which a student gets by ticking 'Import any",
+    "# deck presets' on import. Without them, everyone keeps their own options.",
+    "# study:",
+    "#   new-cards-per-day: 20",
+    "#   maximum-reviews-per-day: 200",
+    "#   desired-retention: 0.9",
+    "#   maximum-interval: 36500    # days",
+    "#   learning-steps: [1, 10]    # minutes",
+    "#   relearning-steps: [10]",
+    "# Where classmates report a mistake: the back of every card links to it, with",
+    "# {id}, {lang} and {version} (of the question's text) filled in.",
+    '# report: "https://github.com/OWNER/REPO/issues/new?title=Mistake+in+{id}+({lang})&body=Version+{version}"',
+    "# The bank's home page, and a description of each top deck in Anki: the title,",
+    "# the version, what changed, and these links.",
+    "# home: https://github.com/OWNER/REPO/releases",
+    "# description: true",
+)
 
 
 def _mark(text: Mapping[str, Any]) -> str:

@@ -17,9 +17,10 @@ section it would add and a preview of the cards it changes.
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +42,11 @@ REVIEW_FILE = "REVIEW.md"
 PREVIEW_FOLDER = "preview"
 #: A published package or changelog larger than this is not taken from the last publication.
 MAX_PUBLISHED = 2**30
+#: The release notes give the searches for retired questions only up to this length, all languages together.
+MAX_SEARCHES = 60_000
+_TOO_LARGE = "use the search each release's changelog gives for the questions it removed."
+#: What Markdown (or HTML within it) reads as more than text.
+_MARKDOWN_SIGN = re.compile(r"[\\`*_{}\[\]()#+\-.!|<>~&]")
 #: The changes whose cards a reviewer sees.
 _SHOWN = (ChangeKind.NEW, ChangeKind.CHANGED, ChangeKind.MOVED)
 
@@ -64,6 +70,10 @@ class Publication:
     new: bool = False
     #: The files written into ``out``.
     written: list[Path] = field(default_factory=list)
+    #: Per language published, the search that selects every question removed from the bank a classmate has.
+    retired: dict[str, str] = field(default_factory=dict)
+    #: The class preset each language's decks carry, by language (none when the bank sets no study options).
+    presets: dict[str, str] = field(default_factory=dict)
 
     @property
     def report(self) -> str:
@@ -77,7 +87,9 @@ class Publication:
         said = _demoted(self.section) if self.section else "No question changed.\n"
         shown = [f"The cards it adds or changes: `{PREVIEW_FOLDER}/index.html` in the review's files.", ""]
         lagging = _lagging_table(self.lagging, self.languages)
-        return "\n".join([head, said.rstrip("\n"), "", *(shown if self.review else []), *lagging]).rstrip() + "\n"
+        parts = [head, said.rstrip("\n"), "", *(shown if self.review else []), *_presets(self.presets)]
+        parts += [*_retired(self.retired), *lagging]
+        return "\n".join(parts).rstrip() + "\n"
 
 
 def publish(
@@ -149,6 +161,8 @@ def _publication(
     langs = tuple(output.lang for output in result.outputs)
     made = Publication(out, review, result.changes, _newest_section(work, result.changes), langs, lagging)
     made.warnings = list(result.warnings)
+    made.presets = {output.lang: output.preset for output in result.outputs if output.preset}
+    made.retired = {lang: result.retired_searches[lang] for lang in langs if lang in result.retired_searches}
     made.new = any(_differs(path, last / path.name) for path in _published_files(work))
     return made
 
@@ -207,6 +221,45 @@ def _write_review(made: Publication, out: Path, options: BuildOptions) -> list[P
 def _demoted(section: str) -> str:
     """A changelog section one heading level down, under the report's own heading."""
     return "\n".join("#" + line if line.startswith("##") else line for line in section.splitlines()) + "\n"
+
+
+def _presets(presets: Mapping[str, str]) -> list[str]:
+    """What a classmate ticks to get the class's study options, when the decks carry them."""
+    if not presets:
+        return []
+    names = sorted({f"*{_plain(name)}*" for name in presets.values()})
+    return [
+        "### Study options",
+        "",
+        f"The decks carry the class's study options, as the preset {', '.join(names)}. To use them, tick "
+        "**Import any deck presets** when you import; leave it off to keep your own deck options.",
+        "",
+    ]
+
+
+def _retired(searches: Mapping[str, str]) -> list[str]:
+    """One search per language for every question removed from the bank: whatever releases a classmate skipped."""
+    if not searches:
+        return []
+    said = "Anki keeps a question removed from the bank when you import."
+    if sum(map(len, searches.values())) > MAX_SEARCHES:
+        # GitHub refuses release notes longer than 125,000 characters: the publication must not fail for it.
+        return ["### Retired questions", "", f"{said} The bank is too large for one search: {_TOO_LARGE}", ""]
+    return [
+        "### Retired questions",
+        "",
+        f"{said} To delete every one you still have, whatever releases you skipped, open Browse, search for "
+        "the line of your language, select all the notes and delete them. A question added back later is not "
+        "selected.",
+        "",
+        *(f"- {lang}: `{search}`" for lang, search in searches.items()),
+        "",
+    ]
+
+
+def _plain(text: str) -> str:
+    """A bank's text as typed in Markdown: every sign Markdown or HTML would read escaped."""
+    return _MARKDOWN_SIGN.sub(r"\\\g<0>", " ".join(text.split()))
 
 
 def _lagging_table(lagging: Sequence[LanguageStatus], published: Sequence[str]) -> list[str]:

@@ -31,6 +31,7 @@ from .conflicts import report_conflict
 from .errors import Problems, Severity
 from .kinds import KINDS, Kind
 from .languages import is_rtl
+from .links import with_report_link
 from .loader import Map, load, text_position
 from .media import Media, MediaError
 from .model import LETTERS, Bank, Question, topic_tag
@@ -229,6 +230,7 @@ def render_note(
 
     kind = KINDS[question.kind]
     fields = kind.note_fields(question, text, render)
+    fields = with_report_link(bank.report, kind.fields.index(kind.back_field), question.id, lang, fields)
     guid = kind.note_guid(bank.id, question.id, lang)
     return RenderedNote.of(question, lang, deck_key, fields, tuple(sorted(set(used))), guid)
 

@@ -8,7 +8,8 @@ backslash; inside double quotes nothing else is special.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 
 _SPECIAL = frozenset('\\"*_:')
 
@@ -28,4 +29,21 @@ def notes_search(by_notetype: Mapping[str, Sequence[str]]) -> str:
     groups = [
         f"{term('note', name)} ({' OR '.join(term('ID', qid) for qid in ids)})" for name, ids in by_notetype.items()
     ]
+    return groups[0] if len(groups) == 1 else " OR ".join(f"({group})" for group in groups)
+
+
+def retired_search(by_notetype: Mapping[str, Iterable[str]]) -> str:
+    """A search for the notes of each note type named whose ``ID`` field is none of the ids it maps to.
+
+    Given every question of the bank now, under the note type of its kind, it
+    selects each question a classmate still has that was removed (or whose
+    kind changed), in whatever publication, however many they skipped: it
+    needs no history, and a question added back simply leaves it. Each regular
+    expression is one term, whatever the size of the bank; inside quotes Anki
+    passes it on as written (``"`` aside, which no id holds).
+    """
+    groups = []
+    for name, question_ids in by_notetype.items():
+        ids = "|".join(re.escape(qid) for qid in sorted(set(question_ids)))
+        groups.append(f'{term("note", name)} -"ID:re:^(?:{ids})$"')
     return groups[0] if len(groups) == 1 else " OR ".join(f"({group})" for group in groups)

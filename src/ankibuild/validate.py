@@ -20,13 +20,26 @@ from .export import FORMATS
 from .itemchecks import CHECKS
 from .kinds import DEFAULT_KIND, KINDS, Kind, Reading
 from .languages import CODE_HINT, is_language
+from .links import PLACEHOLDERS, read_url
 from .loader import Map, YamlFile
 from .model import Bank, Deck, Place, Question, Translation, fallback
+from .study import read_study
+
+#: What a bank may set for the class that lives with its decks in Anki (see :mod:`.study`, :mod:`.links`).
+CLASS_KEYS = {"study": False, "report": False, "home": False, "description": False}
 
 SLUG = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 TOPIC = re.compile(r"^[\w.-]+(::[\w.-]+)*$")
 
-BANK_KEYS = {"id": True, "languages": True, "topics": True, "title": False, "shuffle": False, "exports": False}
+BANK_KEYS = {
+    "id": True,
+    "languages": True,
+    "topics": True,
+    "title": False,
+    "shuffle": False,
+    "exports": False,
+    **CLASS_KEYS,
+}
 #: Names the warning of a question without one of the bank's languages, to gather them (:func:`gather`).
 MISSING_TRANSLATION = "missing-translation"
 FILE_KEYS = {"questions": True, "deck": False, "todo": False, "languages": False}
@@ -71,15 +84,31 @@ def validate_bank_file(file: YamlFile, problems: Problems, released_id: str = ""
     titles = check.localized(data["title"], data.at("title"), "'title'") if "title" in data else {}
     _stand_ins(check, data.at("title"), titles, languages, "the bank has no title", "under 'title'")
     topics = _topics(check, data, languages)
-    shuffle = data.get("shuffle", True)
-    if not isinstance(shuffle, bool):
-        check.report(
-            data.at("shuffle"), f"'shuffle' must be true or false, not {type_name(shuffle)}", "write true or false"
-        )
+    shuffle = _flag(check, data, "shuffle", default=True)
     exports = tuple(dict.fromkeys(check.names(data, "exports", FORMATS, "")))
+    for_class = _class_settings(check, data)
     if bank_id is None or not SLUG.fullmatch(bank_id) or not languages:
         return None
-    return Bank(bank_id, languages, titles, topics, (), file.path.parent, shuffle is True, exports)
+    return Bank(bank_id, languages, titles, topics, (), file.path.parent, shuffle, exports, **for_class)
+
+
+def _class_settings(check: Checker, data: Map) -> dict[str, Any]:
+    """What the bank sets for its class in Anki (:data:`CLASS_KEYS`), by the :class:`Bank` field each fills."""
+    return {
+        "study": read_study(check, data),
+        "report": read_url(check, data, "report", PLACEHOLDERS),
+        "home": read_url(check, data, "home"),
+        "describe": _flag(check, data, "description", default=False),
+    }
+
+
+def _flag(check: Checker, data: Map, key: str, *, default: bool) -> bool:
+    """A setting of the bank that is true or false (``default`` when absent, or reported)."""
+    value = data.get(key, default)
+    if isinstance(value, bool):
+        return value
+    check.report(data.at(key), f"'{key}' must be true or false, not {type_name(value)}", "write true or false")
+    return default
 
 
 def _bank_id(check: Checker, data: Map, released_id: str) -> str | None:

@@ -70,6 +70,8 @@ class Kind(ABC):
     cards: ClassVar[tuple[CardType, ...]]
     #: The field Anki's browser sorts by.
     sort_field: ClassVar[str]
+    #: A field every card's back shows, last: the report link goes at its end (see :mod:`..links`).
+    back_field: ClassVar[str] = "Explanation"
     #: Keys a question of this kind may have besides those of every question (True: required).
     question_keys: ClassVar[Mapping[str, bool]]
     #: Keys a translation of this kind has (True: required).

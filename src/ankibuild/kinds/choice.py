@@ -26,6 +26,7 @@ from typing import ClassVar
 
 from ..checker import Checker, type_name
 from ..export.platform import PlatformOption, PlatformQuestion, Shape
+from ..links import REPORT_START
 from ..loader import Map, Seq
 from ..model import LETTERS, Question, Translation, note_guid, notetype_id
 from ..schemaparts import TEXT, Fragment, Schema, padded
@@ -187,7 +188,8 @@ def explanation_and_feedback(fields: Sequence[str]) -> tuple[str, dict[str, str]
     No text a bank writes can hold a feedback element's start (text shows as typed), so each
     feedback runs from its start to the next one's, or to the end of the field.
     """
-    field = fields[FIELDS.index("Explanation")]
+    # The report link comes last, after the feedback (see :func:`..links.with_report_link`).
+    field = fields[FIELDS.index("Explanation")].partition(REPORT_START)[0]
     starts = list(_FEEDBACK_AT.finditer(field))
     bounds = [match.start() for match in starts] + [len(field)]
     feedback = {
