@@ -116,9 +116,17 @@ class Checker:
                 self.report(data.at(lang), f"unknown language code '{lang}' in {what}", CODE_HINT)
                 continue
             checked = self.text_value(text, data.at(lang), f"{what} in '{lang}'")
-            if checked is not None:
+            if checked is not None and self._one_line(checked, data.at(lang), f"{what} in '{lang}'"):
                 result[lang] = checked
         return result
+
+    def _one_line(self, text: str, where: tuple[int, int], what: str) -> bool:
+        """A title is one line: a break in it would start a line of its own in the changelog and release notes."""
+        found = LINE_BREAK.search(text)
+        if found:
+            message = f"{what} holds a line break (U+{ord(found.group()):04X})"
+            self.report(where, message, "write the title on one line, without \\n or a block scalar (| or >)")
+        return found is None
 
     def names(self, data: Map, key: str, allowed: Sequence[str], question: str, *, upper: bool = False) -> list[str]:
         """The valid names listed under ``key`` (option letters to pin, checks to allow); others are reported."""
@@ -140,6 +148,10 @@ class Checker:
 
 #: Control characters other than tab and line break (YAML only lets them in through escapes).
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+#: Line breaks left after CONTROL: a title may hold none of them.
+LINE_BREAK = re.compile(r"[\n\u2028\u2029]")
 
 
 def _key_hint(key: str, allowed: list[str], nested: bool) -> str:
