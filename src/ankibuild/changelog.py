@@ -58,7 +58,7 @@ class Change:
         if self.kind is ChangeKind.REMOVED:
             return f"removed {self.question}"
         if self.kind is ChangeKind.MOVED:
-            return f"moved {self.question} from {_one_line(self.before)} to {_one_line(self.after)}"
+            return f"moved {self.question} from {_plain(self.before)} to {_plain(self.after)}"
         return f"added {self.question}"
 
 
@@ -138,11 +138,18 @@ def _search(changes: list[Change]) -> str:
 #: Characters that end a line for Markdown, git or an editor, and the other control characters.
 _BREAKS = frozenset(("Cc", "Zl", "Zp"))
 _BACKTICKS = re.compile("`+")
+#: What Markdown reads as a link, an image, HTML, an entity, emphasis, a table cell or an escape.
+_MARKUP = re.compile(r"([\\`*_\[\]<>&!|~])")
 
 
 def _one_line(text: str) -> str:
     """``text`` with each control character and line break written as an escape: it cannot start a line."""
     return "".join(f"\\u{ord(char):04x}" if unicodedata.category(char) in _BREAKS else char for char in text)
+
+
+def _plain(text: str) -> str:
+    """``text`` on one line, each character Markdown would read as markup escaped: it shows as written."""
+    return _MARKUP.sub(r"\\\1", _one_line(text))
 
 
 def _code(text: str) -> str:
