@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .api import build_with
-from .changelog import CHANGELOG_FILE, HEADER, ChangeKind, Changelog
+from .changelog import CHANGELOG_FILE, ChangeKind, Changelog, section
 from .errors import AnkibuildError, BankError, Problem, Problems, Severity
 from .lock.clock import Clock
 from .options import BuildOptions
@@ -147,7 +147,9 @@ def _publication(
     """What the build in ``work`` makes of the last publication, compared with it."""
     lagging = [s for s in every if s.missing or s.outdated]
     langs = tuple(output.lang for output in result.outputs)
-    made = Publication(out, review, result.changes, _newest_section(work, result.changes), langs, lagging)
+    # The section is made from the changes, as the changelog's was: never read back from a file a name could shape.
+    said = section(result.changes).rstrip("\n") + "\n" if result.changes else ""
+    made = Publication(out, review, result.changes, said, langs, lagging)
     made.warnings = list(result.warnings)
     made.new = any(_differs(path, last / path.name) for path in _published_files(work))
     return made
@@ -162,14 +164,6 @@ def _differs(path: Path, before: Path) -> bool:
         return path.read_bytes() != read_inside(before, (before.parent,), MAX_PUBLISHED)
     except (OSError, UnsafePathError):
         return True
-
-
-def _newest_section(work: Path, changes: Changelog) -> str:
-    """The section this build put on top of the changelog, if it changed anything."""
-    if not changes:
-        return ""
-    text = (work / CHANGELOG_FILE).read_text(encoding="utf-8").removeprefix(HEADER).lstrip("\n")
-    return text.split("\n## ", 1)[0].rstrip("\n") + "\n"
 
 
 def _write(made: Publication, work: Path, options: BuildOptions) -> list[Path]:
