@@ -18,7 +18,7 @@ from ankibuild.templatefolders import DEFAULTS, default_files
 
 from .ankitools import imported_cards
 from .conftest import ROOT, snapshot
-from .workflow import run_step, workflow
+from .workflow import run_step, step_index, workflow
 
 
 def _run(folder: Path, *args: str) -> Result:
@@ -266,3 +266,37 @@ def test_a_folder_that_cannot_be_written_is_one_clear_error_and_leaves_nothing(t
     assert snapshot(tmp_path) == before and sorted(p.name for p in (tmp_path / "new").iterdir()) == [".github"]
     exported = _run(tmp_path, "templates", "export", "new/.github/templates")
     assert exported.exit_code == 1 and "cannot write here: Not a directory" in exported.output
+
+
+#: Fake ``gh`` commands: each prints what GitHub's would, and exits as it would.
+GH_ANSWERS = {
+    "server-error": (
+        "echo 'HTTP 502: Bad Gateway (https://api.github.com/repos/o/b/releases/tags/latest-decks)' >&2",
+        1,
+    ),
+    "rate-limit": ("echo 'HTTP 403: API rate limit exceeded for installation ID 1.' >&2", 1),
+    "no-release": ("echo 'release not found' >&2", 1),
+    "downloaded": ("touch last/physics-en.apkg last/CHANGELOG.md", 0),
+}
+
+
+@pytest.mark.parametrize(("job", "answer"), [(j, a) for j in ("publish", "review") for a in GH_ANSWERS])
+def test_the_last_publication_is_taken_as_none_only_when_there_is_no_release(
+    tmp_path: Path, job: str, answer: str
+) -> None:
+    """The fetch step with ``gh`` on PATH answering as GitHub can: a server error or a rate limit fails the step (else
+    every question would be published as new); only a release that does not exist yet means nothing was published."""
+    made = _run(tmp_path, "init", "bank", "--from", "https://github.com/teacher/ankibuild.git@v0.2.0")
+    assert made.exit_code == 0, made.output
+    bank, fake = tmp_path / "bank", tmp_path / "bin"
+    fake.mkdir()
+    said, code = GH_ANSWERS[answer]
+    (fake / "gh").write_text(f"#!/bin/sh\n{said}\nexit {code}\n", encoding="utf-8")
+    (fake / "gh").chmod(0o755)
+    ran = run_step(bank, job, step_index(bank, job, "Fetch the last publication"), before=f'PATH="{fake}:$PATH"\n')
+    assert ran.returncode == (1 if answer in ("server-error", "rate-limit") else 0), ran
+    if ran.returncode:
+        assert "::error::Could not fetch the release Latest decks" in ran.stdout
+    assert sorted(p.name for p in (bank / "last").iterdir()) == (
+        ["CHANGELOG.md", "physics-en.apkg"] if answer == "downloaded" else []
+    )
