@@ -356,8 +356,8 @@ def test_a_lock_committed_later_changes_nothing_classmates_have(tmp_path: Path) 
 
 
 def test_the_last_publication_is_read_only_inside_its_folder(tmp_path: Path) -> None:
-    """A downloaded publication whose changelog and package are links to files elsewhere: neither is read, and the
-    new publication starts a changelog of its own, with every question new."""
+    """A downloaded publication whose changelog and packages are links, or not files: none is read, each is named in
+    a warning, and the new publication starts a changelog of its own, with every question new."""
     bank, release = _bank_with_a_publication(tmp_path)
     secret = tmp_path / "secret.md"
     secret.write_text("# Changelog\n\nnot for publishing\n", encoding="utf-8")
@@ -365,9 +365,18 @@ def test_the_last_publication_is_read_only_inside_its_folder(tmp_path: Path) -> 
     planted.mkdir()
     (planted / "CHANGELOG.md").symlink_to(secret)
     (planted / "physics-en.apkg").symlink_to(release / "physics-en.apkg")
+    (planted / "physics-de.apkg").symlink_to("physics-en.apkg")  # a link beside it is not read either
+    (planted / "physics-fr.apkg").mkdir()  # nor anything that is not a regular file
     made = publish(decks=bank.path / "decks", last=planted, out=tmp_path / "out")
     changelog = (tmp_path / "out" / "CHANGELOG.md").read_text(encoding="utf-8")
     assert "not for publishing" not in changelog
+    warned = [p for p in made.warnings if p.hint.startswith("it counts as not published")]
+    assert [Path(p.file).name for p in warned] == [
+        "CHANGELOG.md",
+        "physics-de.apkg",
+        "physics-en.apkg",
+        "physics-fr.apkg",
+    ]
     assert {change.describe() for change in made.changes.items if change.lang == "en"} == {
         "added where-languages-are-listed",
         "added free-fall",

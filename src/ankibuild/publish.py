@@ -103,10 +103,12 @@ def publish(
         _refuse_used(out)
         found = status(decks)
         langs = tuple(s.lang for s in found.languages if s.translated) or tuple(s.lang for s in found.languages)
-        with _workspace(last) as work:
+        unread = Problems()
+        with _workspace(last, unread) as work:
             options = BuildOptions(decks=decks, templates=templates, out=work, languages=langs, leave_bank=True)
             result = build_with(options, clock=clock)
             made = _publication(result, work, last, out, review, found.languages)
+            made.warnings = [*unread.warnings, *made.warnings]
             made.written = _write(made, work, options)
     except AnkibuildError as err:
         _append(summary, _failure(err))
@@ -124,21 +126,36 @@ def _refuse_used(out: Path) -> None:
 
 
 @contextmanager
-def _workspace(last: Path) -> Iterator[Path]:
+def _workspace(last: Path, problems: Problems) -> Iterator[Path]:
     """A new folder with the last publication's packages and changelog, for the build to read and replace.
 
     The last publication is downloaded: only its regular files are taken, never
-    a link, and a file that cannot be read counts as not published.
+    a link, and a file that cannot be read counts as not published, with a
+    warning in ``problems`` that names it.
     """
     with tempfile.TemporaryDirectory(prefix="ankibuild-publication-") as name:
         work = Path(name)
         names = sorted(p.name for p in last.iterdir()) if last.is_dir() else []
         for wanted in (n for n in names if n.endswith(".apkg") or n == CHANGELOG_FILE):
             try:
-                (work / wanted).write_bytes(read_inside(last / wanted, (last,), MAX_PUBLISHED))
-            except (OSError, UnsafePathError):
-                continue
+                (work / wanted).write_bytes(_published(last / wanted))
+            except UnsafePathError as err:
+                problems.add(last / wanted, err.message, hint=_UNREAD_HINT, severity=Severity.WARNING)
+            except OSError as err:
+                message = f"cannot be read ({err.strerror or err})"
+                problems.add(last / wanted, message, hint=_UNREAD_HINT, severity=Severity.WARNING)
         yield work
+
+
+#: What a warning about a file of the last publication that is not taken tells to do.
+_UNREAD_HINT = "it counts as not published; put the release's own file there, as a regular file"
+
+
+def _published(path: Path) -> bytes:
+    """A file of the last publication: a regular file, never a link, even to a file beside it."""
+    if path.is_symlink():
+        raise UnsafePathError("is a link; it is not read", _UNREAD_HINT)
+    return read_inside(path, (path.parent,), MAX_PUBLISHED)
 
 
 def _publication(
