@@ -83,8 +83,8 @@ def test_init_writes_a_shared_repository(tmp_path: Path) -> None:
 
 
 def test_the_example_workflow_is_the_one_init_writes() -> None:
-    """examples/ shows what init writes with no origin known: it publishes from the default branch, whatever its
-    name, and reviews pull requests with nothing but read access; no step lets a warning stop it."""
+    """examples/ shows what init writes with no origin known: it publishes the newest commit of the default branch,
+    whatever its name, and reviews pull requests with nothing but read access; no step lets a warning stop it."""
     example = (ROOT / "examples" / "github-actions-build.yml").read_text(encoding="utf-8")
     assert example == starter_workflow(UNSET)
     workflow = yaml.safe_load(example)
@@ -99,6 +99,12 @@ def test_the_example_workflow_is_the_one_init_writes() -> None:
     assert 'pip install "ankibuild @ git+${ANKIBUILD_GIT}@${ANKIBUILD_REF}"' in runs
     assert "ankibuild publish --last last --out publication" in runs
     assert "ankibuild publish --review --last last --out review" in [step.get("run") for step in review["steps"]]
+    # A run re-run later checks out the branch as it is then: an older commit is never published over a newer one.
+    checkouts = [[s for s in job["steps"] if s.get("uses") == "actions/checkout@v4"] for job in (publish, review)]
+    assert checkouts == [
+        [{"uses": "actions/checkout@v4", "with": {"ref": "${{ github.event.repository.default_branch }}"}}],
+        [{"uses": "actions/checkout@v4"}],
+    ]
     assert [step.get("name") for step in (publish["steps"][0], review["steps"][0])] == [
         "Where ankibuild comes from"
     ] * 2
