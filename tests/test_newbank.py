@@ -149,12 +149,44 @@ def test_init_from_an_origin_writes_a_workflow_that_installs_from_it(tmp_path: P
     }
 
 
-@pytest.mark.parametrize("given", ["/home/me/ankibuild@v1", "file:///home/me/ankibuild@v1", "https://x.org/a.git"])
-def test_init_refuses_an_origin_others_cannot_reach(tmp_path: Path, given: str) -> None:
-    """A path on this computer, or no ref: a usage error naming the option, and nothing written."""
+@pytest.mark.parametrize(
+    "given",
+    [
+        "/home/me/ankibuild@v1",
+        "file:///home/me/ankibuild@v1",
+        "https://x.org/a.git",
+        "git@github.com:OWNER/ankibuild.git@v0.1.0",
+        "ssh://git@github.com/OWNER/ankibuild.git@v0.1.0",
+        "git://github.com/OWNER/ankibuild.git@v0.1.0",
+        "http://github.com/OWNER/ankibuild.git@v0.1.0",
+        "https://me:secret@github.com/OWNER/ankibuild.git@v0.1.0",
+        'https://github.com/O/a.git@v1"x',
+        "https://github.com/O/a.git@v1 x",
+        "https://github.com/O/a.git@v1\n",
+        'https://github.com/O/a"b.git@v1',
+        "https://github.com/O/a.git@",
+    ],
+)
+def test_init_refuses_an_origin_ci_cannot_install_from(tmp_path: Path, given: str) -> None:
+    """A path on this computer, ssh, a URL with a user in it, a character YAML or the shell would read, or no ref:
+    a usage error naming the option and saying what to give, and nothing written."""
     refused = _run(tmp_path, "init", "bank", "--from", given)
     assert refused.exit_code == 2 and "--from" in refused.output and "not a git URL others can reach" in refused.output
+    assert "https://github.com/OWNER/ankibuild.git@v0.1.0" in refused.output and "Traceback" not in refused.output
     assert not (tmp_path / "bank").exists()
+
+
+@pytest.mark.parametrize("url", ["git@github.com:OWNER/ankibuild.git", "https://me:secret@github.com/O/a.git"])
+def test_an_installed_origin_ci_cannot_install_from_is_never_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, url: str
+) -> None:
+    """Installed over ssh, or with a password in the URL: init names it and writes no origin, so CI says what to set."""
+    monkeypatch.setattr(newbank, "installed_origin", lambda: Origin(url, "ab12"))
+    made = _run(tmp_path, "init", "bank")
+    assert made.exit_code == 0 and f"ankibuild was installed from {url}" in made.output
+    written = (tmp_path / "bank" / ".github" / "workflows" / "decks.yml").read_text(encoding="utf-8")
+    assert url not in written + (tmp_path / "bank" / ".pre-commit-config.yaml").read_text(encoding="utf-8")
+    assert run_step(tmp_path / "bank", "publish", 0).returncode == 1
 
 
 def test_init_says_what_to_run_when_it_cannot_run_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
