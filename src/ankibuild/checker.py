@@ -99,8 +99,8 @@ class Checker:
             return None
         control = CONTROL.search(value)
         if control:
-            # U+001F separates a note's fields inside Anki: such a text would corrupt the note
-            message = f"{what} contains the invisible control character U+{ord(control.group()):04X}"
+            # U+001F separates a note's fields inside Anki; XML (Moodle, QTI) cannot hold the others at all
+            message = f"{what} contains {_unheld(control.group())}"
             self.report(where, message, "remove it; it comes from an escape such as \\x1f in quotes", question)
             return None
         return value.strip()
@@ -146,8 +146,17 @@ class Checker:
         return names
 
 
-#: Control characters other than tab and line break (YAML only lets them in through escapes).
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: Control characters other than tab and line break, and what else XML 1.0 cannot hold: surrogates, U+FFFE and
+#: U+FFFF (YAML only lets them in through escapes). A raw pattern: the bank's JSON schema spells it the same.
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+
+
+def _unheld(char: str) -> str:
+    """A character CONTROL finds, named in a student's words."""
+    code = f"U+{ord(char):04X}"
+    if "\ud800" <= char <= "\udfff":
+        return f"{code}, half of a surrogate pair, which is no character on its own"
+    return f"the invisible control character {code}" if char < "\ufffe" else f"{code}, a noncharacter XML cannot hold"
 
 
 #: Line breaks left after CONTROL: a title may hold none of them.
