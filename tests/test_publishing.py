@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from anki.collection import Collection
 from click.testing import CliRunner, Result
+from markdown_it import MarkdownIt
 
 from ankibuild import build
 from ankibuild.cli import main
@@ -324,6 +325,38 @@ def test_a_pull_request_with_an_error_fails_with_every_problem_in_the_summary(tm
     assert said.startswith("## Not published: 1 error(s)")
     assert re.search(r"^- `decks/mechanics\.yaml:\d+:\d+`: ", said, flags=re.MULTILINE), said
     assert not (tmp_path / "review").exists()
+
+
+def _kinds(markdown: str) -> list[str]:
+    """The kinds of Markdown's tokens in a text, inline ones included, as CommonMark with GitHub's tables reads it."""
+    tokens = MarkdownIt("commonmark").enable("table").parse(markdown)
+    return [t.type for token in tokens for t in [token, *(token.children or [])]]
+
+
+@pytest.mark.parametrize(
+    "name", ["x`y\n## Published <img src=x onerror=alert(1)>.yaml", "a``\u2028[c](mailto:e)`` \u202e.yaml"]
+)
+def test_a_file_name_from_a_pull_request_stays_inside_its_line_of_the_failure_summary(
+    tmp_path: Path, name: str
+) -> None:
+    """A file whose name holds a line break, backquotes, HTML or a link, with a YAML error: the summary has one
+    heading and one list item per error, the name in a code span it cannot close, and no HTML, image or link."""
+    bank, release = _bank_with_a_publication(tmp_path)
+    (bank.path / "decks" / name).write_text("questions: [\n", encoding="utf-8")
+    summary = tmp_path / "summary.md"
+    args = ["publish", "--review", "--last", str(release), "--out", str(tmp_path / "review")]
+    failed = _ankibuild(bank.path, *args, env={"GITHUB_STEP_SUMMARY": str(summary)})
+    assert failed.exit_code == 1
+    said = summary.read_text(encoding="utf-8")
+    kinds = _kinds(said)
+    assert kinds.count("heading_open") == 1 and kinds.count("list_item_open") == 1, said
+    assert not {"html_inline", "html_block", "image", "link_open"} & set(kinds), said
+    (item,) = [line for line in said.splitlines() if line.startswith("- ")]
+    (shown, *_) = [
+        t.content for t in MarkdownIt("commonmark").parseInline(item)[0].children or [] if t.type == "code_inline"
+    ]
+    escaped = "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in name)
+    assert shown == f"decks/{escaped}:2:1"
 
 
 def test_publishing_again_with_nothing_changed_publishes_nothing(tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ from .api import build_with
 from .changelog import CHANGELOG_FILE, ChangeKind, Changelog, section
 from .errors import AnkibuildError, BankError, Problem, Problems, Severity
 from .lock.clock import Clock
+from .markdowntext import code_span, plain, visible
 from .options import BuildOptions
 from .paths import UnsafePathError, read_inside
 from .state import BuildResult
@@ -245,8 +246,13 @@ def _failure(err: AnkibuildError) -> str:
         return f"## Not published\n\n{err.format_message()}\n"
     errors = [p for p in err.problems if p.severity is Severity.ERROR]
     lines = [f"## Not published: {len(errors)} error(s)", ""]
-    lines += [f"- `{p.location}`: {p.message}" + (f" ({p.hint})" if p.hint else "") for p in sorted(errors)]
-    return "\n".join(lines) + "\n"
+    return "\n".join([*lines, *(_problem_line(p) for p in sorted(errors))]) + "\n"
+
+
+def _problem_line(problem: Problem) -> str:
+    """One problem as one list item: a file name or message from a pull request can neither break it nor close it."""
+    hint = f" ({plain(visible(problem.hint))})" if problem.hint else ""
+    return f"- {code_span(visible(problem.location))}: {plain(visible(problem.message))}{hint}"
 
 
 def _append(summary: Path | None, text: str) -> None:
