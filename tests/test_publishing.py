@@ -280,7 +280,7 @@ def _bank_with_a_publication(tmp_path: Path) -> tuple[Repo, Path]:
 
 def test_a_review_prints_what_the_pull_request_would_publish_and_publishes_nothing(tmp_path: Path) -> None:
     """On a branch with one question edited and one added: the changelog section, a preview of exactly their
-    cards, publish=false for the workflow, and no package and no changelog written."""
+    cards and of no package, publish=false for the workflow, and no package and no changelog written."""
     bank, release = _bank_with_a_publication(tmp_path)
     bank.git("checkout", "-q", "-b", "drag")
     _edit(bank, "mechanics.yaml", "in a vacuum?", "in a vacuum, feather and hammer alike?")
@@ -308,6 +308,8 @@ def test_a_review_prints_what_the_pull_request_would_publish_and_publishes_nothi
     page = (review / "preview" / "index.html").read_text(encoding="utf-8")
     shown = re.findall(r'<article class="pv-card" id="([^"]+)"', page)
     assert sorted(shown) == ["de-drag", "de-free-fall", "en-drag", "en-free-fall"]
+    # The review holds no package: the page links none, and shows no downloads to look for.
+    assert ".apkg" not in page and '<section id="downloads" class="pv-downloads" hidden>' in page
     assert {path.name: path.read_bytes() for path in release.iterdir()} == before
     assert bank.git("status", "--porcelain").stdout == ""  # the bank is left as it was
 

@@ -208,7 +208,7 @@ def _write_review(made: Publication, out: Path, options: BuildOptions) -> list[P
         decks=options.decks,
         templates=options.templates,
         out=out / PREVIEW_FOLDER,
-        packages=out,
+        packages=None,  # a review publishes no package: there is none to link
         languages=made.languages,
         only=shown,
     )
