@@ -33,6 +33,7 @@ from .ankitools import (
 )
 from .gitrepo import Repo
 from .gitrepo import edit as _edit
+from .workflow import run_step, step_index
 
 TRUNK = "trunk"
 #: When the class starts: now, so that Anki takes every time as it is; each run of CI is an hour later.
@@ -427,3 +428,39 @@ def test_a_publication_goes_only_into_a_new_or_empty_folder(tmp_path: Path) -> N
     refused = _ankibuild(bank.path, "publish", "--last", str(release), "--out", str(tmp_path / "used"))
     assert refused.exit_code == 1 and "this folder is not empty" in refused.output
     assert [p.name for p in (tmp_path / "used").iterdir()] == ["old.apkg"]
+
+
+#: The suffixes of the files each export format makes.
+EXPORT_SUFFIXES = (".moodle.xml", ".gift.txt", ".qti.zip")
+
+
+def test_the_exports_a_bank_asks_for_are_published_beside_the_packages(tmp_path: Path) -> None:
+    """A bank that starts asking for every export: the next publication holds them, though no question changed, the
+    notes do not count them among the packages, and the workflow's Publish step uploads each of them."""
+    bank, release = _bank_with_a_publication(tmp_path)
+    _edit(bank, "bank.yaml", "languages:", "exports: [moodle-xml, gift, qti]\nlanguages:")
+    bank.commit("Export the questions for Moodle and every other platform")
+    summary = tmp_path / "summary.md"
+    published = bank.path / "publication"
+    made = _ankibuild(
+        bank.path, "publish", "--last", str(release), "--out", str(published), env={"GITHUB_STEP_SUMMARY": str(summary)}
+    )
+    assert made.exit_code == 0, made.output
+    names = sorted(path.name for path in published.iterdir())
+    exports = [f"physics-{lang}{suffix}" for lang in ("de", "en") for suffix in EXPORT_SUFFIXES]
+    assert set(exports) | {"physics-mul.moodle.xml"} <= set(names)
+    assert {"physics-de.apkg", "physics-en.apkg", "CHANGELOG.md", "RELEASE_NOTES.md"} <= set(names)
+    for said in ((published / "RELEASE_NOTES.md").read_text(encoding="utf-8"), summary.read_text(encoding="utf-8")):
+        assert said.startswith("## Published\n") and not any(suffix in said for suffix in EXPORT_SUFFIXES), said
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    log = tmp_path / "gh.log"
+    (fake / "gh").write_text(f'#!/bin/sh\n[ "$2" = view ] && exit 1\necho "$@" >> {log}\n', encoding="utf-8")
+    (fake / "gh").chmod(0o755)
+    uploaded = run_step(bank.path, "publish", step_index(bank.path, "publish", "Publish"), f'PATH="{fake}:$PATH"\n')
+    assert uploaded.returncode == 0, uploaded
+    (created,) = log.read_text(encoding="utf-8").splitlines()
+    assert (
+        sorted(word.removeprefix("publication/") for word in created.split() if word.startswith("publication/"))
+        == names
+    )

@@ -61,10 +61,8 @@ class Publication:
     #: Every language that lags behind its source (missing or possibly outdated translations).
     lagging: list[LanguageStatus]
     warnings: list[Problem] = field(default_factory=list)
-    #: The packages or the changelog differ from the last publication's.
+    #: The packages, the changelog or the exports differ from the last publication's.
     new: bool = False
-    #: The files written into ``out``.
-    written: list[Path] = field(default_factory=list)
 
     @property
     def report(self) -> str:
@@ -93,8 +91,8 @@ def publish(
 ) -> Publication:
     """Make the publication that follows the one in ``last`` (missing or empty before the first) into ``out``.
 
-    ``out`` gets the packages, ``CHANGELOG.md`` and the release notes, only when
-    they differ from the last publication; with ``review``, only the notes and
+    ``out`` gets the packages, ``CHANGELOG.md``, the exports the bank asks for
+    and the release notes, only when they differ from the last publication; with ``review``, only the notes and
     a preview of the changed cards, nothing that would be published. The bank
     folder is left as it is. ``summary`` (a job summary) gets the notes, or
     every problem when the bank has errors: then :class:`BankError` is raised
@@ -108,9 +106,10 @@ def publish(
         with _workspace(last, unread) as work:
             options = BuildOptions(decks=decks, templates=templates, out=work, languages=langs, leave_bank=True)
             result = build_with(options, clock=clock)
-            made = _publication(result, work, last, out, review, found.languages)
+            files = _published_files(work, result)
+            made = _publication(result, files, last, out, review, found.languages)
             made.warnings = [*unread.warnings, *made.warnings]
-            made.written = _write(made, work, options)
+            _write(made, files, options)
     except AnkibuildError as err:
         _append(summary, _failure(err))
         raise
@@ -160,21 +159,23 @@ def _published(path: Path) -> bytes:
 
 
 def _publication(
-    result: BuildResult, work: Path, last: Path, out: Path, review: bool, every: Sequence[LanguageStatus]
+    result: BuildResult, files: Sequence[Path], last: Path, out: Path, review: bool, every: Sequence[LanguageStatus]
 ) -> Publication:
-    """What the build in ``work`` makes of the last publication, compared with it."""
+    """What the build makes of the last publication: its ``files`` compared with the last one's."""
     lagging = [s for s in every if s.missing or s.outdated]
     langs = tuple(output.lang for output in result.outputs)
     # The section is made from the changes, as the changelog's was: never read back from a file a name could shape.
     said = section(result.changes).rstrip("\n") + "\n" if result.changes else ""
     made = Publication(out, review, result.changes, said, langs, lagging)
     made.warnings = list(result.warnings)
-    made.new = any(_differs(path, last / path.name) for path in _published_files(work))
+    made.new = any(_differs(path, last / path.name) for path in files)
     return made
 
 
-def _published_files(work: Path) -> list[Path]:
-    return sorted(p for p in work.iterdir() if p.suffix == ".apkg" or p.name == CHANGELOG_FILE)
+def _published_files(work: Path, result: BuildResult) -> list[Path]:
+    """What a publication is made of: the packages and the changelog, then the exports for learning platforms."""
+    published = sorted(p for p in work.iterdir() if p.suffix == ".apkg" or p.name == CHANGELOG_FILE)
+    return [*published, *(export.path for export in result.exports)]
 
 
 def _differs(path: Path, before: Path) -> bool:
@@ -184,27 +185,24 @@ def _differs(path: Path, before: Path) -> bool:
         return True
 
 
-def _write(made: Publication, work: Path, options: BuildOptions) -> list[Path]:
-    """Write the publication, or the review, into its folder; nothing at all when nothing is new."""
+def _write(made: Publication, files: Sequence[Path], options: BuildOptions) -> None:
+    """Write the publication (``files`` and the notes), or the review, into its folder; nothing when nothing is new."""
     out = made.out
     if made.review:
-        return _write_review(made, out, options)
-    if not made.new:
-        return []
-    out.mkdir(parents=True, exist_ok=True)
-    written = [out / path.name for path in _published_files(work)]
-    for path in _published_files(work):
-        shutil.copyfile(path, out / path.name)
-    (out / NOTES_FILE).write_text(made.report, encoding="utf-8")
-    return [*written, out / NOTES_FILE]
+        _write_review(made, out, options)
+    elif made.new:
+        out.mkdir(parents=True, exist_ok=True)
+        for path in files:
+            shutil.copyfile(path, out / path.name)
+        (out / NOTES_FILE).write_text(made.report, encoding="utf-8")
 
 
-def _write_review(made: Publication, out: Path, options: BuildOptions) -> list[Path]:
+def _write_review(made: Publication, out: Path, options: BuildOptions) -> None:
     from .preview import write_preview  # loaded only for a review
 
     out.mkdir(parents=True, exist_ok=True)
     shown = {(c.lang, c.question) for c in made.changes.items if c.kind in _SHOWN}
-    preview = write_preview(
+    write_preview(
         decks=options.decks,
         templates=options.templates,
         out=out / PREVIEW_FOLDER,
@@ -213,7 +211,6 @@ def _write_review(made: Publication, out: Path, options: BuildOptions) -> list[P
         only=shown,
     )
     (out / REVIEW_FILE).write_text(made.report, encoding="utf-8")
-    return [preview.path, out / REVIEW_FILE]
 
 
 def _demoted(section: str) -> str:
