@@ -464,3 +464,28 @@ def test_the_exports_a_bank_asks_for_are_published_beside_the_packages(tmp_path:
         sorted(word.removeprefix("publication/") for word in created.split() if word.startswith("publication/"))
         == names
     )
+
+
+def test_the_notes_say_every_language_is_translated_only_when_the_record_says_so(tmp_path: Path) -> None:
+    """Without the translations record CI knows what is missing, not what is outdated: then the notes say that no
+    translation is missing, or that outdated ones are not counted; once a local build has written the record, that
+    every language is translated."""
+    bank, release = _bank_with_a_publication(tmp_path)
+    _edit(bank, "mechanics.yaml", "in a vacuum?", "in a vacuum, feather and hammer alike?")
+    _edit(bank, "mechanics.yaml", "im Vakuum", "im Vakuum, Feder wie Hammer,")
+    bank.commit("Ask about feather and hammer")
+    assert not (bank.path / "decks" / "translations.lock").exists()
+    unknown = publish(decks=bank.path / "decks", last=release, out=tmp_path / "unknown")
+    assert unknown.new and "No translation is missing." in unknown.report
+    assert "Every language is translated." not in unknown.report
+    english = (
+        "  - id: drag\n    topics: [getting-started]\n    en:\n      question: Does air slow more?\n      answer: Yes\n"
+    )
+    _append(bank, "mechanics.yaml", english.replace("    en:", "    kind: flashcard\n    en:"))
+    lagging = publish(decks=bank.path / "decks", last=release, out=tmp_path / "lagging")
+    assert "| de | 1 | 0 | yes |" in lagging.report
+    assert "Without `decks/translations.lock`, outdated translations are not counted." in lagging.report
+    build(decks=bank.path / "decks", out=bank.path / "dist")
+    assert (bank.path / "decks" / "translations.lock").is_file()
+    known = publish(decks=bank.path / "decks", last=release, out=tmp_path / "known")
+    assert "| de | 1 | 0 | yes |" in known.report and "Without" not in known.report

@@ -32,6 +32,7 @@ from .markdowntext import code_span, plain, visible
 from .options import BuildOptions
 from .paths import UnsafePathError, read_inside
 from .state import BuildResult
+from .translations.record import TRANSLATIONS_FILE
 from .translations.status import LanguageStatus, status
 
 #: The release notes of a publication: its changes and what lags behind.
@@ -63,6 +64,8 @@ class Publication:
     warnings: list[Problem] = field(default_factory=list)
     #: The packages, the changelog or the exports differ from the last publication's.
     new: bool = False
+    #: The bank holds its translations' record: without it, no translation is known to be outdated.
+    recorded: bool = True
 
     @property
     def report(self) -> str:
@@ -75,7 +78,7 @@ class Publication:
             head = "## Nothing to publish\n"
         said = _demoted(self.section) if self.section else "No question changed.\n"
         shown = [f"The cards it adds or changes: `{PREVIEW_FOLDER}/index.html` in the review's files.", ""]
-        lagging = _lagging_table(self.lagging, self.languages)
+        lagging = _lagging_table(self.lagging, self.languages, recorded=self.recorded)
         return "\n".join([head, said.rstrip("\n"), "", *(shown if self.review else []), *lagging]).rstrip() + "\n"
 
 
@@ -109,6 +112,7 @@ def publish(
             files = _published_files(work, result)
             made = _publication(result, files, last, out, review, found.languages)
             made.warnings = [*unread.warnings, *made.warnings]
+            made.recorded = (decks / TRANSLATIONS_FILE).is_file()
             _write(made, files, options)
     except AnkibuildError as err:
         _append(summary, _failure(err))
@@ -218,10 +222,15 @@ def _demoted(section: str) -> str:
     return "\n".join("#" + line if line.startswith("##") else line for line in section.splitlines()) + "\n"
 
 
-def _lagging_table(lagging: Sequence[LanguageStatus], published: Sequence[str]) -> list[str]:
-    """Per language that lags: how many questions lack it, how many may be outdated, whether it is published."""
+def _lagging_table(lagging: Sequence[LanguageStatus], published: Sequence[str], *, recorded: bool) -> list[str]:
+    """Per language that lags: how many questions lack it, how many may be outdated, whether it is published.
+
+    Which translations may be outdated only the bank's translations record
+    tells: without one, no more is said than that none is missing.
+    """
+    unknown = [] if recorded else ["", f"Without `decks/{TRANSLATIONS_FILE}`, outdated translations are not counted."]
     if not lagging:
-        return ["Every language is translated."]
+        return ["Every language is translated." if recorded else "No translation is missing."]
     rows = [
         f"| {s.lang} | {len(s.missing)} | {len(s.outdated)} | {'yes' if s.lang in published else 'not yet'} |"
         for s in lagging
@@ -234,6 +243,7 @@ def _lagging_table(lagging: Sequence[LanguageStatus], published: Sequence[str]) 
         *rows,
         "",
         "A question is published in the languages it has; `ankibuild status` lists them all.",
+        *unknown,
     ]
 
 
