@@ -489,3 +489,24 @@ def test_the_notes_say_every_language_is_translated_only_when_the_record_says_so
     assert (bank.path / "decks" / "translations.lock").is_file()
     known = publish(decks=bank.path / "decks", last=release, out=tmp_path / "known")
     assert "| de | 1 | 0 | yes |" in known.report and "Without" not in known.report
+
+
+def test_a_deck_title_holding_a_heading_is_refused_before_anything_is_published(tmp_path: Path) -> None:
+    """A question moved into a deck whose title holds a line break and a heading, HTML and a link: publish stops
+    at check with the title's line in the summary, which keeps its one heading, and nothing is written."""
+    bank, release = _bank_with_a_publication(tmp_path)
+    mechanics = bank.path / "decks" / "mechanics.yaml"
+    text = mechanics.read_text(encoding="utf-8")
+    moved = text[text.index("  - id: inertia") :]
+    mechanics.write_text(text.removesuffix(moved), encoding="utf-8")
+    evil = 'deck:\n  de: Evil\n  en: "Evil\\n## Published <img src=x onerror=alert(1)> [click](https://evil.example)"\n'
+    (bank.path / "decks" / "evil.yaml").write_text(evil + "questions:\n" + moved, encoding="utf-8")
+    bank.commit("Move inertia")
+    summary = tmp_path / "summary.md"
+    args = ["publish", "--last", str(release), "--out", str(tmp_path / "out")]
+    refused = _ankibuild(bank.path, *args, env={"GITHUB_STEP_SUMMARY": str(summary)})
+    assert refused.exit_code == 1 and "Traceback" not in refused.output
+    said = summary.read_text(encoding="utf-8")
+    assert said.startswith("## Not published: 1 error(s)\n") and "- `decks/evil.yaml:3:" in said, said
+    assert "holds a line break" in said and _kinds(said).count("heading_open") == 1
+    assert not (tmp_path / "out").exists()
