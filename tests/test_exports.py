@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from ankibuild import build
 from ankibuild.checker import Checker
 from ankibuild.cli import main
-from ankibuild.errors import Problems
+from ankibuild.errors import BankError, Problems
 from ankibuild.preview import write_preview
 from ankibuild.schema import bank_schema
 
@@ -108,6 +108,18 @@ def test_an_unknown_format_is_named_with_the_ones_there_are(project: Project) ->
     assert "bank.yaml:8:11:" in result.output
     assert "'moodle' is not allowed in 'exports'" in result.output
     assert "did you mean 'moodle-xml'?" in result.output
+
+
+def test_an_unknown_format_given_to_the_build_is_named_with_the_ones_there_are(project: Project) -> None:
+    """``build(exports=...)`` from Python, where no command line chose among the formats: a problem, not a crash."""
+    use_scenario(project, "exports")
+    before = snapshot(project.root)
+    with pytest.raises(BankError) as raised:
+        build(decks=project.decks, out=project.out, exports=["gift", "moodle"])
+    (problem,) = raised.value.problems
+    assert problem.message == "unknown export format 'moodle'"
+    assert problem.hint == "did you mean 'moodle-xml'? The formats: moodle-xml, gift, qti"
+    assert snapshot(project.root) == before
 
 
 def test_the_preview_page_links_each_export_beside_the_packages(project: Project) -> None:
