@@ -95,9 +95,9 @@ def publish(
     """Make the publication that follows the one in ``last`` (missing or empty before the first) into ``out``.
 
     ``out`` gets the packages, ``CHANGELOG.md``, the exports the bank asks for
-    and the release notes, only when they differ from the last publication; with ``review``, only the notes and
-    a preview of the changed cards, nothing that would be published. The bank
-    folder is left as it is. ``summary`` (a job summary) gets the notes, or
+    and the release notes, only when they differ from the last publication;
+    with ``review``, only the notes and a preview of the changed cards, nothing
+    that would be published. The bank folder is left as it is. ``summary`` (a job summary) gets the notes, or
     every problem when the bank has errors: then :class:`BankError` is raised
     and nothing is written into ``out``.
     """
