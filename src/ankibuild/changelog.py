@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import re
-import unicodedata
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -12,6 +10,7 @@ from pathlib import Path
 from .atomic import write_if_changed
 from .conflicts import report_conflict
 from .errors import Problems, Severity
+from .markdowntext import code_span, plain
 from .paths import UnsafePathError, read_inside
 from .search import notes_search
 
@@ -58,7 +57,7 @@ class Change:
         if self.kind is ChangeKind.REMOVED:
             return f"removed {self.question}"
         if self.kind is ChangeKind.MOVED:
-            return f"moved {self.question} from {_one_line(self.before)} to {_one_line(self.after)}"
+            return f"moved {self.question} from {plain(self.before)} to {plain(self.after)}"
         return f"added {self.question}"
 
 
@@ -113,9 +112,9 @@ def _move_help(moved: list[Change]) -> list[str]:
     for change in moved:
         targets.setdefault((change.before, change.after), []).append(change)
     return [
-        f"Anki leaves cards in their deck when you import. To move these from {_code(before)}, open Browse, "
-        f"search for {_code(_search(changes))}, select all cards, "
-        f"then Change Deck to {_code(after)}. Delete {_code(before)} once it is empty."
+        f"Anki leaves cards in their deck when you import. To move these from {code_span(before)}, open Browse, "
+        f"search for {code_span(_search(changes))}, select all cards, "
+        f"then Change Deck to {code_span(after)}. Delete {code_span(before)} once it is empty."
         for (before, after), changes in targets.items()
     ]
 
@@ -123,7 +122,7 @@ def _move_help(moved: list[Change]) -> list[str]:
 def _removal_help(removed: list[Change]) -> str:
     return (
         "Anki keeps removed questions when you import. To delete them, open Browse, "
-        f"search for {_code(_search(removed))}, select the notes and delete them."
+        f"search for {code_span(_search(removed))}, select the notes and delete them."
     )
 
 
@@ -133,25 +132,6 @@ def _search(changes: list[Change]) -> str:
     for change in changes:
         by_notetype.setdefault(change.notetype, []).append(change.question)
     return notes_search(by_notetype)
-
-
-#: Characters that end a line for Markdown, git or an editor, and the other control characters.
-_BREAKS = frozenset(("Cc", "Zl", "Zp"))
-_BACKTICKS = re.compile("`+")
-
-
-def _one_line(text: str) -> str:
-    """``text`` with each control character and line break written as an escape: it cannot start a line."""
-    return "".join(f"\\u{ord(char):04x}" if unicodedata.category(char) in _BREAKS else char for char in text)
-
-
-def _code(text: str) -> str:
-    """``text`` as Markdown inline code on one line, shown as it is whatever it holds."""
-    shown = _one_line(text)
-    fence = "`" * (max((len(run) for run in _BACKTICKS.findall(shown)), default=0) + 1)
-    # Markdown takes one space off each side of code that starts and ends with one: a space is added for it.
-    edged = not shown.strip(" ") or shown[0] == "`" or shown[-1] == "`" or shown[0] == shown[-1] == " "
-    return f"{fence} {shown} {fence}" if edged else f"{fence}{shown}{fence}"
 
 
 def previous_changelog(out: Path, first: Path, problems: Problems) -> str:

@@ -38,8 +38,11 @@ from .templatefolders import DEFAULT, DEFAULTS, OWN_FOLDER, TemplateFolders
 from .validate import SLUG
 
 STARTER = Path(__file__).resolve().parent / "starter"
-#: How a git URL others can reach begins (a local path or ``file://`` is none).
-_REACHABLE = re.compile(r"^(https?|ssh|git)://[^/\s]+/\S+$|^[\w.-]+@[\w.-]+:\S+$")
+#: A git URL CI can install from with no key: https, no user or password, a host and a path of plain characters.
+#: Plain, so that it goes into YAML, a shell line and pip's requirement as it is (matched whole, in linear time).
+_INSTALLABLE = re.compile(r"https://[A-Za-z0-9.-]+(?::[0-9]+)?/[A-Za-z0-9._~/-]+")
+#: A tag, branch or commit, in the same plain characters.
+_REF = re.compile(r"[A-Za-z0-9._/-]+")
 TOPIC = "getting-started"
 EXAMPLE_ID = "where-languages-are-listed"
 EXAMPLE_ANSWER = "B"
@@ -61,8 +64,8 @@ class Origin:
 
     @property
     def reachable(self) -> bool:
-        """Whether GitHub and classmates can install from it: a URL, not a path on this computer."""
-        return bool(_REACHABLE.match(self.git)) and bool(self.ref) and not any(c.isspace() for c in self.ref)
+        """Whether CI and classmates can install from it: an https URL with no key, not a path on this computer."""
+        return bool(_INSTALLABLE.fullmatch(self.git)) and bool(_REF.fullmatch(self.ref))
 
 
 #: No origin known: the workflow stops at its first step until it is set.
@@ -75,8 +78,10 @@ def parse_origin(text: str) -> Origin:
     origin = Origin(git, ref)
     if not at or not origin.reachable:
         raise ValueError(
-            f"'{text}' is not a git URL others can reach followed by @ and a tag or commit: "
-            "give e.g. https://github.com/OWNER/ankibuild.git@v0.1.0 (a path on this computer is not reachable from CI)"
+            f"{text!r} is not a git URL others can reach followed by @ and a tag or commit: "
+            "give e.g. https://github.com/OWNER/ankibuild.git@v0.1.0: an https:// URL with no user name in it, "
+            "and a tag or commit of letters, digits and . _ / - (CI cannot install from a path on this computer, "
+            "nor over ssh)"
         )
     return origin
 
