@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from ..checker import Checker, type_name
+from ..errors import Severity
 from ..export.platform import PlatformOption, PlatformQuestion, Shape
 from ..links import REPORT_START
 from ..loader import Map, Seq
@@ -235,15 +236,22 @@ def _answer_list(check: Checker, answer: Seq, where: tuple[int, int], qid: str) 
         check.report(where, "the answer list is empty", "list the letters of the correct options, such as [A, C]", qid)
         return None
     letters: list[str] = []
-    for value, at in zip(answer, answer.marks, strict=True):
+    for index, (value, at) in enumerate(zip(answer, answer.marks, strict=True)):
         letter = _letter(value)
         if letter is None:
             shown = f"'{value}'" if isinstance(value, str) else type_name(value)
             check.report(at, f"{shown} in the answer list is not a letter A-{LETTERS[-1]}", "write one letter", qid)
         elif letter in letters:
-            check.report(at, f"letter {letter} is twice in the answer list", "list each correct option once", qid)
-        letters.append(letter or "")
-    if "" in letters or len(set(letters)) != len(letters):
+            # The same letter written alike twice is a mistake (the schema says so too); written otherwise
+            # (' b ' after B), it still names one option, as the schema, which compares what is written, allows.
+            alike = value in answer[:index]
+            severity = Severity.ERROR if alike else Severity.WARNING
+            message = f"letter {letter} is twice in the answer list"
+            check.report(at, message, "list each correct option once", qid, severity=severity)
+            letter = None if alike else letter
+        if letter not in letters:
+            letters.append(letter or "")
+    if "" in letters:
         return None
     return tuple(sorted(letters, key=LETTERS.index))
 
