@@ -136,29 +136,66 @@ def read_clozes(text: str) -> ClozeReading:
     return reading
 
 
-#: French sets a no-break space before ``:`` and inside guillemets, a narrow one before
-#: ``; ! ?`` (the Imprimerie nationale's rule), so that the sign never starts a line.
-_FRENCH_SPACES = (
-    (re.compile(r"[ \t]+(?=:)|(?<=«)[ \t]+|[ \t]+(?=»)"), "\u00a0"),
-    (re.compile(r"[ \t]+(?=[;!?])"), "\u202f"),
-)
-#: A formula and the punctuation after it, which must not start the next line; code is left alone.
-_FORMULA_THEN_SIGN = re.compile(
-    r"(<pre\b.*?</pre>|<code\b.*?</code>)|(\\\((?:[^\\]|\\[^)])*\\\)[\u00a0\u202f]?[.,;:!?)\]»…]+)", re.DOTALL
-)
+#: A run of spaces and the sign after it, if any: French sets a no-break space before ``:``
+#: and inside guillemets, a narrow one before ``; ! ?`` (the Imprimerie nationale's rule), so
+#: that the sign never starts a line. Each run is read once, however long.
+_FRENCH_RUN = re.compile(r"[ \t]+([:»;!?])?")
+#: What may start a formula kept with its punctuation, or code, in rendered HTML.
+_KEEP_OPENER = re.compile(r"<pre\b|<code\b|\\\(")
+#: A formula's text from just after its opener, to its closer.
+_FORMULA_REST = re.compile(r"(?:[^\\]|\\[^)])*\\\)")
+#: The punctuation after a formula, which must not start the next line.
+_SIGN = re.compile(r"[\u00a0\u202f]?[.,;:!?)\]»…]+")
 
 
 def typography(text: str, lang: str) -> str:
     """Plain text with the spaces its language's typography asks for (French: no-break ones)."""
     if lang.split("-")[0] != "fr":
         return text
-    for pattern, space in _FRENCH_SPACES:
-        text = pattern.sub(space, text)
-    return text
+    return _FRENCH_RUN.sub(_french_space, text)
+
+
+def _french_space(run: re.Match[str]) -> str:
+    sign = run.group(1) or ""
+    if sign in (":", "»") or run.string[run.start() - 1 : run.start()] == "«":
+        return "\u00a0" + sign
+    return "\u202f" + sign if sign else run.group(0)
 
 
 def _keep_with_formula(rendered: str) -> str:
-    return _FORMULA_THEN_SIGN.sub(lambda m: m.group(1) or f'<span class="ab-keep">{m.group(2)}</span>', rendered)
+    """Each formula with the punctuation after it in a span that never breaks; code is left alone.
+
+    Linear in ``rendered``: a formula's closer is looked for once, and every opener
+    before it would find the same one (the text after a ``\\(`` is read in the same
+    steps from any opener before it), so is not looked at again.
+    """
+    parts: list[str] = []
+    done = at = formulas_from = 0
+    unclosed: set[str] = set()
+    while (opener := _KEEP_OPENER.search(rendered, at)) is not None:
+        kind, start = opener.group(), opener.start()
+        at = start + 1
+        if kind in unclosed or (kind == "\\(" and start < formulas_from):
+            continue
+        if kind != "\\(":
+            end = rendered.find(f"</{kind[1:]}>", opener.end())
+            if end == -1:
+                unclosed.add(kind)
+                continue
+            at = end + len(kind) + 2
+            continue
+        rest = _FORMULA_REST.match(rendered, opener.end())
+        if rest is None:
+            unclosed.add(kind)
+            continue
+        sign = _SIGN.match(rendered, rest.end())
+        if sign is None:
+            formulas_from = rest.end()
+            continue
+        parts += [rendered[done:start], f'<span class="ab-keep">{rendered[start : sign.end()]}</span>']
+        done = at = sign.end()
+    parts.append(rendered[done:])
+    return "".join(parts)
 
 
 #: Characters that may start markup anywhere in a line, and at the start of a line only.
