@@ -164,8 +164,8 @@ FLOOR = 0.02
 
 
 def fill(unit: str, size: int) -> str:
-    """``unit`` repeated to ``size`` characters (none of none)."""
-    return (unit * (size // len(unit) + 1))[:size] if unit else ""
+    """``unit`` repeated to ``size`` characters or fewer: whole units, so that a shape is the same at every size."""
+    return unit * (size // len(unit)) if unit else ""
 
 
 def _seconds(read: Callable[[str], object], text: str) -> float:
