@@ -332,15 +332,15 @@ def observe(path: Path, current: Iterable[tuple[str, str]], refs: Iterable[TextR
     blocks: dict[str, str] = {}
     others: dict[str, tuple[int, str]] = {}
     for question, now in current:
-        chunk = written.get(question)
-        if chunk is None or chunk[1] == now:  # new to the record, or as recorded
+        found = written.get(question)
+        if found is None or found[1] == now:  # new to the record, or as recorded
             blocks[question] = now
         else:
-            others[question] = chunk
+            others[question] = found
     digests = by_question(ref for ref in refs if ref.question in others) if others else {}
     behind: Record = {}
-    for question, (line, chunk) in others.items():
-        entries = _advance_question(_entries(path, line, chunk, problems) or {}, digests[question], "")
+    for question, (line, written_block) in others.items():
+        entries = _advance_question(_entries(path, line, written_block, problems) or {}, digests[question], "")
         blocks[question] = block(question, entries)
         if any(entry.behind for entry in entries.values()):
             behind[question] = entries
