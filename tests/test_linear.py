@@ -266,10 +266,8 @@ questions:
 
 def many_questions(size: int) -> str:
     """A question file of many small questions."""
-    one = (
-        "  - {{id: q{0}, topics: [ai-hardware], answer: A, de: {{question: F{0}, options: [A, B, C], explanation: E}}}}"
-    )
-    one += "\n"
+    german = "{{question: F{0}, options: [A, B, C], explanation: E}}"
+    one = f"  - {{{{id: q{{0}}, topics: [ai-hardware], answer: A, de: {german}}}}}\n"
     count = size // len(one.format(0))
     return "deck: {de: Linear}\nquestions:\n" + "".join(one.format(number) for number in range(count))
 
