@@ -89,6 +89,16 @@ def test_a_formula_nested_hundreds_deep_is_a_warning_at_its_line_and_the_preview
     assert formula[:200].replace("\\", "\\\\") in page.path.read_text(encoding="utf-8")  # as written, in the JSON
 
 
+def test_a_bank_whose_formula_check_warns_about_builds(project: Project) -> None:
+    """What check accepts with a warning, build packages: the formula as written, for Anki's MathJax."""
+    formula = DEEP_FORMULAS["square roots of square roots"](500)
+    project.edit("ai-hardware.yaml", QUESTION, f"      question: 'Wurzel \\( {formula} \\)' #")
+    result = project.build()
+    deep = f"it is nested more than {MAX_FORMULA_DEPTH} levels deep"
+    assert [(w.file, w.line) for w in result.warnings if w.message.endswith(deep)] == [("decks/ai-hardware.yaml", 10)]
+    assert all(output.path.is_file() for output in result.outputs) and result.outputs
+
+
 def _called_deep(frames: int, call: Callable[[], T]) -> T:
     """``call()`` with ``frames`` more calls on the stack than here, as a deep caller would make it."""
     return _called_deep(frames - 1, call) if frames else call()
