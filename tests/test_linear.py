@@ -296,6 +296,37 @@ def test_checking_a_question_text_is_linear(shape: str, bank: Path) -> None:
     assert_linear(Checker(bank, "linear.yaml"), lambda size: question_file(before + fill(unit, size // 2) + after))
 
 
+def cloze_file(text: str) -> str:
+    """A cloze question whose French text holds ``text`` after one cloze (each card needs one)."""
+    return f"""deck: {{de: Linear, fr: Linéaire, en: Linear}}
+questions:
+  - id: linear
+    kind: cloze
+    topics: [ai-hardware]
+    fr:
+      question: {_block("{{c1::un}} " + text, 8)}      explanation: Une explication.
+    de: {{question: "{{{{c1::eins}}}}", explanation: Erklärung.}}
+    en: {{question: "{{{{c1::one}}}}", explanation: An explanation.}}
+"""
+
+
+#: Pieces of a cloze text, repeated.
+CLOZE_SHAPES = {
+    "cloze openers": "{{c1::",
+    "cloze openers with hints": "{{c1::a::",
+    "closers": "}}",
+    "separators": "::",
+    "clozes": "{{c1::a}} ",
+    "formula openers in clozes": "{{c1::\\(",
+    "braces": "{",
+}
+
+
+@pytest.mark.parametrize("shape", CLOZE_SHAPES)
+def test_checking_a_cloze_text_is_linear(shape: str, bank: Path) -> None:
+    assert_linear(Checker(bank, "linear.yaml"), lambda size: cloze_file(fill(CLOZE_SHAPES[shape], size)))
+
+
 @pytest.mark.parametrize("shape", ["many questions", "deep flow nesting", "deep block nesting", "long keys"])
 def test_checking_a_question_file_is_linear(shape: str, bank: Path) -> None:
     make: Callable[[int], str] = {
