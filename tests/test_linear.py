@@ -8,21 +8,27 @@ scan quadratic (a formula opener repeated without its closer) are checked at
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import importlib
+import inspect
 import itertools
 import math
+import pkgutil
 import re
 import shutil
 import signal
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import ankibuild
 from ankibuild import mathml, richtext
 from ankibuild.errors import AnkibuildError, BankError, Problems
 from ankibuild.importer.pages import parse_page
@@ -527,3 +533,113 @@ def test_marking_a_translation_ok_costs_what_status_costs(tmp_path: Path) -> Non
         command()
         seconds.append(time.process_time() - start)
     assert seconds[1] <= 1.6 * seconds[0], seconds
+
+
+# Every pattern of the package, at every place it may search from ---------------------------------
+#
+# A pattern that searches (search, sub, findall, split) is tried from every place of its text: one
+# that fails from each place after reading to the end costs the square of the text. Each pattern is
+# fed runs of its own characters and literal pieces, at two sizes. A pattern whose module only ever
+# matches it at one place (``.match``, ``.fullmatch``) reads from there alone, and is left out.
+
+PATTERN_SIZES = (2048, 8192)
+_CATEGORY_CHARACTER = {"SPACE": " ", "DIGIT": "1", "WORD": "a", "LINEBREAK": "\n"}
+#: Python's own reader of patterns, which names the parts of one.
+_PARSER: Any = importlib.import_module("re._parser")
+_SRE: Any = importlib.import_module("re._constants")
+
+
+def _package_patterns() -> dict[str, re.Pattern[str]]:
+    """Every compiled text pattern a module of ankibuild holds, alone or in a tuple or dict, by name."""
+    found: dict[str, re.Pattern[str]] = {}
+    for info in pkgutil.walk_packages(ankibuild.__path__, "ankibuild."):
+        if info.name.endswith("__main__"):  # runs the command line
+            continue
+        module = importlib.import_module(info.name)
+        for name, value in vars(module).items():
+            held = value.values() if isinstance(value, dict) else value if isinstance(value, tuple | list) else [value]
+            flat = [item for entry in held for item in (entry if isinstance(entry, tuple) else (entry,))]
+            found.update(
+                {f"{info.name}.{name}": p for p in flat if isinstance(p, re.Pattern) and isinstance(p.pattern, str)}
+            )
+    return found
+
+
+def _searches(name: str) -> bool:
+    """Whether the module that holds the pattern ``name`` searches with it, rather than matching at one place."""
+    module, attribute = name.rsplit(".", 1)
+    source = inspect.getsource(importlib.import_module(module))
+    uses = re.findall(rf"\b{re.escape(attribute)}\.(\w+)\(", source)
+    return not uses or any(use not in ("match", "fullmatch") for use in uses)
+
+
+def _pieces(pattern: re.Pattern[str]) -> list[str]:
+    """Characters the pattern reads, their pairs, and its literal runs, alone and followed by each character."""
+    characters, runs = {" ", "\n", "a"}, set[str]()
+    _walk(_PARSER.parse(pattern.pattern, pattern.flags), characters, runs)
+    chosen = sorted(characters)[:12]
+    pairs = {a + b for a, b in itertools.product(chosen, repeat=2)}
+    return sorted({*chosen, *pairs, *runs, *(run + c for run in runs for c in chosen)})
+
+
+def _walk(parsed: Any, characters: set[str], runs: set[str]) -> None:
+    run = ""
+    for op, value in parsed:
+        if op is _SRE.LITERAL:
+            characters.add(chr(value))
+            run += chr(value)
+            continue
+        runs.update([run] if len(run) > 1 else [])
+        run = ""
+        characters.update(_class_characters(value) if op is _SRE.IN else ())
+        for child in _children(op, value):
+            _walk(child, characters, runs)
+    runs.update([run] if len(run) > 1 else [])
+
+
+def _class_characters(members: Any) -> set[str]:
+    """A few characters of a class such as ``[a-z_\\s]``: its first members."""
+    found = set()
+    for kind, member in members[:3]:
+        if kind is _SRE.LITERAL:
+            found.add(chr(member))
+        elif kind is _SRE.RANGE:
+            found.add(chr(member[0]))
+        elif kind is _SRE.CATEGORY:
+            found.add(_CATEGORY_CHARACTER.get(str(member).split("_")[-1], "a"))
+    return found
+
+
+def _children(op: Any, value: Any) -> list[Any]:
+    """The parsed patterns inside one node: a repeat's, a group's, an alternative's branches, an assertion's."""
+    if op in (_SRE.MAX_REPEAT, _SRE.MIN_REPEAT, _SRE.POSSESSIVE_REPEAT):
+        return [value[2]]
+    if op is _SRE.SUBPATTERN:
+        return [value[3]]
+    if op is _SRE.BRANCH:
+        return list(value[1])
+    return [value[1]] if op in (_SRE.ASSERT, _SRE.ASSERT_NOT) else []
+
+
+def _searched(pattern: re.Pattern[str], text: str) -> float:
+    start = time.process_time()
+    collections.deque(pattern.finditer(text), maxlen=0)
+    return time.process_time() - start
+
+
+PATTERNS_OF_THE_PACKAGE = _package_patterns()
+
+
+@pytest.mark.parametrize("name", sorted(PATTERNS_OF_THE_PACKAGE))
+def test_every_pattern_that_searches_is_linear(name: str) -> None:
+    """Run by run, four times the text costs at most ten times as much: a quadratic scan costs sixteen."""
+    pattern = PATTERNS_OF_THE_PACKAGE[name]
+    if not _searches(name):
+        pytest.skip("only ever matched at one place")
+    small, large = PATTERN_SIZES
+    slow = []
+    for piece in _pieces(pattern):
+        first = min(_searched(pattern, piece * (small // len(piece))) for _ in range(2))
+        if first >= 0.0005 and _searched(pattern, piece * (large // len(piece))) > 10 * max(first, 0.001):
+            slow.append(piece)
+    assert not slow, f"{name} reads these pieces, repeated, in time that grows faster than their length: {slow}"
