@@ -78,10 +78,13 @@ _ABOVE_WORDS = (
     "以上",
     "위의",
 )
-_TAG = re.compile(r"<[^>]*>")
+#: A tag; a ``<`` ends the search for its ``>``, so that a text of ``<`` is read once.
+_TAG = re.compile(r"<[^<>]*>")
 _SPACE = re.compile(r"\s+")
-#: What reads the same in every language: numbers, code, formulas, acronyms.
-_NEUTRAL = re.compile(r"\d+(?:[.,]\d+)*|<code>.*?</code>|\\\(.*?\\\)|\\\[.*?\\\]|\b[A-Z][A-Z0-9]+\b", re.DOTALL)
+#: What reads the same in every language: numbers, code, formulas, acronyms; code and
+#: formulas by their opener, the rest of them up to their closer (see :func:`neutral`).
+_NEUTRAL = re.compile(r"\d+(?:[.,]\d+)*|<code>|\\\(|\\\[|\b[A-Z][A-Z0-9]+\b")
+_NEUTRAL_CLOSERS = {"<code>": "</code>", "\\(": "\\)", "\\[": "\\]"}
 
 
 class AnswerFacts(NamedTuple):
@@ -109,6 +112,31 @@ def _shows(option_html: str) -> str:
 def visible(option_html: str) -> str:
     """An option as a student reads it: tags removed, entities decoded, spaces collapsed."""
     return _SPACE.sub(" ", html.unescape(_TAG.sub("", option_html))).strip()
+
+
+def neutral(text: str) -> tuple[str, ...]:
+    """The parts of ``text`` that read the same in every language, in order.
+
+    Code and formulas run from their opener to its first closer. An opener
+    without one is passed over, and so is every later opener of its kind
+    without looking again: no closer comes after it either.
+    """
+    found: list[str] = []
+    unclosed: set[str] = set()
+    at = 0
+    while (part := _NEUTRAL.search(text, at)) is not None:
+        closer = _NEUTRAL_CLOSERS.get(part.group())
+        end = -1 if closer is None or part.group() in unclosed else text.find(closer, part.end())
+        if closer is None:
+            found.append(part.group())
+            at = part.end()
+        elif end == -1:
+            unclosed.add(part.group())
+            at = part.start() + 1
+        else:
+            found.append(text[part.start() : end + len(closer)])
+            at = end + len(closer)
+    return tuple(found)
 
 
 class ItemChecker:
@@ -254,7 +282,7 @@ class ItemChecker:
         """Options that read the same in every language (numbers, code, formulas) must keep their order."""
         if OPTION_ORDER in question.allow:
             return
-        keys = {lang: [tuple(_NEUTRAL.findall(option)) for option in shown] for lang, shown in options.items()}
+        keys = {lang: [neutral(option) for option in shown] for lang, shown in options.items()}
         usable = {lang: k for lang, k in keys.items() if all(k) and len(set(k)) == len(k)}
         if len(usable) < 2:
             return

@@ -32,7 +32,7 @@ from .errors import Problems, Severity
 from .kinds import KINDS, Kind
 from .languages import is_rtl
 from .links import with_report_link
-from .loader import Map, load, text_position
+from .loader import Map, Positions, load
 from .media import Media, MediaError
 from .model import LETTERS, Bank, Question, topic_tag
 from .paths import UnsafePathError, read_inside
@@ -356,11 +356,12 @@ def _template(path: Path, roots: Sequence[Path], labels: dict[str, str], kind: K
     if text is None:
         return ""
     check_template(path, text, kind.fields, problems, cloze=kind.cloze)
+    position = Positions(text)
 
     def label(match: re.Match[str]) -> str:
         key = match.group(1)
         if key not in labels:
-            line, column = text_position(text, match.start())
+            line, column = position(match.start())
             hint = f"define '{key}' in {DEFAULT}/{LABELS}"
             problems.add(path, f"unknown label [[{key}]]", line=line, column=column, hint=hint)
             return ""
@@ -374,6 +375,7 @@ def check_template(path: Path, text: str, fields: Sequence[str], problems: Probl
 
     ``cloze``: the template is a cloze note type's.
     """
+    position = Positions(text)
     for issue in ankitemplate.check(text, (*fields, *SPECIAL_FIELDS), cloze=cloze):
-        line, column = text_position(text, issue.offset)
+        line, column = position(issue.offset)
         problems.add(path, issue.message, line=line, column=column, hint=issue.hint)
