@@ -167,3 +167,10 @@ STATE = """(doc) => {
     overflow: doc.documentElement.scrollWidth > doc.documentElement.clientWidth,
   };
 }"""
+
+
+def only_local(page: Page) -> None:
+    """No script error, and nothing fetched but the page itself and what it carries inside."""
+    assert page.errors() == []
+    assert all(url.split(":")[0] in ("file", "data", "about", "http") for url in page.requested())
+    assert not [url for url in page.requested() if url.startswith("http") and "127.0.0.1" not in url]

@@ -15,9 +15,16 @@ def workflow(bank: Path) -> dict[str, Any]:
     return loaded
 
 
+def step_index(bank: Path, job: str, name: str) -> int:
+    """Where the step called ``name`` is in ``job``."""
+    steps = workflow(bank)["jobs"][job]["steps"]
+    (index,) = [i for i, step in enumerate(steps) if step.get("name") == name]
+    return index
+
+
 def run_step(bank: Path, job: str, index: int, before: str = "") -> subprocess.CompletedProcess[str]:
     """Step ``index`` of ``job``, after the shell lines ``before`` (e.g. a function standing in for a command)."""
     flow = workflow(bank)
     script = before + flow["jobs"][job]["steps"][index]["run"]
     env = {**os.environ, **flow["env"]}
-    return subprocess.run(["bash", "-e", "-c", script], env=env, capture_output=True, text=True, timeout=60)
+    return subprocess.run(["bash", "-e", "-c", script], cwd=bank, env=env, capture_output=True, text=True, timeout=60)

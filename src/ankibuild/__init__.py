@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from .api import build
     from .errors import AnkibuildError, BankError, Problem
     from .importer.bank import ImportResult, import_pages
+    from .importer.quizbank import QuizImport, import_quizzes
     from .load.stage import check
     from .state import BuildResult, Output
 
@@ -28,6 +29,8 @@ _HOMES = {
     "build": "api",
     "check": "load.stage",
     "import_pages": "importer.bank",
+    "QuizImport": "importer.quizbank",
+    "import_quizzes": "importer.quizbank",
 }
 __all__ = [
     "AnkibuildError",
@@ -36,10 +39,12 @@ __all__ = [
     "ImportResult",
     "Output",
     "Problem",
+    "QuizImport",
     "__version__",
     "build",
     "check",
     "import_pages",
+    "import_quizzes",
 ]
 
 

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import datetime as dt
-import re
-import unicodedata
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
 from .atomic import write_if_changed
 from .errors import Problems, Severity
+from .markdowntext import code_span, plain
 from .paths import UnsafePathError, read_inside
+from .search import notes_search
 from .yamlfiles.conflicts import report_conflict
 
 CHANGELOG_FILE = "CHANGELOG.md"
@@ -58,7 +57,7 @@ class Change:
         if self.kind is ChangeKind.REMOVED:
             return f"removed {self.question}"
         if self.kind is ChangeKind.MOVED:
-            return f"moved {self.question} from {_one_line(self.before)} to {_one_line(self.after)}"
+            return f"moved {self.question} from {plain(self.before)} to {plain(self.after)}"
         return f"added {self.question}"
 
 
@@ -113,9 +112,9 @@ def _move_help(moved: list[Change]) -> list[str]:
     for change in moved:
         targets.setdefault((change.before, change.after), []).append(change)
     return [
-        f"Anki leaves cards in their deck when you import. To move these from {_code(before)}, open Browse, "
-        f"search for {_code(_search(changes))}, select all cards, "
-        f"then Change Deck to {_code(after)}. Delete {_code(before)} once it is empty."
+        f"Anki leaves cards in their deck when you import. To move these from {code_span(before)}, open Browse, "
+        f"search for {code_span(_search(changes))}, select all cards, "
+        f"then Change Deck to {code_span(after)}. Delete {code_span(before)} once it is empty."
         for (before, after), changes in targets.items()
     ]
 
@@ -123,7 +122,7 @@ def _move_help(moved: list[Change]) -> list[str]:
 def _removal_help(removed: list[Change]) -> str:
     return (
         "Anki keeps removed questions when you import. To delete them, open Browse, "
-        f"search for {_code(_search(removed))}, select the notes and delete them."
+        f"search for {code_span(_search(removed))}, select the notes and delete them."
     )
 
 
@@ -133,51 +132,6 @@ def _search(changes: list[Change]) -> str:
     for change in changes:
         by_notetype.setdefault(change.notetype, []).append(change.question)
     return notes_search(by_notetype)
-
-
-# Searches for Anki's browser that find exactly the notes they name. In a search,
-# ``*`` and ``_`` are wildcards, ``:`` ends a field's name and ``"`` ends a quoted
-# term: a question id like ``layer_norm`` searched as typed would also find
-# ``layer-norm``. Each of these, and the backslash, is escaped with a backslash;
-# inside double quotes nothing else is special.
-_SPECIAL = frozenset('\\"*_:')
-
-
-def term(key: str, value: str) -> str:
-    """``key:value`` as one quoted term that matches ``value`` literally and whole."""
-    escaped = "".join(f"\\{char}" if char in _SPECIAL else char for char in value)
-    return f'"{key}:{escaped}"'
-
-
-def notes_search(by_notetype: Mapping[str, Sequence[str]]) -> str:
-    """A search for the notes of each note type named whose ``ID`` field is one of the question ids it maps to.
-
-    A question may have a note of each kind it has been (a removed one, the
-    live one), so each id is searched under its own note type.
-    """
-    groups = [
-        f"{term('note', name)} ({' OR '.join(term('ID', qid) for qid in ids)})" for name, ids in by_notetype.items()
-    ]
-    return groups[0] if len(groups) == 1 else " OR ".join(f"({group})" for group in groups)
-
-
-#: Characters that end a line for Markdown, git or an editor, and the other control characters.
-_BREAKS = frozenset(("Cc", "Zl", "Zp"))
-_BACKTICKS = re.compile("`+")
-
-
-def _one_line(text: str) -> str:
-    """``text`` with each control character and line break written as an escape: it cannot start a line."""
-    return "".join(f"\\u{ord(char):04x}" if unicodedata.category(char) in _BREAKS else char for char in text)
-
-
-def _code(text: str) -> str:
-    """``text`` as Markdown inline code on one line, shown as it is whatever it holds."""
-    shown = _one_line(text)
-    fence = "`" * (max((len(run) for run in _BACKTICKS.findall(shown)), default=0) + 1)
-    # Markdown takes one space off each side of code that starts and ends with one: a space is added for it.
-    edged = not shown.strip(" ") or shown[0] == "`" or shown[-1] == "`" or shown[0] == shown[-1] == " "
-    return f"{fence} {shown} {fence}" if edged else f"{fence}{shown}{fence}"
 
 
 def previous_changelog(out: Path, first: Path, problems: Problems) -> str:

@@ -59,6 +59,9 @@ def _format(help: str) -> Callable[[_F], _F]:
 
 
 _strict = click.option("--strict", is_flag=True, help="Treat warnings (e.g. missing translations) as errors.")
+_verbose = click.option(
+    "-v", "--verbose", is_flag=True, help="A warning per question where one line counts many (missing translations)."
+)
 
 
 class _Seconds(click.FloatRange):
@@ -126,6 +129,7 @@ def main() -> None:
     help="Also write this file for learning platforms (repeatable), instead of the bank's 'exports'.",
 )
 @_strict
+@_verbose
 @click.option("--frozen", is_flag=True, help="Fail instead of updating the lock file (for CI).")
 @click.option(
     "--check", "dry_run", is_flag=True, help="Write nothing; exit 1 if the outputs or the lock file would change."
@@ -190,14 +194,15 @@ def publish_command(outputs: Path | None, **options: Any) -> None:
 @_decks
 @_templates
 @_strict
+@_verbose
 @_format("json prints every problem as an object, for editors and CI.")
-def check_command(decks: Path, templates: Path | None, strict: bool, fmt: str) -> None:
+def check_command(decks: Path, templates: Path | None, strict: bool, verbose: bool, fmt: str) -> None:
     """Validate the bank and the templates; write nothing."""
     from .load.stage import check  # each command loads only what it uses
 
     checked: CheckResult | None = None
     try:
-        checked = check(decks=decks, templates=templates, strict=strict)
+        checked = check(decks=decks, templates=templates, strict=strict, verbose=verbose)
         problems = checked.items
     except BankError as err:
         problems = err.problems
@@ -247,7 +252,59 @@ def preview_command(**options: Any) -> None:
     click.echo(f"Preview of {len(result.cards)} card(s) -> {result.path} ({state})")
 
 
-@main.command("import")
+_IMPORT_HELP = """Import quiz pages copied from the web, or whole quiz files.
+
+\b
+A page copied from a quiz site (any other file name): one question, a page per language.
+  ankibuild import de.txt fr.txt -o decks/imported.yaml
+\b
+A Markdown quiz (.md): every question of the file, into a new question file;
+several files are one quiz in several languages, the first language first,
+matched by question number.
+  ankibuild import git.md git.de.md --lang en --lang de -o decks/git.yaml
+\b
+    ## Git                      the title: names the deck and the topic
+    #### Q1. Which command lists branches?
+    - [ ] `git log`
+    - [x] `git branch`          ticked: correct (tick several for "select all")
+    **Explanation:** it lists them.
+
+\b
+A GIFT file (.gift; --format gift for Moodle's .txt export): the same, in Moodle's format.
+  ankibuild import shell.gift --lang en -o decks/shell.yaml
+\b
+    $CATEGORY: $course$/top/Shell          the title
+    ::Q1::Which command prints the directory?{
+        ~ls  =pwd#Right.  ~cd              = correct, ~ wrong (~%50% one of several), #feedback
+        ####Every shell has it.            the explanation
+    }
+    ::Q2::rm -r asks before each file.{FALSE}
+
+\b
+A Moodle XML export (.xml): multichoice and truefalse questions, parsed hardened.
+  ankibuild import questions.xml --lang en -o decks/networks.yaml
+\b
+    <question type="multichoice"><name><text>Q1</text></name>
+      <questiontext format="html"><text>&lt;p>Which run over UDP?&lt;/p></text></questiontext>
+      <answer fraction="50"><text>DNS</text></answer>          a positive fraction: correct
+      <answer fraction="-100"><text>SSH</text></answer>
+    </question>
+
+\b
+An Aiken file (.aiken; --format aiken for a .txt), or a spreadsheet (.csv, .tsv) whose
+header names the columns (question, A..F or answer 1..6, answer or correct, explanation):
+  ankibuild import ports.csv --lang en --topic networks -o decks/ports.yaml
+\b
+    Which port does HTTPS use?          question,A,B,C,answer,explanation
+    A. 80                               Which are mail ports?,25,22,587,"A,C",SMTP.
+    B. 443
+    ANSWER: B
+
+A question that cannot be read exactly is refused at its line; the others are imported.
+"""
+
+
+@main.command("import", help=_IMPORT_HELP)
 @click.argument("pages", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option(
     "-o",
@@ -266,14 +323,65 @@ def preview_command(**options: Any) -> None:
     is_flag=True,
     help="Add the pages' languages the bank does not build yet to its 'languages' (else they are refused).",
 )
+@click.option("--dry-run", is_flag=True, help="Quiz files: show what would be written, and write nothing.")
+@click.option(
+    "--format",
+    "form",
+    type=click.Choice(["page", "markdown", "gift", "moodle-xml", "aiken", "csv"]),
+    help="The files' format. Default: .md is markdown, .gift gift, .xml moodle-xml, .aiken aiken, "
+    ".csv and .tsv csv, any other a page.",
+)
 @_decks
 @_wait
-def import_command(pages: tuple[Path, ...], **options: Any) -> None:
-    """Import quiz pages copied from the web: one question, a page per language."""
+def import_command(pages: tuple[Path, ...], dry_run: bool, form: str | None, **options: Any) -> None:
+    from .importer.quizbank import SUFFIXES  # each command loads only what it uses
+
+    if form != "page" and (form or all(page.suffix.lower() in SUFFIXES for page in pages)):
+        _import_quizzes(pages, dry_run, form, **options)
+        return
     from .importer.bank import import_pages  # each command loads only what it uses
 
     result = import_pages(pages, **options)  # the options above are named as its arguments
     _import_summary(result)
+
+
+def _import_quizzes(
+    files: tuple[Path, ...],
+    dry_run: bool,
+    form: str | None,
+    *,
+    out: Path,
+    decks: Path,
+    question_id: str | None,
+    languages: tuple[str, ...],
+    topic: str | None,
+    add_language: bool,
+    wait: float,
+) -> None:
+    from .importer.quizbank import import_quizzes  # each command loads only what it uses
+
+    if question_id or add_language:
+        raise click.UsageError("--id and --add-language are for pages; a quiz file gives each question its id")
+    result = import_quizzes(
+        files, out=out, decks=decks, languages=languages, topic=topic, dry_run=dry_run, form=form, wait=wait
+    )
+    report([*result.refused, *result.warnings], wrote=False)
+    where = click.format_filename(result.path)
+    refused = f"; {len(result.refused)} refused (above)" if result.refused else ""
+    if dry_run:
+        for path, content in result.files.items():
+            if path.suffix in (".yaml", ".yml"):
+                click.echo(f"--- {click.format_filename(path)}\n{content.decode()}")
+        click.echo(
+            f"Would import {result.questions} question(s) ({', '.join(result.languages)}) into {where}{refused}."
+        )
+        return
+    topic_said = f", topic '{result.topic}'" + (" (new in bank.yaml)" if result.new_topic else "")
+    click.echo(
+        f"Imported {result.questions} question(s) ({', '.join(result.languages)}) into {where}{topic_said}{refused}."
+    )
+    if result.refused:
+        raise SystemExit(1)
 
 
 def _import_summary(result: ImportResult) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any, NoReturn
@@ -28,7 +28,8 @@ class Problem:
     hint: str = ""
     question: str = ""
     severity: Severity = field(default=Severity.ERROR, compare=False)
-    #: The item-writing check that found it (see :mod:`.itemchecks`), if one did.
+    #: The check that found it, if one did: an item-writing check (see :mod:`.itemchecks`), or a
+    #: check whose problems are gathered into one line (see :func:`gather`).
     check: str = field(default="", compare=False)
     #: The words of the tool that found it (the YAML parser's), for whoever wants them.
     detail: str = field(default="", compare=False)
@@ -102,9 +103,10 @@ class Problems:
         question: str = "",
         severity: Severity = Severity.ERROR,
         detail: str = "",
+        check: str = "",
     ) -> None:
         # shared templates are checked once per language: a problem is listed once
-        self.extend([Problem(self.name(path), line, column, message, hint, question, severity, detail=detail)])
+        self.extend([Problem(self.name(path), line, column, message, hint, question, severity, check, detail)])
 
     def extend(self, problems: Iterable[Problem]) -> None:
         for problem in problems:
@@ -130,6 +132,25 @@ class Problems:
         if strict:
             self.items = [replace(p, severity=Severity.ERROR) for p in self.items]
         raise BankError(self.items)
+
+
+#: Words a gathered problem is told in: the first problem of its group, and how many there are.
+Gathered = Callable[[Problem, int], Problem]
+
+
+def gather(problems: Sequence[Problem], check: str, say: Gathered) -> list[Problem]:
+    """``problems`` with those of ``check`` gathered: one line per message, at the first one's place.
+
+    Some problems are true of thousands of questions at once (a language nobody
+    translated yet): a line each would hide every other problem. A message found
+    once stays as it was.
+    """
+    groups: dict[str, list[Problem]] = {}
+    for problem in problems:
+        if problem.check == check:
+            groups.setdefault(problem.message, []).append(problem)
+    others = [p for p in problems if p.check != check]
+    return others + [group[0] if len(group) == 1 else say(min(group), len(group)) for group in groups.values()]
 
 
 class AnkibuildError(click.ClickException):

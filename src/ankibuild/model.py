@@ -13,6 +13,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .study import Study
+
 #: The letters that name a question's options, in order (at most six).
 LETTERS: tuple[str, ...] = ("A", "B", "C", "D", "E", "F")
 #: What a question id (and a bank id) may be: it names notes, GUIDs and lock entries.
@@ -108,6 +110,14 @@ class Bank:
     shuffle: bool = False
     #: The export formats it asks every build for (see :mod:`.export`).
     exports: tuple[str, ...] = ()
+    #: The class's study options (``study:``), for a preset of its own; empty: none.
+    study: Study = field(default_factory=dict)
+    #: Where to report a mistake (``report:``): a web address with placeholders; "" for no link.
+    report: str = ""
+    #: The bank's home page (``home:``), where classmates find the changelog; "" for none.
+    home: str = ""
+    #: Whether each top deck's description says what the deck is (``description: true``).
+    describe: bool = False
 
     def deck_name(self, deck: Deck, lang: str) -> str:
         title = self.name_in(deck.titles, lang) or deck.key
@@ -161,6 +171,11 @@ def notetype_id(bank_id: str, lang: str, *kind: str) -> int:
 
 def deck_id(bank_id: str, deck_key: str, lang: str) -> int:
     return stable_int("deck", bank_id, deck_key, lang)
+
+
+def parent_deck_id(bank_id: str, lang: str) -> int:
+    """The id of the bank's parent deck (its title): no question file's key is empty."""
+    return deck_id(bank_id, "", lang)
 
 
 def topic_tag(slug: str) -> str:

@@ -38,8 +38,11 @@ from .load.schema import schema_text
 from .model import SLUG
 
 STARTER = Path(__file__).resolve().parent / "starter"
-#: How a git URL others can reach begins (a local path or ``file://`` is none).
-_REACHABLE = re.compile(r"^(https?|ssh|git)://[^/\s]+/\S+$|^[\w.-]+@[\w.-]+:\S+$")
+#: A git URL CI can install from with no key: https, no user or password, a host and a path of plain characters.
+#: Plain, so that it goes into YAML, a shell line and pip's requirement as it is (matched whole, in linear time).
+_INSTALLABLE = re.compile(r"https://[A-Za-z0-9.-]+(?::[0-9]+)?/[A-Za-z0-9._~/-]+")
+#: A tag, branch or commit, in the same plain characters.
+_REF = re.compile(r"[A-Za-z0-9._/-]+")
 TOPIC = "getting-started"
 EXAMPLE_ID = "where-languages-are-listed"
 EXAMPLE_ANSWER = "B"
@@ -61,8 +64,8 @@ class Origin:
 
     @property
     def reachable(self) -> bool:
-        """Whether GitHub and classmates can install from it: a URL, not a path on this computer."""
-        return bool(_REACHABLE.match(self.git)) and bool(self.ref) and not any(c.isspace() for c in self.ref)
+        """Whether CI and classmates can install from it: an https URL with no key, not a path on this computer."""
+        return bool(_INSTALLABLE.fullmatch(self.git)) and bool(_REF.fullmatch(self.ref))
 
 
 #: No origin known: the workflow stops at its first step until it is set.
@@ -75,8 +78,10 @@ def parse_origin(text: str) -> Origin:
     origin = Origin(git, ref)
     if not at or not origin.reachable:
         raise ValueError(
-            f"'{text}' is not a git URL others can reach followed by @ and a tag or commit: "
-            "give e.g. https://github.com/OWNER/ankibuild.git@v0.1.0 (a path on this computer is not reachable from CI)"
+            f"{text!r} is not a git URL others can reach followed by @ and a tag or commit: "
+            "give e.g. https://github.com/OWNER/ankibuild.git@v0.1.0: an https:// URL with no user name in it, "
+            "and a tag or commit of letters, digits and . _ / - (CI cannot install from a path on this computer, "
+            "nor over ssh)"
         )
     return origin
 
@@ -256,8 +261,31 @@ def _bank_yaml(bank_id: str, title: str, texts: Mapping[str, Mapping[str, Any]])
         "topics:",
         f"  {TOPIC}:",
         *(f"    {lang}: {_scalar(text['topic'])}{_mark(text)}" for lang, text in texts.items()),
+        *CLASS_SETTINGS,
     ]
     return "\n".join(lines) + "\n"
+
+
+#: What a bank may set for its class in Anki, offered commented out (docs/class.md says what students see).
+CLASS_SETTINGS = (
+    "# The class's study options (remove the # to use them): the decks then carry a",
+    "# deck options preset of their own, which a student gets by ticking 'Import any",
+    "# deck presets' on import. Without them, everyone keeps their own options.",
+    "# study:",
+    "#   new-cards-per-day: 20",
+    "#   maximum-reviews-per-day: 200",
+    "#   desired-retention: 0.9",
+    "#   maximum-interval: 36500    # days",
+    "#   learning-steps: [1, 10]    # minutes",
+    "#   relearning-steps: [10]",
+    "# Where classmates report a mistake: the back of every card links to it, with",
+    "# {id}, {lang} and {version} (of the question's text) filled in.",
+    '# report: "https://github.com/OWNER/REPO/issues/new?title=Mistake+in+{id}+({lang})&body=Version+{version}"',
+    "# The bank's home page, and a description of each top deck in Anki: the title,",
+    "# the version, what changed, and these links.",
+    "# home: https://github.com/OWNER/REPO/releases",
+    "# description: true",
+)
 
 
 def _mark(text: Mapping[str, Any]) -> str:

@@ -39,6 +39,8 @@ class BuildOptions:
     exports: tuple[str, ...] = ()
     #: Warnings fail the build as errors do.
     strict: bool = False
+    #: A warning per question where a summary line would count them (it changes the warnings recorded).
+    verbose: bool = False
     #: Fail instead of changing the lock (for CI).
     frozen: bool = field(default=False, metadata=_HOW)
     #: Write nothing into the bank folder (a publication is made from the commit as it is).

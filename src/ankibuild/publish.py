@@ -19,18 +19,20 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .api import build_with
-from .changelog import CHANGELOG_FILE, HEADER, ChangeKind, Changelog
+from .changelog import CHANGELOG_FILE, ChangeKind, Changelog, section
 from .errors import AnkibuildError, BankError, Problem, Problems, Severity
 from .lock.clock import Clock
+from .markdowntext import code_span, plain, visible
 from .options import BuildOptions
 from .paths import DECKS, UnsafePathError, read_inside
 from .state import BuildResult
+from .translations.record import TRANSLATIONS_FILE
 from .translations.status import LanguageStatus, status
 
 #: The release notes of a publication: its changes and what lags behind.
@@ -41,6 +43,9 @@ REVIEW_FILE = "REVIEW.md"
 PREVIEW_FOLDER = "preview"
 #: A published package or changelog larger than this is not taken from the last publication.
 MAX_PUBLISHED = 2**30
+#: The release notes give the searches for retired questions only up to this length, all languages together.
+MAX_SEARCHES = 60_000
+_TOO_LARGE = "use the search each release's changelog gives for the questions it removed."
 #: The changes whose cards a reviewer sees.
 _SHOWN = (ChangeKind.NEW, ChangeKind.CHANGED, ChangeKind.MOVED)
 
@@ -60,10 +65,14 @@ class Publication:
     #: Every language that lags behind its source (missing or possibly outdated translations).
     lagging: list[LanguageStatus]
     warnings: list[Problem] = field(default_factory=list)
-    #: The packages or the changelog differ from the last publication's.
+    #: The packages, the changelog or the exports differ from the last publication's.
     new: bool = False
-    #: The files written into ``out``.
-    written: list[Path] = field(default_factory=list)
+    #: Per language published, the search that selects every question removed from the bank a classmate has.
+    retired: dict[str, str] = field(default_factory=dict)
+    #: The class preset each language's decks carry, by language (none when the bank sets no study options).
+    presets: dict[str, str] = field(default_factory=dict)
+    #: The bank holds its translations' record: without it, no translation is known to be outdated.
+    recorded: bool = True
 
     @property
     def report(self) -> str:
@@ -76,8 +85,10 @@ class Publication:
             head = "## Nothing to publish\n"
         said = _demoted(self.section) if self.section else "No question changed.\n"
         shown = [f"The cards it adds or changes: `{PREVIEW_FOLDER}/index.html` in the review's files.", ""]
-        lagging = _lagging_table(self.lagging, self.languages)
-        return "\n".join([head, said.rstrip("\n"), "", *(shown if self.review else []), *lagging]).rstrip() + "\n"
+        lagging = _lagging_table(self.lagging, self.languages, recorded=self.recorded)
+        parts = [head, said.rstrip("\n"), "", *(shown if self.review else []), *_presets(self.presets)]
+        parts += [*_retired(self.retired), *lagging]
+        return "\n".join(parts).rstrip() + "\n"
 
 
 def publish(
@@ -92,10 +103,10 @@ def publish(
 ) -> Publication:
     """Make the publication that follows the one in ``last`` (missing or empty before the first) into ``out``.
 
-    ``out`` gets the packages, ``CHANGELOG.md`` and the release notes, only when
-    they differ from the last publication; with ``review``, only the notes and
-    a preview of the changed cards, nothing that would be published. The bank
-    folder is left as it is. ``summary`` (a job summary) gets the notes, or
+    ``out`` gets the packages, ``CHANGELOG.md``, the exports the bank asks for
+    and the release notes, only when they differ from the last publication;
+    with ``review``, only the notes and a preview of the changed cards, nothing
+    that would be published. The bank folder is left as it is. ``summary`` (a job summary) gets the notes, or
     every problem when the bank has errors: then :class:`BankError` is raised
     and nothing is written into ``out``.
     """
@@ -103,11 +114,15 @@ def publish(
         _refuse_used(out)
         found = status(decks)
         langs = tuple(s.lang for s in found.languages if s.translated) or tuple(s.lang for s in found.languages)
-        with _workspace(last) as work:
+        unread = Problems()
+        with _workspace(last, unread) as work:
             options = BuildOptions(decks=decks, templates=templates, out=work, languages=langs, leave_bank=True)
             result = build_with(options, clock=clock)
-            made = _publication(result, work, last, out, review, found.languages)
-            made.written = _write(made, work, options)
+            files = _published_files(work, result)
+            made = _publication(result, files, last, out, review, found.languages)
+            made.warnings = [*unread.warnings, *made.warnings]
+            made.recorded = (decks / TRANSLATIONS_FILE).is_file()
+            _write(made, files, options)
     except AnkibuildError as err:
         _append(summary, _failure(err))
         raise
@@ -124,37 +139,58 @@ def _refuse_used(out: Path) -> None:
 
 
 @contextmanager
-def _workspace(last: Path) -> Iterator[Path]:
+def _workspace(last: Path, problems: Problems) -> Iterator[Path]:
     """A new folder with the last publication's packages and changelog, for the build to read and replace.
 
     The last publication is downloaded: only its regular files are taken, never
-    a link, and a file that cannot be read counts as not published.
+    a link, and a file that cannot be read counts as not published, with a
+    warning in ``problems`` that names it.
     """
     with tempfile.TemporaryDirectory(prefix="ankibuild-publication-") as name:
         work = Path(name)
         names = sorted(p.name for p in last.iterdir()) if last.is_dir() else []
         for wanted in (n for n in names if n.endswith(".apkg") or n == CHANGELOG_FILE):
             try:
-                (work / wanted).write_bytes(read_inside(last / wanted, (last,), MAX_PUBLISHED))
-            except (OSError, UnsafePathError):
-                continue
+                (work / wanted).write_bytes(_published(last / wanted))
+            except UnsafePathError as err:
+                problems.add(last / wanted, err.message, hint=_UNREAD_HINT, severity=Severity.WARNING)
+            except OSError as err:
+                message = f"cannot be read ({err.strerror or err})"
+                problems.add(last / wanted, message, hint=_UNREAD_HINT, severity=Severity.WARNING)
         yield work
 
 
+#: What a warning about a file of the last publication that is not taken tells to do.
+_UNREAD_HINT = "it counts as not published; put the release's own file there, as a regular file"
+
+
+def _published(path: Path) -> bytes:
+    """A file of the last publication: a regular file, never a link, even to a file beside it."""
+    if path.is_symlink():
+        raise UnsafePathError("is a link; it is not read", _UNREAD_HINT)
+    return read_inside(path, (path.parent,), MAX_PUBLISHED)
+
+
 def _publication(
-    result: BuildResult, work: Path, last: Path, out: Path, review: bool, every: Sequence[LanguageStatus]
+    result: BuildResult, files: Sequence[Path], last: Path, out: Path, review: bool, every: Sequence[LanguageStatus]
 ) -> Publication:
-    """What the build in ``work`` makes of the last publication, compared with it."""
+    """What the build makes of the last publication: its ``files`` compared with the last one's."""
     lagging = [s for s in every if s.missing or s.outdated]
     langs = tuple(output.lang for output in result.outputs)
-    made = Publication(out, review, result.changes, _newest_section(work, result.changes), langs, lagging)
+    # The section is made from the changes, as the changelog's was: never read back from a file a name could shape.
+    said = section(result.changes).rstrip("\n") + "\n" if result.changes else ""
+    made = Publication(out, review, result.changes, said, langs, lagging)
     made.warnings = list(result.warnings)
-    made.new = any(_differs(path, last / path.name) for path in _published_files(work))
+    made.presets = {output.lang: output.preset for output in result.outputs if output.preset}
+    made.retired = {lang: result.retired_searches[lang] for lang in langs if lang in result.retired_searches}
+    made.new = any(_differs(path, last / path.name) for path in files)
     return made
 
 
-def _published_files(work: Path) -> list[Path]:
-    return sorted(p for p in work.iterdir() if p.suffix == ".apkg" or p.name == CHANGELOG_FILE)
+def _published_files(work: Path, result: BuildResult) -> list[Path]:
+    """What a publication is made of: the packages and the changelog, then the exports for learning platforms."""
+    published = sorted(p for p in work.iterdir() if p.suffix == ".apkg" or p.name == CHANGELOG_FILE)
+    return [*published, *(export.path for export in result.exports)]
 
 
 def _differs(path: Path, before: Path) -> bool:
@@ -164,44 +200,32 @@ def _differs(path: Path, before: Path) -> bool:
         return True
 
 
-def _newest_section(work: Path, changes: Changelog) -> str:
-    """The section this build put on top of the changelog, if it changed anything."""
-    if not changes:
-        return ""
-    text = (work / CHANGELOG_FILE).read_text(encoding="utf-8").removeprefix(HEADER).lstrip("\n")
-    return text.split("\n## ", 1)[0].rstrip("\n") + "\n"
-
-
-def _write(made: Publication, work: Path, options: BuildOptions) -> list[Path]:
-    """Write the publication, or the review, into its folder; nothing at all when nothing is new."""
+def _write(made: Publication, files: Sequence[Path], options: BuildOptions) -> None:
+    """Write the publication (``files`` and the notes), or the review, into its folder; nothing when nothing is new."""
     out = made.out
     if made.review:
-        return _write_review(made, out, options)
-    if not made.new:
-        return []
-    out.mkdir(parents=True, exist_ok=True)
-    written = [out / path.name for path in _published_files(work)]
-    for path in _published_files(work):
-        shutil.copyfile(path, out / path.name)
-    (out / NOTES_FILE).write_text(made.report, encoding="utf-8")
-    return [*written, out / NOTES_FILE]
+        _write_review(made, out, options)
+    elif made.new:
+        out.mkdir(parents=True, exist_ok=True)
+        for path in files:
+            shutil.copyfile(path, out / path.name)
+        (out / NOTES_FILE).write_text(made.report, encoding="utf-8")
 
 
-def _write_review(made: Publication, out: Path, options: BuildOptions) -> list[Path]:
+def _write_review(made: Publication, out: Path, options: BuildOptions) -> None:
     from .preview.target import write_preview  # loaded only for a review
 
     out.mkdir(parents=True, exist_ok=True)
     shown = {(c.lang, c.question) for c in made.changes.items if c.kind in _SHOWN}
-    preview = write_preview(
+    write_preview(
         decks=options.decks,
         templates=options.templates,
         out=out / PREVIEW_FOLDER,
-        packages=out,
+        packages=None,  # a review publishes no package: there is none to link
         languages=made.languages,
         only=shown,
     )
     (out / REVIEW_FILE).write_text(made.report, encoding="utf-8")
-    return [preview.path, out / REVIEW_FILE]
 
 
 def _demoted(section: str) -> str:
@@ -209,10 +233,49 @@ def _demoted(section: str) -> str:
     return "\n".join("#" + line if line.startswith("##") else line for line in section.splitlines()) + "\n"
 
 
-def _lagging_table(lagging: Sequence[LanguageStatus], published: Sequence[str]) -> list[str]:
-    """Per language that lags: how many questions lack it, how many may be outdated, whether it is published."""
+def _presets(presets: Mapping[str, str]) -> list[str]:
+    """What a classmate ticks to get the class's study options, when the decks carry them."""
+    if not presets:
+        return []
+    names = sorted({f"*{plain(name)}*" for name in presets.values()})
+    return [
+        "### Study options",
+        "",
+        f"The decks carry the class's study options, as the preset {', '.join(names)}. To use them, tick "
+        "**Import any deck presets** when you import; leave it off to keep your own deck options.",
+        "",
+    ]
+
+
+def _retired(searches: Mapping[str, str]) -> list[str]:
+    """One search per language for every question removed from the bank: whatever releases a classmate skipped."""
+    if not searches:
+        return []
+    said = "Anki keeps a question removed from the bank when you import."
+    if sum(map(len, searches.values())) > MAX_SEARCHES:
+        # GitHub refuses release notes longer than 125,000 characters: the publication must not fail for it.
+        return ["### Retired questions", "", f"{said} The bank is too large for one search: {_TOO_LARGE}", ""]
+    return [
+        "### Retired questions",
+        "",
+        f"{said} To delete every one you still have, whatever releases you skipped, open Browse, search for "
+        "the line of your language, select all the notes and delete them. A question added back later is not "
+        "selected.",
+        "",
+        *(f"- {lang}: {code_span(search)}" for lang, search in searches.items()),
+        "",
+    ]
+
+
+def _lagging_table(lagging: Sequence[LanguageStatus], published: Sequence[str], *, recorded: bool) -> list[str]:
+    """Per language that lags: how many questions lack it, how many may be outdated, whether it is published.
+
+    Which translations may be outdated only the bank's translations record
+    tells: without one, no more is said than that none is missing.
+    """
+    unknown = [] if recorded else ["", f"Without `decks/{TRANSLATIONS_FILE}`, outdated translations are not counted."]
     if not lagging:
-        return ["Every language is translated."]
+        return ["Every language is translated." if recorded else "No translation is missing."]
     rows = [
         f"| {s.lang} | {len(s.missing)} | {len(s.outdated)} | {'yes' if s.lang in published else 'not yet'} |"
         for s in lagging
@@ -225,6 +288,7 @@ def _lagging_table(lagging: Sequence[LanguageStatus], published: Sequence[str]) 
         *rows,
         "",
         "A question is published in the languages it has; `ankibuild status` lists them all.",
+        *unknown,
     ]
 
 
@@ -234,8 +298,13 @@ def _failure(err: AnkibuildError) -> str:
         return f"## Not published\n\n{err.format_message()}\n"
     errors = [p for p in err.problems if p.severity is Severity.ERROR]
     lines = [f"## Not published: {len(errors)} error(s)", ""]
-    lines += [f"- `{p.location}`: {p.message}" + (f" ({p.hint})" if p.hint else "") for p in sorted(errors)]
-    return "\n".join(lines) + "\n"
+    return "\n".join([*lines, *(_problem_line(p) for p in sorted(errors))]) + "\n"
+
+
+def _problem_line(problem: Problem) -> str:
+    """One problem as one list item: a file name or message from a pull request can neither break it nor close it."""
+    hint = f" ({plain(visible(problem.hint))})" if problem.hint else ""
+    return f"- {code_span(visible(problem.location))}: {plain(visible(problem.message))}{hint}"
 
 
 def _append(summary: Path | None, text: str) -> None:

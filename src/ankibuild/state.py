@@ -40,6 +40,8 @@ class Output:
     decks: int
     notes: int
     written: bool
+    #: The name of the class preset its decks carry ("" for none; see :mod:`.anki.preset`).
+    preset: str = ""
 
 
 @dataclass
@@ -55,6 +57,8 @@ class BuildResult:
     lock_written: bool = False
     #: Which templates the cards were made from: the defaults, or a bank's own folder over them.
     templates: str = ""
+    #: Per language built, the search that selects every question removed from the bank that a classmate has.
+    retired_searches: dict[str, str] = field(default_factory=dict)
     #: The digest of what each package was made from (by path), so an unchanged one is not rebuilt next time.
     package_digests: dict[str, str] = field(default_factory=dict, repr=False)
     #: The lock differs from this build's in form only and a frozen build left it as it was:
@@ -143,7 +147,10 @@ class BuildState:
             if data is None or data["inputs"] != self.inputs(self.seen):
                 return None
             outputs, exports = (
-                [Output(Path(o["path"]), o["lang"], o["decks"], o["notes"], False) for o in data[key]]
+                [
+                    Output(Path(o["path"]), o["lang"], o["decks"], o["notes"], False, o.get("preset", ""))
+                    for o in data[key]
+                ]
                 for key in ("outputs", "exports")
             )
             made = (*data["outputs"], *data["exports"])
@@ -196,6 +203,7 @@ class BuildState:
                     "lang": o.lang,
                     "decks": o.decks,
                     "notes": o.notes,
+                    "preset": o.preset,
                     # A package this build did not write may be as package_digests() found it.
                     "sha": (None if o.written else self.intact.get(str(o.path))) or file_sha(o.path),
                     "digest": result.package_digests.get(str(o.path), ""),

@@ -16,7 +16,7 @@ committed lock) and test banks that cover the features, with a fixed clock and
 Regenerating the copy is only for an intended change of released outputs, and
 is reviewed as a diff (the commit says which bytes changed and why):
 
-    ANKIBUILD_REGENERATE=1 python -m pytest tests/test_identity.py
+    ANKIBUILD_REGENERATE=1 python -m pytest tests/anki/test_identity.py
 
 ``tests/data/released/`` holds the sample bank's packages as released before
 there were other kinds of question than multiple choice (built the same way,
@@ -199,7 +199,7 @@ def test_outputs_are_byte_identical_to_the_reference(name: str, tmp_path: Path) 
     differences = _differences(expected, actual, folder)
     assert not differences, (
         "released outputs changed (a package's sha256 changed: its .txt dump's diff shows what); "
-        "see tests/test_identity.py to regenerate after an intended change\n" + "\n\n".join(differences)
+        "see tests/anki/test_identity.py to regenerate after an intended change\n" + "\n\n".join(differences)
     )
 
 

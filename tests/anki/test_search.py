@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from ankibuild import build
-from ankibuild.changelog import notes_search
 from ankibuild.kinds import KINDS
+from ankibuild.search import notes_search
 
 from ..ankitools import collection, import_package
 

@@ -18,7 +18,18 @@ import pytest
 
 from ankibuild.preview.target import CardSides, card_document, render_cards
 
-from ..browsertools import ANKI_HR, OUTPUT, STATE, SWAP, PreviewCard, browser, page, published_scenario, served
+from ..browsertools import (
+    ANKI_HR,
+    OUTPUT,
+    STATE,
+    SWAP,
+    PreviewCard,
+    browser,
+    only_local,
+    page,
+    published_scenario,
+    served,
+)
 from ..cdp import Browser, Page, chromium
 from ..conftest import DATA, ROOT
 
@@ -43,13 +54,6 @@ def every_language(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def rtl_sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return published_scenario(tmp_path_factory.mktemp("rtl-sample"), "rtl-sample")
-
-
-def _only_local(page: Page) -> None:
-    """No script error, and nothing fetched but the page itself and what it carries inside."""
-    assert page.errors() == []
-    assert all(url.split(":")[0] in ("file", "data", "about", "http") for url in page.requested())
-    assert not [url for url in page.requested() if url.startswith("http") and "127.0.0.1" not in url]
 
 
 @pytest.mark.parametrize(
@@ -77,7 +81,7 @@ def test_a_tapped_option_is_marked_after_the_flip(
     assert back["verdict"] == verdict and back["explanation"]
     assert back["signs"] == ["\u2717" if o == tapped and o != "B" else "\u2713" if o == "B" else "" for o in "ABCD"]
     assert (front["verdict"], front["explanation"]) == ("", False)
-    _only_local(page)
+    only_local(page)
 
 
 def test_again_starts_a_new_review_without_the_old_choice(page: Page, every_language: Path) -> None:
@@ -94,7 +98,7 @@ def test_again_starts_a_new_review_without_the_old_choice(page: Page, every_lang
     assert [mark for _, _, mark in front["options"]] == ["plain"] * 4
     assert [mark for _, _, mark in back["options"]] == ["plain", "right", "plain", "plain"]
     assert back["verdict"] == ""
-    _only_local(page)
+    only_local(page)
 
 
 def test_number_keys_follow_the_shuffled_order_right_to_left(page: Page, rtl_sample: Path) -> None:
@@ -125,7 +129,7 @@ def test_number_keys_follow_the_shuffled_order_right_to_left(page: Page, rtl_sam
     assert signs == {letter: "\u2713" if letter == "A" else "\u2717" if letter == order[2] else "" for letter in order}
     assert (front["direction"], back["direction"]) == ("rtl", "rtl")
     assert back["verdict"] == ("إجابة صحيحة" if right == "right" else "إجابة خاطئة")
-    _only_local(page)
+    only_local(page)
 
 
 def test_every_language_fits_a_phone_and_night_mode_applies(browser: Browser, every_language: Path) -> None:
@@ -143,7 +147,7 @@ def test_every_language_fits_a_phone_and_night_mode_applies(browser: Browser, ev
             assert page.evaluate(f"getComputedStyle({card.document}.body).backgroundColor") == "rgb(30, 30, 30)"
             if lang in ("de", "ja", "he"):
                 card.screenshot(f"preview-{lang}-phone-night")
-        _only_local(page)
+        only_local(page)
     finally:
         page.close()
 

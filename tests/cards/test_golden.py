@@ -9,7 +9,7 @@ cloze card by its cloze number). A change to the templates or
 labels shows up here as a readable diff. After an intended change, regenerate
 them and review the diff:
 
-    ANKIBUILD_REGENERATE=1 python -m pytest tests/test_golden.py
+    ANKIBUILD_REGENERATE=1 python -m pytest tests/cards/test_golden.py
 
 The card script's content-hashed file name is written as ``_ankibuild-HASH.js``
 so that editing the script alone does not touch every golden file (its naming

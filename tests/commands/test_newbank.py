@@ -18,7 +18,7 @@ from ankibuild.newbank import UNSET, Origin, init, starter_workflow
 
 from ..ankitools import imported_cards
 from ..conftest import ROOT, snapshot
-from ..workflow import run_step, workflow
+from ..workflow import run_step, step_index, workflow
 
 
 def _run(folder: Path, *args: str) -> Result:
@@ -83,8 +83,8 @@ def test_init_writes_a_shared_repository(tmp_path: Path) -> None:
 
 
 def test_the_example_workflow_is_the_one_init_writes() -> None:
-    """examples/ shows what init writes with no origin known: it publishes from the default branch, whatever its
-    name, and reviews pull requests with nothing but read access; no step lets a warning stop it."""
+    """examples/ shows what init writes with no origin known: it publishes the newest commit of the default branch,
+    whatever its name, and reviews pull requests with nothing but read access; no step lets a warning stop it."""
     example = (ROOT / "examples" / "github-actions-build.yml").read_text(encoding="utf-8")
     assert example == starter_workflow(UNSET)
     workflow = yaml.safe_load(example)
@@ -99,6 +99,12 @@ def test_the_example_workflow_is_the_one_init_writes() -> None:
     assert 'pip install "ankibuild @ git+${ANKIBUILD_GIT}@${ANKIBUILD_REF}"' in runs
     assert "ankibuild publish --last last --out publication" in runs
     assert "ankibuild publish --review --last last --out review" in [step.get("run") for step in review["steps"]]
+    # A run re-run later checks out the branch as it is then: an older commit is never published over a newer one.
+    checkouts = [[s for s in job["steps"] if s.get("uses") == "actions/checkout@v4"] for job in (publish, review)]
+    assert checkouts == [
+        [{"uses": "actions/checkout@v4", "with": {"ref": "${{ github.event.repository.default_branch }}"}}],
+        [{"uses": "actions/checkout@v4"}],
+    ]
     assert [step.get("name") for step in (publish["steps"][0], review["steps"][0])] == [
         "Where ankibuild comes from"
     ] * 2
@@ -143,12 +149,44 @@ def test_init_from_an_origin_writes_a_workflow_that_installs_from_it(tmp_path: P
     }
 
 
-@pytest.mark.parametrize("given", ["/home/me/ankibuild@v1", "file:///home/me/ankibuild@v1", "https://x.org/a.git"])
-def test_init_refuses_an_origin_others_cannot_reach(tmp_path: Path, given: str) -> None:
-    """A path on this computer, or no ref: a usage error naming the option, and nothing written."""
+@pytest.mark.parametrize(
+    "given",
+    [
+        "/home/me/ankibuild@v1",
+        "file:///home/me/ankibuild@v1",
+        "https://x.org/a.git",
+        "git@github.com:OWNER/ankibuild.git@v0.1.0",
+        "ssh://git@github.com/OWNER/ankibuild.git@v0.1.0",
+        "git://github.com/OWNER/ankibuild.git@v0.1.0",
+        "http://github.com/OWNER/ankibuild.git@v0.1.0",
+        "https://me:secret@github.com/OWNER/ankibuild.git@v0.1.0",
+        'https://github.com/O/a.git@v1"x',
+        "https://github.com/O/a.git@v1 x",
+        "https://github.com/O/a.git@v1\n",
+        'https://github.com/O/a"b.git@v1',
+        "https://github.com/O/a.git@",
+    ],
+)
+def test_init_refuses_an_origin_ci_cannot_install_from(tmp_path: Path, given: str) -> None:
+    """A path on this computer, ssh, a URL with a user in it, a character YAML or the shell would read, or no ref:
+    a usage error naming the option and saying what to give, and nothing written."""
     refused = _run(tmp_path, "init", "bank", "--from", given)
     assert refused.exit_code == 2 and "--from" in refused.output and "not a git URL others can reach" in refused.output
+    assert "https://github.com/OWNER/ankibuild.git@v0.1.0" in refused.output and "Traceback" not in refused.output
     assert not (tmp_path / "bank").exists()
+
+
+@pytest.mark.parametrize("url", ["git@github.com:OWNER/ankibuild.git", "https://me:secret@github.com/O/a.git"])
+def test_an_installed_origin_ci_cannot_install_from_is_never_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, url: str
+) -> None:
+    """Installed over ssh, or with a password in the URL: init names it and writes no origin, so CI says what to set."""
+    monkeypatch.setattr(newbank, "installed_origin", lambda: Origin(url, "ab12"))
+    made = _run(tmp_path, "init", "bank")
+    assert made.exit_code == 0 and f"ankibuild was installed from {url}" in made.output
+    written = (tmp_path / "bank" / ".github" / "workflows" / "decks.yml").read_text(encoding="utf-8")
+    assert url not in written + (tmp_path / "bank" / ".pre-commit-config.yaml").read_text(encoding="utf-8")
+    assert run_step(tmp_path / "bank", "publish", 0).returncode == 1
 
 
 def test_init_says_what_to_run_when_it_cannot_run_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -266,3 +304,37 @@ def test_a_folder_that_cannot_be_written_is_one_clear_error_and_leaves_nothing(t
     assert snapshot(tmp_path) == before and sorted(p.name for p in (tmp_path / "new").iterdir()) == [".github"]
     exported = _run(tmp_path, "templates", "export", "new/.github/templates")
     assert exported.exit_code == 1 and "cannot write here: Not a directory" in exported.output
+
+
+#: Fake ``gh`` commands: each prints what GitHub's would, and exits as it would.
+GH_ANSWERS = {
+    "server-error": (
+        "echo 'HTTP 502: Bad Gateway (https://api.github.com/repos/o/b/releases/tags/latest-decks)' >&2",
+        1,
+    ),
+    "rate-limit": ("echo 'HTTP 403: API rate limit exceeded for installation ID 1.' >&2", 1),
+    "no-release": ("echo 'release not found' >&2", 1),
+    "downloaded": ("touch last/physics-en.apkg last/CHANGELOG.md", 0),
+}
+
+
+@pytest.mark.parametrize(("job", "answer"), [(j, a) for j in ("publish", "review") for a in GH_ANSWERS])
+def test_the_last_publication_is_taken_as_none_only_when_there_is_no_release(
+    tmp_path: Path, job: str, answer: str
+) -> None:
+    """The fetch step with ``gh`` on PATH answering as GitHub can: a server error or a rate limit fails the step (else
+    every question would be published as new); only a release that does not exist yet means nothing was published."""
+    made = _run(tmp_path, "init", "bank", "--from", "https://github.com/teacher/ankibuild.git@v0.2.0")
+    assert made.exit_code == 0, made.output
+    bank, fake = tmp_path / "bank", tmp_path / "bin"
+    fake.mkdir()
+    said, code = GH_ANSWERS[answer]
+    (fake / "gh").write_text(f"#!/bin/sh\n{said}\nexit {code}\n", encoding="utf-8")
+    (fake / "gh").chmod(0o755)
+    ran = run_step(bank, job, step_index(bank, job, "Fetch the last publication"), before=f'PATH="{fake}:$PATH"\n')
+    assert ran.returncode == (1 if answer in ("server-error", "rate-limit") else 0), ran
+    if ran.returncode:
+        assert "::error::Could not fetch the release Latest decks" in ran.stdout
+    assert sorted(p.name for p in (bank / "last").iterdir()) == (
+        ["CHANGELOG.md", "physics-en.apkg"] if answer == "downloaded" else []
+    )

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from anki.collection import Collection
 from click.testing import CliRunner, Result
+from markdown_it import MarkdownIt
 
 from ankibuild import build
 from ankibuild.cli import main
@@ -32,6 +33,7 @@ from ..ankitools import (
 )
 from ..gitrepo import Repo
 from ..gitrepo import edit as _edit
+from ..workflow import run_step, step_index
 
 TRUNK = "trunk"
 #: When the class starts: now, so that Anki takes every time as it is; each run of CI is an hour later.
@@ -279,7 +281,7 @@ def _bank_with_a_publication(tmp_path: Path) -> tuple[Repo, Path]:
 
 def test_a_review_prints_what_the_pull_request_would_publish_and_publishes_nothing(tmp_path: Path) -> None:
     """On a branch with one question edited and one added: the changelog section, a preview of exactly their
-    cards, publish=false for the workflow, and no package and no changelog written."""
+    cards and of no package, publish=false for the workflow, and no package and no changelog written."""
     bank, release = _bank_with_a_publication(tmp_path)
     bank.git("checkout", "-q", "-b", "drag")
     _edit(bank, "mechanics.yaml", "in a vacuum?", "in a vacuum, feather and hammer alike?")
@@ -307,6 +309,8 @@ def test_a_review_prints_what_the_pull_request_would_publish_and_publishes_nothi
     page = (review / "preview" / "index.html").read_text(encoding="utf-8")
     shown = re.findall(r'<article class="pv-card" id="([^"]+)"', page)
     assert sorted(shown) == ["de-drag", "de-free-fall", "en-drag", "en-free-fall"]
+    # The review holds no package: the page links none, and shows no downloads to look for.
+    assert ".apkg" not in page and '<section id="downloads" class="pv-downloads" hidden>' in page
     assert {path.name: path.read_bytes() for path in release.iterdir()} == before
     assert bank.git("status", "--porcelain").stdout == ""  # the bank is left as it was
 
@@ -324,6 +328,38 @@ def test_a_pull_request_with_an_error_fails_with_every_problem_in_the_summary(tm
     assert said.startswith("## Not published: 1 error(s)")
     assert re.search(r"^- `decks/mechanics\.yaml:\d+:\d+`: ", said, flags=re.MULTILINE), said
     assert not (tmp_path / "review").exists()
+
+
+def _kinds(markdown: str) -> list[str]:
+    """The kinds of Markdown's tokens in a text, inline ones included, as CommonMark with GitHub's tables reads it."""
+    tokens = MarkdownIt("commonmark").enable("table").parse(markdown)
+    return [t.type for token in tokens for t in [token, *(token.children or [])]]
+
+
+@pytest.mark.parametrize(
+    "name", ["x`y\n## Published <img src=x onerror=alert(1)>.yaml", "a``\u2028[c](mailto:e)`` \u202e.yaml"]
+)
+def test_a_file_name_from_a_pull_request_stays_inside_its_line_of_the_failure_summary(
+    tmp_path: Path, name: str
+) -> None:
+    """A file whose name holds a line break, backquotes, HTML or a link, with a YAML error: the summary has one
+    heading and one list item per error, the name in a code span it cannot close, and no HTML, image or link."""
+    bank, release = _bank_with_a_publication(tmp_path)
+    (bank.path / "decks" / name).write_text("questions: [\n", encoding="utf-8")
+    summary = tmp_path / "summary.md"
+    args = ["publish", "--review", "--last", str(release), "--out", str(tmp_path / "review")]
+    failed = _ankibuild(bank.path, *args, env={"GITHUB_STEP_SUMMARY": str(summary)})
+    assert failed.exit_code == 1
+    said = summary.read_text(encoding="utf-8")
+    kinds = _kinds(said)
+    assert kinds.count("heading_open") == 1 and kinds.count("list_item_open") == 1, said
+    assert not {"html_inline", "html_block", "image", "link_open"} & set(kinds), said
+    (item,) = [line for line in said.splitlines() if line.startswith("- ")]
+    (shown, *_) = [
+        t.content for t in MarkdownIt("commonmark").parseInline(item)[0].children or [] if t.type == "code_inline"
+    ]
+    escaped = "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in name)
+    assert shown == f"decks/{escaped}:2:1"
 
 
 def test_publishing_again_with_nothing_changed_publishes_nothing(tmp_path: Path) -> None:
@@ -356,8 +392,8 @@ def test_a_lock_committed_later_changes_nothing_classmates_have(tmp_path: Path) 
 
 
 def test_the_last_publication_is_read_only_inside_its_folder(tmp_path: Path) -> None:
-    """A downloaded publication whose changelog and package are links to files elsewhere: neither is read, and the
-    new publication starts a changelog of its own, with every question new."""
+    """A downloaded publication whose changelog and packages are links, or not files: none is read, each is named in
+    a warning, and the new publication starts a changelog of its own, with every question new."""
     bank, release = _bank_with_a_publication(tmp_path)
     secret = tmp_path / "secret.md"
     secret.write_text("# Changelog\n\nnot for publishing\n", encoding="utf-8")
@@ -365,9 +401,18 @@ def test_the_last_publication_is_read_only_inside_its_folder(tmp_path: Path) -> 
     planted.mkdir()
     (planted / "CHANGELOG.md").symlink_to(secret)
     (planted / "physics-en.apkg").symlink_to(release / "physics-en.apkg")
+    (planted / "physics-de.apkg").symlink_to("physics-en.apkg")  # a link beside it is not read either
+    (planted / "physics-fr.apkg").mkdir()  # nor anything that is not a regular file
     made = publish(decks=bank.path / "decks", last=planted, out=tmp_path / "out")
     changelog = (tmp_path / "out" / "CHANGELOG.md").read_text(encoding="utf-8")
     assert "not for publishing" not in changelog
+    warned = [p for p in made.warnings if p.hint.startswith("it counts as not published")]
+    assert [Path(p.file).name for p in warned] == [
+        "CHANGELOG.md",
+        "physics-de.apkg",
+        "physics-en.apkg",
+        "physics-fr.apkg",
+    ]
     assert {change.describe() for change in made.changes.items if change.lang == "en"} == {
         "added where-languages-are-listed",
         "added free-fall",
@@ -383,3 +428,85 @@ def test_a_publication_goes_only_into_a_new_or_empty_folder(tmp_path: Path) -> N
     refused = _ankibuild(bank.path, "publish", "--last", str(release), "--out", str(tmp_path / "used"))
     assert refused.exit_code == 1 and "this folder is not empty" in refused.output
     assert [p.name for p in (tmp_path / "used").iterdir()] == ["old.apkg"]
+
+
+#: The suffixes of the files each export format makes.
+EXPORT_SUFFIXES = (".moodle.xml", ".gift.txt", ".qti.zip")
+
+
+def test_the_exports_a_bank_asks_for_are_published_beside_the_packages(tmp_path: Path) -> None:
+    """A bank that starts asking for every export: the next publication holds them, though no question changed, the
+    notes do not count them among the packages, and the workflow's Publish step uploads each of them."""
+    bank, release = _bank_with_a_publication(tmp_path)
+    _edit(bank, "bank.yaml", "languages:", "exports: [moodle-xml, gift, qti]\nlanguages:")
+    bank.commit("Export the questions for Moodle and every other platform")
+    summary = tmp_path / "summary.md"
+    published = bank.path / "publication"
+    made = _ankibuild(
+        bank.path, "publish", "--last", str(release), "--out", str(published), env={"GITHUB_STEP_SUMMARY": str(summary)}
+    )
+    assert made.exit_code == 0, made.output
+    names = sorted(path.name for path in published.iterdir())
+    exports = [f"physics-{lang}{suffix}" for lang in ("de", "en") for suffix in EXPORT_SUFFIXES]
+    assert set(exports) | {"physics-mul.moodle.xml"} <= set(names)
+    assert {"physics-de.apkg", "physics-en.apkg", "CHANGELOG.md", "RELEASE_NOTES.md"} <= set(names)
+    for said in ((published / "RELEASE_NOTES.md").read_text(encoding="utf-8"), summary.read_text(encoding="utf-8")):
+        assert said.startswith("## Published\n") and not any(suffix in said for suffix in EXPORT_SUFFIXES), said
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    log = tmp_path / "gh.log"
+    (fake / "gh").write_text(f'#!/bin/sh\n[ "$2" = view ] && exit 1\necho "$@" >> {log}\n', encoding="utf-8")
+    (fake / "gh").chmod(0o755)
+    uploaded = run_step(bank.path, "publish", step_index(bank.path, "publish", "Publish"), f'PATH="{fake}:$PATH"\n')
+    assert uploaded.returncode == 0, uploaded
+    (created,) = log.read_text(encoding="utf-8").splitlines()
+    assert (
+        sorted(word.removeprefix("publication/") for word in created.split() if word.startswith("publication/"))
+        == names
+    )
+
+
+def test_the_notes_say_every_language_is_translated_only_when_the_record_says_so(tmp_path: Path) -> None:
+    """Without the translations record CI knows what is missing, not what is outdated: then the notes say that no
+    translation is missing, or that outdated ones are not counted; once a local build has written the record, that
+    every language is translated."""
+    bank, release = _bank_with_a_publication(tmp_path)
+    _edit(bank, "mechanics.yaml", "in a vacuum?", "in a vacuum, feather and hammer alike?")
+    _edit(bank, "mechanics.yaml", "im Vakuum", "im Vakuum, Feder wie Hammer,")
+    bank.commit("Ask about feather and hammer")
+    assert not (bank.path / "decks" / "translations.lock").exists()
+    unknown = publish(decks=bank.path / "decks", last=release, out=tmp_path / "unknown")
+    assert unknown.new and "No translation is missing." in unknown.report
+    assert "Every language is translated." not in unknown.report
+    english = (
+        "  - id: drag\n    topics: [getting-started]\n    en:\n      question: Does air slow more?\n      answer: Yes\n"
+    )
+    _append(bank, "mechanics.yaml", english.replace("    en:", "    kind: flashcard\n    en:"))
+    lagging = publish(decks=bank.path / "decks", last=release, out=tmp_path / "lagging")
+    assert "| de | 1 | 0 | yes |" in lagging.report
+    assert "Without `decks/translations.lock`, outdated translations are not counted." in lagging.report
+    build(decks=bank.path / "decks", out=bank.path / "dist")
+    assert (bank.path / "decks" / "translations.lock").is_file()
+    known = publish(decks=bank.path / "decks", last=release, out=tmp_path / "known")
+    assert "| de | 1 | 0 | yes |" in known.report and "Without" not in known.report
+
+
+def test_a_deck_title_holding_a_heading_is_refused_before_anything_is_published(tmp_path: Path) -> None:
+    """A question moved into a deck whose title holds a line break and a heading, HTML and a link: publish stops
+    at check with the title's line in the summary, which keeps its one heading, and nothing is written."""
+    bank, release = _bank_with_a_publication(tmp_path)
+    mechanics = bank.path / "decks" / "mechanics.yaml"
+    text = mechanics.read_text(encoding="utf-8")
+    moved = text[text.index("  - id: inertia") :]
+    mechanics.write_text(text.removesuffix(moved), encoding="utf-8")
+    evil = 'deck:\n  de: Evil\n  en: "Evil\\n## Published <img src=x onerror=alert(1)> [click](https://evil.example)"\n'
+    (bank.path / "decks" / "evil.yaml").write_text(evil + "questions:\n" + moved, encoding="utf-8")
+    bank.commit("Move inertia")
+    summary = tmp_path / "summary.md"
+    args = ["publish", "--last", str(release), "--out", str(tmp_path / "out")]
+    refused = _ankibuild(bank.path, *args, env={"GITHUB_STEP_SUMMARY": str(summary)})
+    assert refused.exit_code == 1 and "Traceback" not in refused.output
+    said = summary.read_text(encoding="utf-8")
+    assert said.startswith("## Not published: 1 error(s)\n") and "- `decks/evil.yaml:3:" in said, said
+    assert "holds a line break" in said and _kinds(said).count("heading_open") == 1
+    assert not (tmp_path / "out").exists()

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import json
+import zipfile
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
 import jsonschema
+import pytest
 import yaml
 from click.testing import CliRunner
 
 from ankibuild import build
 from ankibuild.cli import main
+from ankibuild.errors import BankError, Problems
 from ankibuild.load.schema import bank_schema
 from ankibuild.preview.target import write_preview
+from ankibuild.yamlfiles.checker import Checker
 
 from ..conftest import DATA, Project, snapshot, use_scenario
 from ..exporttools import BANK, PICTURE, SEVERAL_GAPS, exported
@@ -102,6 +110,18 @@ def test_an_unknown_format_is_named_with_the_ones_there_are(project: Project) ->
     assert "did you mean 'moodle-xml'?" in result.output
 
 
+def test_an_unknown_format_given_to_the_build_is_named_with_the_ones_there_are(project: Project) -> None:
+    """``build(exports=...)`` from Python, where no command line chose among the formats: a problem, not a crash."""
+    use_scenario(project, "exports")
+    before = snapshot(project.root)
+    with pytest.raises(BankError) as raised:
+        build(decks=project.decks, out=project.out, exports=["gift", "moodle"])
+    (problem,) = raised.value.problems
+    assert problem.message == "unknown export format 'moodle'"
+    assert problem.hint == "did you mean 'moodle-xml'? The formats: moodle-xml, gift, qti"
+    assert snapshot(project.root) == before
+
+
 def test_the_preview_page_links_each_export_beside_the_packages(project: Project) -> None:
     out = exported(project)
     result = write_preview(decks=project.decks, out=out / "preview", packages=out)
@@ -127,3 +147,72 @@ def test_the_bank_schema_knows_the_formats_as_check_does() -> None:
     bank = yaml.safe_load((DATA / "exports" / "bank.yaml").read_text(encoding="utf-8"))
     assert list(validator.iter_errors(bank)) == []
     assert not validator.is_valid({**bank, "exports": ["moodle"]})
+
+
+#: A line of each kind of text in the bank with every kind: titles, a deck, a topic, the parts of each question kind.
+TEXTS = [
+    ("bank.yaml", "  en: Exports"),
+    ("bank.yaml", "    en: Storage"),
+    ("storage.yaml", "  en: Storage / memory"),
+    ("storage.yaml", "      question: How many bytes"),
+    ("storage.yaml", "      options: [DRAM"),
+    ("storage.yaml", "      explanation: Intel and AMD"),
+    ("storage.yaml", "        A: That was the line size"),
+    ("storage.yaml", "      question: A flash cell"),
+    ("storage.yaml", '      answer: "$2^{12} = 4096$ bytes"'),
+    ("storage.yaml", "      question: A byte holds"),
+    ("syntax.yaml", '      question: "Which shows as typed'),
+]
+
+
+def _with(line: str, char: str) -> str:
+    """``line`` with ``char`` put into its text, written as a YAML escape (as only an escape can write it)."""
+    key, value = line.split(": ", 1)
+    text = yaml.safe_load(value)
+    texts = text if isinstance(text, list) else [text]
+    changed = [texts[0][:4] + char + texts[0][4:], *texts[1:]]
+    return f"{key}: {json.dumps(changed if isinstance(text, list) else changed[0])}"
+
+
+def _parse_every_export(out: Path) -> None:
+    """Read every XML file of the exports with an XML parser: Moodle's files, and each file in a QTI package."""
+    for path in sorted(out.glob("*.moodle.xml")):
+        ET.parse(path)
+    for path in sorted(out.glob("*.qti.zip")):
+        with zipfile.ZipFile(path) as archive:
+            for name in (n for n in archive.namelist() if n.endswith(".xml")):
+                ET.fromstring(archive.read(name))
+
+
+@pytest.mark.parametrize("char", ["\ufffe", "\uffff", "\x0b", "\x1f", "\x85"], ids=ascii)
+@pytest.mark.parametrize(("file", "start"), TEXTS, ids=[start.strip()[:24] for _, start in TEXTS])
+def test_a_character_xml_cannot_hold_is_refused_in_every_text(
+    project: Project, file: str, start: str, char: str
+) -> None:
+    """XML 1.0 holds no control character but tab and line breaks, and neither U+FFFE nor U+FFFF: Moodle XML and
+    QTI would be files no platform reads. Check refuses each at its line, and nothing is built."""
+    use_scenario(project, "exports")
+    path = project.decks / file
+    lines = path.read_text(encoding="utf-8").split("\n")
+    at = next(i for i, line in enumerate(lines) if line.startswith(start))
+    lines[at] = _with(lines[at], char)
+    path.write_text("\n".join(lines), encoding="utf-8")
+    built = CliRunner().invoke(main, ["build"])
+    if built.exit_code == 0:
+        _parse_every_export(project.out)
+    assert built.exit_code == 1 and f"U+{ord(char):04X}" in built.output, built.output
+    checked = json.loads(CliRunner().invoke(main, ["check", "--format", "json"]).stdout)
+    assert [(p["file"], p["line"]) for p in checked if p["severity"] == "error"] == [(f"decks/{file}", at + 1)]
+
+
+def test_half_a_surrogate_pair_is_refused_as_a_text() -> None:
+    """YAML's reader refuses one written as an escape already; a text from anywhere else is held to the same."""
+    problems = Problems()
+    assert Checker(Path("decks/x.yaml"), problems).text_value("ab\ud800c", (3, 7), "'question'") is None
+    (problem,) = problems.items
+    assert problem.message == "'question' contains U+D800, half of a surrogate pair, which is no character on its own"
+
+
+def test_the_exports_of_the_bank_with_every_kind_are_well_formed_xml(project: Project) -> None:
+    """The bank's hostile text (markup, ]]>, entities, right-to-left marks) gives XML every parser reads."""
+    _parse_every_export(exported(project))

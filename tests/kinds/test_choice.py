@@ -63,7 +63,7 @@ def _problems(root: Path, old: str, new: str) -> list[Problem]:
     [
         ("answer: A", "answer: []", "q.yaml:5:5", "the answer list is empty"),
         ("answer: A", "answer: [A, D]", "q.yaml:5:17", "answer D is not among the 3 options"),
-        ("answer: A", "answer: [A, a]", "q.yaml:5:17", "letter A is twice in the answer list"),
+        ("answer: A", "answer: [A, A]", "q.yaml:5:17", "letter A is twice in the answer list"),
         ("answer: A", "answer: [A, 3]", "q.yaml:5:17", "'3' in the answer list is not a letter A-F"),
         ("answer: A", "answer: [A, B, C, D, E, F, G]", "q.yaml:5:32", "'G' in the answer list is not a letter"),
         ("answer: A", "answer: {A: yes}", "q.yaml:5:5", "answer must be one letter A-F, not a mapping"),
@@ -105,6 +105,17 @@ def test_each_mistake_is_reported_at_its_place(tmp_path: Path, old: str, new: st
     assert problems and problems[0].location.removeprefix(str(tmp_path / "decks") + "/") == location
     assert message in problems[0].message
     assert problems[0].hint
+
+
+def test_a_letter_written_twice_in_two_ways_is_a_warning_and_counts_once(tmp_path: Path) -> None:
+    """``[A, a]`` names one option: the bank's schema, which compares what is written, accepts it, and so does check."""
+    (tmp_path / "decks").mkdir()
+    (tmp_path / "decks" / "bank.yaml").write_text(BANK, encoding="utf-8")
+    (tmp_path / "decks" / "q.yaml").write_text(QUESTION.replace("answer: A", "answer: [A, a]", 1), encoding="utf-8")
+    problems = check(decks=tmp_path / "decks").warnings
+    assert [(p.location.rsplit("/", 1)[1], p.message) for p in problems if "twice" in p.message] == [
+        ("q.yaml:5:17", "letter A is twice in the answer list")
+    ]
 
 
 def test_feedback_on_a_kind_without_options_names_the_kinds_that_have_it(tmp_path: Path) -> None:

@@ -157,6 +157,18 @@ def test_options_the_card_shows_exactly_alike_are_an_error(tmp_path: Path, secon
     assert not (tmp_path / "dist").exists()
 
 
+def test_options_that_differ_in_the_case_of_their_code_are_not_identical(tmp_path: Path) -> None:
+    """`-d` and `-D` are two commands; 'Go' and 'go' in prose read the same."""
+    code = ["`git branch -d x`", "`git branch -D x`", "`Go`", "`go`"]
+    prose = ["The Go language", "the go language", "Rust"]
+    decks = _bank(tmp_path, {"one.yaml": [_question("c", "A", code), _question("p", "C", prose)]})
+    found = _check(decks)[1]
+    assert [(p["question"], p["check"], p["message"]) for p in found] == [
+        ("p", "identical-options", "in 'en', option B reads the same as option A on the card"),
+        ("p", "identical-options", "in 'de', option B reads the same as option A on the card"),
+    ]
+
+
 def test_all_of_the_above_in_a_shuffled_question_must_be_pinned(tmp_path: Path) -> None:
     """Shuffled into the middle, 'All of the above' means nothing: a warning until it is pinned."""
     options = ["Red", "Green", "All of the above"]

@@ -19,9 +19,9 @@ PACKAGE = Path(ankibuild.__file__).resolve().parent
 #: The layers, lowest first: a module may import from its own layer and those below it.
 #: A name is a module or a folder of modules (the longest name that matches counts).
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "paths", "version", "languages", "progress", "model", "collector"),
+    ("errors", "paths", "version", "languages", "progress", "collector", "search", "markdowntext"),
     ("atomic", "buildlock", "cache"),
-    ("yamlfiles", "text"),
+    ("yamlfiles", "text", "model", "study", "links"),
     ("cards", "kinds"),
     ("options", "packagenames", "lock", "translations.record", "changelog", "state"),
     ("load",),

@@ -100,7 +100,7 @@ def _question_file(**changes: Any) -> dict[str, Any]:
         _question_file(en={"question": "?", "options": list("abcdefg"), "explanation": "x"}),
         _question_file(en={"question": "?", "options": ["same", "same"], "explanation": "x"}),
         _question_file(en={"question": "?", "options": ["a", "b"], "explanation": "x", "fr": {}}),
-        _question_file(en={"question": "?", "options": ["a", "b"]}),
+        _question_file(en={"question": "?", "options": ["a", "b"], "explanation": ""}),
         _question_file(en={"question": True, "options": ["a", "b"], "explanation": "x"}),
     ],
     ids=[
@@ -116,7 +116,7 @@ def _question_file(**changes: Any) -> dict[str, Any]:
         "seven-options",
         "same-options",
         "translation-too-deep",
-        "no-explanation",
+        "empty-explanation",
         "boolean-text",
     ],
 )

@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
+from ankibuild.changelog import Change, ChangeKind
 from ankibuild.lock.clock import MAX_TIME
 from ankibuild.lock.format import LOCK_FILE, read_lock
 from ankibuild.translations.record import TRANSLATIONS_FILE
@@ -192,6 +193,21 @@ def _renamed_and_reverted(title: str, other: str) -> None:
 def test_a_deck_title_check_accepts_reaches_the_changelog_as_one_line(title: str, other: str) -> None:
     """A title, renamed and then reverted: every build after it works, and each move is one line of the changelog."""
     _renamed_and_reverted(title, other)
+
+
+@ROUND_TRIPS
+@given(before=st.text(min_size=1), after=st.text(min_size=1))
+@example(before="[click](https://evil.example)", after="<img src=x onerror=alert(1)> *a* _b_ `c` &amp; \\[d]")
+@example(before="Evil\n## Published", after="| x | y |\n|---|---|")
+def test_a_moved_deck_is_named_as_text_in_markdown(before: str, after: str) -> None:
+    """The names a published package gives its decks are shown as written: no link, image, HTML, emphasis or line."""
+    line = Change("en", "q", ChangeKind.MOVED, before=before, after=after).describe()
+    tokens = MarkdownIt("commonmark").enable("table").parse(f"- {line}")
+    inline = [token for token in tokens if token.type == "inline"]
+    assert len(inline) == 1 and [t.type for t in inline[0].children or []] == ["text"]
+    text = (inline[0].children or [])[0].content
+    shown = re.sub(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]", lambda m: f"\\u{ord(m.group()):04x}", f"{before} to {after}")
+    assert text.rstrip() == f"moved q from {shown}".rstrip()  # Markdown drops the spaces a line ends with
 
 
 @pytest.mark.parametrize(

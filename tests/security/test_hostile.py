@@ -210,3 +210,25 @@ def test_html_in_text_is_shown_as_text_in_anki(project: Project, tmp_path: Path)
             assert '&lt;a href="javascript:alert(2)"&gt;' in front
             assert "&lt;b onmouseover=alert(3)&gt;Text&lt;/b&gt; &amp;" in back
     assert snapshot(project.templates) == before
+
+
+@pytest.mark.parametrize("brk", ["\\n", "\\u2028", "\\u2029"])
+@pytest.mark.parametrize(
+    ("file", "old", "title"),
+    [
+        ("ai-hardware.yaml", "  en: AI hardware and software stack\n", "  en: {}\n"),
+        ("bank.yaml", "  en: AI Quiz\n", "  en: {}\n"),
+        ("bank.yaml", "    en: Memory bandwidth\n", "    en: {}\n"),
+    ],
+    ids=["deck", "bank", "topic"],
+)
+def test_a_title_holding_a_line_break_is_refused_at_its_line(
+    project: Project, brk: str, file: str, old: str, title: str
+) -> None:
+    """A title with a break in it would start a line of its own in the changelog and the release notes."""
+    project.edit(file, old, title.format(f'"Evil{brk}## Published <img src=x onerror=alert(1)>"'))
+    messages = _refused(project, f"decks/{file}")
+    assert len(messages) == 1 and "holds a line break" in messages[0], messages
+    _, problems = _check(project)
+    line = next(n for n, text in enumerate((project.decks / file).read_text().splitlines(), 1) if "Evil" in text)
+    assert [p["line"] for p in problems if p["file"] == f"decks/{file}" and p["severity"] == "error"] == [line]

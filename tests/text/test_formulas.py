@@ -1,6 +1,6 @@
 """Where MathJax ends a formula: what would move the end is refused with its fix, what would not is accepted.
 
-tests/test_mathjax.py runs Anki's MathJax over these cases and many more; here
+tests/text/test_mathjax.py runs Anki's MathJax over these cases and many more; here
 each rule is checked on its own, without a browser.
 """
 

@@ -15,7 +15,7 @@ from ankibuild.cli import main
 from ankibuild.errors import Problem, Severity
 from ankibuild.text.media import MAX_IMAGE_BYTES
 
-from ..ankitools import collection, import_package, render
+from ..ankitools import collection, import_package, package_notes, render
 from ..conftest import Project, use_scenario
 
 LANGS = ("de", "fr", "en")
@@ -189,3 +189,11 @@ def test_a_hidden_image_is_refused(project: Project) -> None:
     text = max(n for n, line in enumerate(lines, start=1) if line.strip().startswith("explanation:"))
     hidden = [(p.file, p.line) for p in caught.value.problems if "is a hidden file" in p.message]
     assert hidden == [("decks/ai-hardware.yaml", text)]  # at the text that shows it, in the one language
+
+
+def test_an_image_link_with_a_query_is_read_by_its_path(project: Project) -> None:
+    """`media/roofline.svg?raw=true`, as links into git repositories are written, shows the file itself."""
+    project.edit("ai-hardware.yaml", "](media/roofline.svg)", "](media/roofline.svg?raw=true)")  # the German text
+    project.build(languages=["de"])
+    notes = package_notes(project.out / "ai-stack-de.apkg")
+    assert any('<img src="roofline-' in fields for fields in notes.values())

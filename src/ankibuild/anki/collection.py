@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..model import stable_int
+from .preset import add_preset
 from .spec import NoteKey, PackageSpec
 
 if TYPE_CHECKING:
@@ -112,11 +113,13 @@ def create(spec: PackageSpec, path: Path) -> None:
     with _connect(path) as conn:
         cursor = conn.cursor()
         # genanki writes the schema, decks and note types; the notes follow in bulk.
-        decks = [genanki.Deck(deck.id, deck.name, deck.description) for deck in spec.decks]
+        decks = [genanki.Deck(deck.id, deck.name, deck.description) for deck in (*spec.parents, *spec.decks)]
         for deck in decks:
             for model, _ in spec.notetypes:
                 deck.add_model(model)
         genanki.Package(decks).write_to_db(cursor, spec.notetypes[0][1], iter(()))
+        if spec.preset:
+            add_preset(cursor, spec.preset, [deck.deck_id for deck in decks])
         if len(spec.notetypes) > 1:
             _note_type_times(cursor, spec)
         _write_notes(cursor, spec, list(enumerate(spec.notes, start=1)))

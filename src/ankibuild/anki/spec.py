@@ -10,6 +10,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..version import code_fingerprint
+from .preset import Preset
 
 if TYPE_CHECKING:
     import genanki
@@ -54,6 +55,10 @@ class PackageSpec:
     #: reads only those of the notes that changed.
     texts: Callable[[Collection[str] | None], Iterable[tuple[str, Texts]]]
     media: Sequence[tuple[str, bytes]] = ()
+    #: The class preset its decks get, if the bank sets study options.
+    preset: Preset | None = None
+    #: Decks with no cards of their own that it carries for their preset (the bank's parent deck).
+    parents: Sequence[DeckInfo] = ()
 
     @cached_property
     def frame(self) -> str:
@@ -62,8 +67,9 @@ class PackageSpec:
             [model.model_id, model.name, [(t["name"], t["qfmt"], t["afmt"]) for t in model.templates], model.css, mtime]
             for model, mtime in self.notetypes
         ]
-        decks = [(deck.id, deck.name, deck.description) for deck in self.decks]
-        return json.dumps([code_fingerprint(), models, decks])
+        decks = [(deck.id, deck.name, deck.description) for deck in (*self.decks, *self.parents)]
+        preset = [self.preset.config] if self.preset else []
+        return json.dumps([code_fingerprint(), models, decks, *preset])
 
     @cached_property
     def digest(self) -> str:

@@ -28,16 +28,19 @@ from ..lock.format import LOCK_FILE, Lock, NoteLock
 from ..lock.gitattributes import ask_git_to_merge
 from ..lock.memo import LOCK_MEMO, remember
 from ..lock.stamp import Stamp, stamp_notes, stamp_notetype
-from ..model import Bank, deck_id
+from ..model import Bank, Deck, deck_id, parent_deck_id
 from ..options import BuildOptions
 from ..packagenames import check_names, package_groups
 from ..paths import read_inside
 from ..progress import Progress, silent
+from ..search import retired_search
 from ..state import BuildResult, Output
 from ..translations.record import TRANSLATIONS_FILE, today
+from .about import description
 from .collection import notetype
 from .kept import Kept
 from .package import package_bytes
+from .preset import class_preset
 from .published import (
     Published,
     PublishedNote,
@@ -89,6 +92,7 @@ class AnkiTarget:
         new, previous = _follow_published(loaded, new, options, self.clock, result)
         packages = _plan(bank, loaded, types, new, options.out, options.split)
         result.package_digests = {str(package.path): package.spec.digest for package in packages}
+        result.retired_searches = _retired_searches(types, loaded)
         todo = [package for package in packages if self.built.get(str(package.path)) != package.spec.digest]
         text = new.dumps()
         lock = _LockPlan(new, text, text != _current_text(lock_path), old.recalled)
@@ -141,7 +145,8 @@ class AnkiPlan:
         for package in self.packages:
             path, spec = package.path, package.spec
             written = path in made and _write(path, made.pop(path), options.dry_run)
-            result.outputs.append(Output(path, package.lang, len(spec.decks), len(spec.notes), written))
+            preset = spec.preset.name if spec.preset else ""
+            result.outputs.append(Output(path, package.lang, len(spec.decks), len(spec.notes), written, preset))
         if not options.dry_run:
             publish_changelog(out, self.previous, result.changes)
             _record_translations(options.decks / TRANSLATIONS_FILE, self.translations, options.leaves_bank)
@@ -149,6 +154,20 @@ class AnkiPlan:
         # The next build that may write the lock still has it to tidy: this one must not be taken for it.
         result.lock_untidy = options.leaves_bank and lock.changed
         return result
+
+
+def _retired_searches(types: Mapping[str, genanki.Model], loaded: LoadedBank) -> dict[str, str]:
+    """Per language built, the search that selects every question removed from the bank that a classmate has.
+
+    Each note type is searched with the questions of its kind: a note of a question's former kind is retired too.
+    """
+    ids: dict[tuple[str, str], list[str]] = {}
+    for head in loaded.notes:
+        ids.setdefault((head.lang, head.kind), []).append(head.question_id)
+    searched: dict[str, dict[str, list[str]]] = {}
+    for key, t in loaded.templates.items():
+        searched.setdefault(t.lang, {})[types[key].name] = ids.get((t.lang, t.kind.name), [])
+    return {lang: retired_search(by_notetype) for lang, by_notetype in searched.items()}
 
 
 def _record_translations(path: Path, text: str, leave: bool) -> None:
@@ -364,7 +383,6 @@ def _plan(
         assets = {asset.name: asset.content for key in keys for asset in loaded.templates[key].media}
         for path, decks in package_groups(bank, lang, out, split=split):
             ids = {d.key: deck_id(bank.id, d.key, lang) for d in decks}
-            infos = [DeckInfo(ids[d.key], bank.deck_name(d, lang)) for d in decks]
             files = [by_key[d.key] for d in decks]
             heads = [head for file in files for head in file.notes if head.lang == lang]
             names = sorted({name for head in heads for name in head.media})
@@ -373,9 +391,27 @@ def _plan(
                 for h in heads
             ]
             media = [*assets.items(), *((name, loaded.media[name]) for name in names)]
-            spec = PackageSpec(models, infos, notes, partial(_texts, files, lang), media)
+            about = description(bank, lang, [*(mtime for _, mtime in models), *(note.mtime for note in notes)])
+            infos, parents = _decks(bank, lang, decks, about)
+            preset = class_preset(bank.id, lang, bank.name_in(bank.titles, lang) or bank.id, bank.study)
+            spec = PackageSpec(models, infos, notes, partial(_texts, files, lang), media, preset, parents)
             packages.append(_Package(path, lang, spec))
     return packages
+
+
+def _decks(bank: Bank, lang: str, decks: list[Deck], about: str) -> tuple[list[DeckInfo], list[DeckInfo]]:
+    """The decks of a package in ``lang``, and the parent deck (the bank's title) when it has to carry something.
+
+    The description goes to the top decks: the parent, else each deck. The parent
+    also carries the class preset: otherwise Anki makes it with the Default preset,
+    whose limits then cap a student who studies from it.
+    """
+    parent = bank.name_in(bank.titles, lang)
+    own = about if parent is None else ""
+    infos = [DeckInfo(deck_id(bank.id, d.key, lang), bank.deck_name(d, lang), own) for d in decks]
+    if parent is None or not (bank.study or about):
+        return infos, []
+    return infos, [DeckInfo(parent_deck_id(bank.id, lang), parent, about)]
 
 
 def _texts(files: list[FileResult], lang: str, wanted: Collection[str] | None) -> Iterator[tuple[str, Texts]]:

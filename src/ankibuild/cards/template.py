@@ -20,13 +20,15 @@ from dataclasses import dataclass
 from ..errors import AnkibuildError
 from ..text.clozemarkers import cloze_filter
 
-_TAG = re.compile(r"\{\{(.*?)\}\}", re.DOTALL)
 #: A field's name as Anki allows it: no braces, no '#', '^', '/' first, no ':' (a filter).
 _NAME = re.compile(r"[^#^/{}:!=\s][^{}:]*")
 #: What Anki counts as an empty field: only ASCII whitespace and line breaks or divs
 #: (a no-break space or an empty paragraph makes a field non-empty).
 _EMPTY = re.compile(r"(?:[ \t\n\r\f\v]|</?(?:br|div) ?/?>)*", re.IGNORECASE)
 #: Fields Anki fills in itself; a template may use them beside a note type's own.
+#: Sections (``{{#Field}}``, ``{{^Field}}``) may hold one another this deep: Anki's own
+#: templates use two or three levels, and rendering recurses once per level.
+MAX_SECTIONS = 32
 SPECIAL_FIELDS = ("FrontSide", "Tags", "Type", "Deck", "Subdeck", "Card", "CardFlag", "CardID")
 _SYNTAX = "write {{Field}}, {{#Field}}…{{/Field}} or {{^Field}}…{{/Field}}"
 #: The one filter ankibuild renders, on cloze note types only.
@@ -67,8 +69,43 @@ def field_is_empty(text: str) -> bool:
     return _EMPTY.fullmatch(text) is not None
 
 
+@dataclass(frozen=True)
+class _Tag:
+    """``{{...}}`` in a template: where it starts and ends, and what is between the braces, stripped."""
+
+    start: int
+    end: int
+    text: str
+
+    @property
+    def name(self) -> str:
+        """The field a tag names: ``{{#A}}`` and ``{{ A }}`` both name ``A``."""
+        return self.text[1:].strip() if self.text[:1] in ("#", "^", "/") else self.text
+
+
+def _tags(source: str) -> tuple[list[_Tag], int]:
+    """Every tag in order, and where a ``{{`` that nothing closes starts (-1 if none).
+
+    A tag closes at the first ``}}`` after its ``{{``. Once a ``{{`` has no ``}}``
+    after it, no later one has: the source is read once, however it is written.
+    """
+    tags: list[_Tag] = []
+    position = 0
+    while (opening := source.find("{{", position)) != -1:
+        closing = source.find("}}", opening + 2)
+        if closing == -1:
+            return tags, opening
+        tags.append(_Tag(opening, closing + 2, source[opening + 2 : closing].strip()))
+        position = closing + 2
+    return tags, -1
+
+
 class _Parser:
-    """Reads a template once, into nodes, noting every issue rather than stopping at the first."""
+    """Reads a template once, into nodes, noting every issue rather than stopping at the first.
+
+    Sections are kept on a list, not on Python's stack: however deeply a template
+    nests them, reading it never recurses (a depth beyond :data:`MAX_SECTIONS` is an issue).
+    """
 
     def __init__(self, source: str, fields: Collection[str], cloze: bool) -> None:
         self.source = source
@@ -77,8 +114,10 @@ class _Parser:
         self.issues: list[Issue] = []
 
     def nodes(self) -> tuple[_Node, ...]:
-        nodes, _, _ = self._until(0, None)
-        self._stray_braces()
+        tags, stray = _tags(self.source)
+        nodes = self._read(tags)
+        if stray != -1:  # Anki would show a template error on every card
+            self.issues.append(Issue(stray, "'{{' is never closed", "write {{Field}} with two braces on each side"))
         if self.cloze and not _shows_cloze(nodes):
             # Anki shows an error instead of the front of a cloze card whose template has no cloze
             # filter; a back without one would show the text unrevealed.
@@ -86,68 +125,75 @@ class _Parser:
             self.issues.append(Issue(0, "a cloze card's template must show its text with the cloze filter", hint))
         return nodes
 
-    def _until(self, start: int, section: re.Match[str] | None) -> tuple[tuple[_Node, ...], int, bool]:
-        """Nodes from ``start`` to the end, or to the tag that closes ``section``; whether that tag was found."""
-        nodes: list[_Node] = []
-        position = start
-        while (match := _TAG.search(self.source, position)) is not None:
-            nodes.append(self.source[position : match.start()])
-            position = match.end()
-            tag = match.group(1).strip()
-            if tag.startswith("/"):
-                if section is not None and tag[1:].strip() == _name(section):
-                    return tuple(n for n in nodes if n), position, True
-                self._closes_nothing(match, section)
-            elif tag[:1] in ("#", "^"):
-                body, position, closed = self._until(position, match)
-                if not closed:
-                    hint = f"add {{{{/{_name(match)}}}}}"
-                    self.issues.append(Issue(match.start(), f"section {{{{{tag}}}}} is never closed", hint))
-                nodes.append(_Section(self._field(match), tag[0] == "^", body))
+    def _read(self, tags: list[_Tag]) -> tuple[_Node, ...]:
+        """The nodes of the whole template: each section's tag and its parent's nodes wait on ``open``."""
+        current: list[_Node] = []
+        open: list[tuple[_Tag, list[_Node]]] = []
+        position = 0
+        for tag in tags:
+            current.append(self.source[position : tag.start])
+            position = tag.end
+            if tag.text.startswith("/"):
+                if open and tag.name == open[-1][0].name:
+                    current = self._close(*open.pop(), current)
+                else:
+                    self._closes_nothing(tag, open[-1][0] if open else None)
+            elif tag.text[:1] in ("#", "^"):
+                if len(open) == MAX_SECTIONS:
+                    hint = "close a section before the next one opens: a card needs a few levels at most"
+                    self.issues.append(Issue(tag.start, f"sections nested more than {MAX_SECTIONS} deep", hint))
+                open.append((tag, current))
+                current = []
             else:
-                nodes.append(self._field(match))
-        nodes.append(self.source[position:])
-        return tuple(n for n in nodes if n), len(self.source), False
+                current.append(self._field(tag))
+        current.append(self.source[position:])
+        while open:
+            tag, parent = open.pop()
+            self.issues.append(
+                Issue(tag.start, f"section {{{{{tag.text}}}}} is never closed", f"add {{{{/{tag.name}}}}}")
+            )
+            current = self._close(tag, parent, current)
+        return _kept(current)
 
-    def _field(self, match: re.Match[str]) -> _Field:
-        tag = match.group(1).strip()
-        cloze = tag.startswith(_CLOZE) and self.cloze
-        name = tag[len(_CLOZE) :].strip() if cloze else _name(match)
-        if tag.startswith(_CLOZE) and not self.cloze:
+    def _close(self, tag: _Tag, parent: list[_Node], body: list[_Node]) -> list[_Node]:
+        """``parent``, the section ``tag`` opened with ``body`` added."""
+        parent.append(_Section(self._field(tag), tag.text[0] == "^", _kept(body)))
+        return parent
+
+    def _field(self, tag: _Tag) -> _Field:
+        cloze = tag.text.startswith(_CLOZE) and self.cloze
+        name = tag.text[len(_CLOZE) :].strip() if cloze else tag.name
+        if tag.text.startswith(_CLOZE) and not self.cloze:
             hint = "the cloze filter shows a cloze note type's text: use it in a cloze kind's templates"
-            self.issues.append(Issue(match.start(), f"{{{{{tag}}}}} is only for cloze cards", hint))
-        elif not _NAME.fullmatch(name) or (":" in tag and not cloze):
+            self.issues.append(Issue(tag.start, f"{{{{{tag.text}}}}} is only for cloze cards", hint))
+        elif not _NAME.fullmatch(name) or (":" in tag.text and not cloze):
             syntax = f"{_SYNTAX}, and {{{{cloze:Field}}}} on cloze cards" if self.cloze else _SYNTAX
             hint = f"ankibuild shows fields and sections only, as the preview renders them: {syntax}"
-            self.issues.append(Issue(match.start(), f"{{{{{tag}}}}} is not supported", hint))
+            self.issues.append(Issue(tag.start, f"{{{{{tag.text}}}}} is not supported", hint))
         elif name not in self.fields:
             hint = f"fields are: {', '.join(self.fields)}"
-            self.issues.append(Issue(match.start(), f"unknown field '{name}' in {{{{{tag}}}}}", hint))
+            self.issues.append(Issue(tag.start, f"unknown field '{name}' in {{{{{tag.text}}}}}", hint))
         return _Field(name, cloze)
 
-    def _closes_nothing(self, match: re.Match[str], section: re.Match[str] | None) -> None:
-        expected = f"{{{{/{_name(section)}}}}}" if section is not None else "nothing to close"
-        message = f"{{{{{match.group(1).strip()}}}}} closes a section that is not open"
-        self.issues.append(Issue(match.start(), message, f"expected {expected}"))
+    def _closes_nothing(self, tag: _Tag, section: _Tag | None) -> None:
+        expected = f"{{{{/{section.name}}}}}" if section is not None else "nothing to close"
+        message = f"{{{{{tag.text}}}}} closes a section that is not open"
+        self.issues.append(Issue(tag.start, message, f"expected {expected}"))
 
-    def _stray_braces(self) -> None:
-        """A ``{{`` that no ``}}`` closes would show as a template error on every card."""
-        stray = _TAG.sub(lambda match: " " * len(match.group(0)), self.source).find("{{")
-        if stray != -1:
-            self.issues.append(Issue(stray, "'{{' is never closed", "write {{Field}} with two braces on each side"))
+
+def _kept(nodes: list[_Node]) -> tuple[_Node, ...]:
+    return tuple(node for node in nodes if node)
 
 
 def _shows_cloze(nodes: tuple[_Node, ...]) -> bool:
-    return any(
-        (isinstance(node, _Field) and node.cloze) or (isinstance(node, _Section) and _shows_cloze(node.body))
-        for node in nodes
-    )
-
-
-def _name(match: re.Match[str]) -> str:
-    """The field a tag names: ``{{#A}}`` and ``{{ A }}`` both name ``A``."""
-    tag = match.group(1).strip()
-    return tag[1:].strip() if tag[:1] in ("#", "^", "/") else tag
+    waiting = list(nodes)
+    while waiting:
+        node = waiting.pop()
+        if isinstance(node, _Field) and node.cloze:
+            return True
+        if isinstance(node, _Section):
+            waiting.extend(node.body)
+    return False
 
 
 def check(source: str, fields: Collection[str], *, cloze: bool = False) -> list[Issue]:

@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..kinds.platform import ExportedQuestion, Omission
+from ..options import FORMATS
 from .gift import gift
 from .moodle import moodle_xml
 from .multilang import EVERY_LANGUAGE, merged
@@ -104,9 +105,11 @@ def _file(
     return ExportFile(name, lang, content, len(held), categories, tuple(left_out))
 
 
-#: What makes a format's files, by the format's name.
+#: The formats by name, as check knows them: one more name there and this line fails, before any build.
+MOODLE_XML, GIFT, QTI = FORMATS
+#: What makes a format's files, by the format's name: every format has a maker.
 MAKERS: dict[str, Callable[[Exportable], list[ExportFile]]] = {
-    "moodle-xml": _moodle_files,
-    "gift": _gift_files,
-    "qti": _qti_files,
+    MOODLE_XML: _moodle_files,
+    GIFT: _gift_files,
+    QTI: _qti_files,
 }

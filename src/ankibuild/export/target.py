@@ -8,6 +8,7 @@ the same bank gives the same bytes.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,7 +41,14 @@ class ExportTarget:
     options: BuildOptions
 
     def check(self, bank: Bank, problems: Problems) -> None:
-        """Nothing beyond the bank's own checks: every question can be exported, or is left out with a warning."""
+        """The formats a build names itself (the bank's are checked with the bank): each must be one there is.
+
+        Every question can be exported, or is left out with a warning: the
+        questions need no check here.
+        """
+        for name in self.options.exports:
+            if name not in MAKERS:
+                problems.add(self.options.decks, f"unknown export format '{name}'", hint=_formats_hint(name))
 
     def plan(self, loaded: LoadedBank) -> ExportPlan:
         formats = self.options.exports or loaded.bank.exports
@@ -77,6 +85,11 @@ class ExportPlan:
                 written = write_if_changed(path, file.content)
             result.outputs.append(Output(path, file.lang, file.categories, file.questions, written))
         return result
+
+
+def _formats_hint(name: str) -> str:
+    close = difflib.get_close_matches(name, list(MAKERS), n=1)
+    return f"{f'did you mean {close[0]!r}? ' if close else ''}The formats: {', '.join(MAKERS)}"
 
 
 def _exportable(loaded: LoadedBank) -> Exportable:

@@ -102,7 +102,7 @@ def import_pages(
     is read and written under its lock, waiting up to ``wait`` seconds for a build.
     """
     _check_options(pages, question_id, languages, topic)
-    target = _target(decks, out)
+    target = question_file_in(decks, out)
     with writing(decks, wait=wait):
         return _import(pages, decks, target, question_id, languages, topic, add_language)
 
@@ -118,7 +118,7 @@ def _import(
 ) -> ImportResult:
     problems = Problems()
     read = [_as_markdown(page) if page else None for page in (read_page(path, problems) for path in pages)]
-    bank, known = _bank(decks)
+    bank, known = valid_bank(decks)
     by_language = _by_language(read, languages, problems)
     _agree(list(by_language.values()), problems)
     new_languages = _not_built(bank, by_language, add_language, problems)
@@ -157,7 +157,7 @@ def _check_options(pages: Sequence[Path], question_id: str | None, languages: Se
         )
 
 
-def _target(decks: Path, out: Path) -> Path:
+def question_file_in(decks: Path, out: Path) -> Path:
     """``out`` as the bank names its files (below ``decks``), or an error if it is not a question file there."""
     try:
         relative = out.resolve().relative_to(decks.resolve())
@@ -173,8 +173,9 @@ def _target(decks: Path, out: Path) -> Path:
     return decks / relative
 
 
-def _bank(decks: Path) -> tuple[Bank, set[tuple[str, str, str]]]:
-    """The bank as it is (it must be valid before anything is added to it), and its warnings."""
+def valid_bank(decks: Path) -> tuple[Bank, set[tuple[str, str, str]]]:
+    """The bank as it is (it must be valid before anything is added to it), and its warnings without their
+    places. Every import starts here."""
     problems = Problems()
     bank = load_bank(decks, problems)
     if bank is None or problems.errors:
@@ -367,12 +368,12 @@ def _write(decks: Path, plan: _Plan, bank: Bank, known: set[tuple[str, str, str]
 
     ``known`` are the bank's warnings before the import: only new ones are told.
     """
-    document = _document(plan.path) if plan.path.is_file() else None
+    document = bank_document(plan.path) if plan.path.is_file() else None
     plan.todo = _todo(plan, bank, document.root.get("todo") if document else None)
     pending: dict[Path, bytes] = {}
     if plan.topic_names or plan.new_languages:
         # bank.yaml goes first: a topic nobody uses yet is valid, a question with an undeclared one is not.
-        declared = _document(decks / BANK_FILE)
+        declared = bank_document(decks / BANK_FILE)
         if plan.new_languages:
             declared.append_items(("languages",), plan.new_languages)
         if plan.topic_names:
@@ -395,7 +396,8 @@ def _write(decks: Path, plan: _Plan, bank: Bank, known: set[tuple[str, str, str]
     )
 
 
-def _document(path: Path) -> Document:
+def bank_document(path: Path) -> Document:
+    """A file of the valid bank, to insert lines into (:mod:`ankibuild.yamltext`)."""
     problems = Problems()
     source = load(path, problems)
     text = decode(path, source.raw, problems)

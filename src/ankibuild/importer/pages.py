@@ -59,6 +59,8 @@ _SENTENCE_END = ".!?…。！？؟۔।॥．"
 _CLOSERS = "\"'»«”’」』)）]"
 #: Navigation lines ("Practise this topic  Back to the topic") are at most this long.
 NAVIGATION_WIDTH = 80
+#: The heading of the further questions ("More questions on <topic>") is at most this long.
+HEADING_WIDTH = 200
 
 _OPTIONS_HINT = (
     "options are a numbered list whose items start with their letter: '1. AFirst option', '2. BSecond option'"
@@ -253,7 +255,9 @@ class _Reader:
             return [], None, (first_option, "")
         blocks = list(_blocks(self.lines, range(first_option)))
         earlier = [i for block in blocks[:-1] for i in block]
-        named = [i for i in above[:-1] if heading and _names(heading, self.lines[i])]
+        # A heading is one short line: looked for in a longer one, each line above would cost its length.
+        folded = _norm(heading) if len(heading) <= HEADING_WIDTH else ""
+        named = [i for i in above[:-1] if folded and _names(folded, self.lines[i])]
         topic = named[-1] if named else (earlier[-1] if earlier else None)
         start = -1 if topic is None else topic
         question = [[i for i in block if i > start] for block in blocks]
@@ -340,6 +344,9 @@ def _ends_sentence(line: str) -> bool:
     return line.rstrip(_CLOSERS)[-1:] in tuple(_SENTENCE_END)
 
 
-def _names(heading: str, line: str) -> bool:
-    """The heading of the further questions names the topic: ``More questions on <line>``."""
-    return len(_norm(line)) >= 2 and _norm(line) in _norm(heading)
+def _names(folded: str, line: str) -> bool:
+    """The heading of the further questions, ``folded`` by :func:`_norm`, names the topic: ``More questions on <line>``.
+
+    Only a short heading is looked in (see :data:`HEADING_WIDTH`).
+    """
+    return len(_norm(line)) >= 2 and _norm(line) in folded

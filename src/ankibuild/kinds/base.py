@@ -70,6 +70,8 @@ class Kind(ABC):
     cards: ClassVar[tuple[CardType, ...]]
     #: The field Anki's browser sorts by.
     sort_field: ClassVar[str]
+    #: A field every card's back shows, last: the report link goes at its end (see :mod:`..links`).
+    back_field: ClassVar[str] = "Explanation"
     #: Keys a question of this kind may have besides those of every question (True: required).
     question_keys: ClassVar[Mapping[str, bool]]
     #: Keys a translation of this kind has (True: required).
@@ -84,6 +86,10 @@ class Kind(ABC):
     def shown_options(self, fields: Sequence[str]) -> tuple[str, ...]:
         """The options a note's front shows, from its fields: none for a kind without options."""
         return ()
+
+    #: Its back is meant to say why the answer is right: a question without an explanation is
+    #: warned about (``no-explanation``), though it builds.
+    wants_explanation: ClassVar[bool] = False
 
     def notetype_key(self, lang: str) -> str:
         """What names its note type in ``lang`` in the lock and in a build."""

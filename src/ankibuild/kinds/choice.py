@@ -1,4 +1,5 @@
-"""Multiple choice, the first kind: a question, two to six options, one or several correct, an explanation.
+"""Multiple choice, the first kind: a question, two to six options, one or several correct, and an explanation
+(which may be missing: real quizzes rarely have one).
 
 Its note type is the one every bank released before there were other kinds:
 its fields, its card type, its ids and its lock key never change. Its GUIDs and
@@ -23,6 +24,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
+from ..errors import Severity
+from ..links import REPORT_START
 from ..model import LETTERS, Question, Translation, note_guid, notetype_id
 from ..yamlfiles.checker import Checker, type_name
 from ..yamlfiles.reader import Map, Seq
@@ -61,11 +64,12 @@ class Choice(Kind):
     translation_keys: ClassVar[Mapping[str, bool]] = {
         "question": True,
         "options": True,
-        "explanation": True,
+        "explanation": False,
         "feedback": False,
     }
     has_options = True
     option_counts = range(MIN_OPTIONS, MAX_OPTIONS + 1)
+    wants_explanation = True
 
     def notetype_key(self, lang: str) -> str:
         return lang
@@ -145,7 +149,9 @@ class Choice(Kind):
         marks = (SEVERAL_MARK if several_correct(question) else "") + (
             "" if question.shuffle is None else SHUFFLE_MARKS[question.shuffle]
         )
-        explanation = render("Explanation", text.explanation) + _feedback_html(text.feedback, render)
+        explanation = (render("Explanation", text.explanation) if text.explanation else "") + _feedback_html(
+            text.feedback, render
+        )
         stem = marks + render("Question", text.question)
         return (html.escape(question.id), stem, *options, question.answer, explanation)
 
@@ -187,7 +193,8 @@ def explanation_and_feedback(fields: Sequence[str]) -> tuple[str, dict[str, str]
     No text a bank writes can hold a feedback element's start (text shows as typed), so each
     feedback runs from its start to the next one's, or to the end of the field.
     """
-    field = fields[FIELDS.index("Explanation")]
+    # The report link comes last, after the feedback (see :func:`..links.with_report_link`).
+    field = fields[FIELDS.index("Explanation")].partition(REPORT_START)[0]
     starts = list(_FEEDBACK_AT.finditer(field))
     bounds = [match.start() for match in starts] + [len(field)]
     feedback = {
@@ -233,15 +240,22 @@ def _answer_list(check: Checker, answer: Seq, where: tuple[int, int], qid: str) 
         check.report(where, "the answer list is empty", "list the letters of the correct options, such as [A, C]", qid)
         return None
     letters: list[str] = []
-    for value, at in zip(answer, answer.marks, strict=True):
+    for index, (value, at) in enumerate(zip(answer, answer.marks, strict=True)):
         letter = _letter(value)
         if letter is None:
             shown = f"'{value}'" if isinstance(value, str) else type_name(value)
             check.report(at, f"{shown} in the answer list is not a letter A-{LETTERS[-1]}", "write one letter", qid)
         elif letter in letters:
-            check.report(at, f"letter {letter} is twice in the answer list", "list each correct option once", qid)
-        letters.append(letter or "")
-    if "" in letters or len(set(letters)) != len(letters):
+            # The same letter written alike twice is a mistake (the schema says so too); written otherwise
+            # (' b ' after B), it still names one option, as the schema, which compares what is written, allows.
+            alike = value in answer[:index]
+            severity = Severity.ERROR if alike else Severity.WARNING
+            message = f"letter {letter} is twice in the answer list"
+            check.report(at, message, "list each correct option once", qid, severity=severity)
+            letter = None if alike else letter
+        if letter not in letters:
+            letters.append(letter or "")
+    if "" in letters:
         return None
     return tuple(sorted(letters, key=LETTERS.index))
 
@@ -264,7 +278,7 @@ def _shuffle(check: Checker, data: Map, qid: str) -> tuple[bool | None, bool]:
 def _translation(check: Checker, data: Map, qid: str, where: tuple[int, int]) -> tuple[Translation, bool]:
     """A translation, and whether it is valid; an invalid one keeps the texts that could be read."""
     question = check.text(data, "question", qid)
-    explanation = check.text(data, "explanation", qid)
+    explanation = check.text(data, "explanation", qid) if "explanation" in data else ""
     options = _options(check, data, qid)
     marks = {"Question": data.at("question"), "Explanation": data.at("explanation")}
     written = data.get("options")
@@ -314,7 +328,7 @@ def _options(check: Checker, data: Map, qid: str) -> tuple[str, ...] | None:
     if seq is None:
         return None
     texts = [
-        check.text_value(v, w, f"option {i + 1}", qid) for i, (v, w) in enumerate(zip(seq, seq.marks, strict=True))
+        check.text_value(v, w, f"option {_name(i)}", qid) for i, (v, w) in enumerate(zip(seq, seq.marks, strict=True))
     ]
     if not MIN_OPTIONS <= len(seq) <= MAX_OPTIONS:
         hint = f"give {MIN_OPTIONS} to {MAX_OPTIONS} options, one per letter {LETTERS[0]} to {LETTERS[-1]}"
@@ -326,6 +340,11 @@ def _options(check: Checker, data: Map, qid: str) -> tuple[str, ...] | None:
     if len(options) != len(texts) or not _distinct(check, options, seq.marks, qid):
         return None
     return options
+
+
+def _name(index: int) -> str:
+    """An option by its letter, as every message names it; past the last letter, by its place."""
+    return LETTERS[index] if index < len(LETTERS) else f"{index + 1} (after {LETTERS[-1]})"
 
 
 def _distinct(check: Checker, options: tuple[str, ...], marks: list[tuple[int, int]], qid: str) -> bool:

@@ -42,6 +42,7 @@ class Cloze(Kind):
     fields = FIELDS
     cards = (CardType("Cloze", "cloze-front.html", "cloze-back.html"),)
     sort_field = "Text"
+    back_field = "Extra"
     question_keys: ClassVar[Mapping[str, bool]] = {}
     translation_keys: ClassVar[Mapping[str, bool]] = {"question": True, "explanation": False}
     cloze = True

@@ -12,10 +12,11 @@ import html
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
-from ..errors import Problem, Problems, Severity
+from ..errors import Problem, Problems, Severity, gather
 from ..model import LETTERS, Deck, Place, Question
 from . import KINDS
 from .choice import several_correct
@@ -26,8 +27,18 @@ ANSWER_LETTER = "answer-letter"
 IDENTICAL_OPTIONS = "identical-options"
 ALL_OF_THE_ABOVE = "all-of-the-above"
 OPTION_ORDER = "option-order"
+NO_EXPLANATION = "no-explanation"
 #: Every check, by name: what ``allow`` accepts.
-CHECKS = (LONGEST_CORRECT, OFTEN_LONGEST, ANSWER_LETTER, IDENTICAL_OPTIONS, ALL_OF_THE_ABOVE, OPTION_ORDER)
+CHECKS = (
+    LONGEST_CORRECT,
+    OFTEN_LONGEST,
+    ANSWER_LETTER,
+    IDENTICAL_OPTIONS,
+    ALL_OF_THE_ABOVE,
+    OPTION_ORDER,
+    NO_EXPLANATION,
+)
+_UNEXPLAINED = "no explanation: the back of the card shows only the answer"
 
 #: The correct option is "clearly" the longest when it is this much longer than every other
 #: option, both as a ratio and in characters (so that "Mercury" against "Mars" is no hint).
@@ -67,10 +78,13 @@ _ABOVE_WORDS = (
     "以上",
     "위의",
 )
-_TAG = re.compile(r"<[^>]*>")
+#: A tag; a ``<`` ends the search for its ``>``, so that a text of ``<`` is read once.
+_TAG = re.compile(r"<[^<>]*>")
 _SPACE = re.compile(r"\s+")
-#: What reads the same in every language: numbers, code, formulas, acronyms.
-_NEUTRAL = re.compile(r"\d+(?:[.,]\d+)*|<code>.*?</code>|\\\(.*?\\\)|\\\[.*?\\\]|\b[A-Z][A-Z0-9]+\b", re.DOTALL)
+#: What reads the same in every language: numbers, code, formulas, acronyms; code and
+#: formulas by their opener, the rest of them up to their closer (see :func:`neutral`).
+_NEUTRAL = re.compile(r"\d+(?:[.,]\d+)*|<code>|\\\(|\\\[|\b[A-Z][A-Z0-9]+\b")
+_NEUTRAL_CLOSERS = {"<code>": "</code>", "\\(": "\\)", "\\[": "\\]"}
 
 
 class AnswerFacts(NamedTuple):
@@ -98,6 +112,31 @@ def _shows(option_html: str) -> str:
 def visible(option_html: str) -> str:
     """An option as a student reads it: tags removed, entities decoded, spaces collapsed."""
     return _SPACE.sub(" ", html.unescape(_TAG.sub("", option_html))).strip()
+
+
+def neutral(text: str) -> tuple[str, ...]:
+    """The parts of ``text`` that read the same in every language, in order.
+
+    Code and formulas run from their opener to its first closer. An opener
+    without one is passed over, and so is every later opener of its kind
+    without looking again: no closer comes after it either.
+    """
+    found: list[str] = []
+    unclosed: set[str] = set()
+    at = 0
+    while (part := _NEUTRAL.search(text, at)) is not None:
+        closer = _NEUTRAL_CLOSERS.get(part.group())
+        end = -1 if closer is None or part.group() in unclosed else text.find(closer, part.end())
+        if closer is None:
+            found.append(part.group())
+            at = part.end()
+        elif end == -1:
+            unclosed.add(part.group())
+            at = part.start() + 1
+        else:
+            found.append(text[part.start() : end + len(closer)])
+            at = end + len(closer)
+    return tuple(found)
 
 
 class ItemChecker:
@@ -137,7 +176,18 @@ class ItemChecker:
             if KINDS[q.kind].has_options
         ]
         self.patterns(facts, deck.place, "this file")
+        for question in deck.questions:
+            self.explained(question)
         return facts
+
+    def explained(self, question: Question) -> None:
+        """A question whose kind wants an explanation has one in every language (gathered: see
+        :func:`explanations_in_summary`)."""
+        if NO_EXPLANATION in question.allow or not KINDS[question.kind].wants_explanation:
+            return
+        if any(not text.explanation for text in question.translations.values()):
+            hint = "say why the answer is right, and why the others are wrong, under 'explanation:'"
+            self.report(NO_EXPLANATION, question.place, _UNEXPLAINED, hint, question.id)
 
     def question(self, question: Question, options: Mapping[str, Sequence[str]]) -> AnswerFacts:
         """Check one question's options in each language (as rendered); its facts for the patterns."""
@@ -178,11 +228,11 @@ class ItemChecker:
         self.alike(question, options)
         if IDENTICAL_OPTIONS in question.allow:
             return
-        for lang, shown in texts.items():
+        for lang, rendered in options.items():
             seen: dict[str, int] = {}
-            for index, text in enumerate(shown):
-                first = seen.setdefault(text.casefold(), index)
-                if first != index and _shows(options[lang][index]) != _shows(options[lang][first]):
+            for index, option in enumerate(rendered):
+                first = seen.setdefault(_folded(option), index)
+                if first != index and _shows(option) != _shows(rendered[first]):
                     self.report(
                         IDENTICAL_OPTIONS,
                         self._where(question, lang, LETTERS[index]),
@@ -232,7 +282,7 @@ class ItemChecker:
         """Options that read the same in every language (numbers, code, formulas) must keep their order."""
         if OPTION_ORDER in question.allow:
             return
-        keys = {lang: [tuple(_NEUTRAL.findall(option)) for option in shown] for lang, shown in options.items()}
+        keys = {lang: [neutral(option) for option in shown] for lang, shown in options.items()}
         usable = {lang: k for lang, k in keys.items() if all(k) and len(set(k)) == len(k)}
         if len(usable) < 2:
             return
@@ -273,6 +323,19 @@ class ItemChecker:
             )
 
 
+def _folded(option_html: str) -> str:
+    """An option as a student tells it from others: case set aside, except in code (``-d`` is not ``-D``)."""
+    parts: list[str] = []
+    start = 0
+    while (opening := option_html.find("<code", start)) != -1:
+        closing = option_html.find("</code>", opening)
+        if closing == -1:
+            break
+        parts += [option_html[start:opening].casefold(), option_html[opening:closing]]
+        start = closing
+    return visible("".join([*parts, option_html[start:].casefold()]))
+
+
 def _longest(texts: Sequence[str]) -> int:
     """The index of the longest option; -1 when two share the greatest length."""
     lengths = [len(text) for text in texts]
@@ -295,9 +358,26 @@ def check_bank(bank_file: Path, facts: Sequence[AnswerFacts], files: int, proble
         ItemChecker(bank_file, problems, shuffle=False).patterns(facts, Place(bank_file, 1, 1), "the bank")
 
 
+def explanations_in_summary(problems: Sequence[Problem]) -> list[Problem]:
+    """Questions without an explanation, in one warning: real quizzes rarely have one, and a line per
+    question would hide every other warning."""
+    return gather(problems, NO_EXPLANATION, _unexplained)
+
+
+def _unexplained(first: Problem, count: int) -> Problem:
+    return replace(
+        first,
+        message=f"{count:,} questions have no explanation (the first is here): "
+        "the back of their cards shows only the answer",
+        hint=f"say why each answer is right under 'explanation:'; to leave one out on purpose, "
+        f"add 'allow: [{NO_EXPLANATION}]' to its question",
+        question="",
+    )
+
+
 def summary(problems: Iterable[Problem]) -> str:
     """One line counting the item-writing warnings by check; empty when there are none."""
-    counts = Counter(p.check for p in problems if p.check)
+    counts = Counter(p.check for p in problems if p.check in CHECKS)
     if not counts:
         return ""
     listed = ", ".join(f"{name} {counts[name]}" for name in CHECKS if counts[name])

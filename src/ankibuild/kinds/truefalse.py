@@ -28,7 +28,8 @@ class TrueFalse(Kind):
     cards = (CardType("True or false", "truefalse-front.html", "truefalse-back.html"),)
     sort_field = "Question"
     question_keys: ClassVar[Mapping[str, bool]] = {"answer": True}
-    translation_keys: ClassVar[Mapping[str, bool]] = {"question": True, "explanation": True}
+    translation_keys: ClassVar[Mapping[str, bool]] = {"question": True, "explanation": False}
+    wants_explanation = True
 
     def read_translation(
         self, check: Checker, data: Map, question: str, where: tuple[int, int]
@@ -57,7 +58,8 @@ class TrueFalse(Kind):
         return Fragment({"answer": answer}, {"question": TEXT, "explanation": TEXT})
 
     def note_fields(self, question: Question, text: Translation, render: Render) -> tuple[str, ...]:
-        statement, explanation = render("Question", text.question), render("Explanation", text.explanation)
+        statement = render("Question", text.question)
+        explanation = render("Explanation", text.explanation) if text.explanation else ""
         return html.escape(question.id), statement, question.answer, explanation
 
     def platform_question(self, fields: Sequence[str], *, shuffle: bool) -> PlatformQuestion:

@@ -31,12 +31,13 @@ from ..cards.template import SPECIAL_FIELDS
 from ..errors import Problems, Severity
 from ..kinds import KINDS, Kind
 from ..languages import is_rtl
+from ..links import with_report_link
 from ..model import LETTERS, Bank, Question, topic_tag
 from ..paths import UnsafePathError, read_inside
 from ..text.media import Media, MediaError
 from ..text.richtext import to_html
 from ..yamlfiles.conflicts import report_conflict
-from ..yamlfiles.reader import Map, load, text_position
+from ..yamlfiles.reader import Map, Positions, load
 
 STYLESHEET = "style.css"
 SCRIPT = "card.js"
@@ -229,6 +230,7 @@ def render_note(
 
     kind = KINDS[question.kind]
     fields = kind.note_fields(question, text, render)
+    fields = with_report_link(bank.report, kind.fields.index(kind.back_field), question.id, lang, fields)
     guid = kind.note_guid(bank.id, question.id, lang)
     return RenderedNote.of(question, lang, deck_key, fields, tuple(sorted(set(used))), guid)
 
@@ -354,11 +356,12 @@ def _template(path: Path, roots: Sequence[Path], labels: dict[str, str], kind: K
     if text is None:
         return ""
     check_template(path, text, kind.fields, problems, cloze=kind.cloze)
+    position = Positions(text)
 
     def label(match: re.Match[str]) -> str:
         key = match.group(1)
         if key not in labels:
-            line, column = text_position(text, match.start())
+            line, column = position(match.start())
             hint = f"define '{key}' in {DEFAULT}/{LABELS}"
             problems.add(path, f"unknown label [[{key}]]", line=line, column=column, hint=hint)
             return ""
@@ -372,6 +375,7 @@ def check_template(path: Path, text: str, fields: Sequence[str], problems: Probl
 
     ``cloze``: the template is a cloze note type's.
     """
+    position = Positions(text)
     for issue in ankitemplate.check(text, (*fields, *SPECIAL_FIELDS), cloze=cloze):
-        line, column = text_position(text, issue.offset)
+        line, column = position(issue.offset)
         problems.add(path, issue.message, line=line, column=column, hint=issue.hint)

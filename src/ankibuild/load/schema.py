@@ -39,6 +39,7 @@ from ..kinds.schema import TEXT, Schema, padded
 from ..languages import ISO_639_1, REGION, is_language
 from ..model import SLUG, TOPIC
 from ..options import FORMATS
+from ..study import MAX_STEPS, SETTINGS, STUDY_KEYS
 from ..yamlfiles.checker import CONTROL
 from .validate import BANK_KEYS, EVERY_QUESTION_KEY, FILE_KEYS, QUESTION_KEYS
 
@@ -202,6 +203,13 @@ def questions_schema() -> Schema:
             "propertyNames": LANGUAGE,
             "additionalProperties": {"type": "array", "items": TEXT},
         },
+        "languages": {
+            "description": "The bank's languages this file is written in, when not all of them: the others "
+            "are not warned about.",
+            "type": "array",
+            "items": LANGUAGE,
+            "uniqueItems": True,
+        },
     }
     return {
         "$schema": DIALECT,
@@ -239,6 +247,7 @@ def bank_schema() -> Schema:
             "propertyNames": {"pattern": _topic_pattern()},
             "additionalProperties": {**LOCALIZED, "minProperties": 1},
         },
+        **_class_values(),
         "shuffle": {
             "type": "boolean",
             "default": True,
@@ -259,6 +268,35 @@ def bank_schema() -> Schema:
         "description": "The bank's id, the languages it builds, the parent deck title and the topics.",
         **_closed(keyed(BANK_KEYS, values)),
         "$defs": _shared_defs(),
+    }
+
+
+def _class_values() -> dict[str, Schema]:
+    """The schema of what a bank sets for its class in Anki (:data:`.validate.CLASS_KEYS`)."""
+    steps = {"type": "array", "minItems": 1, "maxItems": MAX_STEPS}
+    study = {}
+    for setting in SETTINGS:
+        number: Schema = {"type": "integer" if setting.shape == "whole" else "number"}
+        number |= {"minimum": setting.low, "maximum": setting.high}
+        study[setting.key] = {**steps, "items": number} if setting.shape == "steps" else number
+    return {
+        "study": {
+            "description": "The class's study options: a deck options preset of the bank's own, which Anki adds "
+            "only when a student ticks 'Import any deck presets'. Steps are in minutes.",
+            **_closed(keyed(STUDY_KEYS, study)),
+        },
+        "report": {
+            "type": "string",
+            "pattern": "^https?://",
+            "description": "Where to report a mistake, e.g. an issue form: the back of every card links to it, "
+            "with {id}, {lang} and {version} filled in.",
+        },
+        "home": {"type": "string", "pattern": "^https?://", "description": "The bank's home page (its changelog)."},
+        "description": {
+            "type": "boolean",
+            "default": False,
+            "description": "Each top deck's description in Anki shows the bank's title, version and news.",
+        },
     }
 
 

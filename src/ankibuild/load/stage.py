@@ -16,7 +16,7 @@ from ..cards.folders import TemplateFolders
 from ..changelog import CHANGELOG_FILE, read_changelog
 from ..errors import BankError, Problems, UnknownLanguageError
 from ..kinds import DEFAULT_KIND, KINDS, Kind
-from ..kinds.itemchecks import check_bank
+from ..kinds.itemchecks import check_bank, explanations_in_summary
 from ..lock.format import LOCK_FILE, Lock, read_lock
 from ..lock.memo import LOCK_MEMO, recall
 from ..model import Bank
@@ -28,7 +28,7 @@ from ..translations.record import TRANSLATIONS_FILE, Seen, observe, report_outda
 from ..yamlfiles.reader import BANK_FILE, bank_files, parse_file, read_pending
 from .deckfiles import FileResult, process_all
 from .render import CardTemplates, NoteHead, RenderedNote, load_templates
-from .validate import check_unique_ids, validate_bank_file
+from .validate import check_unique_ids, missing_in_summary, validate_bank_file
 
 #: A check an output makes of the loaded bank, adding what it finds to the problems.
 BankCheck = Callable[[Bank, Problems], None]
@@ -58,8 +58,12 @@ def _load(
     cache: Cache | None,
     progress: Progress = silent,
     known: Mapping[Path, str] | None = None,
+    verbose: bool = False,
 ) -> tuple[Bank, dict[Path, FileResult]] | None:
-    """The bank with its decks, and each question file's result with its notes in ``langs``."""
+    """The bank with its decks, and each question file's result with its notes in ``langs``.
+
+    ``verbose`` keeps a warning per question where a summary line tells many at once.
+    """
     bank_path, found = bank_files(decks, problems)
     files = sorted({*found, *pending} - {decks / BANK_FILE})
     bank_raw = read_pending(bank_path, pending, problems, decks) if bank_path else None
@@ -72,8 +76,8 @@ def _load(
                 parse_file(path, raw, problems)
         return None
     results = process_all(bank, bank_raw, files, langs or bank.languages, problems, pending, cache, progress, known)
-    for result in results.values():
-        problems.extend(result.problems)
+    told = [problem for result in results.values() for problem in result.problems]
+    problems.extend(explanations_in_summary(missing_in_summary(told, verbose=verbose)))
     decks_found = tuple(result.deck for result in results.values() if result.deck is not None)
     check_unique_ids(
         (
@@ -100,15 +104,18 @@ class CheckResult(Problems):
         self.languages = languages
 
 
-def check(*, decks: Path = DECKS, templates: Path | None = None, strict: bool = False) -> CheckResult:
+def check(
+    *, decks: Path = DECKS, templates: Path | None = None, strict: bool = False, verbose: bool = False
+) -> CheckResult:
     """Validate a bank, its lock file, its templates and its texts without writing anything.
 
     ``templates`` is the bank's own templates folder (default: ``templates/`` beside
-    the bank folder, if there is one), laid over the shipped defaults.
+    the bank folder, if there is one), laid over the shipped defaults. ``verbose``
+    lists every question a summary line counts (such as those without a language).
     Raises :class:`BankError` when there are errors (or warnings, if ``strict``);
     returns the warnings otherwise, with what was checked.
     """
-    loaded = load_all(BuildOptions(decks=decks, templates=templates, strict=strict))
+    loaded = load_all(BuildOptions(decks=decks, templates=templates, strict=strict, verbose=verbose))
     return CheckResult(loaded.problems, len(loaded.files), loaded.questions, loaded.bank.languages)
 
 
@@ -155,7 +162,15 @@ def load_all(
     read_changelog(decks / CHANGELOG_FILE, problems)  # read by a build that finds none published
     langs = tuple(dict.fromkeys(languages))
     loaded = _load(
-        decks, problems, langs=langs, pending={}, released_id=lock.bank, cache=cache, progress=progress, known=known
+        decks,
+        problems,
+        langs=langs,
+        pending={},
+        released_id=lock.bank,
+        cache=cache,
+        progress=progress,
+        known=known,
+        verbose=options.verbose,
     )
     if loaded is None:
         problems.fail(strict=strict)

@@ -8,21 +8,38 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ..errors import Problems, Severity
+from ..errors import Problem, Problems, Severity, gather
 from ..kinds import DEFAULT_KIND, KINDS, Kind, Reading
 from ..kinds.itemchecks import CHECKS
 from ..languages import CODE_HINT, is_language
+from ..links import PLACEHOLDERS, read_url
 from ..model import SLUG, TOPIC, Bank, Deck, Place, Question, Translation, fallback
 from ..options import FORMATS
+from ..study import read_study
 from ..yamlfiles.checker import Checker, type_name
 from ..yamlfiles.reader import Map, YamlFile
 
-BANK_KEYS = {"id": True, "languages": True, "topics": True, "title": False, "shuffle": False, "exports": False}
-FILE_KEYS = {"questions": True, "deck": False, "todo": False}
+#: What a bank may set for the class that lives with its decks in Anki (see :mod:`.study`, :mod:`.links`).
+CLASS_KEYS = {"study": False, "report": False, "home": False, "description": False}
+
+
+BANK_KEYS = {
+    "id": True,
+    "languages": True,
+    "topics": True,
+    "title": False,
+    "shuffle": False,
+    "exports": False,
+    **CLASS_KEYS,
+}
+#: Names the warning of a question without one of the bank's languages, to gather them (:func:`gather`).
+MISSING_TRANSLATION = "missing-translation"
+FILE_KEYS = {"questions": True, "deck": False, "todo": False, "languages": False}
 #: The keys of every question, whatever its kind; each kind adds its own (see :mod:`.kinds`).
 QUESTION_KEYS = {"id": True, "topics": True, "kind": False, "allow": False}
 #: The keys of a question of any kind: no language code may be one of them.
@@ -64,15 +81,31 @@ def validate_bank_file(file: YamlFile, problems: Problems, released_id: str = ""
     titles = check.localized(data["title"], data.at("title"), "'title'") if "title" in data else {}
     _stand_ins(check, data.at("title"), titles, languages, "the bank has no title", "under 'title'")
     topics = _topics(check, data, languages)
-    shuffle = data.get("shuffle", True)
-    if not isinstance(shuffle, bool):
-        check.report(
-            data.at("shuffle"), f"'shuffle' must be true or false, not {type_name(shuffle)}", "write true or false"
-        )
+    shuffle = _flag(check, data, "shuffle", default=True)
     exports = tuple(dict.fromkeys(check.names(data, "exports", FORMATS, "")))
+    for_class = _class_settings(check, data)
     if bank_id is None or not SLUG.fullmatch(bank_id) or not languages:
         return None
-    return Bank(bank_id, languages, titles, topics, (), file.path.parent, shuffle is True, exports)
+    return Bank(bank_id, languages, titles, topics, (), file.path.parent, shuffle, exports, **for_class)
+
+
+def _class_settings(check: Checker, data: Map) -> dict[str, Any]:
+    """What the bank sets for its class in Anki (:data:`CLASS_KEYS`), by the :class:`Bank` field each fills."""
+    return {
+        "study": read_study(check, data),
+        "report": read_url(check, data, "report", PLACEHOLDERS),
+        "home": read_url(check, data, "home"),
+        "describe": _flag(check, data, "description", default=False),
+    }
+
+
+def _flag(check: Checker, data: Map, key: str, *, default: bool) -> bool:
+    """A setting of the bank that is true or false (``default`` when absent, or reported)."""
+    value = data.get(key, default)
+    if isinstance(value, bool):
+        return value
+    check.report(data.at(key), f"'{key}' must be true or false, not {type_name(value)}", "write true or false")
+    return default
 
 
 def _bank_id(check: Checker, data: Map, released_id: str) -> str | None:
@@ -179,12 +212,22 @@ def validate_deck_file(file: YamlFile, bank: Bank, problems: Problems) -> Deck |
         return None
     check.keys(data, FILE_KEYS, "a question file")
     key = file.path.relative_to(bank.root).with_suffix("").as_posix()
-    titles = _deck_titles(check, data, bank, key)
+    written = _file_languages(check, data, bank)
+    titles = _deck_titles(check, data, replace(bank, languages=written), key)
     _todo(check, data)
-    questions = _questions(check, data, bank)
+    questions = _questions(check, data, bank, written)
     valid = tuple(question for question, ok in questions if ok)
     drafts = tuple(question for question, ok in questions if not ok)
     return Deck(key, titles, valid, Place(file.path, data.line, data.column), drafts)
+
+
+def _file_languages(check: Checker, data: Map, bank: Bank) -> tuple[str, ...]:
+    """The bank's languages the file is written in (``languages:``, else all): a language it leaves out on
+    purpose is no translation missing."""
+    if "languages" not in data:
+        return bank.languages
+    listed = check.names(data, "languages", bank.languages, "")
+    return tuple(lang for lang in bank.languages if lang in listed)
 
 
 def _deck_titles(check: Checker, data: Map, bank: Bank, key: str) -> dict[str, str]:
@@ -215,18 +258,21 @@ def _todo(check: Checker, data: Map) -> None:
             check.text_value(title, at, f"a 'todo' title in '{lang}'")
 
 
-def _questions(check: Checker, data: Map, bank: Bank) -> list[tuple[Question, bool]]:
-    """The file's questions, each with whether it is valid."""
+def _questions(check: Checker, data: Map, bank: Bank, written: tuple[str, ...]) -> list[tuple[Question, bool]]:
+    """The file's questions, each with whether it is valid; ``written``: the languages each should have."""
     if "questions" not in data:
         return []
     seq = check.sequence(data["questions"], data.at("questions"), "'questions'")
     found = [
-        _question(check, item, where, bank) for item, where in zip(seq or (), seq.marks if seq else (), strict=True)
+        _question(check, item, where, bank, written)
+        for item, where in zip(seq or (), seq.marks if seq else (), strict=True)
     ]
     return [question for question in found if question is not None]
 
 
-def _question(check: Checker, item: Any, where: tuple[int, int], bank: Bank) -> tuple[Question, bool] | None:
+def _question(
+    check: Checker, item: Any, where: tuple[int, int], bank: Bank, written: tuple[str, ...]
+) -> tuple[Question, bool] | None:
     """A question, and whether it is valid; an invalid one keeps the texts that could be read."""
     data = check.mapping(item, where, "a question")
     if data is None:
@@ -239,7 +285,7 @@ def _question(check: Checker, item: Any, where: tuple[int, int], bank: Bank) -> 
     )
     topics = _question_topics(check, data, bank, qid)
     translations, texts = _translations(check, data, bank, qid, kind) if kind else ({}, {})
-    _missing_translations(check, data, bank, qid)
+    _missing_translations(check, data, written, qid)
     reading = kind.read_question(check, data, qid, translations) if kind else Reading("", ok=False)
     allow = frozenset(check.names(data, "allow", CHECKS, qid))
     place = Place(check.path, data.line, data.column)
@@ -283,16 +329,41 @@ def _elsewhere(kind: Kind | None, translation: bool) -> Mapping[str, str]:
     return hints
 
 
-def _missing_translations(check: Checker, data: Map, bank: Bank, qid: str) -> None:
-    for lang in bank.languages:
+def _missing_translations(check: Checker, data: Map, languages: tuple[str, ...], qid: str) -> None:
+    for lang in languages:
         if lang not in data:
             check.report(
                 (data.line, data.column),
-                f"no '{lang}' translation: the question is left out of the '{lang}' deck",
+                _missing_message(lang),
                 f"add the '{lang}:' section",
                 qid,
                 Severity.WARNING,
+                MISSING_TRANSLATION,
             )
+
+
+def _missing_message(lang: str) -> str:
+    return f"no '{lang}' translation: the question is left out of the '{lang}' deck"
+
+
+def missing_in_summary(problems: Sequence[Problem], *, verbose: bool = False) -> list[Problem]:
+    """One line per language for the questions without it (``verbose``: a line per question).
+
+    A bank translated file by file would otherwise repeat the same warning for
+    every question on every build.
+    """
+    return list(problems) if verbose else gather(problems, MISSING_TRANSLATION, _missing_summary)
+
+
+def _missing_summary(first: Problem, count: int) -> Problem:
+    lang = first.message.split("'")[1]  # the message _missing_message made: "no 'de' translation: ..."
+    return replace(
+        first,
+        message=f"no '{lang}' translation in {count:,} questions (the first is here): "
+        f"they are left out of the '{lang}' deck",
+        hint=f"add their '{lang}:' sections; 'ankibuild check --verbose' lists every one",
+        question="",
+    )
 
 
 def _question_topics(check: Checker, data: Map, bank: Bank, qid: str) -> tuple[str, ...] | None:

@@ -140,7 +140,7 @@ def _parse(path: Path, text: str) -> Lock:
     try:
         # One parse of them all is quicker than one per line; the slow way finds a damaged line.
         entries = json.loads(f"[{','.join(line for _, line in lines)}]")
-    except ValueError:
+    except (ValueError, RecursionError):
         entries = [_parsed_line(path, number, line) for number, line in lines]
     lock = Lock()
     for (number, _), entry in zip(lines, entries, strict=True):
@@ -154,7 +154,7 @@ def _parse(path: Path, text: str) -> Lock:
 def _parsed_line(path: Path, number: int, line: str) -> Any:
     try:
         return json.loads(line)
-    except ValueError as err:
+    except (ValueError, RecursionError) as err:  # Python's JSON reader recurses once per level of nesting
         raise _damaged(path, number, _what_is_wrong(err)) from err
 
 
@@ -202,7 +202,7 @@ def _parse_first(path: Path, text: str) -> Lock:
     """A lock in the first format: one JSON document (read, and written again in the current one)."""
     try:
         data = json.loads(text)
-    except ValueError as err:
+    except (ValueError, RecursionError) as err:
         raise _damaged(path, getattr(err, "lineno", 0), _what_is_wrong(err)) from err
     wrong = _wrong_value(data, text)
     if wrong is not None:
@@ -214,6 +214,8 @@ def _parse_first(path: Path, text: str) -> Lock:
 def _what_is_wrong(err: Exception) -> str:
     if isinstance(err, json.JSONDecodeError):
         return f"not valid JSON ({err.msg}, column {err.colno})"
+    if isinstance(err, RecursionError):
+        return "nested far deeper than any lock entry"
     return f"an entry is missing or of the wrong kind ({err!r})"
 
 

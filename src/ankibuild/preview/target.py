@@ -174,14 +174,14 @@ def write_preview(
     decks: Path = DECKS,
     templates: Path | None = None,
     out: Path = DIST / "preview",
-    packages: Path = DIST,
+    packages: Path | None = DIST,
     languages: Sequence[str] = (),
     split: bool = False,
     strict: bool = False,
     show_ids: bool = False,
     only: Collection[tuple[str, str]] | None = None,
 ) -> PreviewResult:
-    """Write ``out/index.html``: every card of the bank, and links to its packages in ``packages``.
+    """Write ``out/index.html``: every card of the bank, and links to its packages in ``packages`` (None: no links).
 
     ``split`` links the packages of ``ankibuild build --split``; ``show_ids``
     puts each question's id above its card, for authors; ``only`` keeps the
@@ -190,9 +190,10 @@ def write_preview(
     """
     # The packages are those a build with the same options writes.
     options = BuildOptions(
-        decks=decks, templates=templates, out=packages, languages=tuple(languages), split=split, strict=strict
+        decks=decks, templates=templates, out=packages or out, languages=tuple(languages), split=split, strict=strict
     )
-    target: Target[PreviewResult] = PreviewTarget(options, out / PAGE, show_ids, None if only is None else set(only))
+    chosen = None if only is None else set(only)
+    target: Target[PreviewResult] = PreviewTarget(options, out / PAGE, show_ids, chosen, linked=packages is not None)
     return target.plan(load_all(options, checks=[target.check])).write()
 
 
@@ -205,6 +206,8 @@ class PreviewTarget:
     show_ids: bool
     #: Only the cards of these questions, each as (language, question id); None for every card.
     only: Collection[tuple[str, str]] | None = None
+    #: Whether the page links the packages and exports: not when they are not beside it, as in a review.
+    linked: bool = True
 
     def check(self, bank: Bank, problems: Problems) -> None:
         """The packages' own: the page links them."""
@@ -214,7 +217,7 @@ class PreviewTarget:
         rendered = _rendered(loaded)
         if self.only is not None:
             rendered = replace(rendered, cards=[c for c in rendered.cards if (c.lang, c.question_id) in self.only])
-        links = _package_links(rendered, self.options) + _export_links(loaded, self.options)
+        links = _package_links(rendered, self.options) + _export_links(loaded, self.options) if self.linked else []
         page = _page(rendered, links, self.path.parent, self.show_ids)
         warnings = [p.describe() for p in rendered.problems.warnings] + [
             f"{link.path} is not built yet: run 'ankibuild build' before publishing the preview"
@@ -287,6 +290,7 @@ def _page(rendered: RenderedCards, links: list[PackageLink], out: Path, show_ids
         summary=html.escape(_summary(rendered)),
         nav="\n".join(_nav_item(t) for t in card_templates.values()),
         downloads="\n".join(_download_row(link, card_templates, out) for link in links),
+        hidden="" if links else " hidden",  # nothing to download: no heading that says otherwise
         sections=sections,
         style=_asset("page.css"),
         data=payload,

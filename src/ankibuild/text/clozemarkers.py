@@ -32,8 +32,11 @@ _TOKEN = re.compile(r"\{\{c[\d,]*::|\}\}")
 _DEPTH = 10
 #: Anki gives a cloze number above this the card of this number.
 MAX_CARD = 500
-_MATHJAX = re.compile(r"(\\[(\[])(.*?)(\\[)\]])", re.DOTALL | re.IGNORECASE)
-_TAG = re.compile(r"<[^>]*>")
+#: What opens a formula for MathJax, and what closes one (either kind closes either).
+_MATHJAX_OPENER = re.compile(r"\\[(\[]")
+_MATHJAX_CLOSER = re.compile(r"\\[)\]]")
+#: A tag; a ``<`` ends the search for its ``>``, so that a text of ``<`` is read once.
+_TAG = re.compile(r"<[^<>]*>")
 
 
 @dataclass
@@ -135,7 +138,25 @@ def cloze_filter(text: str, card_ord: int, question: bool) -> str:
             found |= _reveal(node, number, question, out)
     if not found:
         return ""
-    return _MATHJAX.sub(lambda m: m.group(1) + _TAG.sub("", m.group(2)) + m.group(3), "".join(out))
+    return _untagged_formulas("".join(out))
+
+
+def _untagged_formulas(text: str) -> str:
+    """``text`` without tags inside its formulas (a cloze's spans), as MathJax needs to read them.
+
+    A formula ends at the first closer after its opener; once an opener has
+    none, no later one has, and the rest of the text is left as it is.
+    """
+    parts: list[str] = []
+    done = 0
+    while (opener := _MATHJAX_OPENER.search(text, done)) is not None:
+        closer = _MATHJAX_CLOSER.search(text, opener.end())
+        if closer is None:
+            break
+        parts += [text[done : opener.end()], _TAG.sub("", text[opener.end() : closer.start()]), closer.group()]
+        done = closer.end()
+    parts.append(text[done:])
+    return "".join(parts)
 
 
 _NAMED = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}

@@ -37,6 +37,13 @@ _MATHML = "{http://www.w3.org/1998/Math/MathML}"
 _MATHJAX_ONLY = {"arg": "\\operatorname{arg}", "notag": "", "nonumber": ""}
 _MATHJAX_ONLY_COMMAND = re.compile(r"\\(arg|notag|nonumber)(?![A-Za-z])")
 _UNKNOWN = re.compile(r">\\([A-Za-z]+)")
+#: The deepest formula converted: far beyond any formula a card needs, and well within
+#: Python's recursion limit for latex2mathml and :func:`_clean` together.
+MAX_FORMULA_DEPTH = 40
+#: What :func:`nesting` reads: commands, escaped characters, and any other character but space.
+_NESTING = re.compile(r"\\[A-Za-z]+|\\.|\S", re.DOTALL)
+_OPENS = frozenset(("{", "[", "\\left", "\\begin"))
+_CLOSES = frozenset(("}", "]", "\\right", "\\end"))
 #: What opens a formula as the build writes it into a card, or code, where MathJax reads none.
 _OPENER = re.compile(r"<(?:pre|code)\b|\\\(|\\\[", re.IGNORECASE)
 #: What closes each opener, by the opener in lower case.
@@ -50,6 +57,8 @@ _CLOSERS = {
 
 def problem(tex: str) -> str:
     """What keeps a formula from being read, in a few words; empty when it reads."""
+    if nesting(tex) > MAX_FORMULA_DEPTH:
+        return f"it is nested more than {MAX_FORMULA_DEPTH} levels deep"
     depth = 0
     for brace in re.findall(r"\\.|[{}]", tex, re.DOTALL):
         depth += {"{": 1, "}": -1}.get(brace, 0)
@@ -63,6 +72,24 @@ def problem(tex: str) -> str:
         return _in_words(err)
     unknown = _UNKNOWN.search(converted)
     return f"unknown command \\{unknown.group(1)}" if unknown else ""
+
+
+def nesting(tex: str) -> int:
+    """How deeply a formula nests, counted so that latex2mathml's recursion stays below it.
+
+    Groups (``{``, ``[``, ``\\left``, ``\\begin``) count a level each, and so does
+    each command in a row of them (``\\sqrt\\sqrt x`` nests without braces).
+    """
+    groups = row = deepest = 0
+    for token in _NESTING.findall(tex):
+        if token in _OPENS:
+            groups, row = groups + 1, 0
+        elif token in _CLOSES:
+            groups, row = max(groups - 1, 0), 0
+        else:
+            row = row + 1 if token[0] in "\\^_" else 0
+        deepest = max(deepest, groups + row)
+    return deepest
 
 
 def _in_words(err: Exception) -> str:

@@ -65,11 +65,13 @@ class Media:
         if _SCHEME.match(reference):
             raise MediaError(
                 f"image '{reference}' is not a file of the bank",
-                "put the image in the bank's media folder and write ![text](media/name.png)",
+                "download it into the bank's media folder and write ![text](media/name.png)",
             )
         if "\0" in reference:  # ``%00`` in the Markdown: no file name holds one, and the system refuses it
             shown = reference.replace("\0", "%00")
             raise MediaError(f"image '{shown}' has a NUL character (%00) in its name", "remove the %00 from the path")
+        # "diagram.png?raw=true", as links to images in git repositories are written: the file is its path.
+        reference = reference.split("?", 1)[0].split("#", 1)[0]
         self._referenced.add((folder / reference).resolve())  # even when refused: no "unused" on top
         if any(part.startswith(".") and part not in {".", ".."} for part in Path(reference).parts):
             # Hidden files are not part of the bank (nor of what tells whether it changed).

@@ -140,12 +140,10 @@ def read_clozes(text: str) -> ClozeReading:
     return reading
 
 
-#: French sets a no-break space before ``:`` and inside guillemets, a narrow one before
-#: ``; ! ?`` (the Imprimerie nationale's rule), so that the sign never starts a line.
-_FRENCH_SPACES = (
-    (re.compile(r"[ \t]+(?=:)|(?<=«)[ \t]+|[ \t]+(?=»)"), "\u00a0"),
-    (re.compile(r"[ \t]+(?=[;!?])"), "\u202f"),
-)
+#: A run of spaces and the sign after it, if any: French sets a no-break space before ``:``
+#: and inside guillemets, a narrow one before ``; ! ?`` (the Imprimerie nationale's rule), so
+#: that the sign never starts a line. Each run is read once, however long.
+_FRENCH_RUN = re.compile(r"[ \t]+([:»;!?])?")
 #: Punctuation at the start of the text after an inline formula, which must not start the next line.
 _SIGN = re.compile(r"[\u00a0\u202f]?[.,;:!?)\]»…]+")
 
@@ -154,9 +152,14 @@ def typography(text: str, lang: str) -> str:
     """Plain text with the spaces its language's typography asks for (French: no-break ones)."""
     if lang.split("-")[0] != "fr":
         return text
-    for pattern, space in _FRENCH_SPACES:
-        text = pattern.sub(space, text)
-    return text
+    return _FRENCH_RUN.sub(_french_space, text)
+
+
+def _french_space(run: re.Match[str]) -> str:
+    sign = run.group(1) or ""
+    if sign in (":", "»") or run.string[run.start() - 1 : run.start()] == "«":
+        return "\u00a0" + sign
+    return "\u202f" + sign if sign else run.group(0)
 
 
 #: Characters that may start markup anywhere in a line, and at the start of a line only.

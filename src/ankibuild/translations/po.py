@@ -36,6 +36,9 @@ from .status import BankTexts, load_texts, write_record
 if TYPE_CHECKING:
     import polib
 
+#: The most lines an entry of a PO file may have (its comments, context, texts and their
+#: continuation lines): an exported one has a few dozen, a text of a hundred lines a few hundred.
+MAX_ENTRY_LINES = 2000
 #: The header field that names the language the ``msgid`` texts are in.
 SOURCE_HEADER = "X-Source-Language"
 _OPTION = re.compile(r"^option-([A-F])$")
@@ -186,6 +189,11 @@ def _read_po(path: Path, problems: Problems) -> polib.POFile | None:
     text = decode(path, raw, problems) if raw is not None else None
     if text is None:
         return None
+    crowded = _crowded_line(text)
+    if crowded:
+        hint = "an entry's text takes a few lines: export the file again, or open and save it in a PO editor (Poedit)"
+        problems.add(path, f"more than {MAX_ENTRY_LINES} lines without a msgid", line=crowded, column=1, hint=hint)
+        return None
     try:
         # polib takes a string without a line break for a file name: the text always has one
         return polib.pofile(text if "\n" in text else text + "\n", encoding="utf-8")
@@ -195,6 +203,23 @@ def _read_po(path: Path, problems: Problems) -> polib.POFile | None:
         line = int(found[1]) if found else 0
         problems.add(path, "not a PO file that can be read", line=line, column=1 if line else 0, hint=hint)
         return None
+
+
+def _crowded_line(text: str) -> int:
+    """The first line of more than :data:`MAX_ENTRY_LINES` lines that no ``msgid`` starts; 0 if there are none.
+
+    polib adds each line of an entry to the text read so far, which costs the
+    square of an entry's length: bounding every entry keeps a file's cost linear.
+    """
+    start = count = 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.startswith(("msgid ", "#~ msgid ")):
+            count = 0
+        elif line.strip():
+            start, count = (number, 1) if count == 0 else (start, count + 1)
+            if count > MAX_ENTRY_LINES:
+                return start
+    return 0
 
 
 def _header(po: polib.POFile, path: Path, bank: Bank, problems: Problems) -> tuple[str, str] | None:

@@ -18,6 +18,7 @@ git can merge without a conflict.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
@@ -41,8 +42,9 @@ _HEADER = (
 )
 _DIGEST = re.compile(r"^[0-9a-f]{16}$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-#: Where a question's block starts: before a line that is neither indented nor a comment.
-_BLOCK = re.compile(r"\n+(?=[^\s#])")
+#: Where a question's block starts: a line that is neither indented nor a comment (one character
+#: at a time: a run of blank lines is read once, not once from each of its lines).
+_BLOCK = re.compile(r"^[^\s#]", re.MULTILINE)
 
 
 class TextRef(NamedTuple):
@@ -216,29 +218,34 @@ def _read(path: Path, problems: Problems) -> str:
     return "" if text is None else text.replace("\r\n", "\n")  # as a checkout with autocrlf leaves it
 
 
-def _chunks(path: Path, text: str, problems: Problems) -> dict[str, str]:
-    """The file's blocks as written, by question id."""
+def _chunks(path: Path, text: str, problems: Problems) -> dict[str, tuple[int, str]]:
+    """The file's blocks as written, with the line each starts on, by question id."""
     conflict = conflict_line(text)
     if conflict:
         _damaged(path, conflict, "merge conflict markers", problems)
         return {}
-    found: dict[str, str] = {}
+    starts = [match.start() for match in _BLOCK.finditer(text)]
+    before = text[: starts[0] if starts else len(text)]
+    if before.strip("\n")[:1] not in ("", "#"):  # the header's comments, or nothing
+        _damaged(path, len(before) - len(before.lstrip("\n")) + 1, "expected a question id followed by ':'", problems)
+        return {}
+    found: dict[str, tuple[int, str]] = {}
+    line, counted = 1, 0
     # A block starts at each question id, blank line or not: git's union merge may leave none between two.
-    for chunk in _BLOCK.split(text):
-        written = chunk.strip("\n")
-        if written and written[0] != "#":
-            head, _, entries = written.partition("\n")
-            if not head.endswith(":"):
-                _damaged(
-                    path,
-                    text.count("\n", 0, text.find(written)) + 1,
-                    "expected a question id followed by ':'",
-                    problems,
-                )
-                return {}
-            question = head.removesuffix(":")
-            # Twice after such a merge (both sides changed it): one block, with both sides' lines.
-            found[question] = f"{found[question]}\n{entries}".rstrip("\n") if question in found else written
+    for start, end in itertools.pairwise([*starts, len(text)]):
+        line, counted = line + text.count("\n", counted, start), start
+        written = text[start:end].strip("\n")
+        head, _, entries = written.partition("\n")
+        if not head.endswith(":"):
+            _damaged(path, line, "expected a question id followed by ':'", problems)
+            return {}
+        question = head.removesuffix(":")
+        # Twice after such a merge (both sides changed it): one block, with both sides' lines.
+        found[question] = (
+            (found[question][0], f"{found[question][1]}\n{entries}".rstrip("\n"))
+            if question in found
+            else (line, written)
+        )
     return found
 
 
@@ -249,19 +256,18 @@ def read_record(path: Path, problems: Problems) -> Record:
 
 def parse(path: Path, text: str, problems: Problems) -> Record:
     record: Record = {}
-    for question, chunk in _chunks(path, text, problems).items():
-        entries = _entries(path, text, chunk, problems)
+    for question, (line, chunk) in _chunks(path, text, problems).items():
+        entries = _entries(path, line, chunk, problems)
         if entries is None:
             return {}
         record[question] = entries
     return record
 
 
-def _entries(path: Path, text: str, chunk: str, problems: Problems) -> dict[str, Entry] | None:
-    """The entries of one question's block (a part of the file's ``text``), or None, reported, if it is damaged."""
+def _entries(path: Path, line: int, chunk: str, problems: Problems) -> dict[str, Entry] | None:
+    """The entries of one question's block (starting on ``line``), or None, reported, if it is damaged."""
     from ..model import SLUG
 
-    line = text.count("\n", 0, text.find(chunk)) + 1
     head, *lines = chunk.split("\n")
     if not (head.endswith(":") and SLUG.fullmatch(head[:-1])):
         _damaged(path, line, "expected a question id followed by ':'", problems)
@@ -324,17 +330,17 @@ def observe(path: Path, current: Iterable[tuple[str, str]], refs: Iterable[TextR
     text = _read(path, problems)
     written = _chunks(path, text, problems)
     blocks: dict[str, str] = {}
-    others: dict[str, str] = {}
+    others: dict[str, tuple[int, str]] = {}
     for question, now in current:
-        chunk = written.get(question)
-        if chunk is None or chunk == now:  # new to the record, or as recorded
+        found = written.get(question)
+        if found is None or found[1] == now:  # new to the record, or as recorded
             blocks[question] = now
         else:
-            others[question] = chunk
+            others[question] = found
     digests = by_question(ref for ref in refs if ref.question in others) if others else {}
     behind: Record = {}
-    for question, chunk in others.items():
-        entries = _advance_question(_entries(path, text, chunk, problems) or {}, digests[question], "")
+    for question, (line, written_block) in others.items():
+        entries = _advance_question(_entries(path, line, written_block, problems) or {}, digests[question], "")
         blocks[question] = block(question, entries)
         if any(entry.behind for entry in entries.values()):
             behind[question] = entries

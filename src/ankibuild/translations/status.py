@@ -177,7 +177,7 @@ def confirm(
 
 def _confirm(questions: Sequence[str], languages: Sequence[str], decks: Path) -> dict[str, list[str]]:
     texts = load_valid(decks)
-    have = {ref.question: [r.lang for r in texts.refs if r.question == ref.question] for ref in texts.refs}
+    have = {question: list(langs) for question, langs in by_question(texts.refs).items()}
     record, marked = texts.record, {}
     for question in questions:
         if question not in have:

@@ -31,6 +31,7 @@ class Checker:
         hint: str = "",
         question: str = "",
         severity: Severity = Severity.ERROR,
+        check: str = "",
     ) -> None:
         line, column = where
         self.problems.add(
@@ -41,6 +42,7 @@ class Checker:
             hint=hint,
             question=question,
             severity=severity,
+            check=check,
         )
 
     def mapping(self, value: Any, where: tuple[int, int], what: str, question: str = "") -> Map | None:
@@ -99,8 +101,8 @@ class Checker:
             return None
         control = CONTROL.search(value)
         if control:
-            # U+001F separates a note's fields inside Anki: such a text would corrupt the note
-            message = f"{what} contains the invisible control character U+{ord(control.group()):04X}"
+            # U+001F separates a note's fields inside Anki; XML (Moodle, QTI) cannot hold the others at all
+            message = f"{what} contains {_unheld(control.group())}"
             self.report(where, message, "remove it; it comes from an escape such as \\x1f in quotes", question)
             return None
         return value.strip()
@@ -116,9 +118,17 @@ class Checker:
                 self.report(data.at(lang), f"unknown language code '{lang}' in {what}", CODE_HINT)
                 continue
             checked = self.text_value(text, data.at(lang), f"{what} in '{lang}'")
-            if checked is not None:
+            if checked is not None and self._one_line(checked, data.at(lang), f"{what} in '{lang}'"):
                 result[lang] = checked
         return result
+
+    def _one_line(self, text: str, where: tuple[int, int], what: str) -> bool:
+        """A title is one line: a break in it would start a line of its own in the changelog and release notes."""
+        found = LINE_BREAK.search(text)
+        if found:
+            message = f"{what} holds a line break (U+{ord(found.group()):04X})"
+            self.report(where, message, "write the title on one line, without \\n or a block scalar (| or >)")
+        return found is None
 
     def names(self, data: Map, key: str, allowed: Sequence[str], question: str, *, upper: bool = False) -> list[str]:
         """The valid names listed under ``key`` (option letters to pin, checks to allow); others are reported."""
@@ -138,8 +148,21 @@ class Checker:
         return names
 
 
-#: Control characters other than tab and line break (YAML only lets them in through escapes).
-CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: Control characters other than tab and line break, and what else XML 1.0 cannot hold: surrogates, U+FFFE and
+#: U+FFFF (YAML only lets them in through escapes). A raw pattern: the bank's JSON schema spells it the same.
+CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+
+
+def _unheld(char: str) -> str:
+    """A character CONTROL finds, named in a student's words."""
+    code = f"U+{ord(char):04X}"
+    if "\ud800" <= char <= "\udfff":
+        return f"{code}, half of a surrogate pair, which is no character on its own"
+    return f"the invisible control character {code}" if char < "\ufffe" else f"{code}, a noncharacter XML cannot hold"
+
+
+#: Line breaks left after CONTROL: a title may hold none of them.
+LINE_BREAK = re.compile(r"[\n\u2028\u2029]")
 
 
 def _key_hint(key: str, allowed: list[str], nested: bool) -> str:

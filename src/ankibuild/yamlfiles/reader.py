@@ -15,6 +15,7 @@ or "0.10", must not turn into booleans or ``0.1``).
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -319,6 +320,27 @@ def text_position(text: str, offset: int) -> tuple[int, int]:
     """Line and column (from 1) of a character offset."""
     line_start = text.rfind("\n", 0, offset) + 1
     return text.count("\n", 0, offset) + 1, offset - line_start + 1
+
+
+class Positions:
+    """:func:`text_position` of many offsets in one text: its lines are found once, on the first call.
+
+    Counting from the start for each would cost the text's length per problem, and
+    a text may have as many problems as characters.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._starts: list[int] = []
+
+    def __call__(self, offset: int) -> tuple[int, int]:
+        starts = self._starts
+        if not starts:
+            starts.append(0)
+            while (found := self.text.find("\n", starts[-1])) != -1:
+                starts.append(found + 1)
+        line = bisect.bisect_right(starts, offset)
+        return line, offset - starts[line - 1] + 1
 
 
 def decode(path: Path, raw: bytes, problems: Problems) -> str | None:

@@ -54,7 +54,7 @@ class Noted:
     note: str
 
 
-Value: TypeAlias = str | Block | Flow | Noted | Sequence[str] | Mapping[str, "Value"]
+Value: TypeAlias = str | bool | Block | Flow | Noted | Sequence[str | Block] | Mapping[str, "Value"]
 
 
 def scalar(text: str) -> str:
@@ -75,6 +75,8 @@ def mapping_lines(data: Mapping[str, Value], indent: int) -> list[str]:
         head = f"{pad}{scalar(key)}:"
         if isinstance(value, str):
             lines.append(f"{head} {scalar(value)}")
+        elif isinstance(value, bool):
+            lines.append(f"{head} {'true' if value else 'false'}")
         elif isinstance(value, Noted):
             lines.append(f"{head} {scalar(value.text)}  # {value.note}")
         elif isinstance(value, Flow):
@@ -84,7 +86,7 @@ def mapping_lines(data: Mapping[str, Value], indent: int) -> list[str]:
         elif isinstance(value, Mapping):
             lines.extend([head, *mapping_lines(value, indent + STEP)])
         else:
-            lines.extend([head, *(f"{pad}{' ' * STEP}- {scalar(item)}" for item in value)])
+            lines.extend([head, *(line for item in value for line in _list_item(item, indent + STEP))])
     return lines
 
 
@@ -103,6 +105,19 @@ def _block(head: str, key: str, text: str, indent: int) -> list[str]:
         if yaml.safe_load("\n".join([f"{key}: {style}", *written[1:]])) == {key: text}:
             return written
     return [f"{head} {scalar(text)}"]
+
+
+def _list_item(item: str | Block, dash: int) -> list[str]:
+    """One item of a block list: ``- text``, or a ``|-`` block below its dash (code in an option)."""
+    if isinstance(item, str):
+        return [f"{' ' * dash}- {scalar(item)}"]
+    style = "|-" if "\n" in item.text else ">-"
+    pad = " " * (dash + STEP)
+    written = [f"{' ' * dash}- {style}", *(f"{pad}{line}" if line else "" for line in item.text.split("\n"))]
+    with contextlib.suppress(yaml.YAMLError):
+        if yaml.safe_load("\n".join(written)) == [item.text]:
+            return written
+    return [f"{' ' * dash}- {scalar(item.text)}"]
 
 
 def split_lines(text: str) -> list[str]:

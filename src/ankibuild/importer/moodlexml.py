@@ -1,0 +1,134 @@
+"""Read Moodle XML, the format Moodle exports a question bank in with everything it holds::
+
+    <quiz>
+      <question type="category"><category><text>$course$/top/Git</text></category></question>
+      <question type="multichoice">                   also "truefalse"; other types are refused
+        <name><text>Q1</text></name>                  matches the question's translations
+        <questiontext format="html"><text><![CDATA[<p>Which command lists branches?</p>]]></text></questiontext>
+        <generalfeedback format="html"><text>…</text></generalfeedback>    the explanation
+        <answer fraction="100" format="html">         a positive fraction: a correct option
+          <text>…</text><feedback format="html"><text>…</text></feedback>
+        </answer>
+      </question>
+    </quiz>
+
+The XML comes from outside, so it is parsed by defusedxml: a document type,
+an entity declaration or an external reference is refused, so nothing expands
+or is fetched, and the file is at most :data:`~.quiz.MAX_QUIZ_BYTES`. Each
+question keeps its line, where a refusal points.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+from typing import Any
+from xml.etree.ElementTree import Element, ParseError, TreeBuilder
+
+from defusedxml import DefusedXmlException
+from defusedxml.ElementTree import DefusedXMLParser
+
+from ..errors import Problems
+from ..model import LETTERS
+from .gift import category_title
+from .htmltext import as_markdown
+from .quiz import Item, Quiz, Refusal
+
+#: Moodle's names of its text formats, as :func:`.htmltext.as_markdown` names them.
+_FORMATS = {"html": "html", "moodle_auto_format": "moodle", "plain_text": "plain", "markdown": "markdown"}
+#: Where each question element starts, kept on it under this attribute (no XML name can hold a space).
+_LINE = "line number"
+
+
+class _Lines(TreeBuilder):
+    """A tree builder that notes the line each ``question`` element starts on."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parser: Any = None
+
+    def start(self, tag: str, attrs: dict[str, str]) -> Element:
+        element = super().start(tag, attrs)
+        if tag == "question" and self.parser is not None:
+            element.set(_LINE, str(self.parser.parser.CurrentLineNumber))
+        return element
+
+
+def read_moodle_xml(path: Path, text: str, problems: Problems) -> Quiz:
+    """Every question of a Moodle XML file; those that cannot be read exactly are reported and left out."""
+    quiz = Quiz(path, None)
+    root = _parse(path, text, problems)
+    if root is None:
+        return quiz
+    for element in root.iter("question"):
+        kind = element.get("type", "")
+        line = int(element.get(_LINE, "0"))
+        if kind == "category":
+            quiz.title = quiz.title or category_title(_text_of(element.find("category")))
+            continue
+        quiz.add(line, partial(_question, element, kind, line), problems)
+    return quiz
+
+
+def _parse(path: Path, text: str, problems: Problems) -> Element | None:
+    """The document's root, or None with the reason reported (the whole file is refused)."""
+    builder = _Lines()
+    parser = DefusedXMLParser(target=builder, forbid_dtd=True, forbid_entities=True, forbid_external=True)
+    builder.parser = parser
+    try:
+        parser.feed(text)
+        root: Element = parser.close()
+    except DefusedXmlException:
+        hint = "export the questions from Moodle again: its files declare no document type or entity"
+        problems.add(path, "the XML declares a document type or an entity, which is never read", hint=hint)
+        return None
+    except ParseError as err:
+        line, column = err.position
+        problems.add(path, f"not well-formed XML: {err.msg}", line=line, column=column + 1, hint="fix the XML there")
+        return None
+    if root.tag != "quiz":
+        problems.add(path, f"not a Moodle XML file: its root is <{root.tag}>, not <quiz>", hint="export it again")
+        return None
+    return root
+
+
+def _question(element: Element, kind: str, line: int) -> Item:
+    if kind not in ("multichoice", "truefalse"):
+        raise Refusal(f"a question of type '{kind}'", "the bank holds multiple-choice and true/false questions")
+    number = _text_of(element.find("name"))
+    question = _formatted(element.find("questiontext"))
+    explanation = _formatted(element.find("generalfeedback"))
+    answers = element.findall("answer")
+    if kind == "truefalse":
+        right = next((a for a in answers if _fraction(a) > 0), None)
+        truth = _text_of(right).strip().lower() if right is not None else ""
+        if truth not in ("true", "false"):
+            raise Refusal("a true/false question without its true answer", "export it again from Moodle")
+        return Item(number, line, question, (), (), explanation, truth=truth == "true")
+    options = tuple(_formatted(answer) for answer in answers)
+    feedback = tuple(_formatted(answer.find("feedback")) for answer in answers)
+    correct = tuple(LETTERS[i] for i, answer in enumerate(answers) if _fraction(answer) > 0 and i < len(LETTERS))
+    return Item(number, line, question, options, correct, explanation, feedback if any(feedback) else ())
+
+
+def _fraction(answer: Element) -> float:
+    try:
+        return float(answer.get("fraction", "0"))
+    except ValueError:
+        raise Refusal(f"the fraction '{answer.get('fraction')}' is not a number", "export it again") from None
+
+
+def _text_of(element: Element | None) -> str:
+    """The ``<text>`` of an element, as written."""
+    found = element.find("text") if element is not None else None
+    return found.text or "" if found is not None else ""
+
+
+def _formatted(element: Element | None) -> str:
+    """The text of an element in its ``format``, as Markdown; an image Moodle keeps inside is refused."""
+    if element is None:
+        return ""
+    text = _text_of(element).strip()
+    if "@@PLUGINFILE@@" in text:
+        raise Refusal("an image Moodle keeps in its own files", "leave the image out, or import the quiz as Markdown")
+    return as_markdown(text, _FORMATS.get(element.get("format", "html"), "html")) if text else ""

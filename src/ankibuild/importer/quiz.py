@@ -1,0 +1,118 @@
+"""What a whole quiz file holds, whatever its format: questions read exactly, or refused at their line.
+
+Each reader (:mod:`.tasklist`, :mod:`.gift`) turns a file into a :class:`Quiz`;
+what every format shares is checked here, once: two to six options, at least
+one correct, none empty or repeated. A question that cannot be read exactly is
+refused with its line and the reason, and the others are kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from ..errors import Problems
+from ..kinds import DEFAULT_KIND, KINDS
+from ..model import LETTERS
+
+#: How many options a quiz's question may have: it becomes a multiple-choice question.
+MIN_OPTIONS, MAX_OPTIONS = KINDS[DEFAULT_KIND].option_counts[0], KINDS[DEFAULT_KIND].option_counts[-1]
+#: A quiz file is text of a few megabytes at most; anything far larger is not one.
+MAX_QUIZ_BYTES = 8 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Item:
+    """One question of a quiz file, its texts as Markdown."""
+
+    #: What names it in the file ("12" for "Q12."), to match its translations; "" when nothing does.
+    number: str
+    line: int
+    question: str
+    options: tuple[str, ...]
+    #: The letters of the correct options.
+    answer: tuple[str, ...]
+    explanation: str = ""
+    #: A short text per option ("" where none), as the bank's ``feedback``.
+    feedback: tuple[str, ...] = ()
+    #: A true/false statement: whether it is true (it then has no options); None for multiple choice.
+    truth: bool | None = None
+
+
+@dataclass
+class Quiz:
+    """The questions of one file, in one language."""
+
+    path: Path
+    #: The title the file gives itself (its first heading), if it gives one.
+    title: str | None
+    items: list[Item] = field(default_factory=list)
+    #: Questions refused, by line.
+    refused: int = 0
+
+    def add(self, line: int, read: Callable[[], Item], problems: Problems) -> None:
+        """The question ``read`` gives, checked; refused, its reason is reported at ``line`` instead."""
+        try:
+            item = read()
+        except Refusal as refusal:
+            problems.add(self.path, f"question refused: {refusal.message}", line=line, column=1, hint=refusal.hint)
+            self.refused += 1
+            return
+        found = checked(self.path, item, problems)
+        self.items.extend([found] if found else [])
+        self.refused += found is None
+
+
+class Refusal(Exception):
+    """Raised by a reader when a question cannot be read exactly: the message says why, the hint what to do."""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+
+def checked(path: Path, item: Item, problems: Problems) -> Item | None:
+    """``item`` with options that carry their own letter ("A. Paris") without it; None, with the reason
+    reported at its line, when it is not a question the bank can hold."""
+    reason = None if item.truth is not None else _refusal(item)
+    if reason is not None:
+        message, hint = reason
+        problems.add(path, f"question refused: {message}", line=item.line, column=1, hint=hint)
+        return None
+    return _without_own_letters(item)
+
+
+def _refusal(item: Item) -> tuple[str, str] | None:
+    count = len(item.options)
+    if not MIN_OPTIONS <= count <= MAX_OPTIONS:
+        return f"{count} option(s); a question has {MIN_OPTIONS} to {MAX_OPTIONS}", "give it 2 to 6 options"
+    if not item.answer:
+        return "no option is marked correct", "mark the correct option (in Markdown: '- [x]')"
+    empty = next((LETTERS[i] for i, option in enumerate(item.options) if not option.strip()), None)
+    if empty:
+        return f"option {empty} is empty", "write its text, or remove it"
+    for index, option in enumerate(item.options):
+        first = item.options.index(option)
+        if first != index:
+            return f"option {LETTERS[index]} repeats option {LETTERS[first]}", "make every option differ"
+    return None
+
+
+def _without_own_letters(item: Item) -> Item:
+    """Options written "A. Paris", "B. Lyon": the card shows its own letters (shuffled), so these go."""
+    stripped = _own_letters(item.options)
+    if stripped is None:
+        return item
+    return replace(item, options=stripped)
+
+
+def _own_letters(options: Sequence[str]) -> tuple[str, ...] | None:
+    """The options without "A. ", "B) " … when every one starts with its own letter so; else None."""
+    rest: list[str] = []
+    for letter, option in zip(LETTERS, options, strict=False):
+        if len(option) < 4 or option[0] != letter or option[1] not in ".)" or option[2] != " ":
+            return None
+        rest.append(option[3:].lstrip())
+    return tuple(rest)

@@ -1,0 +1,353 @@
+"""Whole quiz files imported, built and opened in Anki: every card as the source wrote it, code indentation included.
+
+The quizzes in ``tests/data/quizzes/`` were written for these tests, never
+copied: an English Markdown quiz with code in questions and options, an image
+linked with ``?raw=true``, several correct options, options that carry their
+own letter, a true/false question, and two questions the reader must refuse;
+its German translation, with one question whose answer does not match; a GIFT
+file in the layout Moodle exports, with its German translation; a Moodle XML
+file; an Aiken file; and spreadsheets as CSV and as TSV with Kahoot's header.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ankibuild.cli import main
+from ankibuild.errors import BankError, Problems
+from ankibuild.importer.moodlexml import read_moodle_xml
+from ankibuild.importer.quizbank import import_quizzes
+from ankibuild.importer.tasklist import read_tasklist_quiz
+from ankibuild.kinds.choice import FIELDS, explanation_and_feedback
+
+from ..ankitools import collection, import_package, render
+from ..conftest import DATA, Project
+
+QUIZZES = DATA / "quizzes"
+ENGLISH, GERMAN = QUIZZES / "git.md", QUIZZES / "git.de.md"
+GIFT, GIFT_GERMAN = QUIZZES / "shell.gift", QUIZZES / "shell.de.gift"
+MOODLE_XML = QUIZZES / "network.xml"
+PORTS = """ports = {"http": 80, "https": 443}
+for name, port in sorted(ports.items()):
+    if port > 100:
+        print(name)"""
+SCRIPT = """for n in 1 2 3; do
+    if [ $n -gt 1 ]; then
+        echo "$n"
+    fi
+done"""
+BANK = "id: git-quiz\nlanguages: [en, de]\ntopics:\n  shell: {en: Shell, de: Shell}\n"
+TOTAL = """def total(n):
+    result = 0
+    for i in range(n):
+        if i % 2 == 0:
+            result += i
+    return result"""
+_TAG = re.compile(r"<[^>]*>")
+
+
+def _bank(project: Project) -> None:
+    shutil.rmtree(project.decks)
+    project.decks.mkdir()
+    (project.decks / "bank.yaml").write_text(BANK, encoding="utf-8")
+
+
+def _text(card_html: str) -> str:
+    """What a card shows as text: tags removed, entities decoded, white space as it is."""
+    return html.unescape(_TAG.sub("", card_html))
+
+
+def _cards(project: Project, lang: str, bank: str = "git-quiz") -> dict[str, tuple[str, str, dict[str, str]]]:
+    """Front, back and fields of every card of the built ``lang`` package, by question id, as Anki renders them."""
+    cards = {}
+    with collection(project.root / f"{lang}.anki2") as col:
+        import_package(col, project.out / f"{bank}-{lang}.apkg")
+        for note_id in col.find_notes(""):
+            note = col.get_note(note_id)
+            front, back = render(col, note.card_ids()[0])
+            cards[note["ID"]] = (front, back, dict(note.items()))
+    return cards
+
+
+def _feedback(fields: dict[str, str]) -> dict[str, str]:
+    """Each option's feedback by its letter, from the end of the Explanation field where the note keeps it."""
+    return explanation_and_feedback([fields[name] for name in FIELDS])[1]
+
+
+def test_a_markdown_quiz_in_two_languages_shows_in_anki_as_written(project: Project) -> None:
+    _bank(project)
+    result = CliRunner().invoke(main, ["import", str(ENGLISH), str(GERMAN), "-o", "decks/git.yaml"])
+    assert result.exit_code == 1, result.output  # some questions were refused; the others are in
+    assert "Imported 6 question(s) (en, de) into decks/git.yaml, topic 'working-with-git'" in result.stdout
+    assert CliRunner().invoke(main, ["build", "-q"]).exit_code == 0
+    english, german = _cards(project, "en"), _cards(project, "de")
+    assert len(english) == 6 and len(german) == 3
+
+    front, back, fields = english["look-at-this-function-what-does-total-4"]
+    assert "Look at this function. What does total(4) return?" in _text(front)
+    assert TOTAL in _text(front)  # every line keeps its indentation
+    assert [fields[letter] for letter in "ABCD"] == ["6", "2", "4", "10"] and fields["Answer"] == "B"
+    assert "range(4) gives 0, 1, 2 and 3; only 0 and 2 are even." in _text(back)
+    assert 'href="https://docs.python.org/3/library/stdtypes.html#range"' in back
+    assert TOTAL in _text(german["look-at-this-function-what-does-total-4"][0])
+
+    front, back, fields = english["which-loop-prints-the-numbers-1-to-3"]
+    assert "A loop that starts at ze\u00adro:" in _text(fields["A"])  # &shy; as CommonMark reads it
+    assert "for i in range(1, 4):\n    print(i)" in _text(fields["B"])
+    assert "for i in range(3):\n    print(i)" in _text(front)
+
+    front, back, fields = english["which-commands-delete-the-branch-topic"]
+    assert fields["Answer"] == "A B"
+    assert (_text(fields["A"]), _text(fields["B"])) == ("git branch -d topic", "git branch -D topic")
+
+    front, _, fields = english["what-does-this-diagram-show-two"]
+    assert '<img src="branches-93048625f48d.png" alt="Two branches">' in front
+    assert [fields[letter] for letter in "ABC"] == [
+        "Two branches that share a commit",
+        "A merge conflict",
+        "A detached HEAD",
+    ]
+    assert (project.decks / "media" / "branches.png").read_bytes() == (QUIZZES / "images" / "branches.png").read_bytes()
+
+    _, back, fields = english["which-command-lists-the-local-branches"]
+    assert fields["Explanation"] == "" and "ab-explanation" not in back
+    assert _text(fields["B"]) == "git branch"
+    assert [german["git-pull-fetches-and-then-merges-nothing"][2][letter] for letter in "AB"] == ["Wahr", "Falsch"]
+    front = english["git-pull-fetches-and-then-merges-nothing"][0]
+    assert "git pull</code> fetches<br>and then merges &amp; nothing else." in front  # <br> breaks the line
+
+
+def test_refused_questions_are_named_at_their_line_with_the_reason(project: Project) -> None:
+    _bank(project)
+    result = import_quizzes([ENGLISH, GERMAN], out=project.decks / "git.yaml", decks=project.decks)
+    said = sorted((Path(p.file).name, p.line, p.message) for p in result.refused)
+    assert said == [
+        ("git.de.md", 28, "'de' translation refused: answer A, but the first file's question has A B"),
+        ("git.md", 64, "question refused: no option is marked correct"),
+        ("git.md", 69, "question refused: the image 'https://example.org/rebase.png' is on the web"),
+    ]
+
+
+def test_a_dry_run_shows_the_file_and_writes_nothing(project: Project) -> None:
+    _bank(project)
+    before = sorted(project.root.rglob("*"))
+    result = CliRunner().invoke(main, ["import", str(ENGLISH), "--lang", "en", "-o", "decks/git.yaml", "--dry-run"])
+    assert "--- decks/git.yaml\n" in result.stdout and "            result += i\n" in result.stdout
+    assert "Would import 6 question(s) (en) into decks/git.yaml" in result.stdout
+    assert sorted(project.root.rglob("*")) == before
+
+
+@pytest.mark.parametrize(
+    ("written", "line", "message"),
+    [
+        ("#### Q1. Two?\n\n- [x] same\n- [ ] same\n", 3, "option B repeats option A"),
+        ("#### Q1. One?\n\n- [x] only\n", 3, "1 option(s); a question has 2 to 6"),
+        ("#### Q1. Here?\n\n- [x] a\n- [ ] b\n\nText.\n\n- [ ] c\n", 10, "a second list of options after its text"),
+        ("#### Q1. Empty?\n\n- [x] a\n- [ ]\n", 3, "option B is empty"),
+    ],
+)
+def test_what_cannot_be_read_exactly_is_refused(tmp_path: Path, written: str, line: int, message: str) -> None:
+    """Refused at the question's line (or the line at fault), with the reason; the next question is kept."""
+    problems = Problems()
+    text = f"## T\n\n{written}\n#### Q2. Kept?\n\n- [x] yes\n- [ ] no\n"
+    quiz = read_tasklist_quiz(tmp_path / "quiz.md", text, problems)
+    assert [(p.line, p.message) for p in problems.items] == [(line, f"question refused: {message}")]
+    assert [item.question for item in quiz.items] == ["Kept?"]
+
+
+def test_an_image_outside_the_quiz_folder_is_refused(project: Project, tmp_path: Path) -> None:
+    """A link that climbs out of the quiz's folder reads nothing there: the question is refused."""
+    _bank(project)
+    (tmp_path / "secret.png").write_bytes((QUIZZES / "images" / "branches.png").read_bytes())
+    (tmp_path / "quiz").mkdir()
+    quiz = tmp_path / "quiz" / "q.md"
+    quiz.write_text("## T\n\n#### Q1. Where?\n\n![x](../secret.png)\n\n- [x] a\n- [ ] b\n", encoding="utf-8")
+    with pytest.raises(BankError) as raised:
+        import_quizzes([quiz], out=project.decks / "q.yaml", decks=project.decks, languages=["en"])
+    assert [(p.line, p.message) for p in raised.value.problems] == [
+        (0, "no question of the quiz could be imported"),
+        (3, "question refused: image '../secret.png' is outside the bank folder"),
+    ]
+    assert not (project.decks / "media").exists() and not (project.decks / "q.yaml").exists()
+
+
+def test_code_is_no_heading_and_no_option(tmp_path: Path) -> None:
+    """Inside a code block, '# comment' is no heading and '- [x]' no option."""
+    text = "## T\n\n#### Q1. Which?\n\n```bash\n# list them\n- [x] not an option\n```\n\n- [x] a\n- [ ] b\n"
+    quiz = read_tasklist_quiz(tmp_path / "q.md", text, Problems())
+    (item,) = quiz.items
+    assert item.question == "Which?\n\n```bash\n# list them\n- [x] not an option\n```"
+    assert item.options == ("a", "b") and item.answer == ("A",)
+
+
+def test_a_gift_quiz_in_two_languages_shows_in_anki_as_written(project: Project) -> None:
+    """Moodle's HTML becomes Markdown: code keeps its indentation, feedback goes beside its option."""
+    _bank(project)
+    files = [str(GIFT), str(GIFT_GERMAN), "--lang", "en", "--lang", "de"]
+    result = CliRunner().invoke(main, ["import", *files, "-o", "decks/shell.yaml"])
+    assert "Imported 5 question(s) (en, de) into decks/shell.yaml, topic 'shell-basics'" in result.stdout
+    refused = [line for line in result.stderr.splitlines() if "refused" in line]
+    assert [line.split("/")[-1] for line in refused] == [
+        "shell.de.gift:17:1: error: 'de' translation refused: true or false differs from the first file's question",
+        "shell.gift:30:1: error: question refused: no wrong option: a short-answer question",
+        "shell.gift:35:1: error: question refused: HTML the bank cannot show as written: <img>",
+    ]
+    assert CliRunner().invoke(main, ["build", "-q"]).exit_code == 0
+    english, german = _cards(project, "en"), _cards(project, "de")
+    assert len(english) == 5 and len(german) == 2
+
+    front, back, fields = english["which-command-prints-the-working"]
+    assert "Which command prints the working directory?" in _text(front)
+    assert [_text(fields[letter]) for letter in "ABC"] == ["ls", "pwd", "cd"]
+    assert "It lists the files." in _text(_feedback(fields)["A"])
+    assert "Every shell has pwd built in." in _text(back)
+    assert "Jede Shell hat pwd eingebaut." in _text(german["which-command-prints-the-working"][1])
+
+    front, _, fields = english["what-does-this-script-print-for-n-in-1-2"]
+    assert SCRIPT in _text(front)
+    assert fields["Answer"] == "A" and _text(fields["A"]) == "2 and 3, one per line"
+
+    assert english["which-of-these-are-shells"][2]["Answer"] == "A B"
+    front, back, fields = english["the-command-rm-r-asks-before-each-file"]
+    assert fields["Answer"] == "false" and "Only rm -ri asks." in _text(back)
+    _, _, fields = english["which-sign-starts-a-comment-in-a-shell"]
+    assert "It is also an escape in GIFT: #." in _text(fields["Question"])
+    assert [_text(fields[letter]) for letter in "ABC"] == ["#", "//", "--"]
+
+
+def test_the_help_lists_every_format_with_an_example() -> None:
+    said = CliRunner().invoke(main, ["import", "--help"]).output
+    assert "A Markdown quiz (.md)" in said and "- [x] `git branch`" in said
+    assert "A GIFT file (.gift" in said and "::Q1::Which command prints the directory?{" in said
+    assert "An Aiken file (.aiken" in said and "question,A,B,C,answer,explanation" in said
+    assert "A Moodle XML export (.xml)" in said and '<answer fraction="50"><text>DNS</text></answer>' in said
+
+
+def test_a_moodle_xml_quiz_shows_in_anki_as_written(project: Project) -> None:
+    """Moodle's XML export: code with its indentation, weighted options, true/false, feedback, explanations."""
+    _bank(project)
+    result = CliRunner().invoke(main, ["import", str(MOODLE_XML), "--lang", "en", "-o", "decks/net.yaml"])
+    assert "Imported 3 question(s) (en) into decks/net.yaml, topic 'networks'" in result.stdout
+    refused = [line.split("/")[-1] for line in result.stderr.splitlines() if "refused" in line]
+    assert refused == [
+        "network.xml:99:1: error: question refused: a question of type 'shortanswer'",
+        "network.xml:112:1: error: question refused: an image Moodle keeps in its own files",
+    ]
+    assert CliRunner().invoke(main, ["build", "-q", "--lang", "en"]).exit_code == 0
+    cards = _cards(project, "en", bank="git-quiz")
+    front, back, fields = cards["what-does-this-python-snippet-print"]
+    assert PORTS in _text(front)
+    assert fields["Answer"] == "B" and "Port 80 is not above 100." in _text(_feedback(fields)["A"])
+    assert "Only https has a port above 100." in _text(back)
+    assert cards["which-protocols-run-over-udp"][2]["Answer"] == "A C"
+    assert "<strong>UDP</strong>" in cards["which-protocols-run-over-udp"][0]
+    front, back, fields = cards["a-tcp-segment-20-bytes-long-has-no-room"]
+    assert fields["Answer"] == "true"
+    assert "A TCP segment < 20 bytes long has no room for its header." in _text(front)
+
+
+@pytest.mark.parametrize(
+    "declared",
+    [
+        '<!DOCTYPE quiz [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]>',
+        '<!DOCTYPE quiz [<!ENTITY secret SYSTEM "file:///etc/passwd">]>',
+        '<!DOCTYPE quiz SYSTEM "https://example.org/quiz.dtd">',
+    ],
+)
+def test_xml_that_declares_entities_or_a_document_type_is_never_expanded(tmp_path: Path, declared: str) -> None:
+    """An entity bomb, a file or web reference: refused before anything is expanded or fetched."""
+    problems = Problems()
+    text = f'<?xml version="1.0"?>\n{declared}\n<quiz><question type="truefalse"></question></quiz>'
+    quiz = read_moodle_xml(tmp_path / "q.xml", text, problems)
+    assert quiz.items == []
+    assert [p.message for p in problems.items] == ["the XML declares a document type or an entity, which is never read"]
+
+
+def test_xml_that_is_not_well_formed_is_refused_at_its_line(tmp_path: Path) -> None:
+    problems = Problems()
+    read_moodle_xml(tmp_path / "q.xml", "<quiz>\n<question type='truefalse'>\n</quiz>", problems)
+    assert [(p.line, p.message.split(":")[0]) for p in problems.items] == [(3, "not well-formed XML")]
+
+
+def test_aiken_files_and_spreadsheets_show_in_anki_as_written(project: Project) -> None:
+    """Plain text shows exactly as typed, a cell with a code block is Markdown; numbers name options in Kahoot's
+    sheet."""
+    _bank(project)
+    for name in ("ports.aiken", "ports.tsv", "ports.csv"):
+        args = [str(QUIZZES / name), "--lang", "en", "--topic", "shell", "-o", f"decks/{name.replace('.', '-')}.yaml"]
+        CliRunner().invoke(main, ["import", *args])
+    assert CliRunner().invoke(main, ["build", "-q", "--lang", "en"]).exit_code == 0
+    cards = _cards(project, "en")
+    assert len(cards) == 7
+    _, _, fields = cards["which-tool-resolves-a-host-name"]
+    assert (fields["A"], fields["B"], fields["Answer"]) == ("dig", "ping", "A")
+    front, _, fields = cards["what-a-b-c-means-in-code-stays-as-typed"]
+    assert "What a_b * c means in <code> stays as typed?" in _text(front)
+    assert cards["which-ports-are-for-mail"][2]["Answer"] == "A C"
+    assert [cards["which-ports-are-for-mail"][2][letter] for letter in "ABC"] == ["25", "22", "587"]
+    front, back, fields = cards["what-does-this-print-python-for-port"]
+    assert "for port in (80, 443):\n    if port > 100:\n        print(port)" in _text(front)
+    assert fields["Answer"] == "B" and "Only 443 is above 100." in _text(back)
+
+
+def test_aiken_and_sheets_refuse_at_the_line(tmp_path: Path, project: Project) -> None:
+    _bank(project)
+    refused = []
+    for name in ("ports.aiken", "ports.tsv"):
+        out = project.decks / f"{name.replace('.', '-')}.yaml"
+        result = import_quizzes([QUIZZES / name], out=out, decks=project.decks, languages=["en"], topic="shell")
+        refused += [(Path(p.file).name, p.line, p.message) for p in result.refused]
+    assert refused == [
+        ("ports.aiken", 16, "question refused: the ANSWER 'E' names no option"),
+        ("ports.tsv", 4, "question refused: an empty option cell between two options"),
+    ]
+
+
+ADVERSARIAL = {
+    "markdown": ["#### Q1. ", "- [x] ", "```", "![", "](", "  - [ ] ", "\n", "~~~", "# "],
+    "gift": ["::", "{", "\\", "~%", "%", "#", "####", "=", "<p>", "<", "<pre>", "\n\n", "->"],
+    "moodle-xml": ["<quiz>", "<question type='multichoice'>", "<answer fraction='x'>", "<text>", "&lt;", "]]>"],
+    "aiken": ["A. ", "ANSWER: ", "\n", "B) ", "ANSWER:"],
+    "csv": ['"', ",", "\n", "question,A,answer\n", '""', "\t"],
+}
+
+
+@pytest.mark.parametrize("form", sorted(ADVERSARIAL))
+def test_every_reader_ends_with_questions_or_reasons_on_any_text(form: str, tmp_path: Path) -> None:
+    """Pieces of each format's syntax repeated and mixed, 200 KB of them: read to the end, never a crash."""
+    from ankibuild.importer.quizbank import READERS
+
+    pieces = ADVERSARIAL[form]
+    for shift in range(len(pieces)):
+        text = "".join(pieces[(i * 7 + shift) % len(pieces)] * (i % 3 + 1) for i in range(20_000))
+        problems = Problems()
+        quiz = READERS[form](tmp_path / "quiz", text, problems)
+        assert all(item.line >= 1 for item in quiz.items)
+        assert all(p.message for p in problems.items)
+
+
+def test_a_translation_that_is_the_first_files_text_or_has_other_options_is_refused(project: Project) -> None:
+    """Matched by number: an untranslated question, another number of options, a number the first file lacks."""
+    _bank(project)
+    first = project.root / "q.md"
+    first.write_text("## T\n\n#### Q1. Which?\n\n- [x] a\n- [ ] b\n\n#### Q2. Where?\n\n- [x] c\n- [ ] d\n")
+    other = project.root / "q.de.md"
+    other.write_text(
+        "## T\n\n#### Q1. Which?\n\n- [x] a\n- [ ] b\n\n#### Q2. Wo?\n\n- [x] c\n- [ ] d\n- [ ] e\n"
+        "\n#### Q3. Was?\n\n- [x] f\n- [ ] g\n"
+    )
+    result = import_quizzes(
+        [first, other], out=project.decks / "q.yaml", decks=project.decks, languages=["en", "de"], topic="shell"
+    )
+    assert [(p.line, p.message) for p in result.refused] == [
+        (3, "'de' translation refused: its question is the first file's text, untranslated"),
+        (8, "'de' translation refused: 3 options, but the first file's question has 2"),
+        (14, "'de' translation refused: the first file has no question of this number"),
+    ]
+    assert result.questions == 2
