@@ -56,9 +56,9 @@ def _checked_then_imported(decks: Path) -> Result:
 
 def _located(checked: Result, decks: Path) -> set[str]:
     """The files of the bank, relative to it, that ``check`` locates a problem in."""
-    where = re.compile(rf"{re.escape(str(decks))}/(.+?)(?::\d+)*: (?:error|warning)\b")
-    lines = checked.output.split("\n")  # not splitlines(): a name may hold what it takes for a line break
-    return {found.group(1) for line in lines if (found := where.match(line))}
+    # Over the whole output, not line by line: a file or folder name may hold a line break.
+    where = re.compile(rf"{re.escape(str(decks))}/(.+?)(?::\d+)*: (?:error|warning)\b", re.DOTALL)
+    return {found.group(1) for found in where.finditer(checked.output)}
 
 
 def _lock_named(checked: Result, decks: Path) -> bool:
