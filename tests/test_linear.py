@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 
 import ankibuild
 from ankibuild import mathml, richtext
+from ankibuild.bidi import reversed_numbers
 from ankibuild.errors import AnkibuildError, BankError, Problems
 from ankibuild.formulas import closer_at
 from ankibuild.importer.pages import parse_page
@@ -664,3 +665,16 @@ def test_every_pattern_that_searches_is_linear(name: str) -> None:
         if first >= 0.0005 and _searched(pattern, piece * (large // len(piece))) > 10 * max(first, 0.001):
             slow.append(piece)
     assert not slow, f"{name} reads these pieces, repeated, in time that grows faster than their length: {slow}"
+
+
+BIDI_SHAPES = {
+    "backquote runs of falling length": lambda size: "".join("`" * n + " -1 " for n in range(size // 600, 0, -1)),
+    "unclosed formula openers": lambda size: fill("\\( -1 ", size),
+    "dollars across lines": lambda size: fill("$ 1 - 2\n", size),
+    "a number run of commas": lambda size: fill("1,", size) + " - 2",
+}
+
+
+@pytest.mark.parametrize("shape", BIDI_SHAPES)
+def test_finding_numbers_a_right_to_left_card_reverses_is_linear(shape: str) -> None:
+    assert_linear(reversed_numbers, BIDI_SHAPES[shape])
