@@ -24,7 +24,7 @@ from .media import report_unused
 from .model import Bank
 from .options import BuildOptions
 from .progress import Progress, silent
-from .render import CardTemplates, NoteHead, RenderedNote, load_templates
+from .render import CardTemplates, NoteHead, RenderedNote, load_templates, report_words
 from .templatefolders import TemplateFolders
 from .translations.record import TRANSLATIONS_FILE, Seen, observe, report_outdated
 from .validate import check_unique_ids, missing_in_summary, validate_bank_file
@@ -60,10 +60,12 @@ def _load(
     progress: Progress = silent,
     known: Mapping[Path, str] | None = None,
     verbose: bool = False,
+    folders: TemplateFolders | None = None,
 ) -> tuple[Bank, dict[Path, FileResult]] | None:
     """The bank with its decks, and each question file's result with its notes in ``langs``.
 
     ``verbose`` keeps a warning per question where a summary line tells many at once.
+    ``folders`` hold the labels the report link is worded with (the defaults when None).
     """
     bank_path, found = bank_files(decks, problems)
     files = sorted({*found, *pending} - {decks / BANK_FILE})
@@ -76,6 +78,10 @@ def _load(
             if raw is not None:
                 parse_file(path, raw, problems)
         return None
+    if bank.report:
+        # The link is part of each note's back field, so its words are rendered with the note.
+        labels = folders or TemplateFolders()
+        bank = replace(bank, report_words={lang: report_words(labels, lang) for lang in bank.languages})
     results = process_all(bank, bank_raw, files, langs or bank.languages, problems, pending, cache, progress, known)
     told = [problem for result in results.values() for problem in result.problems]
     problems.extend(explanations_in_summary(missing_in_summary(told, verbose=verbose)))
@@ -162,7 +168,7 @@ def load_all(
     lock = _read_lock(decks / LOCK_FILE, problems, cache.kept / LOCK_MEMO)
     read_changelog(decks / CHANGELOG_FILE, problems)  # read by a build that finds none published
     langs = tuple(dict.fromkeys(languages))
-    loaded = _load(decks, problems, langs, {}, lock.bank, cache, progress, known, options.verbose)
+    loaded = _load(decks, problems, langs, {}, lock.bank, cache, progress, known, options.verbose, options.folders)
     if loaded is None:
         problems.fail(strict=strict)
     bank, by_path = loaded

@@ -31,7 +31,7 @@ from .conflicts import report_conflict
 from .errors import Problems, Severity
 from .kinds import KINDS, Kind
 from .languages import is_rtl
-from .links import with_report_link
+from .links import REPORT_LABEL, REPORT_TEXT, with_report_link
 from .loader import Map, Positions, load
 from .media import Media, MediaError
 from .model import LETTERS, Bank, Question, topic_tag
@@ -230,7 +230,8 @@ def render_note(
 
     kind = KINDS[question.kind]
     fields = kind.note_fields(question, text, render)
-    fields = with_report_link(bank.report, kind.fields.index(kind.back_field), question.id, lang, fields)
+    words = bank.report_words.get(lang, REPORT_TEXT)
+    fields = with_report_link(bank.report, kind.fields.index(kind.back_field), question.id, lang, fields, words)
     guid = kind.note_guid(bank.id, question.id, lang)
     return RenderedNote.of(question, lang, deck_key, fields, tuple(sorted(set(used))), guid)
 
@@ -265,6 +266,15 @@ def load_templates(
     )
     css = _read(folders.shared(STYLESHEET), folders.roots, problems) or ""
     return CardTemplates(lang, kind, sides, css, labels, (script,) if script else ())
+
+
+def report_words(folders: TemplateFolders, lang: str) -> str:
+    """The report link's words in ``lang``, from its labels.
+
+    The notes are rendered before the templates are read, which report what is
+    wrong with the labels: their problems are left to that reading.
+    """
+    return _labels(folders, lang, Problems()).get(REPORT_LABEL, REPORT_TEXT)
 
 
 def _script(path: Path, roots: Sequence[Path], problems: Problems) -> Asset | None:
