@@ -82,13 +82,17 @@ class CardTemplates:
 
     @property
     def digest(self) -> str:
-        return notetype_digest(self.sides, self.kind.fields, self.css)
+        return notetype_digest(self.sides, self.kind.fields, self.css, self.kind.sort_field)
 
 
-def notetype_digest(sides: Sequence[Side], fields: Sequence[str], css: str) -> str:
-    """What identifies a notetype's content: the lock's, and that of one read from a package."""
+def notetype_digest(sides: Sequence[Side], fields: Sequence[str], css: str, sort_field: str) -> str:
+    """What identifies a notetype's content: the lock's, and that of one read from a package.
+
+    The sort field is part of it: a note type that sorts by another field must
+    get a newer time, or Anki keeps the old one in every collection.
+    """
     templates = (text for side in sides for text in (side.front, side.back))
-    return _digest(*(side.name for side in sides), *fields, *templates, css)
+    return _digest(*(side.name for side in sides), *fields, *templates, css, sort_field)
 
 
 def note_digest(fields: Sequence[str], tags: str) -> tuple[str, str]:
