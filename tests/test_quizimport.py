@@ -21,6 +21,7 @@ from click.testing import CliRunner
 
 from ankibuild.cli import main
 from ankibuild.errors import BankError, Problems
+from ankibuild.importer.gift import category_title, read_gift_quiz
 from ankibuild.importer.moodlexml import read_moodle_xml
 from ankibuild.importer.quizbank import import_quizzes
 from ankibuild.importer.tasklist import read_tasklist_quiz
@@ -351,3 +352,23 @@ def test_a_translation_that_is_the_first_files_text_or_has_other_options_is_refu
         (14, "'de' translation refused: the first file has no question of this number"),
     ]
     assert result.questions == 2
+
+
+def test_gift_answers_in_their_own_format_and_an_essay(tmp_path: Path) -> None:
+    """Each answer, feedback and general feedback may name its format, as Moodle and ankibuild write them;
+    an essay's empty braces are refused as an essay, never a crash."""
+    problems = Problems()
+    text = (
+        "::q1::[html]<p>Which?</p> {\n\t=[html]<b>a</b>#[html]<i>so</i>\n\t~[html]b\n####[html]<p>Why.</p>\n}\n\n"
+        "::q2::[html]Tell. {}\n"
+    )
+    quiz = read_gift_quiz(tmp_path / "q.gift", text, problems)
+    (item,) = quiz.items
+    assert (item.options, item.feedback, item.explanation) == (("**a**", "b"), ("*so*", ""), "Why.")
+    assert [(p.line, p.message) for p in problems.items] == [(7, "question refused: no options: an essay question")]
+
+
+def test_a_slash_in_a_category_name_is_doubled() -> None:
+    """Moodle writes a "/" of a category's name as "//": the last name is whole."""
+    assert category_title("$course$/top/Exports/Storage // memory") == "Storage / memory"
+    assert category_title("$course$/top/Git/") == "Git"
