@@ -22,6 +22,7 @@ from click.testing import CliRunner
 from ankibuild.cli import main
 from ankibuild.errors import BankError, Problems
 from ankibuild.importer.gift import category_title, read_gift_quiz
+from ankibuild.importer.htmltext import as_markdown
 from ankibuild.importer.moodlexml import read_moodle_xml
 from ankibuild.importer.quizbank import import_quizzes
 from ankibuild.importer.tasklist import read_tasklist_quiz
@@ -372,3 +373,8 @@ def test_a_slash_in_a_category_name_is_doubled() -> None:
     """Moodle writes a "/" of a category's name as "//": the last name is whole."""
     assert category_title("$course$/top/Exports/Storage // memory") == "Storage / memory"
     assert category_title("$course$/top/Git/") == "Git"
+
+
+def test_brackets_from_html_show_as_written_and_never_open_a_formula() -> None:
+    """The bank's "\\[" opens a display formula: a "[" of the text stays bare, a "]" escaped breaks a link."""
+    assert as_markdown("[sound:a.mp3] and [x](y)", "html") == "[sound:a.mp3\\] and [x\\](y)"
