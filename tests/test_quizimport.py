@@ -24,7 +24,7 @@ from ankibuild.errors import BankError, Problems
 from ankibuild.importer.gift import category_title, read_gift_quiz
 from ankibuild.importer.htmltext import as_markdown
 from ankibuild.importer.moodlexml import read_moodle_xml
-from ankibuild.importer.quizbank import import_quizzes
+from ankibuild.importer.quizbank import format_of, import_quizzes
 from ankibuild.importer.tasklist import read_tasklist_quiz
 from ankibuild.kinds.choice import FIELDS, explanation_and_feedback
 
@@ -378,3 +378,16 @@ def test_a_slash_in_a_category_name_is_doubled() -> None:
 def test_brackets_from_html_show_as_written_and_never_open_a_formula() -> None:
     """The bank's "\\[" opens a display formula: a "[" of the text stays bare, a "]" escaped breaks a link."""
     assert as_markdown("[sound:a.mp3] and [x](y)", "html") == "[sound:a.mp3\\] and [x\\](y)"
+
+
+def test_moodle_ids_and_ankibuild_gift_files_are_known(tmp_path: Path) -> None:
+    """Moodle's ID number is kept as the question's id; ankibuild's GIFT export, .gift.txt, is GIFT."""
+    text = (
+        '<quiz><question type="truefalse"><name><text>n</text></name><idnumber>ssd-wear</idnumber>'
+        '<questiontext format="html"><text>Wears?</text></questiontext>'
+        '<answer fraction="100"><text>true</text></answer><answer fraction="0"><text>false</text></answer>'
+        "</question></quiz>"
+    )
+    (item,) = read_moodle_xml(tmp_path / "q.xml", text, Problems()).items
+    assert item.ident == "ssd-wear"
+    assert format_of(Path("bank-en.gift.txt")) == "gift" and format_of(Path("de.txt")) is None
