@@ -270,7 +270,7 @@ matched by question number.
     **Explanation:** it lists them.
 
 \b
-A GIFT file (.gift; --format gift for Moodle's .txt export): the same, in Moodle's format.
+A GIFT file (.gift or ankibuild's .gift.txt; --format gift for Moodle's .txt): the same, in Moodle's format.
   ankibuild import shell.gift --lang en -o decks/shell.yaml
 \b
     $CATEGORY: $course$/top/Shell          the title
@@ -328,15 +328,15 @@ A question that cannot be read exactly is refused at its line; the others are im
     "--format",
     "form",
     type=click.Choice(["page", "markdown", "gift", "moodle-xml", "aiken", "csv"]),
-    help="The files' format. Default: .md is markdown, .gift gift, .xml moodle-xml, .aiken aiken, "
+    help="The files' format. Default: .md is markdown, .gift and .gift.txt gift, .xml moodle-xml, .aiken aiken, "
     ".csv and .tsv csv, any other a page.",
 )
 @_decks
 @_wait
 def import_command(pages: tuple[Path, ...], dry_run: bool, form: str | None, **options: Any) -> None:
-    from .importer.quizbank import SUFFIXES  # each command loads only what it uses
+    from .importer.quizbank import format_of  # each command loads only what it uses
 
-    if form != "page" and (form or all(page.suffix.lower() in SUFFIXES for page in pages)):
+    if form != "page" and (form or all(format_of(page) for page in pages)):
         _import_quizzes(pages, dry_run, form, **options)
         return
     from .importer.bank import import_pages  # each command loads only what it uses

@@ -23,7 +23,9 @@ PLACEHOLDERS = ("id", "lang", "version")
 _URL = re.compile(r"^https?://[^\s\"'<>`\\{}\x00-\x1f\x7f]+$")
 _PLACEHOLDER = re.compile(r"\{([^{}]*)\}")
 MAX_URL = 2000
-#: How the back of a card shows it (the card's own wording is the templates'; this one is the link's).
+#: The label of the link's words, in each language's ``labels.yaml``.
+REPORT_LABEL = "report"
+#: The link's words where no label gives them (the default labels say the same).
 REPORT_TEXT = "Report a mistake"
 #: Where the report link starts in its field: no text a bank writes can hold it (text shows as typed).
 REPORT_START = '<p class="ab-report">'
@@ -63,14 +65,15 @@ def report_url(template: str, question_id: str, lang: str, version: str) -> str:
 
 
 def with_report_link(
-    template: str, field: int, question_id: str, lang: str, fields: tuple[str, ...]
+    template: str, field: int, question_id: str, lang: str, fields: tuple[str, ...], words: str = REPORT_TEXT
 ) -> tuple[str, ...]:
     """``fields`` with the report link at the end of the one at ``field``, which the back of the card shows.
 
     A plain link: Anki desktop and the phone apps open it in the browser, with no script.
+    ``words`` are the card's language's (a label): shown as typed.
     """
     if not template:
         return fields
     url = html.escape(report_url(template, question_id, lang, question_version(fields)), quote=True)
-    link = f'{REPORT_START}<a href="{url}">{REPORT_TEXT}</a></p>'
+    link = f'{REPORT_START}<a href="{url}">{html.escape(words)}</a></p>'
     return (*fields[:field], fields[field] + link, *fields[field + 1 :])

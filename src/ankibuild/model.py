@@ -118,6 +118,8 @@ class Bank:
     home: str = ""
     #: Whether each top deck's description says what the deck is (``description: true``).
     describe: bool = False
+    #: The report link's words in each language, from its labels (only read when the bank sets ``report``).
+    report_words: dict[str, str] = field(default_factory=dict)
 
     def deck_name(self, deck: Deck, lang: str) -> str:
         title = self.name_in(deck.titles, lang) or deck.key

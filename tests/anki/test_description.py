@@ -8,8 +8,8 @@ from anki.collection import Collection
 
 from ankibuild.publish import publish
 
-from ..ankitools import collection, import_package
-from ..conftest import Project
+from ..ankitools import collection, import_package, render
+from ..conftest import Project, use_scenario
 
 HOSTILE = "<img src=x onerror=alert(1)> & Quiz"
 SETTINGS = (
@@ -90,3 +90,59 @@ def test_a_bank_with_every_class_setting_publishes_nothing_when_nothing_changed(
     again = publish(decks=project.decks, last=project.root / "first", out=project.root / "again")
     assert first.new and first.presets and first.retired
     assert not again.new and not (project.root / "again").exists()
+
+
+def _words(project: Project, package: str) -> tuple[str, list[str]]:
+    """The top deck's description and the back of every card of ``package``, imported into Anki."""
+    with collection(project.root / f"{package}.anki2") as col:  # a student of that language alone
+        import_package(col, project.out / package)
+        described = [desc for desc in _descriptions(col).values() if desc]
+        backs = [render(col, cid)[1] for cid in col.find_cards("")]
+    assert len(described) == 1 and backs
+    return described[0], backs
+
+
+def _in_english(text: str) -> bool:
+    return any(words in text for words in ("What changed", "Found a mistake", "Report a mistake", "added or changed"))
+
+
+def test_a_german_and_a_hebrew_deck_say_their_description_and_report_link_in_their_own_words(
+    project: Project,
+) -> None:
+    _describe(project)
+    project.build(languages=["de"])
+    german, backs = _words(project, "ai-stack-de.apkg")
+    assert "Was sich geändert hat, Version für Version</a>" in german
+    assert "Fehler entdeckt? Auf der Rückseite der Karte <i>Fehler melden</i> antippen." in german
+    assert all(">Fehler melden</a></p>" in back for back in backs)
+    assert not _in_english(german) and not any(_in_english(back) for back in backs)
+
+    use_scenario(project, "rtl-sample")
+    bank = project.decks / "bank.yaml"
+    bank.write_text(bank.read_text(encoding="utf-8") + SETTINGS, encoding="utf-8")
+    project.build(languages=["he"])
+    hebrew, backs = _words(project, "rtl-sample-he.apkg")
+    assert hebrew.startswith("<b>יסודות המחשב</b><br>גרסה ")
+    assert "מה השתנה, גרסה אחר גרסה</a>" in hebrew and "<i>דיווח על טעות</i>" in hebrew
+    assert all(">דיווח על טעות</a></p>" in back for back in backs)
+    assert not _in_english(hebrew) and not any(_in_english(back) for back in backs)
+
+
+def test_a_banks_own_labels_word_the_description_and_the_link_as_typed(project: Project) -> None:
+    """A bank's labels file overrides these words like any other label; markup in them shows, never runs."""
+    _describe(project)
+    labels = project.templates / "de" / "labels.yaml"
+    own = 'report: "<b>Melden</b>"\nabout_changes: "Neu & anders"\nabout_version: "Stand {time} ({count}) {report}"\n'
+    ours = ("report:", "about_changes:", "about_version:")  # a key written twice is an error
+    shipped = labels.read_text(encoding="utf-8").splitlines(keepends=True)
+    labels.write_text("".join(line for line in shipped if not line.startswith(ours)) + own, encoding="utf-8")
+    project.build(languages=["de"])
+    german, backs = _words(project, "ai-stack-de.apkg")
+    version = german.split("<br>")[1]
+    assert version.startswith("Stand 20") and version.endswith(") {report}")
+    assert ">Neu &amp; anders</a>" in german and "<i>&lt;b&gt;Melden&lt;/b&gt;</i>" in german
+    assert all(">&lt;b&gt;Melden&lt;/b&gt;</a></p>" in back for back in backs)
+    # The notes' fields hold the link's words: a rebuild after the label alone changed brings the new ones.
+    labels.write_text(labels.read_text(encoding="utf-8").replace("<b>Melden</b>", "Melden"), encoding="utf-8")
+    project.build(languages=["de"])
+    assert all(">Melden</a></p>" in back for back in _words(project, "ai-stack-de.apkg")[1])

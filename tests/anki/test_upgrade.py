@@ -7,6 +7,9 @@ must update their multiple-choice notes and note types in place: the same note
 ids, every review kept, no duplicate, no copy of a note type ("Name+"). Then a
 teacher turns a released question's one answer into several, and the note
 updates in place once more.
+
+Likewise a release of cloze and flashcard notes that sorted by their text
+(``tests/data/released-kinds``) takes the sort field that shows no answer.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from ankibuild import build
 from ankibuild.kinds.choice import SEVERAL_MARK
 from ankibuild.lock.clock import Clock
 
-from ..ankitools import TEMPLATE_ERROR, collection, import_package, render, review_every_card, review_log
+from ..ankitools import TEMPLATE_ERROR, ImportLog, collection, import_package, render, review_every_card, review_log
 from ..conftest import RELEASED, RELEASED_SAMPLE, ROOT
 
 LANGS = ("de", "en", "fr")
@@ -109,4 +112,43 @@ def test_a_released_collection_updates_in_place_to_the_new_features(tmp_path: Pa
             assert fields[8] == "B C" and fields[1] == SEVERAL_MARK + after[guid][2][1]
         assert len(_notes(col)) == len(after)
         assert review_log(col) == reviews
+        _intact(col)
+
+
+#: A bank of a cloze and two flashcards, and its package as released when their notes sorted by a text.
+RELEASED_KINDS = RELEASED_SAMPLE.parent / "released-kinds"
+RELEASED_KINDS_PACKAGE = RELEASED / "kinds" / "released-kinds-en.apkg"
+
+
+def _sort_fields(col: Collection) -> dict[str, str]:
+    """Every note's sort field, as Anki's Browse window shows it, by question id."""
+    assert col.db is not None
+    return {str(flds).split("\x1f")[0]: str(sfld) for flds, sfld in col.db.all("SELECT flds, sfld FROM notes")}
+
+
+def test_a_released_collection_takes_the_sort_field_that_shows_no_answer(tmp_path: Path) -> None:
+    """A cloze or flashcard note type that sorted by its text is updated in place to sort by the ID: Anki takes the
+    newer note type's sort field and sorts the notes it has by it, with no copy of the note type and every review
+    kept, though not one note changed."""
+    decks = tmp_path / "decks"
+    shutil.copytree(RELEASED_KINDS, decks)
+    with collection(tmp_path / "classmate.anki2") as col:
+        assert import_package(col, RELEASED_KINDS_PACKAGE).new == 3
+        intervals = review_every_card(col)
+        reviews = review_log(col)
+        notes = _notes(col)
+        released = {model["id"]: model["mod"] for model in col.models.all() if model["name"].startswith("released")}
+        assert _sort_fields(col)["cpu-acronym"] == "What does CPU stand for?"  # the reverse card's answer
+        assert "{{c2::256" in _sort_fields(col)["byte-bits"]  # every cloze's answer
+
+        build(decks=decks, out=tmp_path / "dist", clock=Clock(lambda: NOW))
+        assert import_package(col, tmp_path / "dist" / RELEASED_KINDS_PACKAGE.name) == ImportLog(0, 0, 3, 0)
+        models = {model["id"]: model for model in col.models.all() if model["id"] in released}
+        assert len(models) == len(released) == 2
+        assert all(m["sortf"] == 0 and m["flds"][0]["name"] == "ID" for m in models.values())
+        assert all(m["mod"] > released[mid] for mid, m in models.items())  # a newer note type: the change arrives
+        assert _sort_fields(col) == {question: question for question in ("byte-bits", "cpu-acronym", "bytes-in-kib")}
+        assert _notes(col) == notes
+        assert review_log(col) == reviews
+        assert {card_id: col.get_card(card_id).ivl for card_id in intervals} == intervals
         _intact(col)

@@ -318,10 +318,10 @@ FEEDBACK = ("UDP sends datagrams", "ICMP carries error", "Port 80 is plain HTTP"
 
 
 def test_nothing_of_the_answer_shows_in_anki_outside_the_review(tmp_path: Path) -> None:
-    """Anki's Browse columns and sort field show no feedback, explanation or answer of any card: its question side
-    (HTML stripped, as Browse shows it) holds none, nor does the note's sort field."""
+    """Anki's Browse columns and sort field show no feedback, explanation or answer of any card of any kind: its
+    question side (HTML stripped, as Browse shows it) holds none, nor does the note's sort field."""
     with collection(tmp_path / "c.anki2") as col:
-        for scenario in ("choice-features", "more-kinds"):
+        for scenario in ("choice-features", "more-kinds", "cloze"):
             shutil.copytree(ROOT / "tests" / "data" / scenario, tmp_path / scenario / "decks")
             build(decks=tmp_path / scenario / "decks", out=tmp_path / scenario / "dist")
             for package in sorted((tmp_path / scenario / "dist").glob("*.apkg")):
@@ -331,13 +331,24 @@ def test_nothing_of_the_answer_shows_in_anki_outside_the_review(tmp_path: Path) 
         for card_id in col.find_cards(""):
             card = col.get_card(card_id)
             note = card.note()
-            browsed = _plain(card.render_output(reload=True).question_text)
-            browsed += " " + str(col.db.scalar("select sfld from notes where id = ?", note.id))
-            secrets = [_plain(part) for part in note["Explanation"].split('data-letter="')] + list(FEEDBACK)
-            if "Reverse" in note and card.ord == 0:  # a flashcard's answer, asked on its reverse card
-                secrets.append(_plain(note["Answer"]))
-            seen[note["ID"], card.ord, note.note_type()["name"]] = [s for s in secrets if s and s in browsed]  # type: ignore[index]
+            front = card.render_output(reload=True).question_text
+            browsed = _plain(front) + " " + str(col.db.scalar("select sfld from notes where id = ?", note.id))
+            seen[note["ID"], card.ord, note.note_type()["name"]] = [s for s in _secrets(card, front) if s in browsed]  # type: ignore[index]
+    # Among them a flashcard's reverse card, a cloze's second card and a true/false card.
+    assert {("cpu-acronym", 1), ("byte-bits", 1), ("ram-is-volatile", 0)} <= {key[:2] for key in seen}
     assert len(seen) > 10 and not any(seen.values()), seen
+
+
+def _secrets(card: Card, front: str) -> list[str]:
+    """What a card shows only once turned, as Browse would show it: feedback, explanation and its answer."""
+    note = card.note()
+    back = note["Extra"] if "Extra" in note else note["Explanation"]
+    secrets = [_plain(part) for part in back.split('data-letter="')] + list(FEEDBACK)
+    if "Reverse" in note:  # a flashcard: each of its cards answers with what the other one asks
+        secrets.append(_plain(note["Answer" if card.ord == 0 else "Question"]))
+    # A cloze card's answers: Anki keeps them on the front, in an attribute Browse does not show.
+    secrets += [_plain(unescape(answer)) for answer in re.findall(r'data-cloze="([^"]*)"', front)]
+    return [secret for secret in secrets if secret]
 
 
 def _plain(html: str) -> str:

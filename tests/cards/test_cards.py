@@ -262,5 +262,9 @@ def test_every_language_says_every_label_itself(lang: str) -> None:
     own = wording(lang)
     shown = set(default) - {"lang", "dir", "letters", "script", "shuffle", "show_answer", "again", "language"}
     shown -= {key for key in default if key.startswith("letter_")}
+    assert {"report", "about_version", "about_changes", "about_report"} <= shown  # the deck's words too
     english = sorted(key for key in shown if own[key] == default[key] and lang != "en")
     assert english == [], (lang, english)
+    # The description fills these in: a wording that drops one leaves out what it says.
+    assert "{time}" in own["about_version"] and "{count}" in own["about_version"], lang
+    assert "{report}" in own["about_report"], lang

@@ -42,7 +42,7 @@ def test_the_back_of_every_card_links_to_the_report_form_with_the_question_fille
         )
         assert back.count(start) == 1, back
         version = back.split(start)[1][:8]
-        assert back.split(start)[1][8:].startswith('+%22x%22">Report a mistake</a>')
+        assert back.split(start)[1][8:].startswith('+%22x%22">Signaler une erreur</a>')
         assert len(version) == 8 and version.isalnum()
 
 
@@ -61,7 +61,7 @@ def test_each_kind_shows_the_link_on_its_back(project: Project) -> None:
 
 def test_without_report_no_card_has_a_link(project: Project) -> None:
     project.build(languages=["fr"])
-    assert not any("Report a mistake" in back for back in _backs(project, "ai-stack-fr.apkg").values())
+    assert not any("ab-report" in back for back in _backs(project, "ai-stack-fr.apkg").values())
 
 
 def test_a_report_address_that_is_not_a_plain_web_address_is_refused(project: Project) -> None:

@@ -21,8 +21,10 @@ from click.testing import CliRunner
 
 from ankibuild.cli import main
 from ankibuild.errors import BankError, Problems
+from ankibuild.importer.gift import category_title, read_gift_quiz
+from ankibuild.importer.htmltext import as_markdown
 from ankibuild.importer.moodlexml import read_moodle_xml
-from ankibuild.importer.quizbank import import_quizzes
+from ankibuild.importer.quizbank import format_of, import_quizzes
 from ankibuild.importer.tasklist import read_tasklist_quiz
 from ankibuild.kinds.choice import FIELDS, explanation_and_feedback
 
@@ -351,3 +353,41 @@ def test_a_translation_that_is_the_first_files_text_or_has_other_options_is_refu
         (14, "'de' translation refused: the first file has no question of this number"),
     ]
     assert result.questions == 2
+
+
+def test_gift_answers_in_their_own_format_and_an_essay(tmp_path: Path) -> None:
+    """Each answer, feedback and general feedback may name its format, as Moodle and ankibuild write them;
+    an essay's empty braces are refused as an essay, never a crash."""
+    problems = Problems()
+    text = (
+        "::q1::[html]<p>Which?</p> {\n\t=[html]<b>a</b>#[html]<i>so</i>\n\t~[html]b\n####[html]<p>Why.</p>\n}\n\n"
+        "::q2::[html]Tell. {}\n"
+    )
+    quiz = read_gift_quiz(tmp_path / "q.gift", text, problems)
+    (item,) = quiz.items
+    assert (item.options, item.feedback, item.explanation) == (("**a**", "b"), ("*so*", ""), "Why.")
+    assert [(p.line, p.message) for p in problems.items] == [(7, "question refused: no options: an essay question")]
+
+
+def test_a_slash_in_a_category_name_is_doubled() -> None:
+    """Moodle writes a "/" of a category's name as "//": the last name is whole."""
+    assert category_title("$course$/top/Exports/Storage // memory") == "Storage / memory"
+    assert category_title("$course$/top/Git/") == "Git"
+
+
+def test_brackets_from_html_show_as_written_and_never_open_a_formula() -> None:
+    """The bank's "\\[" opens a display formula: a "[" of the text stays bare, a "]" escaped breaks a link."""
+    assert as_markdown("[sound:a.mp3] and [x](y)", "html") == "[sound:a.mp3\\] and [x\\](y)"
+
+
+def test_moodle_ids_and_ankibuild_gift_files_are_known(tmp_path: Path) -> None:
+    """Moodle's ID number is kept as the question's id; ankibuild's GIFT export, .gift.txt, is GIFT."""
+    text = (
+        '<quiz><question type="truefalse"><name><text>n</text></name><idnumber>ssd-wear</idnumber>'
+        '<questiontext format="html"><text>Wears?</text></questiontext>'
+        '<answer fraction="100"><text>true</text></answer><answer fraction="0"><text>false</text></answer>'
+        "</question></quiz>"
+    )
+    (item,) = read_moodle_xml(tmp_path / "q.xml", text, Problems()).items
+    assert item.ident == "ssd-wear"
+    assert format_of(Path("bank-en.gift.txt")) == "gift" and format_of(Path("de.txt")) is None

@@ -31,12 +31,18 @@ from hypothesis import strategies as st
 
 import ankibuild
 from ankibuild.errors import AnkibuildError, BankError, Problems
+from ankibuild.importer.aiken import read_aiken_quiz
+from ankibuild.importer.gift import read_gift_quiz
+from ankibuild.importer.moodlexml import read_moodle_xml
 from ankibuild.importer.pages import parse_page
+from ankibuild.importer.sheet import read_csv_quiz
+from ankibuild.importer.tasklist import read_tasklist_quiz
 from ankibuild.kinds import DEFAULT_KIND, KINDS
 from ankibuild.load.render import check_template
 from ankibuild.load.stage import check
 from ankibuild.lock.format import read_lock
 from ankibuild.text import mathml, richtext
+from ankibuild.text.bidi import reversed_numbers
 from ankibuild.text.formulas import closer_at
 from ankibuild.text.richtext import REFUSED_TEX, to_html
 from ankibuild.translations.po import MAX_ENTRY_LINES, export_po, import_po
@@ -533,6 +539,47 @@ def test_reading_a_quiz_page_is_linear(shape: str, tmp_path: Path) -> None:
     assert_linear(lambda text: parse_page(path, text, Problems()), PAGE_SHAPES[shape])
 
 
+GIFT_QUESTION = "::q{0}:: Which {0}? {{=right ~wrong#why ~other}}\n\n"
+TASKLIST_QUESTION = "#### Q{0}. Which {0}?\n\n```python\nx = {0}\n```\n\n- [ ] no\n- [x] yes `code`\n\n"
+XML_QUESTION = (
+    '<question type="multichoice"><name><text>q{0}</text></name><questiontext format="html"><text>Which?</text>'
+    '</questiontext><answer fraction="100"><text>a</text></answer><answer fraction="0"><text>b</text></answer>'
+    "</question>"
+)
+#: Each quiz file reader, and texts shaped against it: many questions, and runs of its own delimiters.
+QUIZ_SHAPES: dict[str, tuple[Callable[[Path, str, Problems], object], Callable[[int], str]]] = {
+    "gift, many questions": (
+        read_gift_quiz,
+        lambda size: "".join(GIFT_QUESTION.format(n) for n in range(size // len(GIFT_QUESTION))),
+    ),
+    "gift, an unclosed answer of tildes": (read_gift_quiz, lambda size: "Q {" + fill("~a", size)),
+    "gift, a run of escapes and colons": (read_gift_quiz, lambda size: "::" + fill("\\:", size) + "{T}"),
+    "gift, comments": (read_gift_quiz, lambda size: fill("// a comment\n", size) + "Q {T}"),
+    "markdown, many questions": (
+        read_tasklist_quiz,
+        lambda size: "".join(TASKLIST_QUESTION.format(n) for n in range(size // len(TASKLIST_QUESTION))),
+    ),
+    "markdown, unclosed fences": (read_tasklist_quiz, lambda size: "#### Q1. Which?\n" + fill("```\n- [x] a\n", size)),
+    "markdown, a long option": (read_tasklist_quiz, lambda size: "#### Q1. Which?\n- [x] " + fill("`a", size)),
+    "moodle xml, many questions": (
+        read_moodle_xml,
+        lambda size: "<quiz>" + "".join(XML_QUESTION.format(n) for n in range(size // len(XML_QUESTION))) + "</quiz>",
+    ),
+    "moodle xml, deep nesting": (read_moodle_xml, lambda size: fill("<a>", size) + fill("</a>", size)),
+    "aiken, many questions": (read_aiken_quiz, lambda size: fill("Which?\nA. one\nB. two\nANSWER: B\n\n", size)),
+    "aiken, many options": (read_aiken_quiz, lambda size: "Which?\n" + fill("A. one\n", size) + "ANSWER: A\n"),
+    "csv, many rows": (read_csv_quiz, lambda size: "question,a,b,answer\n" + fill("Which?,one,two,a\n", size)),
+    "csv, a long quoted cell": (read_csv_quiz, lambda size: 'question,a,b,answer\n"' + fill('a""', size) + '",x,y,a\n'),
+}
+
+
+@pytest.mark.parametrize("shape", QUIZ_SHAPES)
+def test_reading_a_quiz_file_is_linear(shape: str, tmp_path: Path) -> None:
+    read, make = QUIZ_SHAPES[shape]
+    path = tmp_path / "quiz"
+    assert_linear(lambda text: read(path, text, Problems()), make)
+
+
 def test_a_po_file_of_a_million_continuation_lines_is_refused_at_their_line(bank: Path, po_file: str) -> None:
     """polib reads an entry in time that grows with the square of its lines: one of a million is refused unread."""
     text = po_text(po_file, "continuation lines", 4 * MB)
@@ -666,3 +713,16 @@ def test_every_pattern_that_searches_is_linear(name: str) -> None:
         if first >= 0.0005 and _searched(pattern, piece * (large // len(piece))) > 10 * max(first, 0.001):
             slow.append(piece)
     assert not slow, f"{name} reads these pieces, repeated, in time that grows faster than their length: {slow}"
+
+
+BIDI_SHAPES = {
+    "backquote runs of falling length": lambda size: "".join("`" * n + " -1 " for n in range(size // 600, 0, -1)),
+    "unclosed formula openers": lambda size: fill("\\( -1 ", size),
+    "dollars across lines": lambda size: fill("$ 1 - 2\n", size),
+    "a number run of commas": lambda size: fill("1,", size) + " - 2",
+}
+
+
+@pytest.mark.parametrize("shape", BIDI_SHAPES)
+def test_finding_numbers_a_right_to_left_card_reverses_is_linear(shape: str) -> None:
+    assert_linear(reversed_numbers, BIDI_SHAPES[shape])

@@ -330,8 +330,17 @@ def _notetypes(models: Mapping[str, Any], types: Types, latest: int) -> Iterator
     for mid, model in models.items():
         if _id(mid) in types:
             sides = [Side(_text(side["name"]), _text(side["qfmt"]), _text(side["afmt"])) for side in model["tmpls"]]
-            digest = notetype_digest(sides, [_text(f["name"]) for f in model["flds"]], _text(model["css"]))
+            fields = [_text(f["name"]) for f in model["flds"]]
+            digest = notetype_digest(sides, fields, _text(model["css"]), _sort_field(model, fields))
             yield types[int(mid)].key, PublishedNotetype(digest, _time(model["mod"], latest))
+
+
+def _sort_field(model: Mapping[str, Any], fields: Sequence[str]) -> str:
+    """The name of the field a note type read from a package sorts by."""
+    index = model.get("sortf", 0)
+    if type(index) is not int or not 0 <= index < len(fields):
+        raise OddPackageError(f"a note type sorts by field {index!r:.20}, which it does not have")
+    return fields[index]
 
 
 #: A GUID as genanki makes them: printable ASCII, no space, quote or backslash.

@@ -391,7 +391,8 @@ def _plan(
                 for h in heads
             ]
             media = [*assets.items(), *((name, loaded.media[name]) for name in names)]
-            about = description(bank, lang, [*(mtime for _, mtime in models), *(note.mtime for note in notes)])
+            times = [*(mtime for _, mtime in models), *(note.mtime for note in notes)]
+            about = description(bank, lang, times, loaded.templates[keys[0]].labels)
             infos, parents = _decks(bank, lang, decks, about)
             preset = class_preset(bank.id, lang, bank.name_in(bank.titles, lang) or bank.id, bank.study)
             spec = PackageSpec(models, infos, notes, partial(_texts, files, lang), media, preset, parents)

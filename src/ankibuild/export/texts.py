@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 #: An image the build rendered (a bank's own ``<img`` is escaped text, never this).
 _IMAGE = re.compile(r'(<img src=")([^"]*)(")')
-_TAG = re.compile(r"<[^>]*>")
+_TAG = re.compile(r"<[^<>]*>")  # no "<" inside: a run of them is read once
 #: Tags that end a line or a block: a space in plain text, where an inline tag is nothing.
 _BREAK = re.compile(r"<(?:br|/p|/li|/div|/pre|/t[dh]|/h[1-6])\b[^>]*>", re.IGNORECASE)
 

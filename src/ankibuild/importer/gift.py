@@ -58,8 +58,11 @@ def read_gift_quiz(path: Path, text: str, problems: Problems) -> Quiz:
 
 
 def category_title(category: str) -> str | None:
-    """The last part of a Moodle category, ``$course$/top/Git``: what the questions are about."""
-    last = category.strip().rstrip("/").rsplit("/", 1)[-1]
+    """The last part of a Moodle category, ``$course$/top/Git``: what the questions are about.
+
+    Moodle writes a "/" inside a name as "//": only a single "/" parts the path.
+    """
+    last = category.strip().replace("//", "\0").rstrip("/").rsplit("/", 1)[-1].replace("\0", "/").strip()
     return None if not last or last.startswith("$") or last in ("top", "Default") else last
 
 
@@ -155,20 +158,20 @@ def _title(block: str) -> tuple[str, str]:
     return _unescape(block[2:end]).strip(), block[end + 2 :].lstrip()
 
 
-def _format(raw: str) -> tuple[str, str]:
-    """The text format ``[html]``, ``[markdown]``, ``[plain]``, ``[moodle]`` (default) and the text after it."""
+def _format(raw: str, default: str = "moodle") -> tuple[str, str]:
+    """The text format ``[html]``, ``[markdown]``, ``[plain]``, ``[moodle]`` (else ``default``) and the text after."""
     stripped = raw.lstrip()
     if stripped.startswith("["):
         end = stripped.find("]")
         name = stripped[1:end] if end != -1 else ""
         if name in ("html", "markdown", "plain", "moodle"):
             return name, stripped[end + 1 :]
-    return "moodle", raw
+    return default, raw
 
 
 def _answers(line: int, number: str, question: str, raw: str, form: str) -> Item:
     general = _split(raw, "####")
-    explanation = _text(raw[general + 4 :].strip(), form) if general != -1 else ""
+    explanation = _own_text(raw[general + 4 :].strip(), form) if general != -1 else ""
     body = raw[:general] if general != -1 else raw
     truth = _truth(body)
     if truth is not None:
@@ -195,7 +198,12 @@ def _options(body: str, form: str) -> list[_Answer]:
     if body.strip().startswith("#"):
         raise Refusal("a numerical question", "the bank holds questions with options to choose from")
     starts = list(_marks(body))
-    if body[: starts[0] if starts else len(body)].strip():
+    if not starts:
+        # An essay's empty braces: no answer to pair with the end of the body.
+        if body.strip():
+            raise Refusal("text before the first '=' or '~' in the answers", "start each answer with '=' or '~'")
+        return []
+    if body[: starts[0]].strip():
         raise Refusal("text before the first '=' or '~' in the answers", "start each answer with '=' or '~'")
     answers = []
     for start, end in zip(starts, [*starts[1:], len(body)], strict=True):
@@ -221,7 +229,7 @@ def _answer(mark: str, raw: str, form: str) -> _Answer:
     hash_at = _split(raw, "#")
     text, feedback = (raw[:hash_at], raw[hash_at + 1 :]) if hash_at != -1 else (raw, "")
     correct = mark == "=" or (weight is not None and weight > 0)
-    return _Answer(correct, _text(text.strip(), form), _text(feedback.strip(), form))
+    return _Answer(correct, _own_text(text.strip(), form), _own_text(feedback.strip(), form))
 
 
 def _weight(raw: str) -> tuple[float, str]:
@@ -238,3 +246,10 @@ def _weight(raw: str) -> tuple[float, str]:
 def _text(raw: str, form: str) -> str:
     """GIFT text in its format, as Markdown that shows it."""
     return as_markdown(_unescape(raw), form)
+
+
+def _own_text(raw: str, form: str) -> str:
+    """An answer, a feedback or the general feedback: each may name its own format, as Moodle writes them,
+    else it is in the question's."""
+    own, text = _format(raw, form)
+    return _text(text.strip(), own)

@@ -12,8 +12,9 @@ import html
 from ..text.richtext import literal
 from .quiz import Refusal
 
-#: Markdown marks, escaped in text that HTML gave: they are the text's own characters.
-_MARKS = "\\`*_[]<>$|~#"
+#: Markdown marks, escaped in text that HTML gave: they are the text's own characters. "[" is not among
+#: them: the bank's "\[" opens a display formula; an escaped "]" alone keeps a "[...](...)" from linking.
+_MARKS = "\\`*_]<>$|~#"
 
 
 def as_markdown(text: str, form: str) -> str:

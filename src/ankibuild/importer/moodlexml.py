@@ -96,6 +96,8 @@ def _question(element: Element, kind: str, line: int) -> Item:
     if kind not in ("multichoice", "truefalse"):
         raise Refusal(f"a question of type '{kind}'", "the bank holds multiple-choice and true/false questions")
     number = _text_of(element.find("name"))
+    idnumber = element.find("idnumber")
+    ident = (idnumber.text or "").strip() if idnumber is not None else ""
     question = _formatted(element.find("questiontext"))
     explanation = _formatted(element.find("generalfeedback"))
     answers = element.findall("answer")
@@ -104,11 +106,11 @@ def _question(element: Element, kind: str, line: int) -> Item:
         truth = _text_of(right).strip().lower() if right is not None else ""
         if truth not in ("true", "false"):
             raise Refusal("a true/false question without its true answer", "export it again from Moodle")
-        return Item(number, line, question, (), (), explanation, truth=truth == "true")
+        return Item(number, line, question, (), (), explanation, truth=truth == "true", ident=ident)
     options = tuple(_formatted(answer) for answer in answers)
     feedback = tuple(_formatted(answer.find("feedback")) for answer in answers)
     correct = tuple(LETTERS[i] for i, answer in enumerate(answers) if _fraction(answer) > 0 and i < len(LETTERS))
-    return Item(number, line, question, options, correct, explanation, feedback if any(feedback) else ())
+    return Item(number, line, question, options, correct, explanation, feedback if any(feedback) else (), ident=ident)
 
 
 def _fraction(answer: Element) -> float:

@@ -38,6 +38,8 @@ class Item:
     feedback: tuple[str, ...] = ()
     #: A true/false statement: whether it is true (it then has no options); None for multiple choice.
     truth: bool | None = None
+    #: The id the file gives the question (Moodle's ID number), kept when it is a valid, unused id.
+    ident: str = ""
 
 
 @dataclass

@@ -21,7 +21,7 @@ from ..buildlock import DEFAULT_WAIT, writing
 from ..errors import AnkibuildError, BankError, Problem, Problems
 from ..languages import CODE_HINT, is_language
 from ..load.stage import load_bank
-from ..model import LETTERS, TOPIC, Bank
+from ..model import LETTERS, SLUG, TOPIC, Bank
 from ..paths import UnsafePathError, read_inside
 from ..text.media import Media, MediaError
 from ..yamlfiles.reader import BANK_FILE, decode
@@ -57,7 +57,15 @@ SUFFIXES = {
     ".aiken": "aiken",
     ".csv": "csv",
     ".tsv": "csv",
+    # ankibuild's own GIFT export: Moodle's importer asks for a .txt file.
+    ".gift.txt": "gift",
 }
+
+
+def format_of(path: Path) -> str | None:
+    """The format a file's suffix names (its last two suffixes first, as in ``.gift.txt``), or None."""
+    both = "".join(path.suffixes[-2:]).lower()
+    return SUFFIXES.get(both) or SUFFIXES.get(path.suffix.lower())
 
 
 @dataclass(frozen=True)
@@ -184,7 +192,7 @@ def _read(path: Path, problems: Problems, form: str | None) -> Quiz:
     text = decode(path, raw, errors)
     if text is None:
         raise BankError(errors.items)
-    reader = READERS.get(form or SUFFIXES.get(path.suffix.lower(), ""))
+    reader = READERS.get(form or format_of(path) or "")
     if reader is None:
         raise AnkibuildError(f"{path}: which format is it? name it with --format ({', '.join(READERS)})")
     return reader(path, text, problems)
@@ -379,7 +387,9 @@ def _question_file(bank: Bank, plan: _Plan, slug: str) -> str:
     lines.append("questions:")
     for question in plan.translations:
         first = question[plan.first.lang]
-        qid = unique(question_slug(first.question), taken)
+        # The ID number a bank exported the question with is its id again, so a round trip keeps it.
+        kept = first.ident if SLUG.match(first.ident) and first.ident not in taken else ""
+        qid = kept or unique(question_slug(first.question), taken)
         taken.add(qid)
         lines += item_lines(_question(qid, slug, question), STEP)
     return "".join(f"{line}\n" for line in lines)

@@ -68,7 +68,7 @@ class Kind(ABC):
     fields: ClassVar[tuple[str, ...]]
     #: The note type's card types, in order (a card's ``ord`` is its place here).
     cards: ClassVar[tuple[CardType, ...]]
-    #: The field Anki's browser sorts by.
+    #: The field Anki's browser sorts by, and shows in its Sort Field column: it must give no card's answer away.
     sort_field: ClassVar[str]
     #: A field every card's back shows, last: the report link goes at its end (see :mod:`..links`).
     back_field: ClassVar[str] = "Explanation"

@@ -41,7 +41,8 @@ class Cloze(Kind):
     name = "cloze"
     fields = FIELDS
     cards = (CardType("Cloze", "cloze-front.html", "cloze-back.html"),)
-    sort_field = "Text"
+    # Not the text: Anki's Browse window shows the sort field, and the text holds every cloze's answer.
+    sort_field = "ID"
     back_field = "Extra"
     question_keys: ClassVar[Mapping[str, bool]] = {}
     translation_keys: ClassVar[Mapping[str, bool]] = {"question": True, "explanation": False}

@@ -32,7 +32,8 @@ class Flashcard(Kind):
         CardType("Flashcard", "flashcard-front.html", "flashcard-back.html"),
         CardType("Flashcard reversed", "flashcard-reverse-front.html", "flashcard-reverse-back.html"),
     )
-    sort_field = "Question"
+    # Not the question: Anki's Browse window shows the sort field, and the question is the reverse card's answer.
+    sort_field = "ID"
     question_keys: ClassVar[Mapping[str, bool]] = {"reverse": False}
     translation_keys: ClassVar[Mapping[str, bool]] = {"question": True, "answer": True, "explanation": False}
 

@@ -265,7 +265,8 @@ class _CachedTexts(Mapping[str, bytes]):
 def _context(bank: Bank, bank_raw: bytes, langs: Sequence[str]) -> str:
     """Everything besides a file's own place and bytes, and its images, that its result depends on."""
     # Problems name files relative to the working folder: a result is only valid from there.
-    return digest(code_fingerprint(), str(Path.cwd()), str(bank.root.resolve()), bank_raw, *langs)
+    words = (part for lang, said in sorted(bank.report_words.items()) for part in (lang, said))
+    return digest(code_fingerprint(), str(Path.cwd()), str(bank.root.resolve()), bank_raw, *langs, *words)
 
 
 def _still_valid(result: FileResult) -> bool:

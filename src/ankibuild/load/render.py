@@ -31,7 +31,7 @@ from ..cards.template import SPECIAL_FIELDS
 from ..errors import Problems, Severity
 from ..kinds import KINDS, Kind
 from ..languages import is_rtl
-from ..links import with_report_link
+from ..links import REPORT_LABEL, REPORT_TEXT, with_report_link
 from ..model import LETTERS, Bank, Question, topic_tag
 from ..paths import UnsafePathError, read_inside
 from ..text.media import Media, MediaError
@@ -82,13 +82,17 @@ class CardTemplates:
 
     @property
     def digest(self) -> str:
-        return notetype_digest(self.sides, self.kind.fields, self.css)
+        return notetype_digest(self.sides, self.kind.fields, self.css, self.kind.sort_field)
 
 
-def notetype_digest(sides: Sequence[Side], fields: Sequence[str], css: str) -> str:
-    """What identifies a notetype's content: the lock's, and that of one read from a package."""
+def notetype_digest(sides: Sequence[Side], fields: Sequence[str], css: str, sort_field: str) -> str:
+    """What identifies a notetype's content: the lock's, and that of one read from a package.
+
+    The sort field is part of it: a note type that sorts by another field must
+    get a newer time, or Anki keeps the old one in every collection.
+    """
     templates = (text for side in sides for text in (side.front, side.back))
-    return _digest(*(side.name for side in sides), *fields, *templates, css)
+    return _digest(*(side.name for side in sides), *fields, *templates, css, sort_field)
 
 
 def note_digest(fields: Sequence[str], tags: str) -> tuple[str, str]:
@@ -230,7 +234,8 @@ def render_note(
 
     kind = KINDS[question.kind]
     fields = kind.note_fields(question, text, render)
-    fields = with_report_link(bank.report, kind.fields.index(kind.back_field), question.id, lang, fields)
+    words = bank.report_words.get(lang, REPORT_TEXT)
+    fields = with_report_link(bank.report, kind.fields.index(kind.back_field), question.id, lang, fields, words)
     guid = kind.note_guid(bank.id, question.id, lang)
     return RenderedNote.of(question, lang, deck_key, fields, tuple(sorted(set(used))), guid)
 
@@ -265,6 +270,15 @@ def load_templates(
     )
     css = _read(folders.shared(STYLESHEET), folders.roots, problems) or ""
     return CardTemplates(lang, kind, sides, css, labels, (script,) if script else ())
+
+
+def report_words(folders: TemplateFolders, lang: str) -> str:
+    """The report link's words in ``lang``, from its labels.
+
+    The notes are rendered before the templates are read, which report what is
+    wrong with the labels: their problems are left to that reading.
+    """
+    return _labels(folders, lang, Problems()).get(REPORT_LABEL, REPORT_TEXT)
 
 
 def _script(path: Path, roots: Sequence[Path], problems: Problems) -> Asset | None:

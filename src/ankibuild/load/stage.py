@@ -27,7 +27,7 @@ from ..text.media import report_unused
 from ..translations.record import TRANSLATIONS_FILE, Seen, observe, report_outdated
 from ..yamlfiles.reader import BANK_FILE, bank_files, parse_file, read_pending
 from .deckfiles import FileResult, process_all
-from .render import CardTemplates, NoteHead, RenderedNote, load_templates
+from .render import CardTemplates, NoteHead, RenderedNote, load_templates, report_words
 from .validate import check_unique_ids, missing_in_summary, validate_bank_file
 
 #: A check an output makes of the loaded bank, adding what it finds to the problems.
@@ -59,10 +59,12 @@ def _load(
     progress: Progress = silent,
     known: Mapping[Path, str] | None = None,
     verbose: bool = False,
+    folders: TemplateFolders | None = None,
 ) -> tuple[Bank, dict[Path, FileResult]] | None:
     """The bank with its decks, and each question file's result with its notes in ``langs``.
 
     ``verbose`` keeps a warning per question where a summary line tells many at once.
+    ``folders`` hold the labels the report link is worded with (the defaults when None).
     """
     bank_path, found = bank_files(decks, problems)
     files = sorted({*found, *pending} - {decks / BANK_FILE})
@@ -75,6 +77,10 @@ def _load(
             if raw is not None:
                 parse_file(path, raw, problems)
         return None
+    if bank.report:
+        # The link is part of each note's back field, so its words are rendered with the note.
+        labels = folders or TemplateFolders()
+        bank = replace(bank, report_words={lang: report_words(labels, lang) for lang in bank.languages})
     results = process_all(bank, bank_raw, files, langs or bank.languages, problems, pending, cache, progress, known)
     told = [problem for result in results.values() for problem in result.problems]
     problems.extend(explanations_in_summary(missing_in_summary(told, verbose=verbose)))
@@ -171,6 +177,7 @@ def load_all(
         progress=progress,
         known=known,
         verbose=options.verbose,
+        folders=options.folders,
     )
     if loaded is None:
         problems.fail(strict=strict)
