@@ -182,6 +182,19 @@ def test_a_banks_own_verdict_worded_as_a_choice_is_a_warning(
     assert problem.message == message and "Richtig beantwortet" in problem.hint
 
 
+def test_a_label_that_is_not_text_is_an_error_at_its_line(project: Project) -> None:
+    """A number or a list as a label would show on every card as Python writes it ("['1', '2']")."""
+    (project.templates / "de" / "labels.yaml").write_text(
+        "answer: Lösung\nreport: {a: 1}\nnext: [1, 2]\n", encoding="utf-8"
+    )
+    problems = Problems()
+    load_templates(TemplateFolders(project.templates), KINDS["choice"], "de", problems)
+    assert [(p.line, p.message, p.severity.value) for p in problems.items] == [
+        (2, "label 'report' must be text, not a mapping", "error"),
+        (3, "label 'next' must be text, not a list", "error"),
+    ]
+
+
 def test_a_banks_templates_folder_holds_only_what_it_changes(project: Project) -> None:
     """Files a bank's folder lacks come from the shipped defaults; what it has replaces them."""
     for name in ("card.js", "style.css", "default/back.html", "de/labels.yaml"):

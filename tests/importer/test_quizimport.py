@@ -311,6 +311,28 @@ def test_aiken_and_sheets_refuse_at_the_line(tmp_path: Path, project: Project) -
     ]
 
 
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("blank.csv", 'question,A,B,answer\n" ",a,b,A\nWhich port does SSH use?,22,80,A\n'),
+        ("blank.gift", "::blank::{=a ~c}\n\n::ssh:: Which port does SSH use? {=22 ~80}\n"),
+        ("blank.gift", "::blank::[html]{TRUE}\n\n::ssh:: Which port does SSH use? {=22 ~80}\n"),
+    ],
+)
+def test_a_question_without_text_is_refused_at_its_line_and_the_others_come_in(
+    tmp_path: Path, project: Project, name: str, text: str
+) -> None:
+    """Of any kind, true/false too: the bank refuses an empty question, which would stop the whole import."""
+    _bank(project)
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    out = project.decks / "ssh.yaml"
+    result = import_quizzes([tmp_path / name], out=out, decks=project.decks, languages=["en"], topic="shell")
+    assert [(p.line, p.message) for p in result.refused] == [
+        (1 if name.endswith("gift") else 2, "question refused: the question has no text")
+    ]
+    assert result.questions == 1 and (project.decks / "ssh.yaml").exists()
+
+
 ADVERSARIAL = {
     "markdown": ["#### Q1. ", "- [x] ", "```", "![", "](", "  - [ ] ", "\n", "~~~", "# "],
     "gift": ["::", "{", "\\", "~%", "%", "#", "####", "=", "<p>", "<", "<pre>", "\n\n", "->"],

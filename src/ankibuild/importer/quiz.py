@@ -78,7 +78,10 @@ class Refusal(Exception):
 def checked(path: Path, item: Item, problems: Problems) -> Item | None:
     """``item`` with options that carry their own letter ("A. Paris") without it; None, with the reason
     reported at its line, when it is not a question the bank can hold."""
-    reason = None if item.truth is not None else _refusal(item)
+    if not item.question.strip():  # of any kind: the bank refuses an empty question, and would refuse the file
+        reason: tuple[str, str] | None = ("the question has no text", "write its text")
+    else:
+        reason = None if item.truth is not None else _refusal(item)
     if reason is not None:
         message, hint = reason
         problems.add(path, f"question refused: {message}", line=item.line, column=1, hint=hint)

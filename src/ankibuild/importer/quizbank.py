@@ -388,7 +388,7 @@ def _question_file(bank: Bank, plan: _Plan, slug: str) -> str:
     for question in plan.translations:
         first = question[plan.first.lang]
         # The ID number a bank exported the question with is its id again, so a round trip keeps it.
-        kept = first.ident if SLUG.match(first.ident) and first.ident not in taken else ""
+        kept = first.ident if SLUG.fullmatch(first.ident) and first.ident not in taken else ""
         qid = kept or unique(question_slug(first.question), taken)
         taken.add(qid)
         lines += item_lines(_question(qid, slug, question), STEP)

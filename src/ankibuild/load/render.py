@@ -36,6 +36,7 @@ from ..model import LETTERS, Bank, Question, topic_tag
 from ..paths import UnsafePathError, read_inside
 from ..text.media import Media, MediaError
 from ..text.richtext import to_html
+from ..yamlfiles.checker import type_name
 from ..yamlfiles.conflicts import report_conflict
 from ..yamlfiles.reader import Map, Positions, load
 
@@ -314,13 +315,28 @@ def _labels(folders: TemplateFolders, lang: str, problems: Problems) -> dict[str
             problems.add(path, "labels must be a mapping of name: text", line=1, column=1)
             continue
         labels.update(
-            {str(k): str(v) for k, v in data.items() if k != LETTERS_LABEL or _letters_ok(path, data, problems)}
+            {
+                str(k): v
+                for k, v in data.items()
+                if _label_ok(path, data, k, problems) and (k != LETTERS_LABEL or _letters_ok(path, data, problems))
+            }
         )
         places.update({str(k): (path, *data.at(k)) for k in data if k in VERDICT_LABELS + CHOICE_LABELS})
     _verdicts_apart(labels, places, problems)
     letters = labels.get(LETTERS_LABEL, "").split()
     labels.update({f"letter_{letter.lower()}": shown for letter, shown in zip(LETTERS, letters, strict=False)})
     return labels
+
+
+def _label_ok(path: Path, data: Map, key: str, problems: Problems) -> bool:
+    """Whether a label is text, else reported: a number or a list would show on every card as Python writes it."""
+    value = data[key]
+    if isinstance(value, str):
+        return True
+    line, column = data.at(key)
+    hint = 'write the words, in quotes if they could be read as something else: report: "Report a mistake"'
+    problems.add(path, f"label '{key}' must be text, not {type_name(value)}", line=line, column=column, hint=hint)
+    return False
 
 
 def verdict_clashes(labels: Mapping[str, str]) -> list[tuple[str, str]]:

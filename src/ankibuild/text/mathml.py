@@ -68,6 +68,8 @@ def problem(tex: str) -> str:
         return "a '{' is never closed"
     try:
         converted = _convert(tex, display=False)
+    except RecursionError:  # not a wrong formula: nesting() must keep every formula it lets through below this
+        raise
     except Exception as err:  # latex2mathml has no common base for the ways a formula can be wrong
         return _in_words(err)
     unknown = _UNKNOWN.search(converted)
