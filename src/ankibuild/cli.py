@@ -633,7 +633,8 @@ def _summary(result: BuildResult, dry_run: bool, quiet: bool) -> None:
     verb = "would write" if dry_run else "wrote"
     for output in (*result.outputs, *result.exports):
         state = verb if output.written else "unchanged"
-        click.echo(f"  {output.lang}: {output.notes} notes in {output.decks} deck(s) -> {output.path} ({state})")
+        shown = click.format_filename(output.path)  # a name that is not UTF-8 shows with U+FFFD
+        click.echo(f"  {output.lang}: {output.notes} notes in {output.decks} deck(s) -> {shown} ({state})")
     for line in _changes(result):
         click.echo(f"  {line}")
     if result.lock_written:

@@ -87,6 +87,14 @@ def test_a_bank_folder_named_so_checks_builds_and_translates(project: Project) -
     assert _run("translations", "import", "fr.po", *folder).exit_code == 0
 
 
+def test_an_output_folder_named_so_is_built_into_twice(project: Project) -> None:
+    """The second build reads the packages the first wrote there, as every build does."""
+    out = str(_place(project.root, b"dist" + NOT_UTF8))
+    for _ in range(2):
+        result = _run("build", "--out", out)
+        assert result.exit_code == 0, result.output
+
+
 def test_other_files_with_such_names_build_as_before(project: Project) -> None:
     """An image nobody shows, a package in the output folder: a warning, or nothing; the build goes on."""
     first = _run("build")

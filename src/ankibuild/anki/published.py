@@ -199,7 +199,7 @@ def _keep(kept: Path, path: Path, key: str, found: Published) -> None:
 
 
 def _memo(kept: Path, path: Path) -> Path:
-    return kept / f"published-{hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]}.json"
+    return kept / f"published-{hashlib.sha256(os.fsencode(path.resolve())).hexdigest()[:16]}.json"
 
 
 def _hasher(types: Types) -> hashlib._Hash:
