@@ -41,8 +41,6 @@ LOST = {
     "moodle-xml": {
         PICTURE: "Moodle keeps an image in its own files (@@PLUGINFILE@@), which the importer refuses",
         _FLASHCARD: "a flashcard is exported as an essay, which has no options to import",
-        SEVERAL_GAPS: "a cloze is exported as Moodle's cloze question, which the importer refuses",
-        _ONE_GAP: "a cloze is exported as Moodle's cloze question, which the importer refuses",
     },
     "gift": {
         PICTURE: "GIFT cannot hold an image: the export leaves the question out",

@@ -413,3 +413,61 @@ def test_moodle_ids_and_ankibuild_gift_files_are_known(tmp_path: Path) -> None:
     (item,) = read_moodle_xml(tmp_path / "q.xml", text, Problems()).items
     assert item.ident == "ssd-wear"
     assert format_of(Path("bank-en.gift.txt")) == "gift" and format_of(Path("de.txt")) is None
+
+
+def _cloze_xml(*texts: str) -> str:
+    """A Moodle XML file of embedded-answers questions, one per line from line 2."""
+    questions = "".join(
+        f'<question type="cloze"><name><text>c{n}</text></name>'
+        f'<questiontext format="html"><text><![CDATA[<p>{text}</p>]]></text></questiontext></question>\n'
+        for n, text in enumerate(texts, 1)
+    )
+    return f"<quiz>\n{questions}</quiz>"
+
+
+def test_moodle_gaps_with_one_right_answer_become_clozes_and_the_others_are_refused(tmp_path: Path) -> None:
+    """A gap is a cloze when it hides one answer; a "[hint]" after it is its hint; the rest is refused
+    at its line, and the questions around it are kept."""
+    text = _cloze_xml(
+        "A byte holds {1:SHORTANSWER:=8} bits and {2:MC:%0%255#No~=256~*} [how many values?] values.",
+        "Pi is {1:NUMERICAL:=3.14:0.01}.",
+        "A {1:SA:=cat~=kitten} sat.",
+        "A {1:SA:%50%cat} sat.",
+        "In C, {1:SA:=a \\# b \\} c} is not a comment.",
+        "A {1:SA:=cat#Right} sat.",
+        "Drag {1:DRAGDROP:=x}.",
+        "Pi is {:NM:=3.14} and {1:SA:=open",
+    )
+    problems = Problems()
+    items = read_moodle_xml(tmp_path / "c.xml", text, problems).items
+    assert [(item.question, item.cloze) for item in items] == [
+        ("A byte holds {{c1::8}} bits and {{c2::256::how many values?}} values.", True),
+        ("In C, {{c1::a # b } c}} is not a comment.", True),
+    ]
+    assert [(p.line, p.message) for p in problems.items] == [
+        (3, "question refused: a numerical gap with a tolerance"),
+        (4, "question refused: a gap with several accepted answers"),
+        (5, "question refused: a gap's answer worth 50 %"),
+        (7, "question refused: feedback on a gap's right answer"),
+        (8, "question refused: a gap of type 'DRAGDROP'"),
+        (9, "question refused: a gap's '{' is never closed"),
+    ]
+
+
+def test_a_moodle_cloze_imports_into_the_bank_and_shows_in_anki_a_card_per_gap(project: Project) -> None:
+    """The imported cloze is the bank's cloze kind: Anki makes a card per gap, each hiding its answer."""
+    _bank(project)
+    quiz = project.root / "gaps.xml"
+    quiz.write_text(_cloze_xml("A byte holds {1:SA:=8} bits and {1:SA:=256} [how many?] values."), encoding="utf-8")
+    result = CliRunner().invoke(
+        main, ["import", str(quiz), "--lang", "en", "--topic", "shell", "-o", "decks/gaps.yaml"]
+    )
+    assert "Imported 1 question(s) (en) into decks/gaps.yaml" in result.stdout, result.output
+    assert CliRunner().invoke(main, ["build", "-q", "--lang", "en"]).exit_code == 0
+    with collection(project.root / "en.anki2") as col:
+        import_package(col, project.out / "git-quiz-en.apkg")
+        (note_id,) = col.find_notes("")
+        fronts = [_text(render(col, card)[0]) for card in col.get_note(note_id).card_ids()]
+    assert len(fronts) == 2
+    assert "A byte holds [...] bits and 256 values." in fronts[0]
+    assert "A byte holds 8 bits and [how many?] values." in fronts[1]

@@ -565,6 +565,30 @@ QUIZ_SHAPES: dict[str, tuple[Callable[[Path, str, Problems], object], Callable[[
         read_moodle_xml,
         lambda size: "<quiz>" + "".join(XML_QUESTION.format(n) for n in range(size // len(XML_QUESTION))) + "</quiz>",
     ),
+    "moodle xml, a cloze of many gaps": (
+        read_moodle_xml,
+        lambda size: (
+            '<quiz><question type="cloze"><questiontext><text>'
+            + fill("{1:SA:=a} [b] ", size)
+            + "</text></questiontext></question></quiz>"
+        ),
+    ),
+    "moodle xml, a cloze of gap openings never closed": (
+        read_moodle_xml,
+        lambda size: (
+            '<quiz><question type="cloze"><questiontext><text>'
+            + fill("{1:SA:=\\~", size)
+            + "</text></questiontext></question></quiz>"
+        ),
+    ),
+    "moodle xml, a cloze of braces and digits": (
+        read_moodle_xml,
+        lambda size: (
+            '<quiz><question type="cloze"><questiontext><text>'
+            + fill("{12:", size)
+            + "</text></questiontext></question></quiz>"
+        ),
+    ),
     "moodle xml, deep nesting": (read_moodle_xml, lambda size: fill("<a>", size) + fill("</a>", size)),
     "aiken, many questions": (read_aiken_quiz, lambda size: fill("Which?\nA. one\nB. two\nANSWER: B\n\n", size)),
     "aiken, many options": (read_aiken_quiz, lambda size: "Which?\n" + fill("A. one\n", size) + "ANSWER: A\n"),

@@ -2,7 +2,7 @@
 
     <quiz>
       <question type="category"><category><text>$course$/top/Git</text></category></question>
-      <question type="multichoice">                   also "truefalse"; other types are refused
+      <question type="multichoice">                   also "truefalse" and "cloze" (:mod:`.embedded`)
         <name><text>Q1</text></name>                  matches the question's translations
         <questiontext format="html"><text><![CDATA[<p>Which command lists branches?</p>]]></text></questiontext>
         <generalfeedback format="html"><text>…</text></generalfeedback>    the explanation
@@ -30,9 +30,10 @@ from defusedxml.ElementTree import DefusedXMLParser
 
 from ..errors import Problems
 from ..model import LETTERS
+from .embedded import gapped
 from .gift import category_title
 from .htmltext import as_markdown
-from .quiz import Item, Quiz, Refusal
+from .quiz import Hole, Item, Quiz, Refusal, clozed, holed
 
 #: Moodle's names of its text formats, as :func:`.htmltext.as_markdown` names them.
 _FORMATS = {"html": "html", "moodle_auto_format": "moodle", "plain_text": "plain", "markdown": "markdown"}
@@ -93,13 +94,15 @@ def _parse(path: Path, text: str, problems: Problems) -> Element | None:
 
 
 def _question(element: Element, kind: str, line: int) -> Item:
-    if kind not in ("multichoice", "truefalse"):
-        raise Refusal(f"a question of type '{kind}'", "the bank holds multiple-choice and true/false questions")
+    if kind not in ("multichoice", "truefalse", "cloze"):
+        raise Refusal(f"a question of type '{kind}'", "the bank holds multiple-choice, true/false and cloze questions")
     number = _text_of(element.find("name"))
     idnumber = element.find("idnumber")
     ident = (idnumber.text or "").strip() if idnumber is not None else ""
-    question = _formatted(element.find("questiontext"))
     explanation = _formatted(element.find("generalfeedback"))
+    if kind == "cloze":
+        return Item(number, line, _clozed(element.find("questiontext")), (), (), explanation, ident=ident, cloze=True)
+    question = _formatted(element.find("questiontext"))
     answers = element.findall("answer")
     if kind == "truefalse":
         right = next((a for a in answers if _fraction(a) > 0), None)
@@ -124,6 +127,17 @@ def _text_of(element: Element | None) -> str:
     """The ``<text>`` of an element, as written."""
     found = element.find("text") if element is not None else None
     return found.text or "" if found is not None else ""
+
+
+def _clozed(element: Element | None) -> str:
+    """An embedded-answers text as Markdown with its gaps made clozes, converted whole (a gap may sit
+    inside a paragraph's markup)."""
+    parts = gapped(_text_of(element).strip()) if element is not None else []
+    holes = [part for part in parts if isinstance(part, Hole)]
+    if "@@PLUGINFILE@@" in holed(parts):
+        raise Refusal("an image Moodle keeps in its own files", "leave the image out, or import the quiz as Markdown")
+    form = _FORMATS.get(element.get("format", "html"), "html") if element is not None else "html"
+    return clozed(as_markdown(holed(parts), form), holes)
 
 
 def _formatted(element: Element | None) -> str:

@@ -252,6 +252,8 @@ def _mismatch(source: Item | None, item: Item) -> str | None:
         return "the first file has no question of this number"
     if item.truth != source.truth:
         return "true or false differs from the first file's question"
+    if item.cloze != source.cloze:
+        return "a cloze question, where the first file's is not" if item.cloze else "not a cloze, unlike the first's"
     if len(item.options) != len(source.options):
         return f"{len(item.options)} options, but the first file's question has {len(source.options)}"
     if item.answer != source.answer:
@@ -401,12 +403,15 @@ def _question(qid: str, slug: str, question: dict[str, Item]) -> dict[str, Value
     head: dict[str, Value] = {"id": qid, "topics": Flow((slug,)), "answer": answer}
     if first.truth is not None:
         head = {"id": qid, "kind": "truefalse", "topics": Flow((slug,)), "answer": first.truth}
+    if first.cloze:
+        # A cloze's answers are in its text.
+        head = {"id": qid, "kind": "cloze", "topics": Flow((slug,))}
     return {**head, **{lang: _translation(item) for lang, item in question.items()}}
 
 
 def _translation(item: Item) -> dict[str, Value]:
     text: dict[str, Value] = {"question": _text(item.question)}
-    if item.truth is None:
+    if item.truth is None and not item.cloze:
         text["options"] = [_text(option) for option in item.options]
     if item.explanation:
         text["explanation"] = Block(item.explanation)
