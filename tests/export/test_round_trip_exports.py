@@ -46,7 +46,6 @@ LOST = {
         PICTURE: "GIFT cannot hold an image: the export leaves the question out",
         SEVERAL_GAPS: "GIFT's missing word has one gap: the export leaves the question out",
         _FLASHCARD: "a flashcard is exported as an essay, which has no options to import",
-        _ONE_GAP: "a missing word has its answers inside the sentence, which the importer refuses",
     },
 }
 #: Questions the export leaves out of the file, so that the importer never sees them.

@@ -454,6 +454,25 @@ def test_moodle_gaps_with_one_right_answer_become_clozes_and_the_others_are_refu
     ]
 
 
+def test_a_gift_missing_word_becomes_a_cloze_of_its_right_answer(tmp_path: Path) -> None:
+    """The wrong answers are what the student picks from; the right one is what the cloze hides."""
+    text = (
+        "::w1:: The {=cat ~dog} sat.\n\n::w2:: A byte holds {=8} [how many?] bits.\n\n"
+        "::w3:: The {=cat =kitten} sat.\n\n::w4:: The {~cat ~dog} sat.\n\n::w5:: A {=b} and {=c}.\n"
+    )
+    problems = Problems()
+    items = read_gift_quiz(tmp_path / "w.gift", text, problems).items
+    assert [(item.number, item.question, item.cloze) for item in items] == [
+        ("w1", "The {{c1::cat}} sat.", True),
+        ("w2", "A byte holds {{c1::8::how many?}} bits.", True),
+    ]
+    assert [(p.line, p.message) for p in problems.items] == [
+        (5, "question refused: a missing word with several accepted answers"),
+        (7, "question refused: a missing word with no right answer"),
+        (9, "question refused: a second set of answers in the sentence"),
+    ]
+
+
 def test_a_moodle_cloze_imports_into_the_bank_and_shows_in_anki_a_card_per_gap(project: Project) -> None:
     """The imported cloze is the bank's cloze kind: Anki makes a card per gap, each hiding its answer."""
     _bank(project)

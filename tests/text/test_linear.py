@@ -589,6 +589,7 @@ QUIZ_SHAPES: dict[str, tuple[Callable[[Path, str, Problems], object], Callable[[
             + "</text></questiontext></question></quiz>"
         ),
     ),
+    "gift, a missing word of unclosed hints": (read_gift_quiz, lambda size: "Q {=a} " + fill("[b", size)),
     "moodle xml, deep nesting": (read_moodle_xml, lambda size: fill("<a>", size) + fill("</a>", size)),
     "aiken, many questions": (read_aiken_quiz, lambda size: fill("Which?\nA. one\nB. two\nANSWER: B\n\n", size)),
     "aiken, many options": (read_aiken_quiz, lambda size: "Which?\n" + fill("A. one\n", size) + "ANSWER: A\n"),
