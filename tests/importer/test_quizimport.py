@@ -11,6 +11,7 @@ file; an Aiken file; and spreadsheets as CSV and as TSV with Kahoot's header.
 
 from __future__ import annotations
 
+import base64
 import html
 import re
 import shutil
@@ -198,7 +199,7 @@ def test_a_gift_quiz_in_two_languages_shows_in_anki_as_written(project: Project)
     assert [line.split("/")[-1] for line in refused] == [
         "shell.de.gift:17:1: error: 'de' translation refused: true or false differs from the first file's question",
         "shell.gift:30:1: error: question refused: no wrong option: a short-answer question",
-        "shell.gift:35:1: error: question refused: HTML the bank cannot show as written: <img>",
+        "shell.gift:35:1: error: question refused: the image 'prompt.png' is not among the question's files",
     ]
     assert CliRunner().invoke(main, ["build", "-q"]).exit_code == 0
     english, german = _cards(project, "en"), _cards(project, "de")
@@ -235,12 +236,13 @@ def test_a_moodle_xml_quiz_shows_in_anki_as_written(project: Project) -> None:
     """Moodle's XML export: code with its indentation, weighted options, true/false, feedback, explanations."""
     _bank(project)
     result = CliRunner().invoke(main, ["import", str(MOODLE_XML), "--lang", "en", "-o", "decks/net.yaml"])
-    assert "Imported 3 question(s) (en) into decks/net.yaml, topic 'networks'" in result.stdout
+    assert "Imported 4 question(s) (en) into decks/net.yaml, topic 'networks'" in result.stdout
     refused = [line.split("/")[-1] for line in result.stderr.splitlines() if "refused" in line]
     assert refused == [
         "network.xml:99:1: error: question refused: a question of type 'shortanswer'",
-        "network.xml:112:1: error: question refused: an image Moodle keeps in its own files",
     ]
+    # The image Moodle keeps inside the question is unpacked beside the new file.
+    assert (project.decks / "media" / "topology.png").read_bytes() == b"\x89PNG\r\n\x1a\n"
     assert CliRunner().invoke(main, ["build", "-q", "--lang", "en"]).exit_code == 0
     cards = _cards(project, "en", bank="git-quiz")
     front, back, fields = cards["what-does-this-python-snippet-print"]
@@ -490,3 +492,63 @@ def test_a_moodle_cloze_imports_into_the_bank_and_shows_in_anki_a_card_per_gap(p
     assert len(fronts) == 2
     assert "A byte holds [...] bits and 256 values." in fronts[0]
     assert "A byte holds 8 bits and [how many?] values." in fronts[1]
+
+
+#: The smallest PNG: its signature is what the bank checks an image's type by.
+_PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 16
+
+
+def _image_xml(*questions: tuple[str, str, bytes]) -> str:
+    """A Moodle XML file of questions that each show a file Moodle keeps inside (link, file name, content),
+    one per line from line 2."""
+    rows = "".join(
+        f'<question type="truefalse"><name><text>q{n}</text></name><questiontext format="html">'
+        f'<text><![CDATA[<p>Is it drawn? <img src="@@PLUGINFILE@@/{link}" alt="a drawing"></p>]]></text>'
+        f'<file name="{name}" path="/" encoding="base64">{base64.b64encode(content).decode()}</file>'
+        '</questiontext><answer fraction="100"><text>true</text></answer>'
+        '<answer fraction="0"><text>false</text></answer></question>\n'
+        for n, (link, name, content) in enumerate(questions, 1)
+    )
+    return f"<quiz>\n{rows}</quiz>"
+
+
+def test_images_moodle_keeps_inside_go_into_media_under_a_safe_name(project: Project) -> None:
+    """The file is unpacked beside the new question file, under a name of safe characters, checked as
+    every image of the bank is; an odd one is refused at its question's line, and the others imported."""
+    _bank(project)
+    quiz = project.root / "pictures.xml"
+    quiz.write_text(
+        _image_xml(
+            ("..%2F..%2Fup%20here.png", "../../up here.png", _PNG),
+            ("gone.png", "other.png", _PNG),
+            ("fake.png", "fake.png", b"GIF89a"),
+            ("tool.exe", "tool.exe", b"MZ"),
+            ("s.svg", "s.svg", b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'),
+        ),
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(
+        main, ["import", str(quiz), "--lang", "en", "--topic", "shell", "-o", "decks/pics.yaml"]
+    )
+    refused = [line.split("pictures.xml:")[-1] for line in result.stderr.splitlines() if "refused" in line]
+    assert [line.split(" error: question refused: ")[0] for line in refused] == ["3:1:", "4:1:", "5:1:", "6:1:"]
+    assert "the image 'gone.png' is not among the question's files" in refused[0]
+    assert "'fake.png' is not a PNG file" in refused[1] and "unsupported type" in refused[2]
+    assert "Imported 1 question(s)" in result.stdout, result.output
+    assert sorted(path.name for path in (project.decks / "media").iterdir()) == ["up-here.png"]
+    assert (project.decks / "media" / "up-here.png").read_bytes() == _PNG
+    assert not list(project.root.glob("up*")) and not list(project.decks.glob("up*"))
+    assert CliRunner().invoke(main, ["build", "-q", "--lang", "en"]).exit_code == 0
+    (front, _, _) = next(iter(_cards(project, "en").values()))
+    assert '<img src="up-here-' in front and 'alt="a drawing"' in front
+
+
+def test_a_moodle_file_too_large_or_not_base64_is_refused_at_its_line(tmp_path: Path) -> None:
+    """The size is told from the base64 text before anything is decoded."""
+    huge = _image_xml(("big.png", "big.png", b""))
+    huge = huge.replace('encoding="base64"></file>', 'encoding="base64">' + "A" * (8 * 1024 * 1024) + "</file>")
+    broken = _image_xml(("b.png", "b.png", b"")).replace('encoding="base64"></file>', 'encoding="base64">*!*</file>')
+    for text, message in ((huge, "image 'big.png' is larger than 5 MiB"), (broken, "the file 'b.png' is not base64")):
+        problems = Problems()
+        assert read_moodle_xml(tmp_path / "q.xml", text, problems).items == []
+        assert [(p.line, p.message) for p in problems.items] == [(2, f"question refused: {message}")]

@@ -589,6 +589,22 @@ QUIZ_SHAPES: dict[str, tuple[Callable[[Path, str, Problems], object], Callable[[
             + "</text></questiontext></question></quiz>"
         ),
     ),
+    "moodle xml, an image of many attributes": (
+        read_moodle_xml,
+        lambda size: (
+            '<quiz><question type="truefalse"><questiontext><text>&lt;img'
+            + fill(" a=b", size)
+            + "&gt;</text></questiontext></question></quiz>"
+        ),
+    ),
+    "moodle xml, many files": (
+        read_moodle_xml,
+        lambda size: (
+            '<quiz><question type="truefalse"><questiontext>'
+            + fill('<file name="a.png">iVBORw0K</file>', size)
+            + "</questiontext></question></quiz>"
+        ),
+    ),
     "gift, a missing word of unclosed hints": (read_gift_quiz, lambda size: "Q {=a} " + fill("[b", size)),
     "moodle xml, deep nesting": (read_moodle_xml, lambda size: fill("<a>", size) + fill("</a>", size)),
     "aiken, many questions": (read_aiken_quiz, lambda size: fill("Which?\nA. one\nB. two\nANSWER: B\n\n", size)),

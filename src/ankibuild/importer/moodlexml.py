@@ -3,8 +3,11 @@
     <quiz>
       <question type="category"><category><text>$course$/top/Git</text></category></question>
       <question type="multichoice">                   also "truefalse" and "cloze" (:mod:`.embedded`)
+        <shuffleanswers>false</shuffleanswers>        the options in order: shuffle: false
         <name><text>Q1</text></name>                  matches the question's translations
-        <questiontext format="html"><text><![CDATA[<p>Which command lists branches?</p>]]></text></questiontext>
+        <questiontext format="html"><text><![CDATA[<p>Which command lists branches?</p>]]></text>
+          <file name="x.png" encoding="base64">…</file>   an image the text links as @@PLUGINFILE@@/x.png
+        </questiontext>
         <generalfeedback format="html"><text>…</text></generalfeedback>    the explanation
         <answer fraction="100" format="html">         a positive fraction: a correct option
           <text>…</text><feedback format="html"><text>…</text></feedback>
@@ -20,6 +23,8 @@ question keeps its line, where a refusal points.
 
 from __future__ import annotations
 
+import base64
+import binascii
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -30,6 +35,7 @@ from defusedxml.ElementTree import DefusedXMLParser
 
 from ..errors import Problems
 from ..model import LETTERS
+from ..text.media import MAX_IMAGE_BYTES
 from .embedded import gapped
 from .gift import category_title
 from .htmltext import as_markdown
@@ -39,6 +45,8 @@ from .quiz import Hole, Item, Quiz, Refusal, clozed, holed
 _FORMATS = {"html": "html", "moodle_auto_format": "moodle", "plain_text": "plain", "markdown": "markdown"}
 #: Where each question element starts, kept on it under this attribute (no XML name can hold a space).
 _LINE = "line number"
+#: The longest base64 text of an image the bank takes (4 characters per 3 bytes, and line breaks).
+_MAX_BASE64 = MAX_IMAGE_BYTES * 3 // 2
 
 
 class _Lines(TreeBuilder):
@@ -100,8 +108,10 @@ def _question(element: Element, kind: str, line: int) -> Item:
     idnumber = element.find("idnumber")
     ident = (idnumber.text or "").strip() if idnumber is not None else ""
     explanation = _formatted(element.find("generalfeedback"))
+    files = _files(element)
     if kind == "cloze":
-        return Item(number, line, _clozed(element.find("questiontext")), (), (), explanation, ident=ident, cloze=True)
+        text = _clozed(element.find("questiontext"))
+        return Item(number, line, text, (), (), explanation, ident=ident, cloze=True, files=files)
     question = _formatted(element.find("questiontext"))
     answers = element.findall("answer")
     if kind == "truefalse":
@@ -109,11 +119,45 @@ def _question(element: Element, kind: str, line: int) -> Item:
         truth = _text_of(right).strip().lower() if right is not None else ""
         if truth not in ("true", "false"):
             raise Refusal("a true/false question without its true answer", "export it again from Moodle")
-        return Item(number, line, question, (), (), explanation, truth=truth == "true", ident=ident)
+        return Item(number, line, question, (), (), explanation, truth=truth == "true", ident=ident, files=files)
     options = tuple(_formatted(answer) for answer in answers)
     feedback = tuple(_formatted(answer.find("feedback")) for answer in answers)
     correct = tuple(LETTERS[i] for i, answer in enumerate(answers) if _fraction(answer) > 0 and i < len(LETTERS))
-    return Item(number, line, question, options, correct, explanation, feedback if any(feedback) else (), ident=ident)
+    notes = feedback if any(feedback) else ()
+    # Moodle writes "0" or "false" for options kept in order, as its versions and ankibuild's export do.
+    shuffled = _text(element.find("shuffleanswers")).lower() not in ("0", "false")
+    return Item(
+        number, line, question, options, correct, explanation, notes, ident=ident, files=files, shuffled=shuffled
+    )
+
+
+def _files(question: Element) -> dict[str, bytes]:
+    """The files Moodle keeps inside a question's texts (``<file name="x.png" encoding="base64">``), by the
+    name ``@@PLUGINFILE@@/x.png`` links them by; the importer checks each as an image of the bank."""
+    files: dict[str, bytes] = {}
+    for found in question.iter("file"):
+        name = found.get("name", "")
+        if found.get("encoding", "base64") != "base64":
+            raise Refusal(f"the file '{name}' is in the encoding '{found.get('encoding')}'", "export it again")
+        if len(found.text or "") > _MAX_BASE64:
+            size = MAX_IMAGE_BYTES // (1024 * 1024)
+            raise Refusal(f"image '{name}' is larger than {size} MiB", "make it smaller: every classmate stores it")
+        content = _decoded(name, found.text or "")
+        if files.setdefault(name, content) != content:
+            raise Refusal(f"two files named '{name}' that differ", "give each file its own name")
+    return files
+
+
+def _decoded(name: str, text: str) -> bytes:
+    try:
+        return base64.b64decode("".join(text.split()), validate=True)
+    except binascii.Error:
+        raise Refusal(f"the file '{name}' is not base64", "export it again from Moodle") from None
+
+
+def _text(element: Element | None) -> str:
+    """An element's own text, stripped; "" when there is none."""
+    return (element.text or "").strip() if element is not None else ""
 
 
 def _fraction(answer: Element) -> float:
@@ -134,8 +178,6 @@ def _clozed(element: Element | None) -> str:
     inside a paragraph's markup)."""
     parts = gapped(_text_of(element).strip()) if element is not None else []
     holes = [part for part in parts if isinstance(part, Hole)]
-    if "@@PLUGINFILE@@" in holed(parts):
-        raise Refusal("an image Moodle keeps in its own files", "leave the image out, or import the quiz as Markdown")
     form = _FORMATS.get(element.get("format", "html"), "html") if element is not None else "html"
     return clozed(as_markdown(holed(parts), form), holes)
 
@@ -145,6 +187,4 @@ def _formatted(element: Element | None) -> str:
     if element is None:
         return ""
     text = _text_of(element).strip()
-    if "@@PLUGINFILE@@" in text:
-        raise Refusal("an image Moodle keeps in its own files", "leave the image out, or import the quiz as Markdown")
     return as_markdown(text, _FORMATS.get(element.get("format", "html"), "html")) if text else ""

@@ -8,7 +8,7 @@ refused with its line and the reason, and the others are kept.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -42,6 +42,10 @@ class Item:
     ident: str = ""
     #: A cloze question: its question holds its clozes, ``{{c1::answer}}``, and it has no options.
     cloze: bool = False
+    #: False when the file keeps the options in their written order (Moodle's "Shuffle the choices" off).
+    shuffled: bool = True
+    #: Files the quiz carries inside itself, by the name its texts link them by (Moodle's own files).
+    files: Mapping[str, bytes] = field(default_factory=dict)
 
 
 @dataclass

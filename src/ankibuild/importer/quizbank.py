@@ -6,15 +6,18 @@ none). A translation that does not match (another answer, another number of
 options, the first language's text itself) is refused at its line, and the
 question goes in without it. Images are read by their path (a ``?raw=true``
 left off), checked as the bank checks images, and copied into ``media/`` beside
-the new file. Nothing is written until the bank with the new file is valid.
+the new file, as are the images a Moodle XML question carries inside it
+(``@@PLUGINFILE@@/name``), under a name of safe characters. Nothing is written
+until the bank with the new file is valid.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from urllib.parse import unquote
 
 from ..atomic import write_inside
 from ..buildlock import DEFAULT_WAIT, writing
@@ -23,7 +26,7 @@ from ..languages import CODE_HINT, is_language
 from ..load.stage import load_bank
 from ..model import LETTERS, SLUG, TOPIC, Bank
 from ..paths import UnsafePathError, read_inside
-from ..text.media import Media, MediaError
+from ..text.media import Media, MediaError, MediaFile, checked_image, safe_stem
 from ..yamlfiles.reader import BANK_FILE, decode
 from ..yamlfiles.writer import STEP, Block, Flow, Noted, Value, item_lines, mapping_lines
 from . import langguess
@@ -39,6 +42,8 @@ from .tasklist import read_tasklist_quiz
 
 #: The folder, beside the new question file, that imported images go to.
 MEDIA = "media"
+#: How Moodle's texts link a file it keeps inside the question.
+PLUGINFILE = "@@PLUGINFILE@@/"
 #: A reader of a quiz file's text.
 Reader = Callable[[Path, str, Problems], Quiz]
 #: The formats of whole quiz files, by name, with the suffixes that name them.
@@ -293,7 +298,7 @@ def _moved(item: Item, path: Path, plan: _Plan, media: Path, problems: Problems)
     texts = [item.question, *item.options, item.explanation]
     renamed: list[str] = []
     for text in texts:
-        result = _rewrite(text, path.parent, plan.images, media)
+        result = _rewrite(text, path.parent, plan.images, media, item.files)
         if isinstance(result, tuple):
             message, hint = result
             problems.add(path, f"question refused: {message}", line=item.line, column=1, hint=hint)
@@ -303,7 +308,9 @@ def _moved(item: Item, path: Path, plan: _Plan, media: Path, problems: Problems)
     return replace(item, question=question, options=tuple(options), explanation=explanation)
 
 
-def _rewrite(text: str, folder: Path, images: dict[str, bytes], media: Path) -> str | tuple[str, str]:
+def _rewrite(
+    text: str, folder: Path, images: dict[str, bytes], media: Path, carried: Mapping[str, bytes]
+) -> str | tuple[str, str]:
     """``text`` with each image's link pointing into ``media/``; or why an image cannot come along."""
     parts: list[str] = []
     start = 0
@@ -312,14 +319,34 @@ def _rewrite(text: str, folder: Path, images: dict[str, bytes], media: Path) -> 
         if "://" in reference or reference.startswith("//"):
             return f"the image '{target}' is on the web", "download it next to the quiz file and link it by its path"
         try:
-            image = Media(folder).image(reference, folder)
+            own, image = (
+                _carried(reference[len(PLUGINFILE) :], carried)
+                if reference.startswith(PLUGINFILE)
+                else (Path(reference).name, Media(folder).image(reference, folder))
+            )
         except MediaError as err:
             return err.message, err.hint
-        name = _free_name(Path(reference).name, image.name, image.content, images, media)
+        name = _free_name(own, image.name, image.content, images, media)
         images[name] = image.content
         parts += [text[start:begin], f"{MEDIA}/{name}"]
         start = end
     return "".join([*parts, text[start:]])
+
+
+def _carried(link: str, carried: Mapping[str, bytes]) -> tuple[str, MediaFile]:
+    """An image the quiz carries inside itself (Moodle's own files), checked as a file of the bank is,
+    with a name of safe characters only: it is written nowhere but ``media/``."""
+    name = unquote(link)
+    content = carried.get(name)
+    if content is None:
+        raise MediaError(f"the image '{name}' is not among the question's files", "export it again from Moodle")
+    path = PurePosixPath(name)
+    image = checked_image(content, path.stem, path.suffix.lower(), name)
+    stem = safe_stem(path.stem)
+    # A name ankibuild's export wrote ends with the image's digest, which every build adds: it goes.
+    digest = image.name[len(image.name) - len(path.suffix) - 12 : len(image.name) - len(path.suffix)]
+    stem = stem.removesuffix(f"-{digest}") or stem
+    return f"{stem}{path.suffix.lower()}", image
 
 
 def _free_name(name: str, digested: str, content: bytes, images: dict[str, bytes], media: Path) -> str:
@@ -401,6 +428,8 @@ def _question(qid: str, slug: str, question: dict[str, Item]) -> dict[str, Value
     first = next(iter(question.values()))
     answer: Value = Flow(first.answer) if len(first.answer) > 1 else first.answer[0] if first.answer else ""
     head: dict[str, Value] = {"id": qid, "topics": Flow((slug,)), "answer": answer}
+    if not first.shuffled:
+        head["shuffle"] = False
     if first.truth is not None:
         head = {"id": qid, "kind": "truefalse", "topics": Flow((slug,)), "answer": first.truth}
     if first.cloze:
