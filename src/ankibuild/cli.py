@@ -282,7 +282,8 @@ A GIFT file (.gift or ankibuild's .gift.txt; --format gift for Moodle's .txt): t
 
 \b
 A Moodle XML export (.xml): multichoice, truefalse and cloze questions (a gap with one
-correct answer), parsed hardened; images it carries go into media/ beside the new file.
+correct answer), parsed hardened; images it carries go into media/ beside the new file,
+and a file of multilang spans is read as each of its languages.
 In GIFT, a missing word becomes a cloze too.
   ankibuild import questions.xml --lang en -o decks/networks.yaml
 \b

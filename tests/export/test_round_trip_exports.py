@@ -12,8 +12,8 @@ silence. Beyond the note's fields, one import makes one question file: the
 questions of both decks land in one deck, under the topic of the file's first
 category, and the bank's ``allow`` of an item-writing check is not exported.
 QTI has no importer. The Moodle XML file with every language
-(``-mul.moodle.xml``) is not imported here: the importer reads a file in one
-language, and Moodle's multilang spans would be read as one text.
+(``-mul.moodle.xml``) is imported alone: its multilang spans give each
+language's questions, all but the clozes it leaves out.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from ankibuild.cli import main
 
 from ..ankitools import package_notes
 from ..conftest import DATA, Project
-from ..exporttools import BANK, PICTURE, SCENARIO, SEVERAL_GAPS, exported, written
+from ..exporttools import BANK, CLOZES, LANGS, PICTURE, SCENARIO, SEVERAL_GAPS, exported, written
 
 #: Each format's file name after the bank's name and the language.
 SUFFIXES = {"moodle-xml": "moodle.xml", "gift": "gift.txt"}
@@ -119,3 +119,25 @@ def test_every_exported_question_imports_back_as_the_same_cards(
         }
         assert found == expected
         assert set(original) - set(ids) == set(LOST[form])
+
+
+def test_the_moodle_file_in_every_language_imports_back_as_each_language(project: Project) -> None:
+    """The file with every language is split back by its spans: one file, each language's questions."""
+    exported(project)
+    back = project.root / "back-mul"
+    (back / "decks").mkdir(parents=True)
+    shutil.copy(DATA / SCENARIO / "bank.yaml", back / "decks" / "bank.yaml")
+    mul = str(project.out / f"{BANK}-mul.moodle.xml")
+    result = CliRunner().invoke(
+        main, ["import", mul, "--decks", str(back / "decks"), "-o", str(back / "decks" / "new.yaml")]
+    )
+    # The export leaves the clozes out of this file (their gaps differ by language); the essay is refused.
+    assert result.exit_code == 1, result.output
+    assert "(en, he)" in result.stdout and "; 1 refused (above)" in result.stdout, result.output
+    build(decks=back / "decks", out=back / "dist")
+    lost = {_FLASHCARD, *CLOZES}
+    for lang in LANGS:
+        original = _notes(project.out / f"{BANK}-{lang}.apkg")
+        found = _notes(back / "dist" / f"{BANK}-{lang}.apkg")
+        expected = {qid: _unpinned(fields, "moodle-xml") for qid, fields in original.items() if qid not in lost}
+        assert found == expected

@@ -552,3 +552,25 @@ def test_a_moodle_file_too_large_or_not_base64_is_refused_at_its_line(tmp_path: 
         problems = Problems()
         assert read_moodle_xml(tmp_path / "q.xml", text, problems).items == []
         assert [(p.line, p.message) for p in problems.items] == [(2, f"question refused: {message}")]
+
+
+def test_a_moodle_file_in_several_languages_is_read_as_each_of_them(tmp_path: Path) -> None:
+    """Each text's run of multilang spans gives each language its own, spans within a span kept; a text
+    that is no such run (the name) is the same in every language, and a language a run lacks is empty."""
+    spans = (
+        '<span lang="en" class="multilang"><b>Is <span class="x">it</span> true?</b></span>'
+        ' <span lang="pt_br" class="multilang">É verdade?</span>'
+    )
+    text = (
+        '<quiz>\n<question type="truefalse"><name><text>q1</text></name>'
+        f'<questiontext format="html"><text><![CDATA[{spans}]]></text></questiontext>'
+        '<generalfeedback format="html"><text><![CDATA[<span lang="en" class="multilang">So.</span>]]></text>'
+        '</generalfeedback><answer fraction="100"><text>true</text></answer>'
+        '<answer fraction="0"><text>false</text></answer></question>\n</quiz>'
+    )
+    quiz = read_moodle_xml(tmp_path / "q.xml", text, Problems())
+    read = [
+        (each.lang, [(item.number, item.question, item.explanation) for item in each.items])
+        for each in [quiz, *quiz.others]
+    ]
+    assert read == [("en", [("q1", "**Is it true?**", "So.")]), ("pt_br", [("q1", "É verdade?", "")])]

@@ -605,6 +605,14 @@ QUIZ_SHAPES: dict[str, tuple[Callable[[Path, str, Problems], object], Callable[[
             + "</questiontext></question></quiz>"
         ),
     ),
+    "moodle xml, a run of nested multilang spans": (
+        read_moodle_xml,
+        lambda size: (
+            '<quiz><question type="truefalse"><questiontext><text>&lt;span lang="en" class="multilang"&gt;'
+            + fill("&lt;span&gt;", size)
+            + "</text></questiontext></question></quiz>"
+        ),
+    ),
     "gift, a missing word of unclosed hints": (read_gift_quiz, lambda size: "Q {=a} " + fill("[b", size)),
     "moodle xml, deep nesting": (read_moodle_xml, lambda size: fill("<a>", size) + fill("</a>", size)),
     "aiken, many questions": (read_aiken_quiz, lambda size: fill("Which?\nA. one\nB. two\nANSWER: B\n\n", size)),

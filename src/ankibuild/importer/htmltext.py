@@ -93,14 +93,14 @@ def _element(out: list[str], name: str, closing: bool, in_pre: bool, in_code: bo
 def _image(tag: str) -> str:
     """An ``<img src="…" alt="…">`` as Markdown's image: the importer checks the file it names (Moodle's
     own files come with the question) as the bank checks every image."""
-    attributes = _attributes(tag)
+    attributes = attributes_of(tag)
     source = attributes.get("src", "")
     if not source or any(char.isspace() or char in "()<>" for char in source):
         raise Refusal(f"an image whose address the bank cannot link: '{source}'", "name the file without spaces")
     return f"![{_html_text(attributes.get('alt', ''), False).strip()}]({source})"
 
 
-def _attributes(tag: str) -> dict[str, str]:
+def attributes_of(tag: str) -> dict[str, str]:
     """A tag's attributes, ``name="value"``, ``name='value'`` or ``name=value``, by name; read in one pass."""
     found: dict[str, str] = {}
     index = tag.find(" ")

@@ -36,6 +36,7 @@ from defusedxml.ElementTree import DefusedXMLParser
 from ..errors import Problems
 from ..model import LETTERS
 from ..text.media import MAX_IMAGE_BYTES
+from . import multilang
 from .embedded import gapped
 from .gift import category_title
 from .htmltext import as_markdown
@@ -64,11 +65,21 @@ class _Lines(TreeBuilder):
 
 
 def read_moodle_xml(path: Path, text: str, problems: Problems) -> Quiz:
-    """Every question of a Moodle XML file; those that cannot be read exactly are reported and left out."""
-    quiz = Quiz(path, None)
+    """Every question of a Moodle XML file; those that cannot be read exactly are reported and left out.
+    A file in several languages (:mod:`.multilang`) is its first language's quiz, the others with it."""
     root = _parse(path, text, problems)
     if root is None:
-        return quiz
+        return Quiz(path, None)
+    langs = multilang.languages(root)
+    if not langs:
+        return _quiz(path, root, problems)
+    first, *others = (_quiz(path, multilang.in_language(root, lang), problems, lang) for lang in langs)
+    first.others = others
+    return first
+
+
+def _quiz(path: Path, root: Element, problems: Problems, lang: str | None = None) -> Quiz:
+    quiz = Quiz(path, None, lang=lang)
     for element in root.iter("question"):
         kind = element.get("type", "")
         line = int(element.get(_LINE, "0"))

@@ -58,6 +58,10 @@ class Quiz:
     items: list[Item] = field(default_factory=list)
     #: Questions refused, by line.
     refused: int = 0
+    #: The language the file names for itself (a file in every language names each), as it writes it.
+    lang: str | None = None
+    #: The same file's questions in its further languages, when it holds several.
+    others: list[Quiz] = field(default_factory=list)
 
     def add(self, line: int, read: Callable[[], Item], problems: Problems) -> None:
         """The question ``read`` gives, checked; refused, its reason is reported at ``line`` instead."""

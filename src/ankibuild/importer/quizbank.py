@@ -22,6 +22,7 @@ from urllib.parse import unquote
 from ..atomic import write_inside
 from ..buildlock import DEFAULT_WAIT, writing
 from ..errors import AnkibuildError, BankError, Problem, Problems
+from ..export.multilang import moodle_lang
 from ..languages import CODE_HINT, is_language
 from ..load.stage import load_bank
 from ..model import LETTERS, SLUG, TOPIC, Bank
@@ -147,8 +148,12 @@ def _import(
     target = _new_file(decks, out, languages, files, topic)
     refused = Problems()
     read = [_read(path, refused, form) for path in files]
+    # A file in several languages names each of them itself; for --lang, it counts as one file.
+    named: list[str | None] = list(languages) or [None] * len(read)
+    given = [lang for quiz, lang in zip(read, named, strict=True) for _ in _all(quiz)]
+    read = [each for quiz in read for each in _all(quiz)]
     bank, known = valid_bank(decks)
-    quizzes = _languages(read, languages, bank, refused)
+    quizzes = _languages(read, given, bank, refused)
     plan = _Plan(quizzes[0], {read.lang: read.quiz.title for read in quizzes})
     plan.translations = _matched(quizzes, refused)
     _images(plan, quizzes, target.parent, refused)
@@ -203,13 +208,18 @@ def _read(path: Path, problems: Problems, form: str | None) -> Quiz:
     return reader(path, text, problems)
 
 
-def _languages(read: list[Quiz], given: Sequence[str], bank: Bank, problems: Problems) -> list[_Read]:
-    """Each file with its language (given, else guessed), which the bank must build; one file per language."""
+def _all(quiz: Quiz) -> list[Quiz]:
+    return [quiz, *quiz.others]
+
+
+def _languages(read: list[Quiz], given: Sequence[str | None], bank: Bank, problems: Problems) -> list[_Read]:
+    """Each file with its language (its own, given, else guessed), which the bank must build; one file per
+    language."""
     result: list[_Read] = []
     errors = Problems()
     for index, quiz in enumerate(read):
         text = "\n".join(item.question for item in quiz.items)
-        lang = given[index] if given else langguess.from_text(text)
+        lang = _own(quiz.lang, bank) or given[index] or langguess.from_text(text)
         where = errors.name(quiz.path)
         if lang is None:
             errors.add(quiz.path, "cannot tell the file's language", hint="name it with --lang, once per file")
@@ -225,6 +235,13 @@ def _languages(read: list[Quiz], given: Sequence[str], bank: Bank, problems: Pro
     if errors.items or not result:
         raise BankError(errors.items or [Problem(problems.name(read[0].path), message="no question to import")])
     return result
+
+
+def _own(named: str | None, bank: Bank) -> str | None:
+    """The bank's language a file names for itself, Moodle's way (``pt_br`` is ``pt-BR``)."""
+    if named is None:
+        return None
+    return next((code for code in bank.languages if moodle_lang(code) == moodle_lang(named)), named)
 
 
 def _matched(quizzes: list[_Read], problems: Problems) -> list[dict[str, Item]]:
