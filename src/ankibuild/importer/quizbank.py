@@ -356,7 +356,8 @@ def _carried(link: str, carried: Mapping[str, bytes]) -> tuple[str, MediaFile]:
     name = unquote(link)
     content = carried.get(name)
     if content is None:
-        raise MediaError(f"the image '{name}' is not among the question's files", "export it again from Moodle")
+        hint = "import Moodle's XML export, which carries each question's images"
+        raise MediaError(f"the image '{name}' is not among the question's files", hint)
     path = PurePosixPath(name)
     image = checked_image(content, path.stem, path.suffix.lower(), name)
     stem = safe_stem(path.stem)
