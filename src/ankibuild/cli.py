@@ -281,7 +281,10 @@ A GIFT file (.gift or ankibuild's .gift.txt; --format gift for Moodle's .txt): t
     ::Q2::rm -r asks before each file.{FALSE}
 
 \b
-A Moodle XML export (.xml): multichoice and truefalse questions, parsed hardened.
+A Moodle XML export (.xml): multichoice, truefalse and cloze questions (a gap with one
+correct answer), parsed hardened; images it carries go into media/ beside the new file,
+and a file of multilang spans is read as each of its languages.
+In GIFT, a missing word becomes a cloze too.
   ankibuild import questions.xml --lang en -o decks/networks.yaml
 \b
     <question type="multichoice"><name><text>Q1</text></name>

@@ -12,8 +12,8 @@ silence. Beyond the note's fields, one import makes one question file: the
 questions of both decks land in one deck, under the topic of the file's first
 category, and the bank's ``allow`` of an item-writing check is not exported.
 QTI has no importer. The Moodle XML file with every language
-(``-mul.moodle.xml``) is not imported here: the importer reads a file in one
-language, and Moodle's multilang spans would be read as one text.
+(``-mul.moodle.xml``) is imported alone: its multilang spans give each
+language's questions, all but the clozes it leaves out.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from ankibuild.cli import main
 
 from ..ankitools import package_notes
 from ..conftest import DATA, Project
-from ..exporttools import BANK, PICTURE, SCENARIO, SEVERAL_GAPS, exported, written
+from ..exporttools import BANK, CLOZES, LANGS, PICTURE, SCENARIO, SEVERAL_GAPS, exported, written
 
 #: Each format's file name after the bank's name and the language.
 SUFFIXES = {"moodle-xml": "moodle.xml", "gift": "gift.txt"}
@@ -39,16 +39,12 @@ _ONE_GAP = "hostile-gap"
 #: The questions a round trip loses, by format, with the reason; the export warns about each.
 LOST = {
     "moodle-xml": {
-        PICTURE: "Moodle keeps an image in its own files (@@PLUGINFILE@@), which the importer refuses",
         _FLASHCARD: "a flashcard is exported as an essay, which has no options to import",
-        SEVERAL_GAPS: "a cloze is exported as Moodle's cloze question, which the importer refuses",
-        _ONE_GAP: "a cloze is exported as Moodle's cloze question, which the importer refuses",
     },
     "gift": {
         PICTURE: "GIFT cannot hold an image: the export leaves the question out",
         SEVERAL_GAPS: "GIFT's missing word has one gap: the export leaves the question out",
         _FLASHCARD: "a flashcard is exported as an essay, which has no options to import",
-        _ONE_GAP: "a missing word has its answers inside the sentence, which the importer refuses",
     },
 }
 #: Questions the export leaves out of the file, so that the importer never sees them.
@@ -56,6 +52,9 @@ NOT_EXPORTED = {"moodle-xml": set[str](), "gift": {PICTURE, SEVERAL_GAPS}}
 #: A pinned option's mark on its field. Neither format pins one option: Moodle XML keeps the whole
 #: question in order, GIFT says nothing of order; the option comes back, unpinned, in its place.
 PIN = '<span class="ab-pin"></span>'
+#: The mark of a question whose options stay in order, on its question field: Moodle XML's
+#: "Shuffle the choices" off, which is how it keeps a pinned option in place, comes back as it.
+IN_ORDER = '<span class="ab-in-order"></span>'
 #: Which files are imported together: each language alone, then both.
 IMPORTS = [("en",), ("he",), ("en", "he")]
 
@@ -66,8 +65,13 @@ def _notes(package: Path) -> dict[str, list[str]]:
     return {note[0]: note for note in fields}
 
 
-def _unpinned(fields: list[str]) -> list[str]:
-    return [field.replace(PIN, "", 1) for field in fields]
+def _unpinned(fields: list[str], form: str) -> list[str]:
+    """The fields as an import of ``form`` gives them back: no option pinned; in Moodle XML, the question
+    that had one kept in order."""
+    unpinned = [field.replace(PIN, "", 1) for field in fields]
+    if form == "moodle-xml" and unpinned != fields:
+        unpinned[1] = IN_ORDER + unpinned[1]
+    return unpinned
 
 
 def _imported(project: Project, form: str, langs: tuple[str, ...]) -> Path:
@@ -110,6 +114,30 @@ def test_every_exported_question_imports_back_as_the_same_cards(
     for lang in langs:
         original = _notes(project.out / f"{BANK}-{lang}.apkg")
         found = _notes(back / "dist" / f"{BANK}-{lang}.apkg")
-        expected = {ids[qid]: [ids[qid], *_unpinned(fields)[1:]] for qid, fields in original.items() if qid in ids}
+        expected = {
+            ids[qid]: [ids[qid], *_unpinned(fields, form)[1:]] for qid, fields in original.items() if qid in ids
+        }
         assert found == expected
         assert set(original) - set(ids) == set(LOST[form])
+
+
+def test_the_moodle_file_in_every_language_imports_back_as_each_language(project: Project) -> None:
+    """The file with every language is split back by its spans: one file, each language's questions."""
+    exported(project)
+    back = project.root / "back-mul"
+    (back / "decks").mkdir(parents=True)
+    shutil.copy(DATA / SCENARIO / "bank.yaml", back / "decks" / "bank.yaml")
+    mul = str(project.out / f"{BANK}-mul.moodle.xml")
+    result = CliRunner().invoke(
+        main, ["import", mul, "--decks", str(back / "decks"), "-o", str(back / "decks" / "new.yaml")]
+    )
+    # The export leaves the clozes out of this file (their gaps differ by language); the essay is refused.
+    assert result.exit_code == 1, result.output
+    assert "(en, he)" in result.stdout and "; 1 refused (above)" in result.stdout, result.output
+    build(decks=back / "decks", out=back / "dist")
+    lost = {_FLASHCARD, *CLOZES}
+    for lang in LANGS:
+        original = _notes(project.out / f"{BANK}-{lang}.apkg")
+        found = _notes(back / "dist" / f"{BANK}-{lang}.apkg")
+        expected = {qid: _unpinned(fields, "moodle-xml") for qid, fields in original.items() if qid not in lost}
+        assert found == expected

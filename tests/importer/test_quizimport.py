@@ -11,6 +11,7 @@ file; an Aiken file; and spreadsheets as CSV and as TSV with Kahoot's header.
 
 from __future__ import annotations
 
+import base64
 import html
 import re
 import shutil
@@ -198,7 +199,7 @@ def test_a_gift_quiz_in_two_languages_shows_in_anki_as_written(project: Project)
     assert [line.split("/")[-1] for line in refused] == [
         "shell.de.gift:17:1: error: 'de' translation refused: true or false differs from the first file's question",
         "shell.gift:30:1: error: question refused: no wrong option: a short-answer question",
-        "shell.gift:35:1: error: question refused: HTML the bank cannot show as written: <img>",
+        "shell.gift:35:1: error: question refused: the image 'prompt.png' is not among the question's files",
     ]
     assert CliRunner().invoke(main, ["build", "-q"]).exit_code == 0
     english, german = _cards(project, "en"), _cards(project, "de")
@@ -235,12 +236,13 @@ def test_a_moodle_xml_quiz_shows_in_anki_as_written(project: Project) -> None:
     """Moodle's XML export: code with its indentation, weighted options, true/false, feedback, explanations."""
     _bank(project)
     result = CliRunner().invoke(main, ["import", str(MOODLE_XML), "--lang", "en", "-o", "decks/net.yaml"])
-    assert "Imported 3 question(s) (en) into decks/net.yaml, topic 'networks'" in result.stdout
+    assert "Imported 4 question(s) (en) into decks/net.yaml, topic 'networks'" in result.stdout
     refused = [line.split("/")[-1] for line in result.stderr.splitlines() if "refused" in line]
     assert refused == [
         "network.xml:99:1: error: question refused: a question of type 'shortanswer'",
-        "network.xml:112:1: error: question refused: an image Moodle keeps in its own files",
     ]
+    # The image Moodle keeps inside the question is unpacked beside the new file.
+    assert (project.decks / "media" / "topology.png").read_bytes() == b"\x89PNG\r\n\x1a\n"
     assert CliRunner().invoke(main, ["build", "-q", "--lang", "en"]).exit_code == 0
     cards = _cards(project, "en", bank="git-quiz")
     front, back, fields = cards["what-does-this-python-snippet-print"]
@@ -413,3 +415,162 @@ def test_moodle_ids_and_ankibuild_gift_files_are_known(tmp_path: Path) -> None:
     (item,) = read_moodle_xml(tmp_path / "q.xml", text, Problems()).items
     assert item.ident == "ssd-wear"
     assert format_of(Path("bank-en.gift.txt")) == "gift" and format_of(Path("de.txt")) is None
+
+
+def _cloze_xml(*texts: str) -> str:
+    """A Moodle XML file of embedded-answers questions, one per line from line 2."""
+    questions = "".join(
+        f'<question type="cloze"><name><text>c{n}</text></name>'
+        f'<questiontext format="html"><text><![CDATA[<p>{text}</p>]]></text></questiontext></question>\n'
+        for n, text in enumerate(texts, 1)
+    )
+    return f"<quiz>\n{questions}</quiz>"
+
+
+def test_moodle_gaps_with_one_right_answer_become_clozes_and_the_others_are_refused(tmp_path: Path) -> None:
+    """A gap is a cloze when it hides one answer; a "[hint]" after it is its hint; the rest is refused
+    at its line, and the questions around it are kept."""
+    text = _cloze_xml(
+        "A byte holds {1:SHORTANSWER:=8} bits and {2:MC:%0%255#No~=256~*} [how many values?] values.",
+        "Pi is {1:NUMERICAL:=3.14:0.01}.",
+        "A {1:SA:=cat~=kitten} sat.",
+        "A {1:SA:%50%cat} sat.",
+        "In C, {1:SA:=a \\# b \\} c} is not a comment.",
+        "A {1:SA:=cat#Right} sat.",
+        "Drag {1:DRAGDROP:=x}.",
+        "Pi is {:NM:=3.14} and {1:SA:=open",
+    )
+    problems = Problems()
+    items = read_moodle_xml(tmp_path / "c.xml", text, problems).items
+    assert [(item.question, item.cloze) for item in items] == [
+        ("A byte holds {{c1::8}} bits and {{c2::256::how many values?}} values.", True),
+        ("In C, {{c1::a # b } c}} is not a comment.", True),
+    ]
+    assert [(p.line, p.message) for p in problems.items] == [
+        (3, "question refused: a numerical gap with a tolerance"),
+        (4, "question refused: a gap with several accepted answers"),
+        (5, "question refused: a gap's answer worth 50 %"),
+        (7, "question refused: feedback on a gap's right answer"),
+        (8, "question refused: a gap of type 'DRAGDROP'"),
+        (9, "question refused: a gap's '{' is never closed"),
+    ]
+
+
+def test_a_gift_missing_word_becomes_a_cloze_of_its_right_answer(tmp_path: Path) -> None:
+    """The wrong answers are what the student picks from; the right one is what the cloze hides."""
+    text = (
+        "::w1:: The {=cat ~dog} sat.\n\n::w2:: A byte holds {=8} [how many?] bits.\n\n"
+        "::w3:: The {=cat =kitten} sat.\n\n::w4:: The {~cat ~dog} sat.\n\n::w5:: A {=b} and {=c}.\n"
+    )
+    problems = Problems()
+    items = read_gift_quiz(tmp_path / "w.gift", text, problems).items
+    assert [(item.number, item.question, item.cloze) for item in items] == [
+        ("w1", "The {{c1::cat}} sat.", True),
+        ("w2", "A byte holds {{c1::8::how many?}} bits.", True),
+    ]
+    assert [(p.line, p.message) for p in problems.items] == [
+        (5, "question refused: a missing word with several accepted answers"),
+        (7, "question refused: a missing word with no right answer"),
+        (9, "question refused: a second set of answers in the sentence"),
+    ]
+
+
+def test_a_moodle_cloze_imports_into_the_bank_and_shows_in_anki_a_card_per_gap(project: Project) -> None:
+    """The imported cloze is the bank's cloze kind: Anki makes a card per gap, each hiding its answer."""
+    _bank(project)
+    quiz = project.root / "gaps.xml"
+    quiz.write_text(_cloze_xml("A byte holds {1:SA:=8} bits and {1:SA:=256} [how many?] values."), encoding="utf-8")
+    result = CliRunner().invoke(
+        main, ["import", str(quiz), "--lang", "en", "--topic", "shell", "-o", "decks/gaps.yaml"]
+    )
+    assert "Imported 1 question(s) (en) into decks/gaps.yaml" in result.stdout, result.output
+    assert CliRunner().invoke(main, ["build", "-q", "--lang", "en"]).exit_code == 0
+    with collection(project.root / "en.anki2") as col:
+        import_package(col, project.out / "git-quiz-en.apkg")
+        (note_id,) = col.find_notes("")
+        fronts = [_text(render(col, card)[0]) for card in col.get_note(note_id).card_ids()]
+    assert len(fronts) == 2
+    assert "A byte holds [...] bits and 256 values." in fronts[0]
+    assert "A byte holds 8 bits and [how many?] values." in fronts[1]
+
+
+#: The smallest PNG: its signature is what the bank checks an image's type by.
+_PNG = b"\x89PNG\r\n\x1a\n" + b"\0" * 16
+
+
+def _image_xml(*questions: tuple[str, str, bytes]) -> str:
+    """A Moodle XML file of questions that each show a file Moodle keeps inside (link, file name, content),
+    one per line from line 2."""
+    rows = "".join(
+        f'<question type="truefalse"><name><text>q{n}</text></name><questiontext format="html">'
+        f'<text><![CDATA[<p>Is it drawn? <img src="@@PLUGINFILE@@/{link}" alt="a drawing"></p>]]></text>'
+        f'<file name="{name}" path="/" encoding="base64">{base64.b64encode(content).decode()}</file>'
+        '</questiontext><answer fraction="100"><text>true</text></answer>'
+        '<answer fraction="0"><text>false</text></answer></question>\n'
+        for n, (link, name, content) in enumerate(questions, 1)
+    )
+    return f"<quiz>\n{rows}</quiz>"
+
+
+def test_images_moodle_keeps_inside_go_into_media_under_a_safe_name(project: Project) -> None:
+    """The file is unpacked beside the new question file, under a name of safe characters, checked as
+    every image of the bank is; an odd one is refused at its question's line, and the others imported."""
+    _bank(project)
+    quiz = project.root / "pictures.xml"
+    quiz.write_text(
+        _image_xml(
+            ("..%2F..%2Fup%20here.png", "../../up here.png", _PNG),
+            ("gone.png", "other.png", _PNG),
+            ("fake.png", "fake.png", b"GIF89a"),
+            ("tool.exe", "tool.exe", b"MZ"),
+            ("s.svg", "s.svg", b'<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'),
+        ),
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(
+        main, ["import", str(quiz), "--lang", "en", "--topic", "shell", "-o", "decks/pics.yaml"]
+    )
+    refused = [line.split("pictures.xml:")[-1] for line in result.stderr.splitlines() if "refused" in line]
+    assert [line.split(" error: question refused: ")[0] for line in refused] == ["3:1:", "4:1:", "5:1:", "6:1:"]
+    assert "the image 'gone.png' is not among the question's files" in refused[0]
+    assert "'fake.png' is not a PNG file" in refused[1] and "unsupported type" in refused[2]
+    assert "Imported 1 question(s)" in result.stdout, result.output
+    assert sorted(path.name for path in (project.decks / "media").iterdir()) == ["up-here.png"]
+    assert (project.decks / "media" / "up-here.png").read_bytes() == _PNG
+    assert not list(project.root.glob("up*")) and not list(project.decks.glob("up*"))
+    assert CliRunner().invoke(main, ["build", "-q", "--lang", "en"]).exit_code == 0
+    (front, _, _) = next(iter(_cards(project, "en").values()))
+    assert '<img src="up-here-' in front and 'alt="a drawing"' in front
+
+
+def test_a_moodle_file_too_large_or_not_base64_is_refused_at_its_line(tmp_path: Path) -> None:
+    """The size is told from the base64 text before anything is decoded."""
+    huge = _image_xml(("big.png", "big.png", b""))
+    huge = huge.replace('encoding="base64"></file>', 'encoding="base64">' + "A" * (8 * 1024 * 1024) + "</file>")
+    broken = _image_xml(("b.png", "b.png", b"")).replace('encoding="base64"></file>', 'encoding="base64">*!*</file>')
+    for text, message in ((huge, "image 'big.png' is larger than 5 MiB"), (broken, "the file 'b.png' is not base64")):
+        problems = Problems()
+        assert read_moodle_xml(tmp_path / "q.xml", text, problems).items == []
+        assert [(p.line, p.message) for p in problems.items] == [(2, f"question refused: {message}")]
+
+
+def test_a_moodle_file_in_several_languages_is_read_as_each_of_them(tmp_path: Path) -> None:
+    """Each text's run of multilang spans gives each language its own, spans within a span kept; a text
+    that is no such run (the name) is the same in every language, and a language a run lacks is empty."""
+    spans = (
+        '<span lang="en" class="multilang"><b>Is <span class="x">it</span> true?</b></span>'
+        ' <span lang="pt_br" class="multilang">É verdade?</span>'
+    )
+    text = (
+        '<quiz>\n<question type="truefalse"><name><text>q1</text></name>'
+        f'<questiontext format="html"><text><![CDATA[{spans}]]></text></questiontext>'
+        '<generalfeedback format="html"><text><![CDATA[<span lang="en" class="multilang">So.</span>]]></text>'
+        '</generalfeedback><answer fraction="100"><text>true</text></answer>'
+        '<answer fraction="0"><text>false</text></answer></question>\n</quiz>'
+    )
+    quiz = read_moodle_xml(tmp_path / "q.xml", text, Problems())
+    read = [
+        (each.lang, [(item.number, item.question, item.explanation) for item in each.items])
+        for each in [quiz, *quiz.others]
+    ]
+    assert read == [("en", [("q1", "**Is it true?**", "So.")]), ("pt_br", [("q1", "É verdade?", "")])]

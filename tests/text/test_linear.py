@@ -565,6 +565,55 @@ QUIZ_SHAPES: dict[str, tuple[Callable[[Path, str, Problems], object], Callable[[
         read_moodle_xml,
         lambda size: "<quiz>" + "".join(XML_QUESTION.format(n) for n in range(size // len(XML_QUESTION))) + "</quiz>",
     ),
+    "moodle xml, a cloze of many gaps": (
+        read_moodle_xml,
+        lambda size: (
+            '<quiz><question type="cloze"><questiontext><text>'
+            + fill("{1:SA:=a} [b] ", size)
+            + "</text></questiontext></question></quiz>"
+        ),
+    ),
+    "moodle xml, a cloze of gap openings never closed": (
+        read_moodle_xml,
+        lambda size: (
+            '<quiz><question type="cloze"><questiontext><text>'
+            + fill("{1:SA:=\\~", size)
+            + "</text></questiontext></question></quiz>"
+        ),
+    ),
+    "moodle xml, a cloze of braces and digits": (
+        read_moodle_xml,
+        lambda size: (
+            '<quiz><question type="cloze"><questiontext><text>'
+            + fill("{12:", size)
+            + "</text></questiontext></question></quiz>"
+        ),
+    ),
+    "moodle xml, an image of many attributes": (
+        read_moodle_xml,
+        lambda size: (
+            '<quiz><question type="truefalse"><questiontext><text>&lt;img'
+            + fill(" a=b", size)
+            + "&gt;</text></questiontext></question></quiz>"
+        ),
+    ),
+    "moodle xml, many files": (
+        read_moodle_xml,
+        lambda size: (
+            '<quiz><question type="truefalse"><questiontext>'
+            + fill('<file name="a.png">iVBORw0K</file>', size)
+            + "</questiontext></question></quiz>"
+        ),
+    ),
+    "moodle xml, a run of nested multilang spans": (
+        read_moodle_xml,
+        lambda size: (
+            '<quiz><question type="truefalse"><questiontext><text>&lt;span lang="en" class="multilang"&gt;'
+            + fill("&lt;span&gt;", size)
+            + "</text></questiontext></question></quiz>"
+        ),
+    ),
+    "gift, a missing word of unclosed hints": (read_gift_quiz, lambda size: "Q {=a} " + fill("[b", size)),
     "moodle xml, deep nesting": (read_moodle_xml, lambda size: fill("<a>", size) + fill("</a>", size)),
     "aiken, many questions": (read_aiken_quiz, lambda size: fill("Which?\nA. one\nB. two\nANSWER: B\n\n", size)),
     "aiken, many options": (read_aiken_quiz, lambda size: "Which?\n" + fill("A. one\n", size) + "ANSWER: A\n"),

@@ -33,7 +33,7 @@ from pathlib import Path
 from ..errors import Problems
 from ..model import LETTERS
 from .htmltext import as_markdown
-from .quiz import Item, Quiz, Refusal
+from .quiz import Hole, Item, Quiz, Refusal, clozed, holed
 
 #: What a backslash escapes in GIFT; ``\\n`` is a line break.
 _ESCAPED = "~=#{}:\\"
@@ -141,12 +141,47 @@ def _question(line: int, block: str) -> Item:
     closing = _split(rest, "}", opening)
     if closing == -1:
         raise Refusal("the answers' '{' is never closed", "close it with '}' (write '\\}' for a brace in text)")
-    if rest[closing + 1 :].strip():
-        raise Refusal("the answers are in the middle of the sentence (a missing word)", "move the answers to the end")
     form, stem = _format(rest[:opening])
+    if rest[closing + 1 :].strip():
+        return _missing_word(line, title, form, (stem, rest[opening + 1 : closing], rest[closing + 1 :]))
     question = _text(stem.strip(), form)
     # The title is what Moodle names the question by: it matches the question's translations.
     return _answers(line, title, question, rest[opening + 1 : closing], form)
+
+
+def _missing_word(line: int, number: str, form: str, pieces: tuple[str, str, str]) -> Item:
+    """GIFT's missing word, ``The {=cat ~dog} sat.``: a cloze hiding the one right answer; the wrong
+    ones are what the student picks from, so they go. A ``[hint]`` right after the braces is the
+    cloze's hint, as ankibuild's own export writes it."""
+    before, raw, after = pieces
+    general = _split(raw, "####")
+    explanation = _own_text(raw[general + 4 :].strip(), form) if general != -1 else ""
+    body = raw[:general] if general != -1 else raw
+    if _truth(body) is not None:
+        raise Refusal("a true/false answer in the middle of the sentence", "move the answers to the end")
+    right = [answer for answer in _options(body, form) if answer.correct]
+    if len(right) != 1:
+        found = "no right answer" if not right else "several accepted answers"
+        raise Refusal(f"a missing word with {found}", "a cloze hides exactly one answer: mark one with '='")
+    if right[0].feedback:
+        raise Refusal("feedback on the missing word's answer", "a cloze shows none: move it to the explanation")
+    hint, after = _gap_hint(after)
+    if _split(after, "{") != -1:
+        raise Refusal("a second set of answers in the sentence", "a missing word has one gap")
+    text = as_markdown(holed([_unescape(before), Hole(right[0].text, hint), _unescape(after.rstrip())]), form)
+    return Item(number, line, clozed(text, [Hole(right[0].text, hint)]), (), (), explanation, cloze=True)
+
+
+def _gap_hint(after: str) -> tuple[str | None, str]:
+    """The ``[hint]`` that starts the text after the braces (one space before it), and the rest."""
+    start = 1 if after.startswith(" [") else 0
+    if not after.startswith("[", start):
+        return None, after
+    end = _split(after, "]", start)
+    inside = after[start + 1 : end] if end != -1 else ""
+    if end == -1 or "[" in inside or "\n" in inside:
+        return None, after
+    return _unescape(inside).strip(), after[end + 1 :]
 
 
 def _title(block: str) -> tuple[str, str]:

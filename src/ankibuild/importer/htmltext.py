@@ -1,8 +1,9 @@
 """Text of a format of elsewhere (Moodle's HTML, its own format, plain text) as Markdown that shows the same.
 
-HTML becomes Markdown when it uses only paragraphs, line breaks, emphasis and
-code (a ``<pre>`` block keeps every space); any other element would be lost or
-changed, and raises :class:`~.quiz.Refusal`. The text is scanned once, by hand.
+HTML becomes Markdown when it uses only paragraphs, line breaks, emphasis,
+code (a ``<pre>`` block keeps every space) and images (``![alt](src)``, whose
+file the importer then checks); any other element would be lost or changed,
+and raises :class:`~.quiz.Refusal`. The text is scanned once, by hand.
 """
 
 from __future__ import annotations
@@ -59,7 +60,10 @@ def html_markdown(source: str) -> str:
         tag = source[opening + 1 : end].strip()
         closing = tag.startswith("/")
         name = tag.lstrip("/").split(maxsplit=1)[0].rstrip("/").lower() if tag.lstrip("/") else ""
-        in_pre, in_code = _element(out, name, closing, in_pre, in_code)
+        if name == "img" and not (in_pre or in_code):
+            out.append(_image(tag))
+        else:
+            in_pre, in_code = _element(out, name, closing, in_pre, in_code)
         index = end + 1
     return _tidy("".join(out))
 
@@ -84,6 +88,38 @@ def _element(out: list[str], name: str, closing: bool, in_pre: bool, in_code: bo
     else:
         raise Refusal(f"HTML the bank cannot show as written: <{name}>", "write it as text, or leave it out")
     return in_pre, in_code
+
+
+def _image(tag: str) -> str:
+    """An ``<img src="…" alt="…">`` as Markdown's image: the importer checks the file it names (Moodle's
+    own files come with the question) as the bank checks every image."""
+    attributes = attributes_of(tag)
+    source = attributes.get("src", "")
+    if not source or any(char.isspace() or char in "()<>" for char in source):
+        raise Refusal(f"an image whose address the bank cannot link: '{source}'", "name the file without spaces")
+    return f"![{_html_text(attributes.get('alt', ''), False).strip()}]({source})"
+
+
+def attributes_of(tag: str) -> dict[str, str]:
+    """A tag's attributes, ``name="value"``, ``name='value'`` or ``name=value``, by name; read in one pass."""
+    found: dict[str, str] = {}
+    index = tag.find(" ")
+    while 0 <= index < len(tag):
+        equals = tag.find("=", index)
+        if equals == -1:
+            break
+        name = tag[index:equals].split()[-1].lower() if tag[index:equals].split() else ""
+        quote = tag[equals + 1 : equals + 2]
+        if quote in ('"', "'"):
+            close = tag.find(quote, equals + 2)
+            close = len(tag) if close == -1 else close
+            value, index = tag[equals + 2 : close], close + 1
+        else:
+            close = tag.find(" ", equals + 1)
+            close = len(tag) if close == -1 else close
+            value, index = tag[equals + 1 : close], close
+        found[name] = html.unescape(value)
+    return found
 
 
 def _html_text(text: str, code: bool) -> str:

@@ -8,7 +8,7 @@ refused with its line and the reason, and the others are kept.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -40,6 +40,12 @@ class Item:
     truth: bool | None = None
     #: The id the file gives the question (Moodle's ID number), kept when it is a valid, unused id.
     ident: str = ""
+    #: A cloze question: its question holds its clozes, ``{{c1::answer}}``, and it has no options.
+    cloze: bool = False
+    #: False when the file keeps the options in their written order (Moodle's "Shuffle the choices" off).
+    shuffled: bool = True
+    #: Files the quiz carries inside itself, by the name its texts link them by (Moodle's own files).
+    files: Mapping[str, bytes] = field(default_factory=dict)
 
 
 @dataclass
@@ -52,6 +58,10 @@ class Quiz:
     items: list[Item] = field(default_factory=list)
     #: Questions refused, by line.
     refused: int = 0
+    #: The language the file names for itself (a file in every language names each), as it writes it.
+    lang: str | None = None
+    #: The same file's questions in its further languages, when it holds several.
+    others: list[Quiz] = field(default_factory=list)
 
     def add(self, line: int, read: Callable[[], Item], problems: Problems) -> None:
         """The question ``read`` gives, checked; refused, its reason is reported at ``line`` instead."""
@@ -81,7 +91,7 @@ def checked(path: Path, item: Item, problems: Problems) -> Item | None:
     if not item.question.strip():  # of any kind: the bank refuses an empty question, and would refuse the file
         reason: tuple[str, str] | None = ("the question has no text", "write its text")
     else:
-        reason = None if item.truth is not None else _refusal(item)
+        reason = None if item.truth is not None or item.cloze else _refusal(item)
     if reason is not None:
         message, hint = reason
         problems.add(path, f"question refused: {message}", line=item.line, column=1, hint=hint)
@@ -121,3 +131,53 @@ def _own_letters(options: Sequence[str]) -> tuple[str, ...] | None:
             return None
         rest.append(option[3:].lstrip())
     return tuple(rest)
+
+
+#: What stands for a gap while the text around it becomes Markdown: characters of Unicode's private use
+#: area, which no converter escapes and no quiz writes.
+_HOLE = "\ue000{}\ue001"
+
+
+@dataclass(frozen=True)
+class Hole:
+    """A gap read from a quiz's text: the answer it hides and the hint shown in its place, as Markdown."""
+
+    answer: str
+    hint: str | None
+
+
+def holed(parts: Sequence[str | Hole]) -> str:
+    """The text with each gap's place marked, to be converted as a whole (a gap may sit inside markup);
+    a text that already holds the marks is refused, since a gap could not be told from them."""
+    texts = [part for part in parts if isinstance(part, str)]
+    if any("\ue000" in text or "\ue001" in text for text in texts):
+        raise Refusal("the text holds characters of Unicode's private use area", "remove them")
+    holes = iter(range(len(parts)))
+    return "".join(part if isinstance(part, str) else _HOLE.format(next(holes)) for part in parts)
+
+
+def clozed(markdown: str, holes: Sequence[Hole]) -> str:
+    """The converted text with each gap's mark made a cloze, numbered in order: a card per gap.
+
+    One pass over the text's pieces between marks, so a text of many gaps takes no longer than its size."""
+    if not holes:
+        raise Refusal("a cloze question without a gap", "write a gap, {1:SHORTANSWER:=answer}")
+    first, *pieces = markdown.split("\ue000")
+    out = [first]
+    for number, piece in enumerate(pieces, 1):
+        index, mark, rest = piece.partition("\ue001")
+        if not mark or index != str(number - 1) or number > len(holes):
+            raise Refusal("a gap inside markup the text loses as Markdown", "move the gap out of it")
+        out.append(_cloze(number, holes[number - 1]) + rest)
+    if len(pieces) != len(holes):
+        raise Refusal("a gap inside markup the text loses as Markdown", "move the gap out of it")
+    return "".join(out)
+
+
+def _cloze(number: int, hole: Hole) -> str:
+    if "}}" in hole.answer or "::" in hole.answer or "}}" in (hole.hint or ""):
+        raise Refusal("a gap whose answer or hint holds '}}' or '::'", "reword it: a cloze ends at them")
+    if not hole.answer.strip():
+        raise Refusal("a gap with an empty answer", "write what the gap hides")
+    hint = f"::{hole.hint}" if hole.hint is not None else ""
+    return f"{{{{c{number}::{hole.answer}{hint}}}}}"

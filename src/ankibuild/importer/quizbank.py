@@ -6,24 +6,28 @@ none). A translation that does not match (another answer, another number of
 options, the first language's text itself) is refused at its line, and the
 question goes in without it. Images are read by their path (a ``?raw=true``
 left off), checked as the bank checks images, and copied into ``media/`` beside
-the new file. Nothing is written until the bank with the new file is valid.
+the new file, as are the images a Moodle XML question carries inside it
+(``@@PLUGINFILE@@/name``), under a name of safe characters. Nothing is written
+until the bank with the new file is valid.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from urllib.parse import unquote
 
 from ..atomic import write_inside
 from ..buildlock import DEFAULT_WAIT, writing
 from ..errors import AnkibuildError, BankError, Problem, Problems
+from ..export.multilang import moodle_lang
 from ..languages import CODE_HINT, is_language
 from ..load.stage import load_bank
 from ..model import LETTERS, SLUG, TOPIC, Bank
 from ..paths import UnsafePathError, read_inside
-from ..text.media import Media, MediaError
+from ..text.media import Media, MediaError, MediaFile, checked_image, safe_stem
 from ..yamlfiles.reader import BANK_FILE, decode
 from ..yamlfiles.writer import STEP, Block, Flow, Noted, Value, item_lines, mapping_lines
 from . import langguess
@@ -39,6 +43,8 @@ from .tasklist import read_tasklist_quiz
 
 #: The folder, beside the new question file, that imported images go to.
 MEDIA = "media"
+#: How Moodle's texts link a file it keeps inside the question.
+PLUGINFILE = "@@PLUGINFILE@@/"
 #: A reader of a quiz file's text.
 Reader = Callable[[Path, str, Problems], Quiz]
 #: The formats of whole quiz files, by name, with the suffixes that name them.
@@ -142,8 +148,12 @@ def _import(
     target = _new_file(decks, out, languages, files, topic)
     refused = Problems()
     read = [_read(path, refused, form) for path in files]
+    # A file in several languages names each of them itself; for --lang, it counts as one file.
+    named: list[str | None] = list(languages) or [None] * len(read)
+    given = [lang for quiz, lang in zip(read, named, strict=True) for _ in _all(quiz)]
+    read = [each for quiz in read for each in _all(quiz)]
     bank, known = valid_bank(decks)
-    quizzes = _languages(read, languages, bank, refused)
+    quizzes = _languages(read, given, bank, refused)
     plan = _Plan(quizzes[0], {read.lang: read.quiz.title for read in quizzes})
     plan.translations = _matched(quizzes, refused)
     _images(plan, quizzes, target.parent, refused)
@@ -198,13 +208,18 @@ def _read(path: Path, problems: Problems, form: str | None) -> Quiz:
     return reader(path, text, problems)
 
 
-def _languages(read: list[Quiz], given: Sequence[str], bank: Bank, problems: Problems) -> list[_Read]:
-    """Each file with its language (given, else guessed), which the bank must build; one file per language."""
+def _all(quiz: Quiz) -> list[Quiz]:
+    return [quiz, *quiz.others]
+
+
+def _languages(read: list[Quiz], given: Sequence[str | None], bank: Bank, problems: Problems) -> list[_Read]:
+    """Each file with its language (its own, given, else guessed), which the bank must build; one file per
+    language."""
     result: list[_Read] = []
     errors = Problems()
     for index, quiz in enumerate(read):
         text = "\n".join(item.question for item in quiz.items)
-        lang = given[index] if given else langguess.from_text(text)
+        lang = _own(quiz.lang, bank) or given[index] or langguess.from_text(text)
         where = errors.name(quiz.path)
         if lang is None:
             errors.add(quiz.path, "cannot tell the file's language", hint="name it with --lang, once per file")
@@ -220,6 +235,13 @@ def _languages(read: list[Quiz], given: Sequence[str], bank: Bank, problems: Pro
     if errors.items or not result:
         raise BankError(errors.items or [Problem(problems.name(read[0].path), message="no question to import")])
     return result
+
+
+def _own(named: str | None, bank: Bank) -> str | None:
+    """The bank's language a file names for itself, Moodle's way (``pt_br`` is ``pt-BR``)."""
+    if named is None:
+        return None
+    return next((code for code in bank.languages if moodle_lang(code) == moodle_lang(named)), named)
 
 
 def _matched(quizzes: list[_Read], problems: Problems) -> list[dict[str, Item]]:
@@ -252,6 +274,8 @@ def _mismatch(source: Item | None, item: Item) -> str | None:
         return "the first file has no question of this number"
     if item.truth != source.truth:
         return "true or false differs from the first file's question"
+    if item.cloze != source.cloze:
+        return "a cloze question, where the first file's is not" if item.cloze else "not a cloze, unlike the first's"
     if len(item.options) != len(source.options):
         return f"{len(item.options)} options, but the first file's question has {len(source.options)}"
     if item.answer != source.answer:
@@ -291,7 +315,7 @@ def _moved(item: Item, path: Path, plan: _Plan, media: Path, problems: Problems)
     texts = [item.question, *item.options, item.explanation]
     renamed: list[str] = []
     for text in texts:
-        result = _rewrite(text, path.parent, plan.images, media)
+        result = _rewrite(text, path.parent, plan.images, media, item.files)
         if isinstance(result, tuple):
             message, hint = result
             problems.add(path, f"question refused: {message}", line=item.line, column=1, hint=hint)
@@ -301,7 +325,9 @@ def _moved(item: Item, path: Path, plan: _Plan, media: Path, problems: Problems)
     return replace(item, question=question, options=tuple(options), explanation=explanation)
 
 
-def _rewrite(text: str, folder: Path, images: dict[str, bytes], media: Path) -> str | tuple[str, str]:
+def _rewrite(
+    text: str, folder: Path, images: dict[str, bytes], media: Path, carried: Mapping[str, bytes]
+) -> str | tuple[str, str]:
     """``text`` with each image's link pointing into ``media/``; or why an image cannot come along."""
     parts: list[str] = []
     start = 0
@@ -310,14 +336,35 @@ def _rewrite(text: str, folder: Path, images: dict[str, bytes], media: Path) -> 
         if "://" in reference or reference.startswith("//"):
             return f"the image '{target}' is on the web", "download it next to the quiz file and link it by its path"
         try:
-            image = Media(folder).image(reference, folder)
+            own, image = (
+                _carried(reference[len(PLUGINFILE) :], carried)
+                if reference.startswith(PLUGINFILE)
+                else (Path(reference).name, Media(folder).image(reference, folder))
+            )
         except MediaError as err:
             return err.message, err.hint
-        name = _free_name(Path(reference).name, image.name, image.content, images, media)
+        name = _free_name(own, image.name, image.content, images, media)
         images[name] = image.content
         parts += [text[start:begin], f"{MEDIA}/{name}"]
         start = end
     return "".join([*parts, text[start:]])
+
+
+def _carried(link: str, carried: Mapping[str, bytes]) -> tuple[str, MediaFile]:
+    """An image the quiz carries inside itself (Moodle's own files), checked as a file of the bank is,
+    with a name of safe characters only: it is written nowhere but ``media/``."""
+    name = unquote(link)
+    content = carried.get(name)
+    if content is None:
+        hint = "import Moodle's XML export, which carries each question's images"
+        raise MediaError(f"the image '{name}' is not among the question's files", hint)
+    path = PurePosixPath(name)
+    image = checked_image(content, path.stem, path.suffix.lower(), name)
+    stem = safe_stem(path.stem)
+    # A name ankibuild's export wrote ends with the image's digest, which every build adds: it goes.
+    digest = image.name[len(image.name) - len(path.suffix) - 12 : len(image.name) - len(path.suffix)]
+    stem = stem.removesuffix(f"-{digest}") or stem
+    return f"{stem}{path.suffix.lower()}", image
 
 
 def _free_name(name: str, digested: str, content: bytes, images: dict[str, bytes], media: Path) -> str:
@@ -399,14 +446,19 @@ def _question(qid: str, slug: str, question: dict[str, Item]) -> dict[str, Value
     first = next(iter(question.values()))
     answer: Value = Flow(first.answer) if len(first.answer) > 1 else first.answer[0] if first.answer else ""
     head: dict[str, Value] = {"id": qid, "topics": Flow((slug,)), "answer": answer}
+    if not first.shuffled:
+        head["shuffle"] = False
     if first.truth is not None:
         head = {"id": qid, "kind": "truefalse", "topics": Flow((slug,)), "answer": first.truth}
+    if first.cloze:
+        # A cloze's answers are in its text.
+        head = {"id": qid, "kind": "cloze", "topics": Flow((slug,))}
     return {**head, **{lang: _translation(item) for lang, item in question.items()}}
 
 
 def _translation(item: Item) -> dict[str, Value]:
     text: dict[str, Value] = {"question": _text(item.question)}
-    if item.truth is None:
+    if item.truth is None and not item.cloze:
         text["options"] = [_text(option) for option in item.options]
     if item.explanation:
         text["explanation"] = Block(item.explanation)

@@ -123,6 +123,19 @@ def _read_image(root: Path, path: Path, reference: str, shown: str) -> MediaFile
         raise MediaError(f"image '{reference}': {err.message}", err.hint) from err
     except OSError as err:
         raise MediaError(f"cannot read image '{reference}': {err.strerror}", "check the file's permissions") from err
+    return checked_image(content, path.stem, suffix, reference)
+
+
+def checked_image(content: bytes, stem: str, suffix: str, reference: str) -> MediaFile:
+    """An image's content checked as every image of the bank is (its type, what an SVG may do), under a
+    name of safe characters with its digest; ``reference`` names it in a refusal."""
+    if suffix not in IMAGE_TYPES:
+        raise MediaError(f"image '{reference}' is of an unsupported type", f"use one of {', '.join(IMAGE_TYPES)}")
+    if len(content) > MAX_IMAGE_BYTES:
+        raise MediaError(
+            f"image '{reference}' is larger than {MAX_IMAGE_BYTES // (1024 * 1024)} MiB",
+            "make it smaller: every classmate stores it",
+        )
     if not _looks_like(content, suffix):
         raise MediaError(
             f"image '{reference}' is not a {suffix[1:].upper()} file",
@@ -135,8 +148,12 @@ def _read_image(root: Path, path: Path, reference: str, shown: str) -> MediaFile
             "an SVG image may only draw: no scripts, event handlers or links to other files (save it as plain SVG)",
         )
     digest = hashlib.sha1(content, usedforsecurity=False).hexdigest()[:12]
-    stem = _UNSAFE_NAME.sub("-", path.stem).strip("-_") or "image"
-    return MediaFile(f"{stem}-{digest}{suffix}", content)
+    return MediaFile(f"{safe_stem(stem)}-{digest}{suffix}", content)
+
+
+def safe_stem(stem: str) -> str:
+    """A file name's stem of letters, digits, ``-`` and ``_`` only: no separator, no dot, never empty."""
+    return _UNSAFE_NAME.sub("-", stem).strip("-_") or "image"
 
 
 def _looks_like(content: bytes, suffix: str) -> bool:
