@@ -195,9 +195,10 @@ def parse_xml(path: Path, text: str, problems: Problems) -> Element | None:
 def _question(element: Element, line: int) -> Item:
     kind = _metadata(element).get("question_type", "")
     labels = element.findall("presentation/response_lid/render_choice/response_label")
-    if (kind and kind not in _CHOICE_TYPES) or not labels:
-        shown = kind or "without options"
-        raise Refusal(f"a question of type '{shown}'", "the bank holds multiple-choice and true/false questions")
+    if kind and kind not in _CHOICE_TYPES:
+        raise Refusal(f"a question of type '{kind}'", "the bank holds multiple-choice and true/false questions")
+    if not labels:  # an essay or a typed answer that names no type
+        raise Refusal("a question without options", "the bank holds multiple-choice and true/false questions")
     ident = element.get("ident", "").strip()
     question = _formatted(element.find("presentation/material/mattext"))
     idents = [label.get("ident", "") for label in labels]
