@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+from collections import deque
 from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -240,13 +241,14 @@ def _processing(element: Element) -> tuple[set[str], dict[str, str]]:
 def _chosen(test: Element) -> list[str]:
     """The choices a condition asks for, in order: its ``varequal``s, through ``and``, never under ``not``."""
     found: list[str] = []
-    pending = list(test)
+    # A queue, not recursion: an ``and`` nested thousands deep is read in one pass, never overflowing the stack.
+    pending = deque(test)
     while pending:
-        node = pending.pop(0)
+        node = pending.popleft()
         if node.tag == "varequal":
             found.append((node.text or "").strip())
         elif node.tag in ("and", "or"):
-            pending = list(node) + pending
+            pending.extendleft(reversed(node))
     return found
 
 
