@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -143,7 +144,8 @@ def _zip_bomb() -> dict[str, str | bytes]:
     return {"imsmanifest.xml": MANIFEST, "g100/g100.xml": ASSESSMENT, "media/zeros.png": bytes(MAX_UNPACKED)}
 
 
-HOSTILE = {
+#: Each hostile package's entries, and the one message that refuses it at the file.
+HOSTILE: dict[str, tuple[Callable[[], dict[str, str | bytes]], str]] = {
     "a zip bomb": (_zip_bomb, f"the package unpacks to more than {MAX_UNPACKED // (1024 * 1024)} MiB"),
     "an entry that climbs out": (
         lambda: {"imsmanifest.xml": MANIFEST, "g100/g100.xml": ASSESSMENT, "../../escaped.png": b"x"},

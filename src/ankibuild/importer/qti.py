@@ -105,7 +105,7 @@ def _assessment_text(path: Path, raw: bytes, problems: Problems) -> str | None:
     """The text of the assessment the manifest names; None when an XML is reported not well-formed."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(raw))
-    except zipfile.BadZipFile:
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError):  # what zipfile raises on a damaged directory
         raise PackageError("not a zip file", "export the QTI package again, or name the format with --format") from None
     with archive:
         files = _checked_entries(archive)
