@@ -190,6 +190,14 @@ def test_a_hostile_package_is_refused_at_the_file_and_nothing_is_written(project
     assert not (project.root / "escaped.png").exists() and not list(project.root.rglob("zeros.png"))
 
 
+def test_a_package_refused_whole_says_why_even_when_its_language_is_not_given(project: Project) -> None:
+    _bank(project)
+    source = _package(project.root / "hostile.qti.zip", {"../escaped.xml": ASSESSMENT})
+    result = CliRunner().invoke(main, ["import", str(source), "-o", "decks/qti.yaml"])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit)
+    assert "hostile.qti.zip: error: the entry '../escaped.xml' leaves the package" in result.output
+
+
 def test_a_file_that_is_not_a_zip_is_refused_as_one(project: Project) -> None:
     _bank(project)
     source = project.root / "broken.qti.zip"

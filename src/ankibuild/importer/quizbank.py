@@ -90,8 +90,9 @@ def xml_root(text: str) -> str:
                 return ""
             position = end + len(close)
             continue
-        name = text[start + 1 :].split(maxsplit=1)[0] if text[start + 1 :].strip() else ""
-        return name.split(">", 1)[0].rstrip("/").rsplit(":", 1)[-1]
+        # A root element's name is short: a bounded look, never a copy of the whole text.
+        head = text[start + 1 : start + 256].split(maxsplit=1)
+        return head[0].split(">", 1)[0].rstrip("/").rsplit(":", 1)[-1] if head else ""
 
 
 @dataclass(frozen=True)
@@ -249,7 +250,12 @@ def _languages(read: list[Quiz], given: Sequence[str], bank: Bank, problems: Pro
         else:
             result.append(_Read(quiz, lang))
     if errors.items or not result:
-        raise BankError(errors.items or [Problem(problems.name(read[0].path), message="no question to import")])
+        # A file whose every question was refused (or refused whole: a damaged package) has no text to guess from:
+        # why it is empty comes first, or the student only hears that its language is unknown.
+        empty = {problems.name(quiz.path) for quiz in read if not quiz.items}
+        why = [problem for problem in problems.items if problem.file in empty]
+        reasons = [*why, *errors.items]
+        raise BankError(reasons or [Problem(problems.name(read[0].path), message="no question to import")])
     return result
 
 
