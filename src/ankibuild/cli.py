@@ -294,6 +294,17 @@ In GIFT, a missing word becomes a cloze too.
     </question>
 
 \b
+A QTI 1.2 package (.qti.zip, .zip) as Canvas, Blackboard and ankibuild export it, or its
+assessment alone (.xml, told by its root <questestinterop>): choice and true/false items.
+  ankibuild import networks-en.qti.zip --lang en --topic networks -o decks/networks.yaml
+\b
+    <item ident="udp-apps">                          the ident: the question's id
+      <presentation><material><mattext>Which run over UDP?</mattext></material>
+        <response_lid><render_choice><response_label ident="A">…   the options
+      <resprocessing><respcondition><conditionvar><varequal>A</varequal>…
+        <setvar action="Set">100</setvar>            a positive score: correct
+
+\b
 An Aiken file (.aiken; --format aiken for a .txt), or a spreadsheet (.csv, .tsv) whose
 header names the columns (question, A..F or answer 1..6, answer or correct, explanation):
   ankibuild import ports.csv --lang en --topic networks -o decks/ports.yaml
@@ -330,9 +341,9 @@ A question that cannot be read exactly is refused at its line; the others are im
 @click.option(
     "--format",
     "form",
-    type=click.Choice(["page", "markdown", "gift", "moodle-xml", "aiken", "csv"]),
-    help="The files' format. Default: .md is markdown, .gift and .gift.txt gift, .xml moodle-xml, .aiken aiken, "
-    ".csv and .tsv csv, any other a page.",
+    type=click.Choice(["page", "markdown", "gift", "moodle-xml", "aiken", "csv", "qti"]),
+    help="The files' format. Default: .md is markdown, .gift and .gift.txt gift, .xml moodle-xml (qti by its root), "
+    ".aiken aiken, .csv and .tsv csv, .qti.zip and .zip qti, any other a page.",
 )
 @_decks
 @_wait

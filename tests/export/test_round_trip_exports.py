@@ -1,7 +1,7 @@
 """Every exported file imported back with ``ankibuild import`` is the same questions on the same cards.
 
-The bank with every kind (``tests/data/exports``) is built with its Moodle XML and
-GIFT exports; each language's file, and the two files of one format together, are
+The bank with every kind (``tests/data/exports``) is built with its Moodle XML,
+GIFT and QTI exports; each language's file, and the two files of one format together, are
 imported into a new bank made with the same ``bank.yaml`` and built. Each
 note's fields in the packages of both banks are then compared, question by
 question: its id, the question, the options in order, the correct letters,
@@ -11,7 +11,7 @@ What a format cannot hold is named below with the reason, never skipped in
 silence. Beyond the note's fields, one import makes one question file: the
 questions of both decks land in one deck, under the topic of the file's first
 category, and the bank's ``allow`` of an item-writing check is not exported.
-QTI has no importer. The Moodle XML file with every language
+The Moodle XML file with every language
 (``-mul.moodle.xml``) is imported alone: its multilang spans give each
 language's questions, all but the clozes it leaves out.
 """
@@ -33,7 +33,7 @@ from ..conftest import DATA, Project
 from ..exporttools import BANK, CLOZES, LANGS, PICTURE, SCENARIO, SEVERAL_GAPS, exported, written
 
 #: Each format's file name after the bank's name and the language.
-SUFFIXES = {"moodle-xml": "moodle.xml", "gift": "gift.txt"}
+SUFFIXES = {"moodle-xml": "moodle.xml", "gift": "gift.txt", "qti": "qti.zip"}
 _FLASHCARD = "page-size"
 _ONE_GAP = "hostile-gap"
 #: The questions a round trip loses, by format, with the reason; the export warns about each.
@@ -46,10 +46,16 @@ LOST = {
         SEVERAL_GAPS: "GIFT's missing word has one gap: the export leaves the question out",
         _FLASHCARD: "a flashcard is exported as an essay, which has no options to import",
     },
+    "qti": {
+        PICTURE: "the importer takes no image from a QTI package: the question that shows one is refused",
+        _FLASHCARD: "a flashcard is exported as an essay, which has no options to import",
+        SEVERAL_GAPS: "QTI's gaps are not Anki's clozes: the export leaves the question out",
+        _ONE_GAP: "QTI's gaps are not Anki's clozes: the export leaves the question out",
+    },
 }
 #: Questions the export leaves out of the file, so that the importer never sees them.
-NOT_EXPORTED = {"moodle-xml": set[str](), "gift": {PICTURE, SEVERAL_GAPS}}
-#: A pinned option's mark on its field. Neither format pins one option: Moodle XML keeps the whole
+NOT_EXPORTED = {"moodle-xml": set[str](), "gift": {PICTURE, SEVERAL_GAPS}, "qti": {SEVERAL_GAPS, _ONE_GAP}}
+#: A pinned option's mark on its field. No format pins one option: Moodle XML and QTI keep the whole
 #: question in order, GIFT says nothing of order; the option comes back, unpinned, in its place.
 PIN = '<span class="ab-pin"></span>'
 #: The mark of a question whose options stay in order, on its question field: Moodle XML's
@@ -108,9 +114,9 @@ def test_every_exported_question_imports_back_as_the_same_cards(
     exported(project)
     back = _imported(project, form, langs)
     ids = _ids(back, form)
-    # Moodle XML keeps each id as the question's ID number; GIFT has none, only a name a teacher may
-    # edit, so its ids are made from the question's first words, as for any other GIFT file.
-    assert all(qid == new for qid, new in ids.items()) == (form == "moodle-xml")
+    # Moodle XML keeps each id as the question's ID number, QTI as the item's ident; GIFT has none, only
+    # a name a teacher may edit, so its ids are made from the question's first words, as for any GIFT file.
+    assert all(qid == new for qid, new in ids.items()) == (form in ("moodle-xml", "qti"))
     for lang in langs:
         original = _notes(project.out / f"{BANK}-{lang}.apkg")
         found = _notes(back / "dist" / f"{BANK}-{lang}.apkg")

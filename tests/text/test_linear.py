@@ -35,6 +35,7 @@ from ankibuild.importer.aiken import read_aiken_quiz
 from ankibuild.importer.gift import read_gift_quiz
 from ankibuild.importer.moodlexml import read_moodle_xml
 from ankibuild.importer.pages import parse_page
+from ankibuild.importer.qti import read_qti
 from ankibuild.importer.sheet import read_csv_quiz
 from ankibuild.importer.tasklist import read_tasklist_quiz
 from ankibuild.kinds import DEFAULT_KIND, KINDS
@@ -541,6 +542,14 @@ def test_reading_a_quiz_page_is_linear(shape: str, tmp_path: Path) -> None:
 
 GIFT_QUESTION = "::q{0}:: Which {0}? {{=right ~wrong#why ~other}}\n\n"
 TASKLIST_QUESTION = "#### Q{0}. Which {0}?\n\n```python\nx = {0}\n```\n\n- [ ] no\n- [x] yes `code`\n\n"
+QTI_LABEL = '<response_label ident="1"><material><mattext>a</mattext></material></response_label>'
+QTI_ITEM = (
+    '<item ident="q"><presentation><material><mattext>Which?</mattext></material><response_lid><render_choice>'
+    + QTI_LABEL
+    + '<response_label ident="2"><material><mattext>b</mattext></material></response_label></render_choice>'
+    "</response_lid></presentation><resprocessing><respcondition><conditionvar><varequal>1</varequal>"
+    "</conditionvar><setvar>100</setvar></respcondition></resprocessing></item>"
+)
 XML_QUESTION = (
     '<question type="multichoice"><name><text>q{0}</text></name><questiontext format="html"><text>Which?</text>'
     '</questiontext><answer fraction="100"><text>a</text></answer><answer fraction="0"><text>b</text></answer>'
@@ -615,6 +624,29 @@ QUIZ_SHAPES: dict[str, tuple[Callable[[Path, str, Problems], object], Callable[[
     ),
     "gift, a missing word of unclosed hints": (read_gift_quiz, lambda size: "Q {=a} " + fill("[b", size)),
     "moodle xml, deep nesting": (read_moodle_xml, lambda size: fill("<a>", size) + fill("</a>", size)),
+    "qti, many items": (
+        read_qti,
+        lambda size: "<questestinterop>" + fill(QTI_ITEM, size) + "</questestinterop>",
+    ),
+    "qti, many choices and conditions in one item": (
+        read_qti,
+        lambda size: (
+            "<questestinterop><item><presentation><response_lid><render_choice>"
+            + fill(QTI_LABEL, size // 2)
+            + "</render_choice></response_lid></presentation><resprocessing><respcondition><conditionvar><and>"
+            + fill("<varequal>1</varequal><not><varequal>2</varequal></not>", size // 2)
+            + "</and></conditionvar><setvar>100</setvar></respcondition></resprocessing></item></questestinterop>"
+        ),
+    ),
+    "qti, deeply nested conditions": (
+        read_qti,
+        lambda size: (
+            "<questestinterop><item><resprocessing><respcondition><conditionvar>"
+            + fill("<and><varequal>1</varequal>", size // 2)
+            + fill("</and>", size // 2)
+            + "</conditionvar></respcondition></resprocessing></item></questestinterop>"
+        ),
+    ),
     "aiken, many questions": (read_aiken_quiz, lambda size: fill("Which?\nA. one\nB. two\nANSWER: B\n\n", size)),
     "aiken, many options": (read_aiken_quiz, lambda size: "Which?\n" + fill("A. one\n", size) + "ANSWER: A\n"),
     "csv, many rows": (read_csv_quiz, lambda size: "question,a,b,answer\n" + fill("Which?,one,two,a\n", size)),

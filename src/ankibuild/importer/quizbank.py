@@ -13,6 +13,8 @@ until the bank with the new file is valid.
 
 from __future__ import annotations
 
+import io
+import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
@@ -36,6 +38,7 @@ from .bank import bank_document, question_file_in, valid_bank
 from .gift import read_gift_quiz
 from .moodlexml import read_moodle_xml
 from .pages import same_text
+from .qti import read_qti, read_qti_package
 from .quiz import MAX_QUIZ_BYTES, Item, Quiz
 from .sheet import read_csv_quiz
 from .slugs import question_slug, topic_slug, unique
@@ -54,6 +57,7 @@ READERS: dict[str, Reader] = {
     "moodle-xml": read_moodle_xml,
     "aiken": read_aiken_quiz,
     "csv": read_csv_quiz,
+    "qti": read_qti,
 }
 SUFFIXES = {
     ".md": "markdown",
@@ -65,6 +69,9 @@ SUFFIXES = {
     ".tsv": "csv",
     # ankibuild's own GIFT export: Moodle's importer asks for a .txt file.
     ".gift.txt": "gift",
+    # ankibuild's own QTI export, and Canvas's: a zip read as a package (a bare .xml is told by its root).
+    ".qti.zip": "qti",
+    ".zip": "qti",
 }
 
 
@@ -72,6 +79,26 @@ def format_of(path: Path) -> str | None:
     """The format a file's suffix names (its last two suffixes first, as in ``.gift.txt``), or None."""
     both = "".join(path.suffixes[-2:]).lower()
     return SUFFIXES.get(both) or SUFFIXES.get(path.suffix.lower())
+
+
+def xml_root(text: str) -> str:
+    """The local name of an XML text's first element, past its declaration and comments; "" when none."""
+    position = 0
+    while True:
+        start = text.find("<", position)
+        if start == -1:
+            return ""
+        if text.startswith("<?", start) or text.startswith("<!", start):
+            # A declaration, a comment or a document type: the parser judges it, here it is only skipped.
+            close = "-->" if text.startswith("<!--", start) else ">"
+            end = text.find(close, start)
+            if end == -1:
+                return ""
+            position = end + len(close)
+            continue
+        # A root element's name is short: a bounded look, never a copy of the whole text.
+        head = text[start + 1 : start + 256].split(maxsplit=1)
+        return head[0].split(">", 1)[0].rstrip("/").rsplit(":", 1)[-1] if head else ""
 
 
 @dataclass(frozen=True)
@@ -198,11 +225,16 @@ def _read(path: Path, problems: Problems, form: str | None) -> Quiz:
         raise BankError([Problem(problems.name(path), message=err.message, hint=err.hint)]) from None
     except OSError as err:
         raise AnkibuildError(f"{path}: cannot read the file: {err.strerror}") from None
+    named = form or format_of(path) or ""
+    if named == "qti" and (path.suffix.lower() == ".zip" or zipfile.is_zipfile(io.BytesIO(raw))):
+        return read_qti_package(path, raw, problems)
     errors = Problems()
     text = decode(path, raw, errors)
     if text is None:
         raise BankError(errors.items)
-    reader = READERS.get(form or format_of(path) or "")
+    if not form and named == "moodle-xml" and xml_root(text) == "questestinterop":
+        named = "qti"  # both are .xml files: QTI's root element tells it from Moodle's <quiz>
+    reader = READERS.get(named)
     if reader is None:
         raise AnkibuildError(f"{path}: which format is it? name it with --format ({', '.join(READERS)})")
     return reader(path, text, problems)
@@ -233,7 +265,12 @@ def _languages(read: list[Quiz], given: Sequence[str | None], bank: Bank, proble
         else:
             result.append(_Read(quiz, lang))
     if errors.items or not result:
-        raise BankError(errors.items or [Problem(problems.name(read[0].path), message="no question to import")])
+        # A file whose every question was refused (or refused whole: a damaged package) has no text to guess from:
+        # why it is empty comes first, or the student only hears that its language is unknown.
+        empty = {problems.name(quiz.path) for quiz in read if not quiz.items}
+        why = [problem for problem in problems.items if problem.file in empty]
+        reasons = [*why, *errors.items]
+        raise BankError(reasons or [Problem(problems.name(read[0].path), message="no question to import")])
     return result
 
 
