@@ -47,7 +47,6 @@ LOST = {
         _FLASHCARD: "a flashcard is exported as an essay, which has no options to import",
     },
     "qti": {
-        PICTURE: "the importer takes no image from a QTI package: the question that shows one is refused",
         _FLASHCARD: "a flashcard is exported as an essay, which has no options to import",
         SEVERAL_GAPS: "QTI's gaps are not Anki's clozes: the export leaves the question out",
         _ONE_GAP: "QTI's gaps are not Anki's clozes: the export leaves the question out",
@@ -59,7 +58,8 @@ NOT_EXPORTED = {"moodle-xml": set[str](), "gift": {PICTURE, SEVERAL_GAPS}, "qti"
 #: question in order, GIFT says nothing of order; the option comes back, unpinned, in its place.
 PIN = '<span class="ab-pin"></span>'
 #: The mark of a question whose options stay in order, on its question field: Moodle XML's
-#: "Shuffle the choices" off, which is how it keeps a pinned option in place, comes back as it.
+#: "Shuffle the choices" off and QTI's shuffle="No", which is how each keeps a pinned option in place,
+#: come back as it.
 IN_ORDER = '<span class="ab-in-order"></span>'
 #: Which files are imported together: each language alone, then both.
 IMPORTS = [("en",), ("he",), ("en", "he")]
@@ -72,10 +72,10 @@ def _notes(package: Path) -> dict[str, list[str]]:
 
 
 def _unpinned(fields: list[str], form: str) -> list[str]:
-    """The fields as an import of ``form`` gives them back: no option pinned; in Moodle XML, the question
-    that had one kept in order."""
+    """The fields as an import of ``form`` gives them back: no option pinned; in Moodle XML and QTI, the
+    question that had one kept in order."""
     unpinned = [field.replace(PIN, "", 1) for field in fields]
-    if form == "moodle-xml" and unpinned != fields:
+    if form in ("moodle-xml", "qti") and unpinned != fields:
         unpinned[1] = IN_ORDER + unpinned[1]
     return unpinned
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import io
 import zipfile
 from collections import deque
+from dataclasses import replace
 from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -94,15 +95,22 @@ def read_qti(path: Path, text: str, problems: Problems) -> Quiz:
 def read_qti_package(path: Path, raw: bytes, problems: Problems) -> Quiz:
     """Every question of a QTI package (a zip): its manifest's assessment, read as :func:`read_qti` reads one."""
     try:
-        text = _assessment_text(path, raw, problems)
+        read = _assessment_text(path, raw, problems)
     except PackageError as err:
         problems.add(path, err.message, hint=err.hint)
         return Quiz(path, None)
-    return read_qti(path, text, problems) if text is not None else Quiz(path, None)
+    if read is None:
+        return Quiz(path, None)
+    text, files = read
+    quiz = read_qti(path, text, problems)
+    # The images the questions show (``media/x.png``) come from the package, as Moodle's own files do.
+    quiz.items = [replace(item, files=files) for item in quiz.items]
+    return quiz
 
 
-def _assessment_text(path: Path, raw: bytes, problems: Problems) -> str | None:
-    """The text of the assessment the manifest names; None when an XML is reported not well-formed."""
+def _assessment_text(path: Path, raw: bytes, problems: Problems) -> tuple[str, dict[str, bytes]] | None:
+    """The text of the assessment the manifest names, and the package's other files by their path in it;
+    None when an XML is reported not well-formed."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(raw))
     except (zipfile.BadZipFile, ValueError, OSError, EOFError):  # what zipfile raises on a damaged directory
@@ -117,7 +125,8 @@ def _assessment_text(path: Path, raw: bytes, problems: Problems) -> str | None:
         href = _assessment_href(manifest)
         if href is None or _safe_name(href) not in files:
             raise PackageError("the manifest names no assessment in the package", "export the package again")
-        return _entry_text(archive, files[_safe_name(href)])
+        others = {name: _entry_bytes(archive, entry) for name, entry in files.items() if not name.endswith(".xml")}
+        return _entry_text(archive, files[_safe_name(href)]), others
 
 
 def _checked_entries(archive: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]:
@@ -148,15 +157,20 @@ def _safe_name(name: str) -> str:
     return "/".join(part for part in parts if part != ".")
 
 
+def _entry_bytes(archive: zipfile.ZipFile, entry: zipfile.ZipInfo) -> bytes:
+    """An entry's bytes, no more than its recorded size (which :func:`_checked_entries` bounded)."""
+    try:
+        with archive.open(entry) as opened:
+            return opened.read(entry.file_size + 1)
+    except (zipfile.BadZipFile, OSError, NotImplementedError, RuntimeError) as err:
+        raise PackageError(f"cannot unpack '{entry.filename}': {err}", "export the package again") from None
+
+
 def _entry_text(archive: zipfile.ZipFile, entry: zipfile.ZipInfo) -> str:
     if entry.file_size > MAX_QUIZ_BYTES:
         limit = MAX_QUIZ_BYTES // (1024 * 1024)
         raise PackageError(f"'{entry.filename}' is larger than {limit} MiB", "a quiz's XML is far smaller")
-    try:
-        with archive.open(entry) as opened:
-            content = opened.read(MAX_QUIZ_BYTES + 1)
-    except (zipfile.BadZipFile, OSError, NotImplementedError, RuntimeError) as err:
-        raise PackageError(f"cannot unpack '{entry.filename}': {err}", "export the package again") from None
+    content = _entry_bytes(archive, entry)
     try:
         return content.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -211,7 +225,11 @@ def _question(element: Element, line: int) -> Item:
     options = tuple(_formatted(label.find("material/mattext")) for label in labels)
     correct = tuple(LETTERS[i] for i, name in enumerate(idents) if name in right and i < len(LETTERS))
     notes = tuple(feedback.get(shown_for.get(name, ""), "") for name in idents)
-    return Item(ident, line, question, options, correct, explanation, notes if any(notes) else (), ident=ident)
+    # render_choice shuffle="No" keeps the written order, as Moodle's "shuffle the choices" off does.
+    render = element.find("presentation/response_lid/render_choice")  # found: the labels are inside it
+    shuffled = render is None or render.get("shuffle", "Yes").lower() != "no"
+    notes = notes if any(notes) else ()
+    return Item(ident, line, question, options, correct, explanation, notes, ident=ident, shuffled=shuffled)
 
 
 def _metadata(element: Element) -> dict[str, str]:

@@ -372,10 +372,12 @@ def _rewrite(
         reference = target.split("?", 1)[0].split("#", 1)[0]  # "diagram.png?raw=true" is diagram.png
         if "://" in reference or reference.startswith("//"):
             return f"the image '{target}' is on the web", "download it next to the quiz file and link it by its path"
+        # Moodle links its own files by @@PLUGINFILE@@, a QTI package by their path in it (media/x.png).
+        inside = reference[len(PLUGINFILE) :] if reference.startswith(PLUGINFILE) else reference
         try:
             own, image = (
-                _carried(reference[len(PLUGINFILE) :], carried)
-                if reference.startswith(PLUGINFILE)
+                _carried(inside, carried)
+                if reference.startswith(PLUGINFILE) or unquote(inside) in carried
                 else (Path(reference).name, Media(folder).image(reference, folder))
             )
         except MediaError as err:
@@ -388,7 +390,7 @@ def _rewrite(
 
 
 def _carried(link: str, carried: Mapping[str, bytes]) -> tuple[str, MediaFile]:
-    """An image the quiz carries inside itself (Moodle's own files), checked as a file of the bank is,
+    """An image the quiz carries inside itself (Moodle's own files, a QTI package's), checked as a file of the bank is,
     with a name of safe characters only: it is written nowhere but ``media/``."""
     name = unquote(link)
     content = carried.get(name)
