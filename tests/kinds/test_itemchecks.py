@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from ankibuild.cli import main
-from ankibuild.kinds.itemchecks import CHECKS
+from ankibuild.kinds import CHECKS
 from ankibuild.load.schema import schema_text
 
 from ..conftest import ROOT

@@ -22,16 +22,20 @@ import html
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import ClassVar
 
-from ..errors import Severity
-from ..links import REPORT_START
-from ..model import LETTERS, Question, Translation, note_guid, notetype_id
-from ..yamlfiles.checker import Checker, type_name
-from ..yamlfiles.reader import Map, Seq
-from .base import CardType, Kind, Reading, Render
-from .platform import PlatformOption, PlatformQuestion, Shape
-from .schema import TEXT, Fragment, Schema, padded
+from ...errors import Problems, Severity
+from ...links import REPORT_START
+from ...model import LETTERS, Question, Translation, note_guid, notetype_id
+from ...yamlfiles.checker import Checker, type_name
+from ...yamlfiles.reader import Map, Seq
+from ..base import CardType, Fact, Kind, Reading, Render
+from ..checks import FileChecks
+from ..platform import PlatformOption, PlatformQuestion, Shape
+from ..schema import TEXT, Fragment, Schema, padded
+from .itemchecks import CHECKS, ItemChecker, check_bank
+from .options import several_correct
 
 #: The note type's fields, in order. Never change this list after a release:
 #: Anki forks a note type whose fields differ ("Name+") and stops updating every
@@ -67,9 +71,9 @@ class Choice(Kind):
         "explanation": False,
         "feedback": False,
     }
-    has_options = True
     option_counts = range(MIN_OPTIONS, MAX_OPTIONS + 1)
     wants_explanation = True
+    checks = CHECKS
 
     def notetype_key(self, lang: str) -> str:
         return lang
@@ -155,8 +159,17 @@ class Choice(Kind):
         stem = marks + render("Question", text.question)
         return (html.escape(question.id), stem, *options, question.answer, explanation)
 
-    def shown_options(self, fields: Sequence[str]) -> tuple[str, ...]:
-        return options_of(fields)
+    def check_file(
+        self, checks: FileChecks, questions: Sequence[Question], fields: Mapping[tuple[str, str], Sequence[str]]
+    ) -> list[Fact]:
+        """Its options as the front shows them, each with the checks of item writing; then the explanations."""
+        shown = {key: options_of(note) for key, note in fields.items()}
+        facts = ItemChecker(checks.place, checks.problems, checks.shuffle).check(questions, shown)
+        super().check_file(checks, questions, fields)
+        return facts
+
+    def check_bank(self, bank_file: Path, facts: Sequence[Fact], files: int, problems: Problems) -> None:
+        check_bank(bank_file, facts, files, problems)
 
     def platform_question(self, fields: Sequence[str], *, shuffle: bool) -> PlatformQuestion:
         stem = fields[FIELDS.index("Question")].removeprefix(SEVERAL_MARK)
@@ -202,11 +215,6 @@ def explanation_and_feedback(fields: Sequence[str]) -> tuple[str, dict[str, str]
         for index, match in enumerate(starts)
     }
     return field[: bounds[0]], feedback
-
-
-def several_correct(question: Question) -> bool:
-    """Whether a multiple-choice question has several correct options (their letters, space-separated)."""
-    return " " in question.answer
 
 
 def options_of(fields: Sequence[str]) -> tuple[str, ...]:
