@@ -109,6 +109,17 @@ class Kind(ABC):
         :meth:`check_file` gave in each (reported at ``bank_file``)."""
         return None  # a kind without such checks has nothing to compare
 
+    def label_problem(self, key: str, value: str) -> tuple[str, str] | None:
+        """What is wrong with a card label its templates read (a message and a hint), or None.
+
+        The labels of a language are shared by every kind: each checks those it reads.
+        """
+        return None
+
+    def own_labels(self, labels: Mapping[str, str]) -> dict[str, str]:
+        """Labels its templates read that are made from the written ones, by their placeholder's name."""
+        return {}
+
     def notetype_key(self, lang: str) -> str:
         """What names its note type in ``lang`` in the lock and in a build."""
         return f"{lang}/{self.name}"

@@ -45,6 +45,9 @@ FIELDS: tuple[str, ...] = ("ID", "Question", *LETTERS, "Answer", "Explanation")
 CARD_NAME = "Multiple choice"
 MAX_OPTIONS = len(LETTERS)
 MIN_OPTIONS = 2
+#: The label with the six letters shown before the options, space-separated
+#: (``A B C D E F``; Arabic ``أ ب ج د هـ و``); templates get one per option as ``[[letter_a]]``.
+LETTERS_LABEL = "letters"
 #: Starts an option that keeps its place when the card script shuffles the others: the
 #: note type's fields never change, so the option's own text carries the mark.
 PIN_MARK = '<span class="ab-pin"></span>'
@@ -86,6 +89,18 @@ class Choice(Kind):
 
     def note_guid(self, bank_id: str, question_id: str, lang: str) -> str:
         return note_guid(bank_id, question_id, lang)
+
+    def label_problem(self, key: str, value: str) -> tuple[str, str] | None:
+        """Six letters, one per option; else one error at the label rather than one per missing letter later."""
+        if key != LETTERS_LABEL or len(value.split()) == len(LETTERS):
+            return None
+        message = f"'{LETTERS_LABEL}' must list {len(LETTERS)} letters separated by spaces"
+        return message, "one per option, e.g. A B C D E F"
+
+    def own_labels(self, labels: Mapping[str, str]) -> dict[str, str]:
+        """Each option's letter as ``letter_a`` ... ``letter_f``, from the ``letters`` label."""
+        letters = labels.get(LETTERS_LABEL, "").split()
+        return {f"letter_{letter.lower()}": shown for letter, shown in zip(LETTERS, letters, strict=False)}
 
     def read_translation(
         self, check: Checker, data: Map, question: str, where: tuple[int, int]
