@@ -28,10 +28,11 @@ from ankibuild.cli import main
 from ankibuild.errors import Problems
 from ankibuild.kinds import CHECKS, DEFAULT_KIND, KINDS
 from ankibuild.kinds.choice import MAX_OPTIONS, MIN_OPTIONS
+from ankibuild.kinds.choice.options import LETTERS
 from ankibuild.languages import is_language
 from ankibuild.load.schema import schema_text
 from ankibuild.load.validate import validate_bank_file, validate_deck_file
-from ankibuild.model import LETTERS, TOPIC, Bank
+from ankibuild.model import TOPIC, Bank
 from ankibuild.yamlfiles.reader import YamlFile, load, parse_file
 
 from ..conftest import ROOT

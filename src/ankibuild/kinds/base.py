@@ -86,6 +86,13 @@ class Kind(ABC):
     cloze: ClassVar[bool] = False
     #: How many options one of its questions may have (none, for a kind without options).
     option_counts: ClassVar[range] = range(0)
+    #: The letters that name its options, in order.
+    option_letters: ClassVar[tuple[str, ...]] = ()
+
+    def option_texts(self, text: Translation) -> tuple[str, ...]:
+        """The options of one of its translations, as written: none for a kind without options."""
+        return ()
+
     #: Its back is meant to say why the answer is right: a question without an explanation is
     #: warned about (``no-explanation``), though it builds.
     wants_explanation: ClassVar[bool] = False
@@ -185,6 +192,6 @@ def read_texts(
     marks = {key.capitalize(): data.at(key) for key in keys if key in data}
     text = {key: value or "" for key, value in texts.items()}
     translation = Translation(
-        text.get("question", ""), (), text.get("explanation", ""), marks, where, answer=text.get("answer", "")
+        text.get("question", ""), text.get("explanation", ""), marks, where, answer=text.get("answer", "")
     )
     return translation, valid

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 from ...errors import Problems
-from ...model import LETTERS, Place, Question
+from ...model import Place, Question
 from ..base import Fact
 from ..checks import FileChecks
-from .options import several_correct
+from .options import LETTERS, several_correct
 
 LONGEST_CORRECT = "longest-correct"
 OFTEN_LONGEST = "often-longest"
