@@ -35,7 +35,7 @@ from ..checks import FileChecks
 from ..platform import PlatformOption, PlatformQuestion, Shape
 from ..schema import TEXT, Fragment, Schema, padded
 from .itemchecks import CHECKS, ItemChecker, check_bank
-from .options import LETTERS, Options, options, several_correct
+from .options import LETTERS, Options, several_correct, written_options
 
 #: The note type's fields, in order. Never change this list after a release:
 #: Anki forks a note type whose fields differ ("Name+") and stops updating every
@@ -92,7 +92,7 @@ class Choice(Kind):
         return note_guid(bank_id, question_id, lang)
 
     def option_texts(self, text: Translation) -> tuple[str, ...]:
-        return options(text).texts
+        return written_options(text).texts
 
     def label_problem(self, key: str, value: str) -> tuple[str, str] | None:
         """Six letters, one per option; else one error at the label rather than one per missing letter later."""
@@ -114,7 +114,7 @@ class Choice(Kind):
     def read_question(self, check: Checker, data: Map, question: str, texts: Mapping[str, Translation]) -> Reading:
         answer = _answer(check, data, question)
         agree = _options_agree(check, data, texts, answer, question)
-        count = min((len(options(t).texts) for t in texts.values()), default=len(LETTERS))
+        count = min((len(written_options(t).texts) for t in texts.values()), default=len(LETTERS))
         pin = tuple(check.names(data, "pin", LETTERS[:count], question, upper=True))
         shuffle, shuffle_ok = _shuffle(check, data, question)
         return Reading(" ".join(answer or ()), bool(answer and agree and shuffle_ok), pin, shuffle)
@@ -163,7 +163,7 @@ class Choice(Kind):
         return Fragment(question, translation)
 
     def note_fields(self, question: Question, text: Translation, render: Render) -> tuple[str, ...]:
-        own = options(text)
+        own = written_options(text)
         shown = [
             (PIN_MARK if letter in question.pin else "") + render(letter, option)
             for letter, option in zip(LETTERS, own.texts, strict=False)
@@ -394,7 +394,7 @@ def _options_agree(
     check: Checker, data: Map, translations: Mapping[str, Translation], answer: tuple[str, ...] | None, qid: str
 ) -> bool:
     """Every language offers the same number of options, and every correct letter is one of them."""
-    counts = {lang: len(options(t).texts) for lang, t in translations.items()}
+    counts = {lang: len(written_options(t).texts) for lang, t in translations.items()}
     if len(set(counts.values())) > 1:
         _count_differs(check, data, counts, qid)
         return False

@@ -34,7 +34,7 @@ class Options:
 _NONE = Options(())
 
 
-def options(text: Translation) -> Options:
+def written_options(text: Translation) -> Options:
     """A translation's options (none, for a translation of another kind)."""
     return text.own if isinstance(text.own, Options) else _NONE
 
