@@ -33,7 +33,7 @@ def run(
         # What the last build made is read under the lock: another build may just have written.
         packages: Target[BuildResult] = AnkiTarget(options, clock, state.package_digests(), progress)
         exports: Target[ExportResult] = ExportTarget(options)
-        loaded = load_all(options, progress, state.known(), [packages.check, exports.check])
+        loaded = load_all(options, progress, state.known(), checks=[packages.check, exports.check])
         planned, exports_planned = packages.plan(loaded), exports.plan(loaded)  # every plan before any write
         exported = exports_planned.write()
         result = planned.write()  # the lock, last of all

@@ -84,13 +84,13 @@ class AnkiTarget:
             templates=options.folders.describe(),
         )
         types = notetypes(bank, loaded.templates)
-        _guard_shape(old, loaded.templates, options.allow_shape_change, result)
-        new = _stamp(bank, loaded.templates, types, loaded.notes, old, self.clock, result)
+        _guard_shape(old, loaded.templates, options.allow_shape_change, result=result)
+        new = _stamp(bank, loaded.templates, types, notes=loaded.notes, old=old, clock=self.clock, result=result)
         lock_path = options.decks / LOCK_FILE
         if options.frozen and _out_of_date(old, new):
             raise LockChangedError(f"{lock_path} would change: run 'ankibuild build' and commit it.")
-        new, previous = _follow_published(loaded, new, options, self.clock, result)
-        packages = _plan(bank, loaded, types, new, options.out, options.split)
+        new, previous = _follow_published(loaded, new, options, clock=self.clock, result=result)
+        packages = _plan(bank, loaded, types, lock=new, out=options.out, split=options.split)
         result.package_digests = {str(package.path): package.spec.digest for package in packages}
         result.retired_searches = _retired_searches(types, loaded)
         todo = [package for package in packages if self.built.get(str(package.path)) != package.spec.digest]
@@ -141,7 +141,7 @@ class AnkiPlan:
             for path in (options.decks / LOCK_FILE, out / CHANGELOG_FILE, *(p.path for p in self.packages)):
                 remove_stale_temporaries(path)
         made = _make_packages(self.todo, kept, self.progress)
-        _keep_published(self.templates, self.todo, made, lock.lock, kept)
+        _keep_published(self.templates, self.todo, made, lock=lock.lock, kept=kept)
         for package in self.packages:
             path, spec = package.path, package.spec
             written = path in made and _write(path, made.pop(path), options.dry_run)
@@ -203,7 +203,7 @@ def _out_of_date(old: Lock, new: Lock) -> bool:
 
 
 def _follow_published(
-    loaded: LoadedBank, lock: Lock, options: BuildOptions, clock: Clock, result: BuildResult
+    loaded: LoadedBank, lock: Lock, options: BuildOptions, *, clock: Clock, result: BuildResult
 ) -> tuple[Lock, str]:
     """The lock with its times raised above those of the packages published in ``out``; the changelog published.
 
@@ -213,7 +213,7 @@ def _follow_published(
     """
     bank, problems, out = loaded.bank, Problems(), options.out
     previous = previous_changelog(out, bank.root / CHANGELOG_FILE, problems)
-    published = read_published(out, bank.id, loaded.templates, problems, options.cache.kept, clock)
+    published = read_published(out, bank.id, loaded.templates, problems=problems, kept=options.cache.kept, clock=clock)
     problems.raise_for()
     result.warnings += problems.warnings
     raised = raise_times(lock, published, clock)
@@ -246,7 +246,7 @@ def _save_lock(options: BuildOptions, planned: _LockPlan) -> bool:
 
 
 def _keep_published(
-    templates: Mapping[str, CardTemplates], todo: list[_Package], made: Mapping[Path, bytes], lock: Lock, kept: Path
+    templates: Mapping[str, CardTemplates], todo: list[_Package], made: Mapping[Path, bytes], *, lock: Lock, kept: Path
 ) -> None:
     """Keep what each package made holds as :func:`read_published` would find it, for the next build to read."""
     by_id = notetype_keys(lock.bank, templates)
@@ -260,7 +260,7 @@ def _keep_published(
         }
         keys = ((by_id[model.model_id][0], mtime) for model, mtime in spec.notetypes)
         notetypes = {key: PublishedNotetype(lock.notetypes[key].digest, mtime) for key, mtime in keys}
-        keep(kept, package.path, made[package.path], by_id, Published(notes, notetypes))
+        keep(kept, package.path, made[package.path], types=by_id, found=Published(notes, notetypes))
 
 
 def _make_packages(todo: list[_Package], kept: Path, progress: Progress) -> dict[Path, bytes]:
@@ -297,6 +297,7 @@ def _stamp(
     bank: Bank,
     card_templates: dict[str, CardTemplates],
     types: dict[str, genanki.Model],
+    *,
     notes: list[NoteHead],
     old: Lock,
     clock: Clock,
@@ -310,7 +311,9 @@ def _stamp(
     new = Lock(bank.id, dict(old.notetypes), {**kept, **entries} if kept else entries)
     for key, tpl in card_templates.items():
         cards = tuple(side.name for side in tpl.sides)
-        new.notetypes[key] = stamp_notetype(key, types[key].model_id, tpl.kind.fields, cards, tpl.digest, old, clock)
+        new.notetypes[key] = stamp_notetype(
+            key, types[key].model_id, tpl.kind.fields, cards=cards, digest=tpl.digest, lock=old, clock=clock
+        )
     changed = [old.notes[guid] for guid, stamp in stamped.items() if stamp is Stamp.CHANGED]
     result.warnings += _wrong_times(changed, clock, bank.root / LOCK_FILE)
     return new
@@ -337,7 +340,7 @@ def _wrong_times(changed: list[NoteLock], clock: Clock, lock_path: Path) -> list
     return problems.items
 
 
-def _guard_shape(old: Lock, card_templates: Mapping[str, CardTemplates], allow: bool, result: BuildResult) -> None:
+def _guard_shape(old: Lock, card_templates: Mapping[str, CardTemplates], allow: bool, *, result: BuildResult) -> None:
     """Refuse to change the fields or card types of a notetype classmates already have."""
     for key, templates in card_templates.items():
         previous = old.notetypes.get(key)
@@ -366,7 +369,7 @@ class _Package:
 
 
 def _plan(
-    bank: Bank, loaded: LoadedBank, types: dict[str, genanki.Model], lock: Lock, out: Path, split: bool
+    bank: Bank, loaded: LoadedBank, types: dict[str, genanki.Model], *, lock: Lock, out: Path, split: bool
 ) -> list[_Package]:
     """What each output file holds: all decks of a language, or one deck each with ``split``.
 
@@ -392,15 +395,15 @@ def _plan(
             ]
             media = [*assets.items(), *((name, loaded.media[name]) for name in names)]
             times = [*(mtime for _, mtime in models), *(note.mtime for note in notes)]
-            about = description(bank, lang, times, loaded.templates[keys[0]].labels)
-            infos, parents = _decks(bank, lang, decks, about)
-            preset = class_preset(bank.id, lang, bank.name_in(bank.titles, lang) or bank.id, bank.study)
+            about = description(bank, lang, times, labels=loaded.templates[keys[0]].labels)
+            infos, parents = _decks(bank, lang, decks, about=about)
+            preset = class_preset(bank.id, lang, bank.name_in(bank.titles, lang) or bank.id, study=bank.study)
             spec = PackageSpec(models, infos, notes, partial(_texts, files, lang), media, preset, parents)
             packages.append(_Package(path, lang, spec))
     return packages
 
 
-def _decks(bank: Bank, lang: str, decks: list[Deck], about: str) -> tuple[list[DeckInfo], list[DeckInfo]]:
+def _decks(bank: Bank, lang: str, decks: list[Deck], *, about: str) -> tuple[list[DeckInfo], list[DeckInfo]]:
     """The decks of a package in ``lang``, and the parent deck (the bank's title) when it has to carry something.
 
     The description goes to the top decks: the parent, else each deck. The parent

@@ -67,7 +67,7 @@ def stamp_notes(notes: Iterable[Stampable], lock: Lock, clock: Clock) -> tuple[d
 
 
 def stamp_notetype(
-    key: str, type_id: int, fields: tuple[str, ...], cards: tuple[str, ...], digest: str, lock: Lock, clock: Clock
+    key: str, type_id: int, fields: tuple[str, ...], *, cards: tuple[str, ...], digest: str, lock: Lock, clock: Clock
 ) -> NotetypeLock:
     old = lock.notetypes.get(key)
     if old is not None and old.digest == digest and old.id == type_id:
