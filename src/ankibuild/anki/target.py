@@ -21,13 +21,13 @@ from ..cache import Cache, cache_root, digest
 from ..changelog import CHANGELOG_FILE, Change, ChangeKind, previous_changelog, publish_changelog
 from ..errors import LockChangedError, Problem, Problems, Severity, ShapeChangeError
 from ..load.deckfiles import FileResult
-from ..load.render import CardTemplates, NoteHead
+from ..load.render import CardTemplates
 from ..load.stage import LoadedBank
-from ..lock.clock import ANKI_EPOCH, Clock
-from ..lock.format import LOCK_FILE, Lock, NoteLock
+from ..lock.clock import Clock
+from ..lock.format import LOCK_FILE, Lock
 from ..lock.gitattributes import ask_git_to_merge
 from ..lock.memo import LOCK_MEMO, remember
-from ..lock.stamp import Stamp, stamp_notes, stamp_notetype
+from ..lock.stamp import Shape, stamp_lock
 from ..model import Bank, Deck, deck_id, parent_deck_id
 from ..options import BuildOptions
 from ..packagenames import check_names, package_groups
@@ -56,9 +56,6 @@ from .spec import DeckInfo, NoteKey, PackageSpec, Texts
 if TYPE_CHECKING:
     import genanki
 
-#: A warning names this many notes, then says there are more.
-MAX_NAMED = 10
-
 
 @dataclass(frozen=True)
 class AnkiTarget:
@@ -85,7 +82,7 @@ class AnkiTarget:
         )
         types = notetypes(bank, loaded.templates)
         _guard_shape(old, loaded.templates, options.allow_shape_change, result=result)
-        new = _stamp(bank, loaded.templates, types, notes=loaded.notes, old=old, clock=self.clock, result=result)
+        new = _stamp(loaded, types, result=result, clock=self.clock)
         lock_path = options.decks / LOCK_FILE
         if options.frozen and _out_of_date(old, new):
             raise LockChangedError(f"{lock_path} would change: run 'ankibuild build' and commit it.")
@@ -293,51 +290,16 @@ def _write(path: Path, content: bytes, dry_run: bool) -> bool:
     return write_if_changed(path, content)
 
 
-def _stamp(
-    bank: Bank,
-    card_templates: dict[str, CardTemplates],
-    types: dict[str, genanki.Model],
-    *,
-    notes: list[NoteHead],
-    old: Lock,
-    clock: Clock,
-    result: BuildResult,
-) -> Lock:
-    """The new lock: times for every note and notetype, moved where the content differs from the lock's."""
-    entries, stamped = stamp_notes(notes, old, clock)
-    gone = old.notes.keys() - entries.keys()
-    built = {tpl.lang for tpl in card_templates.values()}
-    kept = {guid: old.notes[guid] for guid in gone if old.notes[guid].lang not in built}  # other languages'
-    new = Lock(bank.id, dict(old.notetypes), {**kept, **entries} if kept else entries)
-    for key, tpl in card_templates.items():
-        cards = tuple(side.name for side in tpl.sides)
-        new.notetypes[key] = stamp_notetype(
-            key, types[key].model_id, tpl.kind.fields, cards=cards, digest=tpl.digest, lock=old, clock=clock
-        )
-    changed = [old.notes[guid] for guid, stamp in stamped.items() if stamp is Stamp.CHANGED]
-    result.warnings += _wrong_times(changed, clock, bank.root / LOCK_FILE)
-    return new
-
-
-def _wrong_times(changed: list[NoteLock], clock: Clock, lock_path: Path) -> list[Problem]:
-    """A warning naming the changed notes whose previous time came from a wrong clock.
-
-    Their new times continue from the old ones (a second later) rather than from
-    this clock, so that they still reach classmates; see :class:`Clock`.
-    """
-    now = clock.now()
-    odd = [entry for entry in changed if not ANKI_EPOCH <= entry.mtime < now]
-    if not odd:
-        return []
-    names = ", ".join(f"{e.question} ({e.lang})" for e in odd[:MAX_NAMED]) + (" ..." if len(odd) > MAX_NAMED else "")
+def _stamp(loaded: LoadedBank, types: dict[str, genanki.Model], *, result: BuildResult, clock: Clock) -> Lock:
+    """The new lock, for the notes and the note types of every kind and language built."""
+    shapes = {
+        key: Shape(types[key].model_id, t.kind.fields, tuple(side.name for side in t.sides), t.digest, t.lang)
+        for key, t in loaded.templates.items()
+    }
     problems = Problems()
-    problems.add(
-        lock_path,
-        f"{len(odd)} changed note(s) had a time ahead of this computer's clock, or before 2006: {names}",
-        hint="their new times are one second after the old ones; check the clock of the computer that built them",
-        severity=Severity.WARNING,
-    )
-    return problems.items
+    new = stamp_lock(loaded.bank, loaded.notes, shapes, old=loaded.lock, clock=clock, problems=problems)
+    result.warnings += problems.items
+    return new
 
 
 def _guard_shape(old: Lock, card_templates: Mapping[str, CardTemplates], allow: bool, *, result: BuildResult) -> None:
