@@ -1,9 +1,10 @@
-"""The Anki target: the ``.apkg`` packages of a bank, with its lock and the changelog.
+"""The Anki target: the ``.apkg`` packages of a bank, and the changelog.
 
-Planning stamps every note and note type with its time of change (the lock),
-raises those times above the packages already published, and works out what
-each package holds; writing makes the packages whose content changed, then
-publishes the changelog and saves the lock, last.
+Planning has every note and note type stamped with its time of change (the
+lock, :mod:`ankibuild.lock`), raises those times above the packages already
+published, and works out what each package holds; writing makes the packages
+whose content changed, then publishes the changelog. The lock the packages'
+times come from is saved by the build, after them.
 """
 
 from __future__ import annotations
@@ -19,23 +20,20 @@ from typing import TYPE_CHECKING
 from ..atomic import remove_stale_temporaries, write_if_changed
 from ..cache import Cache, cache_root, digest
 from ..changelog import CHANGELOG_FILE, Change, ChangeKind, previous_changelog, publish_changelog
-from ..errors import LockChangedError, Problem, Problems, Severity, ShapeChangeError
+from ..errors import Problem, Problems, Severity, ShapeChangeError
 from ..load.deckfiles import FileResult
 from ..load.render import CardTemplates
 from ..load.stage import LoadedBank
 from ..lock.clock import Clock
-from ..lock.format import LOCK_FILE, Lock
-from ..lock.gitattributes import ask_git_to_merge
-from ..lock.memo import LOCK_MEMO, remember
+from ..lock.format import Lock
+from ..lock.plan import LockPlan, check_frozen
 from ..lock.stamp import Shape, stamp_lock
 from ..model import Bank, Deck, deck_id, parent_deck_id
 from ..options import BuildOptions
 from ..packagenames import check_names, package_groups
-from ..paths import read_inside
 from ..progress import Progress, silent
 from ..search import retired_search
 from ..state import BuildResult, Output
-from ..translations.record import TRANSLATIONS_FILE, today
 from .about import description
 from .collection import notetype
 from .kept import Kept
@@ -83,34 +81,19 @@ class AnkiTarget:
         types = notetypes(bank, loaded.templates)
         _guard_shape(old, loaded.templates, options.allow_shape_change, result=result)
         new = _stamp(loaded, types, result=result, clock=self.clock)
-        lock_path = options.decks / LOCK_FILE
-        if options.frozen and _out_of_date(old, new):
-            raise LockChangedError(f"{lock_path} would change: run 'ankibuild build' and commit it.")
+        check_frozen(old, new, options)
         new, previous = _follow_published(loaded, new, options, clock=self.clock, result=result)
         packages = _plan(bank, loaded, types, lock=new, out=options.out, split=options.split)
         result.package_digests = {str(package.path): package.spec.digest for package in packages}
         result.retired_searches = _retired_searches(types, loaded)
         todo = [package for package in packages if self.built.get(str(package.path)) != package.spec.digest]
-        text = new.dumps()
-        lock = _LockPlan(new, text, text != _current_text(lock_path), old.recalled)
-        seen = loaded.translations.text(today(self.clock.first()))
-        return AnkiPlan(options, result, loaded.templates, types, packages, todo, lock, previous, seen, self.progress)
-
-
-@dataclass(frozen=True)
-class _LockPlan:
-    """The lock a build writes, as text, and whether it differs from the bank's."""
-
-    lock: Lock
-    text: str
-    changed: bool
-    #: The bank's lock was recalled parsed from the cache (see :func:`read_lock`).
-    recalled: bool
+        lock = LockPlan.of(new, options, recalled=old.recalled)
+        return AnkiPlan(options, result, loaded.templates, types, packages, todo, lock, previous, self.progress)
 
 
 @dataclass(frozen=True)
 class AnkiPlan:
-    """The packages to make, the changelog and the lock, planned; nothing written yet."""
+    """The packages to make and the changelog, planned with the lock they follow; nothing written yet."""
 
     options: BuildOptions
     result: BuildResult
@@ -120,25 +103,21 @@ class AnkiPlan:
     packages: list[_Package]
     #: The packages whose content differs from what the last build made of them.
     todo: list[_Package]
-    lock: _LockPlan
+    #: The lock whose times the packages hold, for the build to save after them.
+    lock: LockPlan
     #: The changelog already published, which the new one continues.
     previous: str
-    #: The translations record this build saw, written beside the lock and before it.
-    translations: str
     progress: Progress
 
     def write(self) -> BuildResult:
-        """Make the packages that changed, then publish the changelog; the lock goes last.
-
-        A build stopped before the lock is written is simply done again by the next one.
-        """
-        options, result, lock = self.options, self.result, self.lock
+        """Make the packages that changed, then publish the changelog."""
+        options, result = self.options, self.result
         kept, out = options.cache.kept, options.out
         if not options.dry_run:
-            for path in (options.decks / LOCK_FILE, out / CHANGELOG_FILE, *(p.path for p in self.packages)):
+            for path in (out / CHANGELOG_FILE, *(p.path for p in self.packages)):
                 remove_stale_temporaries(path)
         made = _make_packages(self.todo, kept, self.progress)
-        _keep_published(self.templates, self.todo, made, lock=lock.lock, kept=kept)
+        _keep_published(self.templates, self.todo, made, lock=self.lock.lock, kept=kept)
         for package in self.packages:
             path, spec = package.path, package.spec
             written = path in made and _write(path, made.pop(path), options.dry_run)
@@ -146,10 +125,6 @@ class AnkiPlan:
             result.outputs.append(Output(path, package.lang, len(spec.decks), len(spec.notes), written, preset))
         if not options.dry_run:
             publish_changelog(out, self.previous, result.changes)
-            _record_translations(options.decks / TRANSLATIONS_FILE, self.translations, options.leaves_bank)
-            result.lock_written = not options.leaves_bank and _save_lock(options, lock)
-        # The next build that may write the lock still has it to tidy: this one must not be taken for it.
-        result.lock_untidy = options.leaves_bank and lock.changed
         return result
 
 
@@ -167,16 +142,6 @@ def _retired_searches(types: Mapping[str, genanki.Model], loaded: LoadedBank) ->
     return {lang: retired_search(by_notetype) for lang, by_notetype in searched.items()}
 
 
-def _record_translations(path: Path, text: str, leave: bool) -> None:
-    """Write what this build saw of each translation, so that a change is still known once the edit is committed.
-
-    A build that leaves the bank (CI) leaves it: its checkout is thrown away.
-    """
-    remove_stale_temporaries(path)
-    if not leave:
-        write_if_changed(path, text.encode())
-
-
 def notetypes(bank: Bank, templates: Mapping[str, CardTemplates]) -> dict[str, genanki.Model]:
     """The note type of each kind and language the build makes, from its card templates, by key."""
     return {key: notetype(bank.id, t) for key, t in templates.items()}
@@ -185,18 +150,6 @@ def notetypes(bank: Bank, templates: Mapping[str, CardTemplates]) -> dict[str, g
 def _cache_warnings(cache: Cache) -> list[Problem]:
     """What is wrong with the cache folder, in the form of every other warning."""
     return [Problem(str(cache_root()), message=said, severity=Severity.WARNING) for said in cache.warnings()]
-
-
-def _out_of_date(old: Lock, new: Lock) -> bool:
-    """Whether the committed lock lacks an entry the build needs, or has it otherwise.
-
-    Order, format and entries of notes no longer in the bank do not count: a
-    merge that keeps both sides' lines may bring back those of a removed note.
-    """
-    known = old.notes.get
-    return (old.bank, old.notetypes) != (new.bank, new.notetypes) or any(
-        known(guid) != entry for guid, entry in new.notes.items()
-    )
 
 
 def _follow_published(
@@ -226,20 +179,6 @@ def _latest(lock: Lock) -> int:
     """The newest time in ``lock`` (0 for a bank with nothing in it)."""
     times = [*(notetype.mtime for notetype in lock.notetypes.values()), *(note.mtime for note in lock.notes.values())]
     return max(times, default=0)
-
-
-def _save_lock(options: BuildOptions, planned: _LockPlan) -> bool:
-    """Write the lock if it changed, and keep it parsed in the cache; tell whether it was written.
-
-    When it is unchanged and was recalled from the cache, what is kept is this very lock.
-    """
-    decks = options.decks
-    written = planned.changed and write_if_changed(decks / LOCK_FILE, planned.text.encode())
-    if written:
-        ask_git_to_merge(decks)
-    if planned.changed or not planned.recalled:
-        remember(planned.lock, planned.text.encode(), options.cache.kept / LOCK_MEMO)
-    return written
 
 
 def _keep_published(
@@ -274,14 +213,6 @@ def _make_packages(todo: list[_Package], kept: Path, progress: Progress) -> dict
             written += len(package.spec.notes)
             progress(f"notes written ({package.lang})", written, total)
     return made
-
-
-def _current_text(path: Path) -> str:
-    """The text of a file of the bank as it is now, or nothing."""
-    try:
-        return read_inside(path, (path.parent,)).decode("utf-8", errors="replace")
-    except FileNotFoundError:
-        return ""
 
 
 def _write(path: Path, content: bytes, dry_run: bool) -> bool:

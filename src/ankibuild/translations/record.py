@@ -26,12 +26,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from ..atomic import remove_stale_temporaries, write_if_changed
 from ..errors import Problems, Severity
 from ..languages import is_language
 from ..yamlfiles.conflicts import conflict_line
 
 if TYPE_CHECKING:
     from ..model import Deck, Translation
+    from ..options import BuildOptions
 
 TRANSLATIONS_FILE = "translations.lock"
 
@@ -350,3 +352,18 @@ def observe(path: Path, current: Iterable[tuple[str, str]], refs: Iterable[TextR
         if any(entry.behind for entry in entries.values()):
             behind[question] = entries
     return Seen(blocks, behind)
+
+
+def record_seen(text: str, options: BuildOptions) -> None:
+    """Write what a build saw of each translation (:meth:`Seen.text`), so that a change is still known once committed.
+
+    A dry run writes nothing, and a build that leaves the bank (CI) leaves the
+    record too, its checkout being thrown away: it only clears what an
+    interrupted build left behind.
+    """
+    if options.dry_run:
+        return
+    path = options.decks / TRANSLATIONS_FILE
+    remove_stale_temporaries(path)
+    if not options.leaves_bank:
+        write_if_changed(path, text.encode())
