@@ -31,7 +31,9 @@ class FileChecks:
         #: The bank's setting: whether options are shuffled where a question does not say.
         self.shuffle = shuffle
 
-    def report(self, check: str, where: Place | tuple[int, int], message: str, hint: str, question: str = "") -> None:
+    def report(
+        self, check: str, where: Place | tuple[int, int], message: str, *, hint: str, question: str = ""
+    ) -> None:
         line, column = (where.line, where.column) if isinstance(where, Place) else where
         silence = f"to keep it, add 'allow: [{check}]' to the question" if question else ""
         self.problems.extend(
@@ -55,7 +57,7 @@ class FileChecks:
             return
         if any(not text.explanation for text in question.translations.values()):
             hint = "say why the answer is right, and why the others are wrong, under 'explanation:'"
-            self.report(NO_EXPLANATION, question.place, _UNEXPLAINED, hint, question.id)
+            self.report(NO_EXPLANATION, question.place, _UNEXPLAINED, hint=hint, question=question.id)
 
 
 def explanations_in_summary(problems: Sequence[Problem]) -> list[Problem]:
