@@ -9,6 +9,8 @@ from __future__ import annotations
 import time
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ankibuild import check
 from ankibuild.errors import BankError
@@ -85,6 +87,17 @@ def test_released_guids_never_change() -> None:
         assert note.guid in {kind.note_guid(lock.bank, note.question, note.lang) for kind in KINDS.values()}
     for bank_id, question_id, lang, guid in RELEASED_GUIDS:
         assert note_guid(bank_id, question_id, lang) == guid
+
+
+_NAMES = st.text(st.characters(exclude_categories=["Cs"]), max_size=12)
+
+
+@given(_NAMES, _NAMES, _NAMES, st.lists(_NAMES, max_size=1))
+def test_guids_are_the_ones_genanki_makes(bank_id: str, question_id: str, lang: str, kind: list[str]) -> None:
+    """The released GUIDs were made by genanki's ``guid_for``: every GUID is still the one it would make."""
+    from genanki import guid_for
+
+    assert note_guid(bank_id, question_id, lang, *kind) == guid_for("ankibuild", bank_id, question_id, lang, *kind)
 
 
 def _ids(alphabet: str, longest: int) -> list[str]:
