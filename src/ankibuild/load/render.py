@@ -35,7 +35,7 @@ from ..links import REPORT_LABEL, REPORT_TEXT, with_report_link
 from ..model import LETTERS, Bank, Question, topic_tag
 from ..paths import UnsafePathError, read_inside
 from ..text.media import Media, MediaError
-from ..text.richtext import to_html
+from ..text.richtext import to_html, without_markdown
 from ..yamlfiles.checker import type_name
 from ..yamlfiles.conflicts import report_conflict
 from ..yamlfiles.reader import Map, Positions, load
@@ -98,10 +98,10 @@ def notetype_digest(sides: Sequence[Side], fields: Sequence[str], css: str, sort
 
 def note_digest(fields: Sequence[str], tags: str) -> tuple[str, str]:
     """A note's digest and its checksum per part (each field, then the tags, space-separated)."""
-    values = (*fields, tags)
+    encoded = [value.encode() for value in (*fields, tags)]  # once, for the checksums and the digest
     # One string, not a tuple of eleven: a large bank keeps this for every note.
-    parts = " ".join(f"{zlib.crc32(v.encode()):08x}" for v in values)
-    return _digest(*values), parts
+    parts = " ".join([f"{zlib.crc32(value):08x}" for value in encoded])
+    return _digest_of(encoded), parts
 
 
 class NoteHead(NamedTuple):
@@ -181,7 +181,12 @@ class RenderedNote(NamedTuple):
 
 
 def _digest(*parts: str) -> str:
-    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]
+    return _digest_of([part.encode() for part in parts])
+
+
+def _digest_of(parts: Sequence[bytes]) -> str:
+    """The digest of texts as UTF-8, which encodes their join as the join of their encodings."""
+    return hashlib.sha256(b"\x1f".join(parts)).hexdigest()[:16]
 
 
 @dataclass
@@ -230,6 +235,9 @@ def render_note(
     used: list[str] = []
 
     def render(name: str, value: str, *, clozes: bool = False) -> str:
+        plain = None if clozes else without_markdown(value, lang)
+        if plain is not None:
+            return plain
         where = text.marks.get(name, (question.place.line, question.place.column))
         return to_html(value, _FieldResources(media, problems, question, where, used), lang, clozes=clozes)
 

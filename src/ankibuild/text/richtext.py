@@ -130,10 +130,15 @@ def to_html(text: str, resources: Resources, lang: str = "", *, clozes: bool = F
     """
     if clozes:
         return anki_markers(markdown_html(text, resources, lang, {_CLOZES: ClozeReading()}))
-    if not _MARKUP.search(text) and not _MARKUP_START.match(text):
-        # _plain_html without what cannot be there: no "&", "<" nor line break
-        return typography(text, lang).replace(">", "&gt;")
-    return markdown_html(text, resources, lang)
+    plain = without_markdown(text, lang)
+    return markdown_html(text, resources, lang) if plain is None else plain
+
+
+def without_markdown(text: str, lang: str) -> str | None:
+    """What :func:`to_html` makes of a text with no Markdown in it, which needs no resources; else None."""
+    if _MARKUP.search(text) or _MARKUP_START.match(text):
+        return None
+    return typography(text, lang).replace(">", "&gt;")  # no "&", "<" nor line break to escape
 
 
 def read_clozes(text: str) -> ClozeReading:
