@@ -6,7 +6,9 @@ revert it rather than update the expected values.
 
 from __future__ import annotations
 
+import hashlib
 import time
+import zlib
 
 import pytest
 from hypothesis import given
@@ -16,6 +18,7 @@ from ankibuild import check
 from ankibuild.errors import BankError
 from ankibuild.kinds import KINDS
 from ankibuild.kinds.choice import CARD_NAME, FIELDS
+from ankibuild.load.render import note_digest
 from ankibuild.lock.format import LOCK_FILE, Lock, read_lock
 from ankibuild.model import SLUG, deck_id, note_guid, notetype_id, stable_int
 
@@ -98,6 +101,15 @@ def test_guids_are_the_ones_genanki_makes(bank_id: str, question_id: str, lang: 
     from genanki import guid_for
 
     assert note_guid(bank_id, question_id, lang, *kind) == guid_for("ankibuild", bank_id, question_id, lang, *kind)
+
+
+@given(st.lists(_NAMES, min_size=1, max_size=11), _NAMES)
+def test_a_notes_digest_and_checksums_are_the_released_ones(fields: list[str], tags: str) -> None:
+    """The lock holds them for every note: a SHA-256 of the texts apart by US, and each text's CRC-32."""
+    values = [*fields, tags]
+    digest = hashlib.sha256("\x1f".join(values).encode()).hexdigest()[:16]
+    parts = " ".join(f"{zlib.crc32(value.encode()):08x}" for value in values)
+    assert note_digest(fields, tags) == (digest, parts)
 
 
 def _ids(alphabet: str, longest: int) -> list[str]:
