@@ -156,6 +156,7 @@ def read_clozes(text: str) -> ClozeReading:
 #: (``(?<![ \t]{2})`` once the first is read), so each is read once, however long.
 _AFTER_GUILLEMET = re.compile(r"«[ \t]+")
 _BEFORE_SIGN = re.compile(r"[ \t](?<![ \t]{2})[ \t]*(?=([:»])|[;!?])")
+_SIGNS = re.compile(r"[:»;!?]")
 #: Punctuation at the start of the text after an inline formula, which must not start the next line.
 _SIGN = re.compile(r"[\u00a0\u202f]?[.,;:!?)\]»…]+")
 
@@ -166,6 +167,8 @@ def typography(text: str, lang: str) -> str:
         return text
     if "«" in text:
         text = _AFTER_GUILLEMET.sub("«\u00a0", text)
+    if not _SIGNS.search(text):  # most texts: one pass over a class, not a try at every space
+        return text
     return _BEFORE_SIGN.sub(_french_space, text)
 
 
