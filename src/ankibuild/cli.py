@@ -18,8 +18,6 @@ from .api import build_with
 from .buildlock import DEFAULT_WAIT
 from .cards.folders import TemplateFolders
 from .errors import AnkibuildError, BankError, report
-from .kinds.itemchecks import summary
-from .load.schema import schema_text
 from .options import FORMATS, BuildOptions
 from .paths import DECKS, DIST
 from .progress import for_terminal
@@ -210,6 +208,8 @@ def check_command(decks: Path, templates: Path | None, strict: bool, verbose: bo
         click.echo(json.dumps([p.as_dict() for p in sorted(problems)], ensure_ascii=False, indent=2))
     else:
         report(problems, wrote=False)
+        from .kinds.itemchecks import summary  # loaded by the check already
+
         counted = summary(problems)
         if counted:
             click.echo(counted, err=True)
@@ -635,6 +635,8 @@ def import_po_command(po_file: Path, decks: Path, wait: float) -> None:
 @click.option("--bank", is_flag=True, help="The schema of bank.yaml instead of a question file.")
 def schema_command(bank: bool) -> None:
     """Print the JSON Schema of a question file (or of bank.yaml), for editors."""
+    from .load.schema import schema_text  # each command loads only what it uses
+
     click.echo(schema_text(bank=bank), nl=False)
 
 
