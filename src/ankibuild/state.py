@@ -68,7 +68,7 @@ class BuildResult:
     lock_untidy: bool = field(default=False, repr=False)
 
 
-def _files(folder: Path, root: Path | None = None, seen: set[str] | None = None, real: str = "") -> Iterator[Path]:
+def _files(folder: Path, root: Path | None = None, seen: set[str] | None = None, *, real: str = "") -> Iterator[Path]:
     """Every file below ``folder`` except hidden ones (locks, temporary files, editors' backups).
 
     As the build reads them: links are followed only while they stay inside the
@@ -89,7 +89,7 @@ def _files(folder: Path, root: Path | None = None, seen: set[str] | None = None,
             continue
         if entry.is_dir():
             inner = str(path.resolve() if entry.is_symlink() else Path(real, entry.name))
-            yield from _files(path, root, seen, inner)
+            yield from _files(path, root, seen, real=inner)
         elif entry.is_file():
             yield path
 
