@@ -229,12 +229,22 @@ def _recalled(path: Path, key: str, kept: Path) -> Published | None:
         data = json.loads(_memo(kept, path).read_bytes())
         if data["key"] != key:
             return None
-        rows = zip(*data["notes"], strict=True)
-        notes = {row[0]: PublishedNote(NoteLock._make(row[:-2]), *row[-2:]) for row in rows}
+        notes = _recalled_notes(data["notes"])
         notetypes = {key: PublishedNotetype(digest, mtime) for key, (digest, mtime) in data["notetypes"].items()}
         return Published(notes, notetypes)
     except Exception:  # none, or damaged: the package is read instead
         return None
+
+
+def _recalled_notes(columns: list[list[Any]]) -> dict[str, PublishedNote]:
+    """The notes :func:`_keep` kept in columns, made column by column rather than note by note."""
+    if not columns:
+        return {}
+    if len(set(map(len, columns))) != 1:  # map() would stop at the shortest
+        raise ValueError("columns of different lengths")
+    *entry, decks, notetypes = columns
+    notes = map(PublishedNote, map(NoteLock._make, zip(*entry, strict=True)), decks, notetypes)
+    return dict(zip(entry[0], notes, strict=True))
 
 
 def _read_package(file: io.BufferedReader, types: Types, latest: int) -> Published:
