@@ -87,7 +87,7 @@ class AnkiTarget:
         result.package_digests = {str(package.path): package.spec.digest for package in packages}
         result.retired_searches = _retired_searches(types, loaded)
         todo = [package for package in packages if self.built.get(str(package.path)) != package.spec.digest]
-        lock = LockPlan.of(new, options, recalled=old.recalled)
+        lock = LockPlan.of(new, options, before=old)
         return AnkiPlan(options, result, loaded.templates, types, packages, todo, lock, previous, self.progress)
 
 

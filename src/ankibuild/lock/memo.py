@@ -43,6 +43,7 @@ def recall(memo: Path, raw: bytes) -> Lock | None:
             return None
         notetypes = {t[0]: NotetypeLock(t[0], t[1], tuple(t[2]), tuple(t[3]), t[4], t[5]) for t in types}
         notes = map(NoteLock._make, zip(*columns, strict=True))
-        return Lock(bank, notetypes, dict(zip(columns[0], notes, strict=True)) if columns else {}, recalled=True)
+        by_guid = dict(zip(columns[0], notes, strict=True)) if columns else {}
+        return Lock(bank, notetypes, by_guid, recalled=True, text=raw.decode())
     except (OSError, ValueError, TypeError, IndexError):  # none, or damaged: the file is parsed instead
         return None
