@@ -114,6 +114,29 @@ def unpack(packed: bytes) -> tuple[Any, list[bytes]]:
         raise DamagedEntry(str(err)) from err
 
 
+def text_column(texts: Sequence[str]) -> bytes | None:
+    """Texts as one byte string, a line each, for :func:`text_columns`; None if one holds a line break.
+
+    Tens of thousands of short texts split from one string several times
+    quicker than JSON gives them back.
+    """
+    joined = "\n".join(texts)
+    if joined.count("\n") != max(len(texts) - 1, 0):
+        return None
+    return joined.encode("utf-8", "surrogatepass")
+
+
+def text_columns(blobs: Sequence[bytes], length: object) -> list[list[str]]:
+    """The columns of ``length`` texts each that :func:`text_column` made. Raises :class:`DamagedEntry`."""
+    try:
+        columns = [blob.decode("utf-8", "surrogatepass").split("\n") if length else [] for blob in blobs]
+    except UnicodeDecodeError as err:
+        raise DamagedEntry(str(err)) from err
+    if type(length) is not int or any(len(column) != length for column in columns):
+        raise DamagedEntry("columns of another length")
+    return columns
+
+
 def private_folder(folder: Path) -> None:
     """Make ``folder`` and each missing folder above it the user's alone (mode 0700), whatever the umask.
 
