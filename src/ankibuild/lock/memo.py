@@ -8,7 +8,7 @@ from dataclasses import astuple
 from pathlib import Path
 
 from ..atomic import write_if_changed
-from ..cache import pack, private_folder, text_column, text_columns, unpack
+from ..cache import pack_columns, private_folder, unpack_columns
 from ..version import code_fingerprint
 from .format import Lock, NoteLock, NotetypeLock
 
@@ -19,22 +19,15 @@ LOCK_MEMO = "lock.memo"
 def remember(lock: Lock, text: bytes, memo: Path) -> None:
     """Keep ``lock``, as written in ``text``, for :func:`recall` to restore quickly.
 
-    The notes go in as columns (all GUIDs, all questions...), each a text a
-    line per note: they restore several times quicker than tens of thousands
-    of small objects, or than JSON. A lock with a line break in a GUID is not
-    kept: the next build parses the file.
+    The notes go in as columns (all GUIDs, all questions...): texts restore
+    several times quicker than tens of thousands of small objects, or than JSON.
     """
     written = _memo_key(text)
     *texts, mtimes = zip(*lock.notes.values(), strict=True) if lock.notes else [()] * len(NoteLock._fields)
-    blobs = [text_column(column) for column in texts]
     types = [list(astuple(t)) for t in lock.notetypes.values()]
     with contextlib.suppress(OSError):
         private_folder(memo.parent)
-        if all(blob is not None for blob in blobs):
-            header = [written.hex(), lock.bank, types, len(lock.notes), list(mtimes)]
-            write_if_changed(memo, pack(header, [blob for blob in blobs if blob is not None]), durable=False)
-        else:
-            memo.unlink(missing_ok=True)
+        write_if_changed(memo, pack_columns([written.hex(), lock.bank, types, mtimes], texts), durable=False)
 
 
 def _memo_key(text: bytes) -> bytes:
@@ -45,13 +38,12 @@ def _memo_key(text: bytes) -> bytes:
 def recall(memo: Path, raw: bytes) -> Lock | None:
     """The lock kept in ``memo`` while the file still holds ``raw``, the bytes it was kept for; else None."""
     try:
-        (written, bank, types, length, mtimes), blobs = unpack(memo.read_bytes())
-        if written != _memo_key(raw).hex() or len(blobs) != len(NoteLock._fields) - 1:
+        (written, bank, types, mtimes), texts = unpack_columns(memo.read_bytes())
+        if written != _memo_key(raw).hex() or len(texts) != len(NoteLock._fields) - 1:
             return None
-        columns = [*text_columns(blobs, length), mtimes]
         notetypes = {t[0]: NotetypeLock(t[0], t[1], tuple(t[2]), tuple(t[3]), t[4], t[5]) for t in types}
-        notes = map(NoteLock._make, zip(*columns, strict=True))
-        by_guid = dict(zip(columns[0], notes, strict=True))
+        notes = map(NoteLock._make, zip(*texts, mtimes, strict=True))
+        by_guid = dict(zip(texts[0], notes, strict=True))
         return Lock(bank, notetypes, by_guid, recalled=True, text=raw.decode())
     except (OSError, ValueError, TypeError, IndexError):  # none, or damaged: the file is parsed instead
         return None
