@@ -15,6 +15,7 @@ import contextlib
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,19 +35,49 @@ _NOTE = "INSERT INTO notes VALUES(?,?,?,?,-1,?,?,?,0,0,'')"
 _CARD = "INSERT INTO cards VALUES(?,?,?,?,?,-1,0,0,?,0,0,0,0,0,0,0,0,'')"
 
 
-def notetype(bank_id: str, templates: CardTemplates) -> genanki.Model:
-    """The note type of one kind in one language: the kind's fields and card types, the language's templates."""
-    import genanki  # loaded on first use: a build with nothing to do never needs it
+@dataclass(frozen=True)
+class Notetype:
+    """A note type as a package holds it: what genanki's model is made of, known without loading genanki.
 
+    A build that updates a kept collection never needs genanki, whose loading
+    (with asyncio, which it loads) costs more than the update itself.
+    """
+
+    model_id: int
+    name: str
+    fields: tuple[str, ...]
+    #: Each card type's name, front and back.
+    templates: tuple[tuple[str, str, str], ...]
+    css: str
+    sort_field_index: int
+    cloze: bool
+
+    def model(self) -> genanki.Model:
+        """genanki's model of this note type, to write a new collection with."""
+        import genanki  # loaded only to make a collection from nothing
+
+        return genanki.Model(
+            self.model_id,
+            self.name,
+            fields=[{"name": name} for name in self.fields],
+            templates=[{"name": name, "qfmt": front, "afmt": back} for name, front, back in self.templates],
+            css=self.css,
+            sort_field_index=self.sort_field_index,
+            model_type=genanki.Model.CLOZE if self.cloze else genanki.Model.FRONT_BACK,
+        )
+
+
+def notetype(bank_id: str, templates: CardTemplates) -> Notetype:
+    """The note type of one kind in one language: the kind's fields and card types, the language's templates."""
     kind, lang = templates.kind, templates.lang
-    return genanki.Model(
+    return Notetype(
         kind.notetype_id(bank_id, lang),
         kind.notetype_name(bank_id, lang),
-        fields=[{"name": name} for name in kind.fields],
-        templates=[{"name": side.name, "qfmt": side.front, "afmt": side.back} for side in templates.sides],
-        css=templates.css,
-        sort_field_index=kind.fields.index(kind.sort_field),
-        model_type=genanki.Model.CLOZE if kind.cloze else genanki.Model.FRONT_BACK,
+        tuple(kind.fields),
+        tuple((side.name, side.front, side.back) for side in templates.sides),
+        templates.css,
+        kind.fields.index(kind.sort_field),
+        kind.cloze,
     )
 
 
@@ -114,8 +145,9 @@ def create(spec: PackageSpec, path: Path) -> None:
         cursor = conn.cursor()
         # genanki writes the schema, decks and note types; the notes follow in bulk.
         decks = [genanki.Deck(deck.id, deck.name, deck.description) for deck in (*spec.parents, *spec.decks)]
+        models = [notetype.model() for notetype, _ in spec.notetypes]
         for deck in decks:
-            for model, _ in spec.notetypes:
+            for model in models:
                 deck.add_model(model)
         genanki.Package(decks).write_to_db(cursor, spec.notetypes[0][1], iter(()))
         if spec.preset:

@@ -13,7 +13,7 @@ from ..version import code_fingerprint
 from .preset import Preset
 
 if TYPE_CHECKING:
-    import genanki
+    from .collection import Notetype
 
 #: The collection inside a package, as ankibuild (and genanki) write it.
 COLLECTION = "collection.anki2"
@@ -46,7 +46,7 @@ class PackageSpec:
     """Everything one ``.apkg`` holds."""
 
     #: Its note types, each with the time its content last changed.
-    notetypes: Sequence[tuple[genanki.Model, int]]
+    notetypes: Sequence[tuple[Notetype, int]]
     decks: Sequence[DeckInfo]
     #: Its notes, in the order their new cards come up.
     notes: Sequence[NoteKey]
@@ -63,10 +63,7 @@ class PackageSpec:
     @cached_property
     def frame(self) -> str:
         """Everything in the collection but its notes and cards, as text to compare with a kept one."""
-        models = [
-            [model.model_id, model.name, [(t["name"], t["qfmt"], t["afmt"]) for t in model.templates], model.css, mtime]
-            for model, mtime in self.notetypes
-        ]
+        models = [[model.model_id, model.name, model.templates, model.css, mtime] for model, mtime in self.notetypes]
         decks = [(deck.id, deck.name, deck.description) for deck in (*self.decks, *self.parents)]
         preset = [self.preset.config] if self.preset else []
         return json.dumps([code_fingerprint(), models, decks, *preset])
