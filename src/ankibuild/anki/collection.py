@@ -15,17 +15,14 @@ import contextlib
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..model import stable_int
 from .preset import add_preset
-from .spec import NoteKey, PackageSpec
+from .spec import NoteKey, Notetype, PackageSpec
 
 if TYPE_CHECKING:
-    import genanki
-
     from ..load.render import CardTemplates
 
 #: The schema cookie of every collection (before VACUUM INTO adds one to it).
@@ -33,38 +30,6 @@ SCHEMA_COOKIE = 100
 
 _NOTE = "INSERT INTO notes VALUES(?,?,?,?,-1,?,?,?,0,0,'')"
 _CARD = "INSERT INTO cards VALUES(?,?,?,?,?,-1,0,0,?,0,0,0,0,0,0,0,0,'')"
-
-
-@dataclass(frozen=True)
-class Notetype:
-    """A note type as a package holds it: what genanki's model is made of, known without loading genanki.
-
-    A build that updates a kept collection never needs genanki, whose loading
-    (with asyncio, which it loads) costs more than the update itself.
-    """
-
-    model_id: int
-    name: str
-    fields: tuple[str, ...]
-    #: Each card type's name, front and back.
-    templates: tuple[tuple[str, str, str], ...]
-    css: str
-    sort_field_index: int
-    cloze: bool
-
-    def model(self) -> genanki.Model:
-        """genanki's model of this note type, to write a new collection with."""
-        import genanki  # loaded only to make a collection from nothing
-
-        return genanki.Model(
-            self.model_id,
-            self.name,
-            fields=[{"name": name} for name in self.fields],
-            templates=[{"name": name, "qfmt": front, "afmt": back} for name, front, back in self.templates],
-            css=self.css,
-            sort_field_index=self.sort_field_index,
-            model_type=genanki.Model.CLOZE if self.cloze else genanki.Model.FRONT_BACK,
-        )
 
 
 def notetype(bank_id: str, templates: CardTemplates) -> Notetype:

@@ -13,7 +13,7 @@ from ..version import code_fingerprint
 from .preset import Preset
 
 if TYPE_CHECKING:
-    from .collection import Notetype
+    import genanki
 
 #: The collection inside a package, as ankibuild (and genanki) write it.
 COLLECTION = "collection.anki2"
@@ -32,6 +32,38 @@ class NoteKey(NamedTuple):
     notetype_id: int
     #: Its cards, by their place among its note type's card types.
     cards: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Notetype:
+    """A note type as a package holds it: what genanki's model is made of, known without loading genanki.
+
+    A build that updates a kept collection never needs genanki, whose loading
+    (with asyncio, which it loads) costs more than the update itself.
+    """
+
+    model_id: int
+    name: str
+    fields: tuple[str, ...]
+    #: Each card type's name, front and back.
+    templates: tuple[tuple[str, str, str], ...]
+    css: str
+    sort_field_index: int
+    cloze: bool
+
+    def model(self) -> genanki.Model:
+        """genanki's model of this note type, to write a new collection with."""
+        import genanki  # loaded only to make a collection from nothing
+
+        return genanki.Model(
+            self.model_id,
+            self.name,
+            fields=[{"name": name} for name in self.fields],
+            templates=[{"name": name, "qfmt": front, "afmt": back} for name, front, back in self.templates],
+            css=self.css,
+            sort_field_index=self.sort_field_index,
+            model_type=genanki.Model.CLOZE if self.cloze else genanki.Model.FRONT_BACK,
+        )
 
 
 @dataclass(frozen=True)

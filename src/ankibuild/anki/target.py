@@ -34,7 +34,7 @@ from ..progress import Progress, silent
 from ..search import retired_search
 from ..state import BuildResult, Output
 from .about import description
-from .collection import Notetype, notetype
+from .collection import notetype
 from .kept import Kept
 from .package import package_bytes
 from .preset import class_preset
@@ -48,7 +48,7 @@ from .published import (
     raise_times,
     read_published,
 )
-from .spec import DeckInfo, NoteKey, PackageSpec, Texts
+from .spec import DeckInfo, NoteKey, Notetype, PackageSpec, Texts
 
 
 @dataclass(frozen=True)
