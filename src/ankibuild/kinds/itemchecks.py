@@ -80,7 +80,6 @@ _ABOVE_WORDS = (
 )
 #: A tag; a ``<`` ends the search for its ``>``, so that a text of ``<`` is read once.
 _TAG = re.compile(r"<[^<>]*>")
-_SPACE = re.compile(r"\s+")
 #: What reads the same in every language: numbers, code, formulas, acronyms; code and
 #: formulas by their opener, the rest of them up to their closer (see :func:`neutral`).
 _NEUTRAL = re.compile(r"\d+(?:[.,]\d+)*|<code>|\\\(|\\\[|\b[A-Z][A-Z0-9]+\b")
@@ -106,12 +105,15 @@ def _refers_to_the_others(text: str) -> bool:
 
 def _shows(option_html: str) -> str:
     """An option as a card lays it out: its HTML, with each run of spaces one space, as a browser shows it."""
-    return _SPACE.sub(" ", option_html).strip()
+    # split() takes the spaces ``\s`` matches, and is several times faster than a pattern
+    return " ".join(option_html.split())
 
 
 def visible(option_html: str) -> str:
     """An option as a student reads it: tags removed, entities decoded, spaces collapsed."""
-    return _SPACE.sub(" ", html.unescape(_TAG.sub("", option_html))).strip()
+    # most options are plain text: no tag to look for (unescape looks for an entity itself)
+    text = _TAG.sub("", option_html) if "<" in option_html else option_html
+    return _shows(html.unescape(text))
 
 
 def neutral(text: str) -> tuple[str, ...]:
@@ -325,6 +327,8 @@ class ItemChecker:
 
 def _folded(option_html: str) -> str:
     """An option as a student tells it from others: case set aside, except in code (``-d`` is not ``-D``)."""
+    if "<code" not in option_html:
+        return visible(option_html.casefold())
     parts: list[str] = []
     start = 0
     while (opening := option_html.find("<code", start)) != -1:
