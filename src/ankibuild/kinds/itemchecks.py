@@ -289,8 +289,13 @@ class ItemChecker:
         """Options that read the same in every language (numbers, code, formulas) must keep their order."""
         if OPTION_ORDER in question.allow:
             return
-        keys = {lang: [neutral(option) for option in shown] for lang, shown in options.items()}
-        usable = {lang: k for lang, k in keys.items() if all(k) and len(set(k)) == len(k)}
+        usable: dict[str, list[tuple[str, ...]]] = {}
+        for done, (lang, shown) in enumerate(options.items()):
+            if len(usable) + len(options) - done < 2:
+                return  # too few languages left to compare: most options have no neutral part
+            keys = _neutral_keys(shown)
+            if keys is not None:
+                usable[lang] = keys
         if len(usable) < 2:
             return
         first_lang, first = next(iter(usable.items()))
@@ -343,6 +348,17 @@ def _folded(option_html: str) -> str:
         parts += [option_html[start:opening].casefold(), option_html[opening:closing]]
         start = closing
     return visible("".join([*parts, option_html[start:].casefold()]))
+
+
+def _neutral_keys(options: Sequence[str]) -> list[tuple[str, ...]] | None:
+    """The neutral parts of each option, if each has some and no two the same; else None, as soon as known."""
+    keys = []
+    for option in options:
+        key = neutral(option)
+        if not key:
+            return None
+        keys.append(key)
+    return keys if len(set(keys)) == len(keys) else None
 
 
 def _longest(texts: Sequence[str]) -> int:
