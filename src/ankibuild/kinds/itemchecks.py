@@ -227,14 +227,17 @@ class ItemChecker:
     def identical(
         self, question: Question, texts: Mapping[str, list[str]], options: Mapping[str, Sequence[str]]
     ) -> None:
-        self.alike(question, options)
+        forms = {lang: _forms(rendered, texts[lang]) for lang, rendered in options.items()}
+        self.alike(question, {lang: shown for lang, (shown, _) in forms.items()})
         if IDENTICAL_OPTIONS in question.allow:
             return
-        for lang, rendered in options.items():
+        for lang, (shown, folded) in forms.items():
+            if len(set(folded)) == len(folded):
+                continue  # nearly always: no two read the same
             seen: dict[str, int] = {}
-            for index, option in enumerate(rendered):
-                first = seen.setdefault(_folded(option), index)
-                if first != index and _shows(option) != _shows(rendered[first]):
+            for index, key in enumerate(folded):
+                first = seen.setdefault(key, index)
+                if first != index and shown[index] != shown[first]:
                     self.report(
                         IDENTICAL_OPTIONS,
                         self._where(question, lang, LETTERS[index]),
@@ -243,15 +246,18 @@ class ItemChecker:
                         question.id,
                     )
 
-    def alike(self, question: Question, options: Mapping[str, Sequence[str]]) -> None:
+    def alike(self, question: Question, shown: Mapping[str, Sequence[str]]) -> None:
         """Options a card shows exactly alike (``**Blue**`` and ``__Blue__``) are an error, as identical ones are.
 
+        ``shown`` holds each language's options as a card lays them out (see :func:`_shows`).
         No ``allow`` silences it: a student could not tell which one is counted correct.
         """
-        for lang, rendered in options.items():
+        for lang, laid_out in shown.items():
+            if len(set(laid_out)) == len(laid_out):
+                continue  # nearly always: no two alike
             seen: dict[str, int] = {}
-            for index, option in enumerate(rendered):
-                first = seen.setdefault(_shows(option), index)
+            for index, option in enumerate(laid_out):
+                first = seen.setdefault(option, index)
                 if first != index:
                     line, column = self._where(question, lang, LETTERS[index])
                     self.problems.add(
@@ -270,7 +276,7 @@ class ItemChecker:
         # Nearly no option has a word of the phrases: one look at all of them at once. No word
         # holds a line break, so none is found across two options.
         every = "\n".join(text for shown in texts.values() for text in shown).casefold()
-        if not any(word in every for word in _ABOVE_WORDS):
+        if not any(map(every.__contains__, _ABOVE_WORDS)):
             return
         for lang, shown in texts.items():
             for index, text in enumerate(shown):
@@ -333,6 +339,23 @@ class ItemChecker:
                 f"the correct option is the longest in {sum(counted)} of the {len(counted)} questions of {what}",
                 "students learn to pick the longest option: make a distractor the longest in some questions",
             )
+
+
+def _forms(rendered: Sequence[str], texts: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Each option as a card lays it out (:func:`_shows`) and as a student tells it from others (:func:`_folded`).
+
+    A plain option, with no tag nor entity, is laid out as it reads (``texts``, see :func:`visible`), and
+    casefolding it makes no tag, entity or space: its folded form is that text casefolded.
+    """
+    shown, folded = [], []
+    for option, text in zip(rendered, texts, strict=True):
+        if "<" in option or "&" in option:
+            shown.append(_shows(option))
+            folded.append(_folded(option))
+        else:
+            shown.append(text)
+            folded.append(text.casefold())
+    return shown, folded
 
 
 def _folded(option_html: str) -> str:
