@@ -105,15 +105,18 @@ def _refers_to_the_others(text: str) -> bool:
 
 def _shows(option_html: str) -> str:
     """An option as a card lays it out: its HTML, with each run of spaces one space, as a browser shows it."""
-    # split() takes the spaces ``\s`` matches, and is several times faster than a pattern
+    # Most options are so already: no space but " " is printable. split() takes the spaces ``\s``
+    # matches, and is several times faster than a pattern.
+    if option_html.isprintable() and "  " not in option_html and option_html[:1] != " " != option_html[-1:]:
+        return option_html
     return " ".join(option_html.split())
 
 
 def visible(option_html: str) -> str:
     """An option as a student reads it: tags removed, entities decoded, spaces collapsed."""
-    # most options are plain text: no tag to look for (unescape looks for an entity itself)
-    text = _TAG.sub("", option_html) if "<" in option_html else option_html
-    return _shows(html.unescape(text))
+    if "<" in option_html or "&" in option_html:  # most options are plain text
+        option_html = html.unescape(_TAG.sub("", option_html))
+    return _shows(option_html)
 
 
 def neutral(text: str) -> tuple[str, ...]:
@@ -344,17 +347,14 @@ class ItemChecker:
 def _forms(rendered: Sequence[str], texts: Sequence[str]) -> tuple[list[str], list[str]]:
     """Each option as a card lays it out (:func:`_shows`) and as a student tells it from others (:func:`_folded`).
 
-    A plain option, with no tag nor entity, is laid out as it reads (``texts``, see :func:`visible`), and
-    casefolding it makes no tag, entity or space: its folded form is that text casefolded.
+    A plain option, with no tag nor entity, is laid out as it reads (``texts``, see :func:`visible`),
+    and casefolding makes no tag, entity or space: its folded form is that text casefolded. The
+    texts are casefolded at once, joined by a line break, which none has once its spaces collapse.
     """
-    shown, folded = [], []
-    for option, text in zip(rendered, texts, strict=True):
+    shown, folded = list(texts), "\n".join(texts).casefold().split("\n")
+    for index, option in enumerate(rendered):
         if "<" in option or "&" in option:
-            shown.append(_shows(option))
-            folded.append(_folded(option))
-        else:
-            shown.append(text)
-            folded.append(text.casefold())
+            shown[index], folded[index] = _shows(option), _folded(option)
     return shown, folded
 
 
