@@ -197,9 +197,11 @@ class ItemChecker:
     def question(self, question: Question, options: Mapping[str, Sequence[str]]) -> AnswerFacts:
         """Check one question's options in each language (as rendered); its facts for the patterns."""
         texts = {lang: [visible(option) for option in shown] for lang, shown in options.items()}
+        # Casefolded once for the checks that set case aside, joined by line breaks: no text has one.
+        folded = {lang: "\n".join(shown).casefold() for lang, shown in texts.items()}
         checks = (self.longest_correct, self.identical, self.above, self.order)
         for check in checks:
-            check(question, texts, options)
+            check(question, texts, options, folded)
         if several_correct(question):
             return AnswerFacts("", False, question.allow)
         index = LETTERS.index(question.answer)
@@ -210,7 +212,11 @@ class ItemChecker:
         return question.translations[lang].marks.get(letter, (question.place.line, question.place.column))
 
     def longest_correct(
-        self, question: Question, texts: Mapping[str, list[str]], options: Mapping[str, Sequence[str]]
+        self,
+        question: Question,
+        texts: Mapping[str, list[str]],
+        options: Mapping[str, Sequence[str]],
+        folded: Mapping[str, str],
     ) -> None:
         if LONGEST_CORRECT in question.allow or several_correct(question):
             return  # of several correct options, one may well be the longest
@@ -228,17 +234,21 @@ class ItemChecker:
         )
 
     def identical(
-        self, question: Question, texts: Mapping[str, list[str]], options: Mapping[str, Sequence[str]]
+        self,
+        question: Question,
+        texts: Mapping[str, list[str]],
+        options: Mapping[str, Sequence[str]],
+        folded: Mapping[str, str],
     ) -> None:
-        forms = {lang: _forms(rendered, texts[lang]) for lang, rendered in options.items()}
+        forms = {lang: _forms(rendered, texts[lang], folded[lang]) for lang, rendered in options.items()}
         self.alike(question, {lang: shown for lang, (shown, _) in forms.items()})
         if IDENTICAL_OPTIONS in question.allow:
             return
-        for lang, (shown, folded) in forms.items():
-            if len(set(folded)) == len(folded):
+        for lang, (shown, keys) in forms.items():
+            if len(set(keys)) == len(keys):
                 continue  # nearly always: no two read the same
             seen: dict[str, int] = {}
-            for index, key in enumerate(folded):
+            for index, key in enumerate(keys):
                 first = seen.setdefault(key, index)
                 if first != index and shown[index] != shown[first]:
                     self.report(
@@ -272,13 +282,19 @@ class ItemChecker:
                         question=question.id,
                     )
 
-    def above(self, question: Question, texts: Mapping[str, list[str]], options: Mapping[str, Sequence[str]]) -> None:
+    def above(
+        self,
+        question: Question,
+        texts: Mapping[str, list[str]],
+        options: Mapping[str, Sequence[str]],
+        folded: Mapping[str, str],
+    ) -> None:
         shuffled = self.shuffle if question.shuffle is None else question.shuffle
         if not shuffled or ALL_OF_THE_ABOVE in question.allow:
             return
         # Nearly no option has a word of the phrases: one look at all of them at once. No word
         # holds a line break, so none is found across two options.
-        every = "\n".join(text for shown in texts.values() for text in shown).casefold()
+        every = "\n".join(folded.values())
         if not any(map(every.__contains__, _ABOVE_WORDS)):
             return
         for lang, shown in texts.items():
@@ -294,7 +310,13 @@ class ItemChecker:
                     )
                     return
 
-    def order(self, question: Question, texts: Mapping[str, list[str]], options: Mapping[str, Sequence[str]]) -> None:
+    def order(
+        self,
+        question: Question,
+        texts: Mapping[str, list[str]],
+        options: Mapping[str, Sequence[str]],
+        folded: Mapping[str, str],
+    ) -> None:
         """Options that read the same in every language (numbers, code, formulas) must keep their order."""
         if OPTION_ORDER in question.allow:
             return
@@ -344,18 +366,18 @@ class ItemChecker:
             )
 
 
-def _forms(rendered: Sequence[str], texts: Sequence[str]) -> tuple[list[str], list[str]]:
+def _forms(rendered: Sequence[str], texts: Sequence[str], folded: str) -> tuple[list[str], list[str]]:
     """Each option as a card lays it out (:func:`_shows`) and as a student tells it from others (:func:`_folded`).
 
     A plain option, with no tag nor entity, is laid out as it reads (``texts``, see :func:`visible`),
-    and casefolding makes no tag, entity or space: its folded form is that text casefolded. The
-    texts are casefolded at once, joined by a line break, which none has once its spaces collapse.
+    and casefolding makes no tag, entity or space: its folded form is that text casefolded, as in
+    ``folded``, the texts casefolded and joined by line breaks (none has one once its spaces collapse).
     """
-    shown, folded = list(texts), "\n".join(texts).casefold().split("\n")
+    shown, keys = list(texts), folded.split("\n")
     for index, option in enumerate(rendered):
         if "<" in option or "&" in option:
-            shown[index], folded[index] = _shows(option), _folded(option)
-    return shown, folded
+            shown[index], keys[index] = _shows(option), _folded(option)
+    return shown, keys
 
 
 def _folded(option_html: str) -> str:
