@@ -14,7 +14,7 @@ import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -154,7 +154,7 @@ def _unpack_texts(packed: bytes) -> dict[str, bytes]:
     return dict(zip(map(str, langs), blobs, strict=True))
 
 
-def process(bank: Bank, path: Path, raw: bytes, langs: Sequence[str], keep_texts: bool = True) -> FileResult:
+def process(bank: Bank, path: Path, raw: bytes, *, langs: Sequence[str], keep_texts: bool = True) -> FileResult:
     """Validate and render one question file of ``bank`` (whose own decks are not needed).
 
     Without ``keep_texts`` the deck comes without its questions (their ids and
@@ -168,14 +168,14 @@ def process(bank: Bank, path: Path, raw: bytes, langs: Sequence[str], keep_texts
         return FileResult(sha, None, tuple(problems.items), (), {}, {}, {})
     media = Media(bank.root)
     notes = [
-        render_note(bank, deck.key, question, lang, media, problems)
+        render_note(bank, deck.key, question, lang=lang, media=media, problems=problems)
         for lang in langs
         for question in deck.questions
         if lang in question.translations
     ]
     for draft in deck.drafts:  # rendered for the problems of its texts alone
         for lang in draft.translations.keys() & set(langs):
-            render_note(bank, deck.key, draft, lang, media, problems)
+            render_note(bank, deck.key, draft, lang=lang, media=media, problems=problems)
     texts = {lang: _dumps([(n.fields, n.tags) for n in notes if n.lang == lang]) for lang in langs}
     questions = tuple(QuestionRef(q.id, q.place.line, q.place.column) for q in deck.questions)
     options = {
@@ -198,13 +198,13 @@ def process(bank: Bank, path: Path, raw: bytes, langs: Sequence[str], keep_texts
     )
 
 
-def _process_packed(bank: Bank, path: Path, raw: bytes, langs: Sequence[str]) -> tuple[bytes, bytes]:
+def _process_packed(bank: Bank, path: Path, raw: bytes, *, langs: Sequence[str]) -> tuple[bytes, bytes]:
     """:func:`process` for a build, packed for the cache (and, from a worker, for the way back).
 
     The result and its texts are packed apart: a build restores every file's
     result, but the texts only of those whose notes go into a package anew.
     """
-    result = process(bank, path, raw, langs, keep_texts=False)
+    result = process(bank, path, raw, langs=langs, keep_texts=False)
     texts = _pack_texts(result.texts)
     return replace(result, texts={}, texts_sha=hashlib.sha256(texts).hexdigest()).packed(), texts
 
@@ -228,7 +228,7 @@ class _Recipe:
         raw = read(self.path, Problems(), (self.bank.root,))
         if raw is None or hashlib.sha256(raw).hexdigest() != sha:
             raise CacheChangedError(f"{self.path} changed during the build: build again")
-        packed, texts = _process_packed(self.bank, self.path, raw, self.langs)
+        packed, texts = _process_packed(self.bank, self.path, raw, langs=self.langs)
         self.cache.put(self.key, packed)
         self.cache.put(_texts_key(self.key), texts)
         return texts
@@ -278,6 +278,7 @@ def process_all(
     bank: Bank,
     bank_raw: bytes,
     files: Sequence[Path],
+    *,
     langs: Sequence[str],
     problems: Problems,
     pending: Mapping[Path, bytes],
@@ -294,8 +295,8 @@ def process_all(
     it are not read again.
     """
     if cache is None:
-        raws = {path: read_pending(path, pending, problems, bank.root) for path in files}
-        return {path: process(bank, path, raw, langs) for path, raw in raws.items() if raw is not None}
+        raws = {path: read_pending(path, pending, problems, root=bank.root) for path in files}
+        return {path: process(bank, path, raw, langs=langs) for path, raw in raws.items() if raw is not None}
     context = _context(bank, bank_raw, langs)
     found: dict[Path, FileResult] = {}
     keys: dict[Path, str] = {}
@@ -304,7 +305,7 @@ def process_all(
         sha = (known or {}).get(path)
         if sha and _found(_Recipe(bank, path, langs, cache, _key(context, path, sha)), keys, found):
             continue
-        raw = read_pending(path, pending, problems, bank.root)
+        raw = read_pending(path, pending, problems, root=bank.root)
         if raw is None:
             continue
         recipe = _Recipe(bank, path, langs, cache, _key(context, path, hashlib.sha256(raw).hexdigest()))
@@ -349,7 +350,7 @@ def _compute(
     """Packed results of the files in ``jobs``, one at a time: on two cores when there is enough to parse."""
     workers = min(len(jobs), os.cpu_count() or 1, 2 if sum(map(len, jobs.values())) > PARALLEL_BYTES else 1)
     if workers <= 1:
-        yield from ((path, _process_packed(bank, path, raw, langs)) for path, raw in jobs.items())
+        yield from ((path, _process_packed(bank, path, raw, langs=langs)) for path, raw in jobs.items())
         return
     import multiprocessing  # loaded only when there is this much to do, unlike after one edit
     from concurrent.futures import ProcessPoolExecutor
@@ -357,5 +358,5 @@ def _compute(
     # Forked workers start at once and share what is loaded; elsewhere the default start method.
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        args = [(bank, path, raw, langs) for path, raw in jobs.items()]
-        yield from zip(jobs, pool.map(_process_packed, *zip(*args, strict=True)), strict=True)
+        packed = pool.map(partial(_process_packed, bank, langs=langs), jobs.keys(), jobs.values())
+        yield from zip(jobs, packed, strict=True)
