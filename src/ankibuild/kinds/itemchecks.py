@@ -203,7 +203,7 @@ class ItemChecker:
         folded = {lang: "\n".join(shown).casefold() for lang, shown in texts.items()}
         checks = (self.longest_correct, self.identical, self.above, self.order)
         for check in checks:
-            check(question, texts, options, folded)
+            check(question, texts, options, folded=folded)
         if several_correct(question):
             return AnswerFacts("", False, question.allow)
         index = LETTERS.index(question.answer)
@@ -218,6 +218,7 @@ class ItemChecker:
         question: Question,
         texts: Mapping[str, list[str]],
         options: Mapping[str, Sequence[str]],
+        *,
         folded: Mapping[str, str],
     ) -> None:
         if LONGEST_CORRECT in question.allow or several_correct(question):
@@ -240,6 +241,7 @@ class ItemChecker:
         question: Question,
         texts: Mapping[str, list[str]],
         options: Mapping[str, Sequence[str]],
+        *,
         folded: Mapping[str, str],
     ) -> None:
         forms = {lang: _forms(rendered, texts[lang], folded[lang]) for lang, rendered in options.items()}
@@ -289,6 +291,7 @@ class ItemChecker:
         question: Question,
         texts: Mapping[str, list[str]],
         options: Mapping[str, Sequence[str]],
+        *,
         folded: Mapping[str, str],
     ) -> None:
         shuffled = self.shuffle if question.shuffle is None else question.shuffle
@@ -317,6 +320,7 @@ class ItemChecker:
         question: Question,
         texts: Mapping[str, list[str]],
         options: Mapping[str, Sequence[str]],
+        *,
         folded: Mapping[str, str],
     ) -> None:
         """Options that read the same in every language (numbers, code, formulas) must keep their order."""
