@@ -18,7 +18,8 @@ from .api import build_with
 from .buildlock import DEFAULT_WAIT
 from .cards.folders import TemplateFolders
 from .errors import AnkibuildError, BankError, report
-from .kinds.itemchecks import summary
+from .kinds import CHECKS
+from .kinds.checks import summary
 from .load.schema import schema_text
 from .options import FORMATS, BuildOptions
 from .paths import DECKS, DIST
@@ -210,7 +211,7 @@ def check_command(decks: Path, templates: Path | None, strict: bool, *, verbose:
         click.echo(json.dumps([p.as_dict() for p in sorted(problems)], ensure_ascii=False, indent=2))
     else:
         report(problems, wrote=False)
-        counted = summary(problems)
+        counted = summary(problems, CHECKS)
         if counted:
             click.echo(counted, err=True)
         if checked is not None:

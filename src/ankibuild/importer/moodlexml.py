@@ -34,13 +34,12 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import DefusedXMLParser
 
 from ..errors import Problems
-from ..model import LETTERS
 from ..text.media import MAX_IMAGE_BYTES
 from . import multilang
 from .embedded import gapped
 from .gift import category_title
 from .htmltext import as_markdown
-from .quiz import Hole, Item, Quiz, Refusal, clozed, holed
+from .quiz import LETTERS, Hole, Item, Quiz, Refusal, clozed, holed
 
 #: Moodle's names of its text formats, as :func:`.htmltext.as_markdown` names them.
 _FORMATS = {"html": "html", "moodle_auto_format": "moodle", "plain_text": "plain", "markdown": "markdown"}
