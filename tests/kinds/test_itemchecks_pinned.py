@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from ankibuild.errors import Problem, Problems
-from ankibuild.kinds.itemchecks import CHECKS
+from ankibuild.kinds import CHECKS
 from ankibuild.load.stage import load_bank
 
 from ..conftest import DATA
