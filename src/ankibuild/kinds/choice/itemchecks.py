@@ -77,6 +77,13 @@ _NEUTRAL = re.compile(r"\d+(?:[.,]\d+)*|<code>|\\\(|\\\[|\b[A-Z][A-Z0-9]+\b")
 _NEUTRAL_CLOSERS = {"<code>": "</code>", "\\(": "\\)", "\\[": "\\]"}
 
 
+#: What each check of a question is given, by language: its options as a student reads them
+#: (:func:`visible`), as rendered, and those texts casefolded, joined by line breaks.
+Texts = Mapping[str, list[str]]
+Rendered = Mapping[str, Sequence[str]]
+Folded = Mapping[str, str]
+
+
 class AnswerFacts(NamedTuple):
     """What the checks across a bank need of one question."""
 
@@ -167,14 +174,7 @@ class ItemChecker(FileChecks):
     def _where(self, question: Question, lang: str, letter: str) -> tuple[int, int]:
         return question.translations[lang].marks.get(letter, (question.place.line, question.place.column))
 
-    def longest_correct(
-        self,
-        question: Question,
-        texts: Mapping[str, list[str]],
-        options: Mapping[str, Sequence[str]],
-        *,
-        folded: Mapping[str, str],
-    ) -> None:
+    def longest_correct(self, question: Question, texts: Texts, options: Rendered, *, folded: Folded) -> None:
         if LONGEST_CORRECT in question.allow or several_correct(question):
             return  # of several correct options, one may well be the longest
         index = LETTERS.index(question.answer)
@@ -190,14 +190,7 @@ class ItemChecker(FileChecks):
             question=question.id,
         )
 
-    def identical(
-        self,
-        question: Question,
-        texts: Mapping[str, list[str]],
-        options: Mapping[str, Sequence[str]],
-        *,
-        folded: Mapping[str, str],
-    ) -> None:
+    def identical(self, question: Question, texts: Texts, options: Rendered, *, folded: Folded) -> None:
         forms = {lang: _forms(rendered, texts[lang], folded[lang]) for lang, rendered in options.items()}
         self.alike(question, {lang: shown for lang, (shown, _) in forms.items()})
         if IDENTICAL_OPTIONS in question.allow:
@@ -240,14 +233,7 @@ class ItemChecker(FileChecks):
                         question=question.id,
                     )
 
-    def above(
-        self,
-        question: Question,
-        texts: Mapping[str, list[str]],
-        options: Mapping[str, Sequence[str]],
-        *,
-        folded: Mapping[str, str],
-    ) -> None:
+    def above(self, question: Question, texts: Texts, options: Rendered, *, folded: Folded) -> None:
         shuffled = self.shuffle if question.shuffle is None else question.shuffle
         if not shuffled or ALL_OF_THE_ABOVE in question.allow:
             return
@@ -269,14 +255,7 @@ class ItemChecker(FileChecks):
                     )
                     return
 
-    def order(
-        self,
-        question: Question,
-        texts: Mapping[str, list[str]],
-        options: Mapping[str, Sequence[str]],
-        *,
-        folded: Mapping[str, str],
-    ) -> None:
+    def order(self, question: Question, texts: Texts, options: Rendered, *, folded: Folded) -> None:
         """Options that read the same in every language (numbers, code, formulas) must keep their order."""
         if OPTION_ORDER in question.allow:
             return
