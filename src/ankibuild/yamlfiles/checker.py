@@ -99,7 +99,8 @@ class Checker:
             hint = "put it in quotes if it is meant as text" if isinstance(value, bool) else "write the text itself"
             self.report(where, f"{what} must be text, not {type_name(value)}", hint, question)
             return None
-        control = CONTROL.search(value)
+        # isprintable() holds for nearly every text and rules out all CONTROL finds, several times faster
+        control = None if value.isprintable() else CONTROL.search(value)
         if control:
             # U+001F separates a note's fields inside Anki; XML (Moodle, QTI) cannot hold the others at all
             message = f"{what} contains {_unheld(control.group())}"

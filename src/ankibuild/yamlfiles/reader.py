@@ -74,7 +74,10 @@ class Map(dict[str, Any]):
     marks: dict[str, tuple[int, int]]
 
     def at(self, key: str) -> tuple[int, int]:
-        return self.marks.get(key, (self.line, self.column))
+        try:
+            return self.marks[key]
+        except KeyError:  # rare: the mapping's own place is the default, made only then
+            return self.line, self.column
 
 
 class Seq(list[Any]):
