@@ -183,6 +183,7 @@ def process(bank: Bank, path: Path, raw: bytes, langs: Sequence[str], keep_texts
     }
     answers = ItemChecker(path, problems, bank.shuffle).deck(deck, options)
     bidi.check_deck(path, deck, problems)
+    translated = text_refs(deck)
     return FileResult(
         sha,
         deck if keep_texts else replace(deck, questions=(), drafts=()),
@@ -192,8 +193,8 @@ def process(bank: Bank, path: Path, raw: bytes, langs: Sequence[str], keep_texts
         media.files,
         {p: file_sha(p) for p in media.referenced},
         questions,
-        translated=text_refs(deck),
-        blocks=current_blocks(deck),
+        translated=translated,
+        blocks=current_blocks(deck, translated),
         answers=tuple(answers),
     )
 
