@@ -199,8 +199,8 @@ class _Builder:
             if not top.is_map:
                 top.value.append(value)
                 top.marks.append(where)
-            elif top.key is None:
-                top.key = event if kind is _SCALAR else _refuse_key(event)  # its text as written: 'no' is no false
+            elif top.key is None:  # a key: its text as written ('no' is Norwegian, not false)
+                top.key = event if kind is _SCALAR else _refuse_key(event)
                 top.key_mark = where
             else:
                 self._set(top, top.key, value)
