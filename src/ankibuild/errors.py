@@ -28,7 +28,7 @@ class Problem:
     hint: str = ""
     question: str = ""
     severity: Severity = field(default=Severity.ERROR, compare=False)
-    #: The check that found it, if one did: an item-writing check (see :mod:`.itemchecks`), or a
+    #: The check that found it, if one did: an item-writing check (see :mod:`.kinds.checks`), or a
     #: check whose problems are gathered into one line (see :func:`gather`).
     check: str = field(default="", compare=False)
     #: The words of the tool that found it (the YAML parser's), for whoever wants them.

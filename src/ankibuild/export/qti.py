@@ -23,7 +23,6 @@ from collections.abc import Iterator, Mapping, Sequence
 
 from ..anki.package import zip_entry
 from ..kinds.platform import ExportedQuestion, Omission, PlatformQuestion, Shape
-from ..model import LETTERS
 from .texts import images, relink, xml_document
 
 #: Where the images go in the package, and how the texts refer to them.
@@ -40,7 +39,12 @@ _TYPES = {
 
 
 def qti_package(
-    ident: str, title: str, questions: Sequence[ExportedQuestion], media: Mapping[str, bytes], words: Mapping[str, str]
+    ident: str,
+    title: str,
+    questions: Sequence[ExportedQuestion],
+    *,
+    media: Mapping[str, bytes],
+    words: Mapping[str, str],
 ) -> tuple[bytes, list[Omission]]:
     """The package of these questions, and those it leaves out.
 
@@ -54,7 +58,7 @@ def qti_package(
         if e.question.shape not in _TYPES
     ]
     shown = sorted({image for exported in held for text in _texts(exported.question) for image in images(text)})
-    assessment = _assessment(ident, title, held, words)
+    assessment = _assessment(ident, title, held, words=words)
     files = {f"{ident}/{ident}.xml": assessment, **{MEDIA + name: media[name] for name in shown}}
     files = {"imsmanifest.xml": _manifest(ident, list(files)), **files}
     buffer = io.BytesIO()
@@ -70,7 +74,7 @@ def _texts(asked: PlatformQuestion) -> Iterator[str]:
         yield from (option.text, option.feedback)
 
 
-def _assessment(ident: str, title: str, held: Sequence[ExportedQuestion], words: Mapping[str, str]) -> bytes:
+def _assessment(ident: str, title: str, held: Sequence[ExportedQuestion], *, words: Mapping[str, str]) -> bytes:
     root = ET.Element("questestinterop", xmlns=_NAMESPACE)
     assessment = ET.SubElement(root, "assessment", ident=ident, title=title)
     section = ET.SubElement(assessment, "section", ident="root_section")
@@ -115,8 +119,7 @@ def _choices(exported: ExportedQuestion, words: Mapping[str, str]) -> list[Choic
             for value in ("true", "false")
         ]
     return [
-        (f"{exported.id}-{letter}", option.text, option.correct, option.feedback)
-        for letter, option in zip(LETTERS, asked.options, strict=False)
+        (f"{exported.id}-{option.letter}", option.text, option.correct, option.feedback) for option in asked.options
     ]
 
 

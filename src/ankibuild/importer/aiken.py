@@ -17,9 +17,8 @@ from functools import partial
 from pathlib import Path
 
 from ..errors import Problems
-from ..model import LETTERS
 from ..text.richtext import literal
-from .quiz import Item, Quiz, Refusal
+from .quiz import LETTERS, Item, Quiz, Refusal
 
 _ANSWER = "ANSWER:"
 
@@ -33,7 +32,7 @@ def read_aiken_quiz(path: Path, text: str, problems: Problems) -> Quiz:
             continue
         lines.append((number, line.strip()))
         if line.strip().upper().startswith(_ANSWER):
-            _add(quiz, path, lines, problems)
+            _add(quiz, path, lines, problems=problems)
             lines = []
     if any(line for _, line in lines):
         hint = "end every question with its 'ANSWER: B' line"
@@ -42,7 +41,7 @@ def read_aiken_quiz(path: Path, text: str, problems: Problems) -> Quiz:
     return quiz
 
 
-def _add(quiz: Quiz, path: Path, lines: list[tuple[int, str]], problems: Problems) -> None:
+def _add(quiz: Quiz, path: Path, lines: list[tuple[int, str]], *, problems: Problems) -> None:
     quiz.add(lines[0][0], partial(_question, [(number, line) for number, line in lines if line]), problems)
 
 

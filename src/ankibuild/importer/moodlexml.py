@@ -34,13 +34,12 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import DefusedXMLParser
 
 from ..errors import Problems
-from ..model import LETTERS
 from ..text.media import MAX_IMAGE_BYTES
 from . import multilang
 from .embedded import gapped
 from .gift import category_title
 from .htmltext import as_markdown
-from .quiz import Hole, Item, Quiz, Refusal, clozed, holed
+from .quiz import LETTERS, Hole, Item, Quiz, Refusal, clozed, holed
 
 #: Moodle's names of its text formats, as :func:`.htmltext.as_markdown` names them.
 _FORMATS = {"html": "html", "moodle_auto_format": "moodle", "plain_text": "plain", "markdown": "markdown"}
@@ -73,12 +72,12 @@ def read_moodle_xml(path: Path, text: str, problems: Problems) -> Quiz:
     langs = multilang.languages(root)
     if not langs:
         return _quiz(path, root, problems)
-    first, *others = (_quiz(path, multilang.in_language(root, lang), problems, lang) for lang in langs)
+    first, *others = (_quiz(path, multilang.in_language(root, lang), problems, lang=lang) for lang in langs)
     first.others = others
     return first
 
 
-def _quiz(path: Path, root: Element, problems: Problems, lang: str | None = None) -> Quiz:
+def _quiz(path: Path, root: Element, problems: Problems, *, lang: str | None = None) -> Quiz:
     quiz = Quiz(path, None, lang=lang)
     for element in root.iter("question"):
         kind = element.get("type", "")

@@ -36,9 +36,8 @@ from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import DefusedXMLParser
 
 from ..errors import Problems
-from ..model import LETTERS
 from .htmltext import as_markdown
-from .quiz import MAX_QUIZ_BYTES, Item, Quiz, Refusal
+from .quiz import LETTERS, MAX_QUIZ_BYTES, Item, Quiz, Refusal
 
 #: A package holds a manifest, an assessment and its images: more entries than this is not one.
 MAX_ENTRIES = 1000

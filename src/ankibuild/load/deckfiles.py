@@ -13,16 +13,17 @@ import hashlib
 import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
-from functools import cached_property
+from dataclasses import dataclass, field, replace
+from functools import cached_property, partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..cache import Cache, DamagedEntry, digest, file_sha, pack, unpack
 from ..errors import CacheChangedError, Problem, Problems, Severity
 from ..kinds import KINDS
-from ..kinds.itemchecks import AnswerFacts, ItemChecker
-from ..model import Bank, Deck, Place
+from ..kinds.base import Fact
+from ..kinds.checks import FileChecks
+from ..model import Bank, Deck, Place, Question
 from ..progress import Progress, silent
 from ..text import bidi
 from ..text.media import Media
@@ -70,8 +71,8 @@ class FileResult:
     translated: tuple[TextRef, ...] = ()
     #: Each question's block of the translations record when every translation is current.
     blocks: tuple[tuple[str, str], ...] = ()
-    #: What the item-writing checks across the bank need of each of its questions.
-    answers: tuple[AnswerFacts, ...] = ()
+    #: What the item-writing checks across the bank need of each of its questions, by the name of its kind.
+    facts: Mapping[str, Sequence[Fact]] = field(default_factory=dict)
 
     def rendered(self, lang: str) -> Iterator[RenderedNote]:
         """Its notes in one language, with their texts."""
@@ -99,7 +100,7 @@ class FileResult:
             # Every one is of this file: its path is the deck's.
             "translated": [[q, lang, digest, line, column] for q, lang, digest, _, line, column in self.translated],
             "blocks": self.blocks,
-            "answers": [[facts.letter, facts.longest, sorted(facts.allow)] for facts in self.answers],
+            "facts": list(self.facts.items()),
         }
         return pack(header, list(self.media.values()))
 
@@ -137,7 +138,7 @@ def restore(entry: tuple[Any, list[bytes]]) -> FileResult:
             header["texts_sha"],
             tuple(TextRef(q, lang, d, file, line, col) for q, lang, d, line, col in header["translated"]),
             tuple((question, text) for question, text in header["blocks"]),
-            tuple(AnswerFacts(at, longest is True, frozenset(allow)) for at, longest, allow in header["answers"]),
+            {str(kind): list(facts) for kind, facts in header["facts"]},
         )
     except (KeyError, TypeError, ValueError) as err:
         raise DamagedEntry(f"a result of another shape ({err})") from err
@@ -154,7 +155,7 @@ def _unpack_texts(packed: bytes) -> dict[str, bytes]:
     return dict(zip(map(str, langs), blobs, strict=True))
 
 
-def process(bank: Bank, path: Path, raw: bytes, langs: Sequence[str], keep_texts: bool = True) -> FileResult:
+def process(bank: Bank, path: Path, raw: bytes, *, langs: Sequence[str], keep_texts: bool = True) -> FileResult:
     """Validate and render one question file of ``bank`` (whose own decks are not needed).
 
     Without ``keep_texts`` the deck comes without its questions (their ids and
@@ -168,20 +169,17 @@ def process(bank: Bank, path: Path, raw: bytes, langs: Sequence[str], keep_texts
         return FileResult(sha, None, tuple(problems.items), (), {}, {}, {})
     media = Media(bank.root)
     notes = [
-        render_note(bank, deck.key, question, lang, media, problems)
+        render_note(bank, deck.key, question, lang=lang, media=media, problems=problems)
         for lang in langs
         for question in deck.questions
         if lang in question.translations
     ]
     for draft in deck.drafts:  # rendered for the problems of its texts alone
         for lang in draft.translations.keys() & set(langs):
-            render_note(bank, deck.key, draft, lang, media, problems)
+            render_note(bank, deck.key, draft, lang=lang, media=media, problems=problems)
     texts = {lang: _dumps([(n.fields, n.tags) for n in notes if n.lang == lang]) for lang in langs}
     questions = tuple(QuestionRef(q.id, q.place.line, q.place.column) for q in deck.questions)
-    options = {
-        (n.question_id, n.lang): KINDS[n.kind].shown_options(n.fields) for n in notes if KINDS[n.kind].has_options
-    }
-    answers = ItemChecker(path, problems, bank.shuffle).deck(deck, options)
+    facts = _check_items(FileChecks(deck.place, problems, bank.shuffle), deck.questions, notes)
     bidi.check_deck(path, deck, problems)
     translated = text_refs(deck)
     return FileResult(
@@ -195,17 +193,30 @@ def process(bank: Bank, path: Path, raw: bytes, langs: Sequence[str], keep_texts
         questions,
         translated=translated,
         blocks=current_blocks(deck, translated),
-        answers=tuple(answers),
+        facts=facts,
     )
 
 
-def _process_packed(bank: Bank, path: Path, raw: bytes, langs: Sequence[str]) -> tuple[bytes, bytes]:
+def _check_items(
+    checks: FileChecks, questions: Sequence[Question], notes: Sequence[RenderedNote]
+) -> dict[str, list[Fact]]:
+    """The item-writing checks of each kind's questions of the file, each given its notes' fields; their facts."""
+    by_kind: dict[str, list[Question]] = {}
+    for question in questions:
+        by_kind.setdefault(question.kind, []).append(question)
+    fields: dict[str, dict[tuple[str, str], Sequence[str]]] = {}
+    for note in notes:
+        fields.setdefault(note.kind, {})[note.question_id, note.lang] = note.fields
+    return {name: KINDS[name].check_file(checks, own, fields=fields.get(name, {})) for name, own in by_kind.items()}
+
+
+def _process_packed(bank: Bank, path: Path, raw: bytes, *, langs: Sequence[str]) -> tuple[bytes, bytes]:
     """:func:`process` for a build, packed for the cache (and, from a worker, for the way back).
 
     The result and its texts are packed apart: a build restores every file's
     result, but the texts only of those whose notes go into a package anew.
     """
-    result = process(bank, path, raw, langs, keep_texts=False)
+    result = process(bank, path, raw, langs=langs, keep_texts=False)
     texts = _pack_texts(result.texts)
     return replace(result, texts={}, texts_sha=hashlib.sha256(texts).hexdigest()).packed(), texts
 
@@ -229,7 +240,7 @@ class _Recipe:
         raw = read(self.path, Problems(), (self.bank.root,))
         if raw is None or hashlib.sha256(raw).hexdigest() != sha:
             raise CacheChangedError(f"{self.path} changed during the build: build again")
-        packed, texts = _process_packed(self.bank, self.path, raw, self.langs)
+        packed, texts = _process_packed(self.bank, self.path, raw, langs=self.langs)
         self.cache.put(self.key, packed)
         self.cache.put(_texts_key(self.key), texts)
         return texts
@@ -279,6 +290,7 @@ def process_all(
     bank: Bank,
     bank_raw: bytes,
     files: Sequence[Path],
+    *,
     langs: Sequence[str],
     problems: Problems,
     pending: Mapping[Path, bytes],
@@ -295,8 +307,8 @@ def process_all(
     it are not read again.
     """
     if cache is None:
-        raws = {path: read_pending(path, pending, problems, bank.root) for path in files}
-        return {path: process(bank, path, raw, langs) for path, raw in raws.items() if raw is not None}
+        raws = {path: read_pending(path, pending, problems, root=bank.root) for path in files}
+        return {path: process(bank, path, raw, langs=langs) for path, raw in raws.items() if raw is not None}
     context = _context(bank, bank_raw, langs)
     found: dict[Path, FileResult] = {}
     keys: dict[Path, str] = {}
@@ -305,7 +317,7 @@ def process_all(
         sha = (known or {}).get(path)
         if sha and _found(_Recipe(bank, path, langs, cache, _key(context, path, sha)), keys, found):
             continue
-        raw = read_pending(path, pending, problems, bank.root)
+        raw = read_pending(path, pending, problems, root=bank.root)
         if raw is None:
             continue
         recipe = _Recipe(bank, path, langs, cache, _key(context, path, hashlib.sha256(raw).hexdigest()))
@@ -350,7 +362,7 @@ def _compute(
     """Packed results of the files in ``jobs``, one at a time: on two cores when there is enough to parse."""
     workers = min(len(jobs), os.cpu_count() or 1, 2 if sum(map(len, jobs.values())) > PARALLEL_BYTES else 1)
     if workers <= 1:
-        yield from ((path, _process_packed(bank, path, raw, langs)) for path, raw in jobs.items())
+        yield from ((path, _process_packed(bank, path, raw, langs=langs)) for path, raw in jobs.items())
         return
     import multiprocessing  # loaded only when there is this much to do, unlike after one edit
     from concurrent.futures import ProcessPoolExecutor
@@ -358,5 +370,5 @@ def _compute(
     # Forked workers start at once and share what is loaded; elsewhere the default start method.
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        args = [(bank, path, raw, langs) for path, raw in jobs.items()]
-        yield from zip(jobs, pool.map(_process_packed, *zip(*args, strict=True)), strict=True)
+        packed = pool.map(partial(_process_packed, bank, langs=langs), jobs.keys(), jobs.values())
+        yield from zip(jobs, packed, strict=True)

@@ -32,7 +32,7 @@ from ..errors import Problems, Severity
 from ..kinds import KINDS, Kind
 from ..languages import is_rtl
 from ..links import REPORT_LABEL, REPORT_TEXT, with_report_link
-from ..model import LETTERS, Bank, Question, topic_tag
+from ..model import Bank, Question, topic_tag
 from ..paths import UnsafePathError, read_inside
 from ..text.media import Media, MediaError
 from ..text.richtext import to_html
@@ -45,9 +45,6 @@ SCRIPT = "card.js"
 LABELS = "labels.yaml"
 #: A template, stylesheet or script larger than this is not one a card can carry to every classmate.
 MAX_TEMPLATE_BYTES = 1024 * 1024
-#: The label with the six letters shown before the options, space-separated
-#: (``A B C D E F``; Arabic ``أ ب ج د هـ و``); templates get one per option as ``[[letter_a]]``.
-LETTERS_LABEL = "letters"
 #: The labels of a verdict, and those of the choices of a true/false card, which the verdict shows
 #: above: a verdict worded as a choice ("Falsch" above the option "Falsch") contradicts itself.
 VERDICT_LABELS = ("correct", "incorrect")
@@ -83,10 +80,10 @@ class CardTemplates:
 
     @property
     def digest(self) -> str:
-        return notetype_digest(self.sides, self.kind.fields, self.css, self.kind.sort_field)
+        return notetype_digest(self.sides, self.kind.fields, self.css, sort_field=self.kind.sort_field)
 
 
-def notetype_digest(sides: Sequence[Side], fields: Sequence[str], css: str, sort_field: str) -> str:
+def notetype_digest(sides: Sequence[Side], fields: Sequence[str], css: str, *, sort_field: str) -> str:
     """What identifies a notetype's content: the lock's, and that of one read from a package.
 
     The sort field is part of it: a note type that sorts by another field must
@@ -151,7 +148,7 @@ class RenderedNote(NamedTuple):
 
     @classmethod
     def of(
-        cls, question: Question, lang: str, deck_key: str, fields: tuple[str, ...], media: tuple[str, ...], guid: str
+        cls, question: Question, lang: str, deck_key: str, *, fields: tuple[str, ...], media: tuple[str, ...], guid: str
     ) -> RenderedNote:
         """A note with its digest and checksums, computed once: the lock needs both for every note."""
         tags = tuple(sorted(topic_tag(t) for t in question.topics))
@@ -223,7 +220,7 @@ class _FieldResources:
 
 
 def render_note(
-    bank: Bank, deck_key: str, question: Question, lang: str, media: Media, problems: Problems
+    bank: Bank, deck_key: str, question: Question, *, lang: str, media: Media, problems: Problems
 ) -> RenderedNote:
     """A question's note in one language; image and code problems go to ``problems``."""
     text = question.translations[lang]
@@ -236,13 +233,15 @@ def render_note(
     kind = KINDS[question.kind]
     fields = kind.note_fields(question, text, render)
     words = bank.report_words.get(lang, REPORT_TEXT)
-    fields = with_report_link(bank.report, kind.fields.index(kind.back_field), question.id, lang, fields, words)
+    fields = with_report_link(
+        bank.report, kind.fields.index(kind.back_field), question.id, lang=lang, fields=fields, words=words
+    )
     guid = kind.note_guid(bank.id, question.id, lang)
-    return RenderedNote.of(question, lang, deck_key, fields, tuple(sorted(set(used))), guid)
+    return RenderedNote.of(question, lang, deck_key, fields=fields, media=tuple(sorted(set(used))), guid=guid)
 
 
 def load_templates(
-    folders: TemplateFolders, kind: Kind, lang: str, problems: Problems, *, shuffle: bool = False
+    folders: TemplateFolders, kind: Kind, lang: str, *, problems: Problems, shuffle: bool = False
 ) -> CardTemplates:
     """The templates of one kind in one language, strict: unknown fields and labels are errors.
 
@@ -263,7 +262,7 @@ def load_templates(
         Side(
             card.name,
             *(
-                _template(folders.find(lang, name), folders.roots, labels, kind, problems)
+                _template(folders.find(lang, name), folders.roots, labels, kind=kind, problems=problems)
                 for name in (card.front, card.back)
             ),
         )
@@ -314,29 +313,29 @@ def _labels(folders: TemplateFolders, lang: str, problems: Problems) -> dict[str
         if not isinstance(data, Map):
             problems.add(path, "labels must be a mapping of name: text", line=1, column=1)
             continue
-        labels.update(
-            {
-                str(k): v
-                for k, v in data.items()
-                if _label_ok(path, data, k, problems) and (k != LETTERS_LABEL or _letters_ok(path, data, problems))
-            }
-        )
+        labels.update({str(k): v for k, v in data.items() if _label_ok(path, data, k, problems=problems)})
         places.update({str(k): (path, *data.at(k)) for k in data if k in VERDICT_LABELS + CHOICE_LABELS})
     _verdicts_apart(labels, places, problems)
-    letters = labels.get(LETTERS_LABEL, "").split()
-    labels.update({f"letter_{letter.lower()}": shown for letter, shown in zip(LETTERS, letters, strict=False)})
+    for kind in KINDS.values():
+        labels.update(kind.own_labels(labels))
     return labels
 
 
-def _label_ok(path: Path, data: Map, key: str, problems: Problems) -> bool:
-    """Whether a label is text, else reported: a number or a list would show on every card as Python writes it."""
+def _label_ok(path: Path, data: Map, key: str, *, problems: Problems) -> bool:
+    """Whether a label is text, else reported: a number or a list would show on every card as Python writes it.
+
+    Text is then checked by each kind, for the labels its templates read.
+    """
     value = data[key]
-    if isinstance(value, str):
-        return True
     line, column = data.at(key)
-    hint = 'write the words, in quotes if they could be read as something else: report: "Report a mistake"'
-    problems.add(path, f"label '{key}' must be text, not {type_name(value)}", line=line, column=column, hint=hint)
-    return False
+    if not isinstance(value, str):
+        hint = 'write the words, in quotes if they could be read as something else: report: "Report a mistake"'
+        problems.add(path, f"label '{key}' must be text, not {type_name(value)}", line=line, column=column, hint=hint)
+        return False
+    wrong = next(filter(None, (kind.label_problem(key, value) for kind in KINDS.values())), None)
+    if wrong is not None:
+        problems.add(path, wrong[0], line=line, column=column, hint=wrong[1])
+    return wrong is None
 
 
 def verdict_clashes(labels: Mapping[str, str]) -> list[tuple[str, str]]:
@@ -366,26 +365,11 @@ def _verdicts_apart(labels: Mapping[str, str], places: Mapping[str, tuple[Path, 
         )
 
 
-def _letters_ok(path: Path, data: Map, problems: Problems) -> bool:
-    """Six letters, one per option; else one error here rather than one per missing letter later."""
-    if len(str(data[LETTERS_LABEL]).split()) == len(LETTERS):
-        return True
-    line, column = data.at(LETTERS_LABEL)
-    problems.add(
-        path,
-        f"'{LETTERS_LABEL}' must list {len(LETTERS)} letters separated by spaces",
-        line=line,
-        column=column,
-        hint="one per option, e.g. A B C D E F",
-    )
-    return False
-
-
-def _template(path: Path, roots: Sequence[Path], labels: dict[str, str], kind: Kind, problems: Problems) -> str:
+def _template(path: Path, roots: Sequence[Path], labels: dict[str, str], *, kind: Kind, problems: Problems) -> str:
     text = _read(path, roots, problems)
     if text is None:
         return ""
-    check_template(path, text, kind.fields, problems, cloze=kind.cloze)
+    check_template(path, text, kind.fields, problems=problems, cloze=kind.cloze)
     position = Positions(text)
 
     def label(match: re.Match[str]) -> str:
@@ -400,7 +384,7 @@ def _template(path: Path, roots: Sequence[Path], labels: dict[str, str], kind: K
     return _PLACEHOLDER.sub(label, text)
 
 
-def check_template(path: Path, text: str, fields: Sequence[str], problems: Problems, *, cloze: bool = False) -> None:
+def check_template(path: Path, text: str, fields: Sequence[str], *, problems: Problems, cloze: bool = False) -> None:
     """Anki would show a template error on every card, or the preview could not render it: catch it now.
 
     ``cloze``: the template is a cloze note type's.

@@ -22,16 +22,20 @@ import html
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import ClassVar
 
-from ..errors import Severity
-from ..links import REPORT_START
-from ..model import LETTERS, Question, Translation, note_guid, notetype_id
-from ..yamlfiles.checker import Checker, type_name
-from ..yamlfiles.reader import Map, Seq
-from .base import CardType, Kind, Reading, Render
-from .platform import PlatformOption, PlatformQuestion, Shape
-from .schema import TEXT, Fragment, Schema, padded
+from ...errors import Problems, Severity
+from ...links import REPORT_START
+from ...model import Question, Translation, note_guid, notetype_id
+from ...yamlfiles.checker import Checker, type_name
+from ...yamlfiles.reader import Map, Seq
+from ..base import CardType, Fact, Kind, Reading, Render
+from ..checks import FileChecks
+from ..platform import PlatformOption, PlatformQuestion, Shape
+from ..schema import TEXT, Fragment, Schema, padded
+from .itemchecks import CHECKS, ItemChecker, check_bank
+from .options import LETTERS, Options, several_correct, written_options
 
 #: The note type's fields, in order. Never change this list after a release:
 #: Anki forks a note type whose fields differ ("Name+") and stops updating every
@@ -41,6 +45,9 @@ FIELDS: tuple[str, ...] = ("ID", "Question", *LETTERS, "Answer", "Explanation")
 CARD_NAME = "Multiple choice"
 MAX_OPTIONS = len(LETTERS)
 MIN_OPTIONS = 2
+#: The label with the six letters shown before the options, space-separated
+#: (``A B C D E F``; Arabic ``أ ب ج د هـ و``); templates get one per option as ``[[letter_a]]``.
+LETTERS_LABEL = "letters"
 #: Starts an option that keeps its place when the card script shuffles the others: the
 #: note type's fields never change, so the option's own text carries the mark.
 PIN_MARK = '<span class="ab-pin"></span>'
@@ -67,9 +74,10 @@ class Choice(Kind):
         "explanation": False,
         "feedback": False,
     }
-    has_options = True
     option_counts = range(MIN_OPTIONS, MAX_OPTIONS + 1)
+    option_letters = LETTERS
     wants_explanation = True
+    checks = CHECKS
 
     def notetype_key(self, lang: str) -> str:
         return lang
@@ -83,16 +91,31 @@ class Choice(Kind):
     def note_guid(self, bank_id: str, question_id: str, lang: str) -> str:
         return note_guid(bank_id, question_id, lang)
 
-    def read_translation(
-        self, check: Checker, data: Map, question: str, where: tuple[int, int]
-    ) -> tuple[Translation, bool]:
-        return _translation(check, data, question, where)
+    def option_texts(self, text: Translation) -> tuple[str, ...]:
+        return written_options(text).texts
 
-    def read_question(self, check: Checker, data: Map, question: str, texts: Mapping[str, Translation]) -> Reading:
+    def label_problem(self, key: str, value: str) -> tuple[str, str] | None:
+        """Six letters, one per option; else one error at the label rather than one per missing letter later."""
+        if key != LETTERS_LABEL or len(value.split()) == len(LETTERS):
+            return None
+        message = f"'{LETTERS_LABEL}' must list {len(LETTERS)} letters separated by spaces"
+        return message, "one per option, e.g. A B C D E F"
+
+    def own_labels(self, labels: Mapping[str, str]) -> dict[str, str]:
+        """Each option's letter as ``letter_a`` ... ``letter_f``, from the ``letters`` label."""
+        letters = labels.get(LETTERS_LABEL, "").split()
+        return {f"letter_{letter.lower()}": shown for letter, shown in zip(LETTERS, letters, strict=False)}
+
+    def read_translation(
+        self, check: Checker, data: Map, question: str, *, where: tuple[int, int]
+    ) -> tuple[Translation, bool]:
+        return _translation(check, data, question, where=where)
+
+    def read_question(self, check: Checker, data: Map, question: str, *, texts: Mapping[str, Translation]) -> Reading:
         answer = _answer(check, data, question)
-        agree = _options_agree(check, data, texts, answer, question)
-        count = min((len(t.options) for t in texts.values()), default=len(LETTERS))
-        pin = tuple(check.names(data, "pin", LETTERS[:count], question, upper=True))
+        agree = _options_agree(check, data, texts, answer=answer, qid=question)
+        count = min((len(written_options(t).texts) for t in texts.values()), default=len(LETTERS))
+        pin = tuple(check.names(data, "pin", LETTERS[:count], question=question, upper=True))
         shuffle, shuffle_ok = _shuffle(check, data, question)
         return Reading(" ".join(answer or ()), bool(answer and agree and shuffle_ok), pin, shuffle)
 
@@ -140,23 +163,33 @@ class Choice(Kind):
         return Fragment(question, translation)
 
     def note_fields(self, question: Question, text: Translation, render: Render) -> tuple[str, ...]:
-        options = [
+        own = written_options(text)
+        shown = [
             (PIN_MARK if letter in question.pin else "") + render(letter, option)
-            for letter, option in zip(LETTERS, text.options, strict=False)
+            for letter, option in zip(LETTERS, own.texts, strict=False)
             if option
         ]
-        options += [""] * (len(LETTERS) - len(options))
+        shown += [""] * (len(LETTERS) - len(shown))
         marks = (SEVERAL_MARK if several_correct(question) else "") + (
             "" if question.shuffle is None else SHUFFLE_MARKS[question.shuffle]
         )
         explanation = (render("Explanation", text.explanation) if text.explanation else "") + _feedback_html(
-            text.feedback, render
+            own.feedback, render
         )
         stem = marks + render("Question", text.question)
-        return (html.escape(question.id), stem, *options, question.answer, explanation)
+        return (html.escape(question.id), stem, *shown, question.answer, explanation)
 
-    def shown_options(self, fields: Sequence[str]) -> tuple[str, ...]:
-        return options_of(fields)
+    def check_file(
+        self, checks: FileChecks, questions: Sequence[Question], fields: Mapping[tuple[str, str], Sequence[str]]
+    ) -> list[Fact]:
+        """Its options as the front shows them, each with the checks of item writing; then the explanations."""
+        shown = {key: options_of(note) for key, note in fields.items()}
+        facts = ItemChecker(checks.place, checks.problems, checks.shuffle).check(questions, shown)
+        super().check_file(checks, questions, fields)
+        return facts
+
+    def check_bank(self, bank_file: Path, facts: Sequence[Fact], files: int, *, problems: Problems) -> None:
+        check_bank(bank_file, facts, files, problems=problems)
 
     def platform_question(self, fields: Sequence[str], *, shuffle: bool) -> PlatformQuestion:
         stem = fields[FIELDS.index("Question")].removeprefix(SEVERAL_MARK)
@@ -166,7 +199,11 @@ class Choice(Kind):
         explanation, feedback = explanation_and_feedback(fields)
         options = tuple(
             PlatformOption(
-                field.removeprefix(PIN_MARK), letter in correct, feedback.get(letter, ""), field.startswith(PIN_MARK)
+                field.removeprefix(PIN_MARK),
+                letter in correct,
+                feedback.get(letter, ""),
+                field.startswith(PIN_MARK),
+                letter,
             )
             for letter, field in zip(LETTERS, fields[FIELDS.index(LETTERS[0]) :], strict=False)
             if field
@@ -204,11 +241,6 @@ def explanation_and_feedback(fields: Sequence[str]) -> tuple[str, dict[str, str]
     return field[: bounds[0]], feedback
 
 
-def several_correct(question: Question) -> bool:
-    """Whether a multiple-choice question has several correct options (their letters, space-separated)."""
-    return " " in question.answer
-
-
 def options_of(fields: Sequence[str]) -> tuple[str, ...]:
     """The options of a multiple-choice note's fields as the front shows them, without the unused letters."""
     first = FIELDS.index(LETTERS[0])
@@ -224,34 +256,38 @@ def _answer(check: Checker, data: Map, qid: str) -> tuple[str, ...] | None:
         return None
     answer = data["answer"]
     if isinstance(answer, Seq):
-        return _answer_list(check, answer, data.at("answer"), qid)
+        return _answer_list(check, answer, data.at("answer"), qid=qid)
     letter = _letter(answer)
     if letter is None:
         shown = f"'{answer}'" if isinstance(answer, str) else type_name(answer)
         hint = "the letter of the correct option (A is the first), or a list of letters such as [A, C]"
-        check.report(data.at("answer"), f"answer must be one letter A-{LETTERS[-1]}, not {shown}", hint, qid)
+        check.report(data.at("answer"), f"answer must be one letter A-{LETTERS[-1]}, not {shown}", hint, question=qid)
         return None
     return (letter,)
 
 
-def _answer_list(check: Checker, answer: Seq, where: tuple[int, int], qid: str) -> tuple[str, ...] | None:
+def _answer_list(check: Checker, answer: Seq, where: tuple[int, int], *, qid: str) -> tuple[str, ...] | None:
     """Several correct options: each a letter, none twice."""
     if not answer:
-        check.report(where, "the answer list is empty", "list the letters of the correct options, such as [A, C]", qid)
+        check.report(
+            where, "the answer list is empty", "list the letters of the correct options, such as [A, C]", question=qid
+        )
         return None
     letters: list[str] = []
     for index, (value, at) in enumerate(zip(answer, answer.marks, strict=True)):
         letter = _letter(value)
         if letter is None:
             shown = f"'{value}'" if isinstance(value, str) else type_name(value)
-            check.report(at, f"{shown} in the answer list is not a letter A-{LETTERS[-1]}", "write one letter", qid)
+            check.report(
+                at, f"{shown} in the answer list is not a letter A-{LETTERS[-1]}", "write one letter", question=qid
+            )
         elif letter in letters:
             # The same letter written alike twice is a mistake (the schema says so too); written otherwise
             # (' b ' after B), it still names one option, as the schema, which compares what is written, allows.
             alike = value in answer[:index]
             severity = Severity.ERROR if alike else Severity.WARNING
             message = f"letter {letter} is twice in the answer list"
-            check.report(at, message, "list each correct option once", qid, severity=severity)
+            check.report(at, message, "list each correct option once", question=qid, severity=severity)
             letter = None if alike else letter
         if letter not in letters:
             letters.append(letter or "")
@@ -271,29 +307,29 @@ def _shuffle(check: Checker, data: Map, qid: str) -> tuple[bool | None, bool]:
     if "shuffle" not in data or isinstance(value, bool):
         return value, True
     hint = "write true to shuffle its options at each review, false to keep them as written"
-    check.report(data.at("shuffle"), f"'shuffle' must be true or false, not {type_name(value)}", hint, qid)
+    check.report(data.at("shuffle"), f"'shuffle' must be true or false, not {type_name(value)}", hint, question=qid)
     return None, False
 
 
-def _translation(check: Checker, data: Map, qid: str, where: tuple[int, int]) -> tuple[Translation, bool]:
+def _translation(check: Checker, data: Map, qid: str, *, where: tuple[int, int]) -> tuple[Translation, bool]:
     """A translation, and whether it is valid; an invalid one keeps the texts that could be read."""
     question = check.text(data, "question", qid)
     explanation = check.text(data, "explanation", qid) if "explanation" in data else ""
-    options = _options(check, data, qid)
+    texts = _options(check, data, qid)
     marks = {"Question": data.at("question"), "Explanation": data.at("explanation")}
     written = data.get("options")
     if isinstance(written, Seq):
         marks.update(zip(LETTERS, written.marks, strict=False))
     count = len(written) if isinstance(written, Seq) else len(LETTERS)
-    feedback, feedback_ok = _feedback(check, data, count, qid, marks)
-    if question is None or explanation is None or options is None or not feedback_ok:
+    feedback, feedback_ok = _feedback(check, data, count, qid=qid, marks=marks)
+    if question is None or explanation is None or texts is None or not feedback_ok:
         readable = tuple(text if isinstance(text, str) else "" for text in written) if isinstance(written, Seq) else ()
-        return Translation(question or "", readable, explanation or "", marks, where, feedback), False
-    return Translation(question, options, explanation, marks, where, feedback), True
+        return Translation(question or "", explanation or "", marks, where, own=Options(readable, feedback)), False
+    return Translation(question, explanation, marks, where, own=Options(texts, feedback)), True
 
 
 def _feedback(
-    check: Checker, data: Map, count: int, qid: str, marks: dict[str, tuple[int, int]]
+    check: Checker, data: Map, count: int, *, qid: str, marks: dict[str, tuple[int, int]]
 ) -> tuple[tuple[str, ...], bool]:
     """Feedback by option letter (``feedback: {B: text}``), one per option ("" where none), and whether valid.
 
@@ -302,17 +338,19 @@ def _feedback(
     """
     if "feedback" not in data:
         return (), True
-    given = check.mapping(data["feedback"], data.at("feedback"), "'feedback'", qid)
+    given = check.mapping(data["feedback"], data.at("feedback"), "'feedback'", question=qid)
     if given is None:
         return (), False
     texts = [""] * count
     ok = True
     for key, value in given.items():
         letter = _letter(key)
-        text = check.text_value(value, given.at(key), f"the feedback on option {key}", qid)
+        text = check.text_value(value, given.at(key), f"the feedback on option {key}", question=qid)
         if letter is None or LETTERS.index(letter) >= count:
             hint = f"name an option by its letter, A to {LETTERS[count - 1]}" if count else "name an option's letter"
-            check.report(given.at(key), f"feedback on '{key}', which is not one of the {count} options", hint, qid)
+            check.report(
+                given.at(key), f"feedback on '{key}', which is not one of the {count} options", hint, question=qid
+            )
             ok = False
         elif text is not None:
             texts[LETTERS.index(letter)] = text
@@ -324,20 +362,24 @@ def _feedback(
 def _options(check: Checker, data: Map, qid: str) -> tuple[str, ...] | None:
     if "options" not in data:
         return None
-    seq = check.sequence(data["options"], data.at("options"), "'options'", qid)
+    seq = check.sequence(data["options"], data.at("options"), "'options'", question=qid)
     if seq is None:
         return None
     texts = [
-        check.text_value(v, w, f"option {_name(i)}", qid) for i, (v, w) in enumerate(zip(seq, seq.marks, strict=True))
+        check.text_value(v, w, f"option {_name(i)}", question=qid)
+        for i, (v, w) in enumerate(zip(seq, seq.marks, strict=True))
     ]
     if not MIN_OPTIONS <= len(seq) <= MAX_OPTIONS:
         hint = f"give {MIN_OPTIONS} to {MAX_OPTIONS} options, one per letter {LETTERS[0]} to {LETTERS[-1]}"
         check.report(
-            data.at("options"), f"{len(seq)} option(s); a question needs {MIN_OPTIONS} to {MAX_OPTIONS}", hint, qid
+            data.at("options"),
+            f"{len(seq)} option(s); a question needs {MIN_OPTIONS} to {MAX_OPTIONS}",
+            hint,
+            question=qid,
         )
         return None
     options = tuple(text for text in texts if text is not None)
-    if len(options) != len(texts) or not _distinct(check, options, seq.marks, qid):
+    if len(options) != len(texts) or not _distinct(check, options, seq.marks, qid=qid):
         return None
     return options
 
@@ -347,24 +389,26 @@ def _name(index: int) -> str:
     return LETTERS[index] if index < len(LETTERS) else f"{index + 1} (after {LETTERS[-1]})"
 
 
-def _distinct(check: Checker, options: tuple[str, ...], marks: list[tuple[int, int]], qid: str) -> bool:
+def _distinct(check: Checker, options: tuple[str, ...], marks: list[tuple[int, int]], *, qid: str) -> bool:
     """Two identical options would make the answer ambiguous."""
     seen: dict[str, int] = {}
     for index, text in enumerate(options):
         if text in seen:
             letters = LETTERS[index], LETTERS[seen[text]]
-            check.report(marks[index], "option {} repeats option {}".format(*letters), "every option must differ", qid)
+            check.report(
+                marks[index], "option {} repeats option {}".format(*letters), "every option must differ", question=qid
+            )
         seen.setdefault(text, index)
     return len(seen) == len(options)
 
 
 def _options_agree(
-    check: Checker, data: Map, translations: Mapping[str, Translation], answer: tuple[str, ...] | None, qid: str
+    check: Checker, data: Map, translations: Mapping[str, Translation], *, answer: tuple[str, ...] | None, qid: str
 ) -> bool:
     """Every language offers the same number of options, and every correct letter is one of them."""
-    counts = {lang: len(t.options) for lang, t in translations.items()}
+    counts = {lang: len(written_options(t).texts) for lang, t in translations.items()}
     if len(set(counts.values())) > 1:
-        _count_differs(check, data, counts, qid)
+        _count_differs(check, data, counts, qid=qid)
         return False
     if answer is None or not counts:
         return True
@@ -377,12 +421,12 @@ def _options_agree(
             places.get(letter, data.at("answer")),
             f"answer {letter} is not among the {count} options",
             f"use a letter from A to {LETTERS[count - 1]}",
-            qid,
+            question=qid,
         )
     return not missing
 
 
-def _count_differs(check: Checker, data: Map, counts: dict[str, int], qid: str) -> None:
+def _count_differs(check: Checker, data: Map, counts: dict[str, int], *, qid: str) -> None:
     """Point at the options of each language whose count differs from most (on a tie, from the first)."""
     tally = Counter(counts.values())
     usual = max(tally, key=lambda n: (tally[n], n == next(iter(counts.values()))))
@@ -395,5 +439,5 @@ def _count_differs(check: Checker, data: Map, counts: dict[str, int], qid: str) 
                 f"the '{lang}' translation has {count} options, but '{agree}' has {usual} ({listed})",
                 "every translation lists the same options in the same order; an option indented further than "
                 "the one above it is joined to it",
-                qid,
+                question=qid,
             )
