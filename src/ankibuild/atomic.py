@@ -6,7 +6,6 @@ import contextlib
 import glob
 import os
 import stat
-import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -50,6 +49,8 @@ def write_if_changed(path: Path, content: bytes, *, durable: bool = True) -> boo
 
 def _replace(path: Path, content: bytes, *, durable: bool) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # not loaded by a build with nothing to write
+
     handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     temporary = Path(name)
     try:

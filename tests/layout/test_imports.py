@@ -20,13 +20,13 @@ PACKAGE = Path(ankibuild.__file__).resolve().parent
 #: A name is a module or a folder of modules (the longest name that matches counts).
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "paths", "version", "languages", "progress", "collector", "search", "markdowntext"),
-    ("atomic", "buildlock", "cache"),
+    ("atomic", "buildlock", "cache", "stamps"),
     ("yamlfiles", "text", "model", "study", "links"),
     ("cards", "kinds"),
-    ("options", "packagenames", "lock", "translations.record", "changelog", "state"),
+    ("options", "packagenames", "lock", "translations.record", "changelog", "state", "summary", "commandline"),
     ("load",),
     ("target", "anki", "export", "preview"),
-    ("pipeline", "api", "publish", "translations", "importer", "newbank", "cli", "__main__", ""),
+    ("pipeline", "api", "publish", "translations", "importer", "newbank", "cli", "command", "__main__", ""),
 )
 
 

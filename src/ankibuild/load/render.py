@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import html
 import re
+import struct
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,7 +36,7 @@ from ..links import REPORT_LABEL, REPORT_TEXT, with_report_link
 from ..model import Bank, Question, topic_tag
 from ..paths import UnsafePathError, read_inside
 from ..text.media import Media, MediaError
-from ..text.richtext import to_html
+from ..text.richtext import to_html, without_markdown
 from ..yamlfiles.checker import type_name
 from ..yamlfiles.conflicts import report_conflict
 from ..yamlfiles.reader import Map, Positions, load
@@ -95,10 +96,12 @@ def notetype_digest(sides: Sequence[Side], fields: Sequence[str], css: str, *, s
 
 def note_digest(fields: Sequence[str], tags: str) -> tuple[str, str]:
     """A note's digest and its checksum per part (each field, then the tags, space-separated)."""
-    values = (*fields, tags)
-    # One string, not a tuple of eleven: a large bank keeps this for every note.
-    parts = " ".join(f"{zlib.crc32(v.encode()):08x}" for v in values)
-    return _digest(*values), parts
+    encoded = list(map(str.encode, (*fields, tags)))  # once, for the checksums and the digest
+    checksums = list(map(zlib.crc32, encoded))
+    # One string, not a tuple of eleven: a large bank keeps this for every note. Each checksum
+    # as 4 bytes in hex is its 8 digits: one call writes them all, a space between each two.
+    parts = struct.pack(f">{len(checksums)}I", *checksums).hex(" ", 4)
+    return _digest_of(encoded), parts
 
 
 class NoteHead(NamedTuple):
@@ -178,7 +181,12 @@ class RenderedNote(NamedTuple):
 
 
 def _digest(*parts: str) -> str:
-    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]
+    return _digest_of([part.encode() for part in parts])
+
+
+def _digest_of(parts: Sequence[bytes]) -> str:
+    """The digest of texts as UTF-8, which encodes their join as the join of their encodings."""
+    return hashlib.sha256(b"\x1f".join(parts)).hexdigest()[:16]
 
 
 @dataclass
@@ -227,6 +235,9 @@ def render_note(
     used: list[str] = []
 
     def render(name: str, value: str, *, clozes: bool = False) -> str:
+        plain = None if clozes else without_markdown(value, lang)
+        if plain is not None:
+            return plain
         where = text.marks.get(name, (question.place.line, question.place.column))
         return to_html(value, _FieldResources(media, problems, question, where, used), lang, clozes=clozes)
 

@@ -213,6 +213,8 @@ class Choice(Kind):
 
 def _feedback_html(feedback: Sequence[str], render: Render) -> str:
     """Each option's feedback, by its letter, for the end of the Explanation field."""
+    if not feedback:  # most questions: no generator to make and join
+        return ""
     return "".join(
         FEEDBACK_START.format(letter=letter) + render(f"feedback-{letter}", text) + FEEDBACK_END
         for letter, text in zip(LETTERS, feedback, strict=False)
