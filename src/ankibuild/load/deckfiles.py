@@ -14,7 +14,6 @@ import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import cached_property
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -225,18 +224,25 @@ class _Recipe:
 
     def remake(self, sha: str) -> bytes:
         """Process the file again and store it; its bytes must still be those of ``sha``."""
-        raw = read(self.path, Problems(), (self.bank.root,))
-        if raw is None or hashlib.sha256(raw).hexdigest() != sha:
-            raise CacheChangedError(f"{self.path} changed during the build: build again")
-        packed, texts = _process_packed(self.bank, self.path, raw, self.langs)
+        packed, texts = _process_again(self.bank, self.path, sha, self.langs)
         self.cache.put(self.key, packed)
         self.cache.put(_texts_key(self.key), texts)
         return texts
 
 
-class _CachedTexts(Mapping[str, bytes]):
-    """A cached result's texts, read from the cache when a package first needs them.
+def _process_again(bank: Bank, path: Path, sha: str, langs: Sequence[str]) -> tuple[bytes, bytes]:
+    """:func:`_process_packed` of a file read once already, whose bytes must still be those of ``sha``."""
+    raw = read(path, Problems(), (bank.root,))
+    if raw is None or hashlib.sha256(raw).hexdigest() != sha:
+        raise CacheChangedError(f"{path} changed during the build: build again")
+    return _process_packed(bank, path, raw, langs)
 
+
+class _CachedTexts(Mapping[str, bytes]):
+    """A result's texts, read from the cache each time a package needs a language's.
+
+    Nothing is held between reads: a build makes its packages a language at a
+    time, and would otherwise hold every file's texts in every language at once.
     Texts that are gone (another build with other options forgot them) or not
     the ones the result was stored with are made again from the file.
     """
@@ -244,7 +250,6 @@ class _CachedTexts(Mapping[str, bytes]):
     def __init__(self, recipe: _Recipe, result: FileResult) -> None:
         self._recipe, self._result = recipe, result
 
-    @cached_property
     def _texts(self) -> Mapping[str, bytes]:
         packed = self._recipe.cache.get_bytes(_texts_key(self._recipe.key))
         if packed is not None and hashlib.sha256(packed).hexdigest() == self._result.texts_sha:
@@ -253,13 +258,16 @@ class _CachedTexts(Mapping[str, bytes]):
         return _unpack_texts(self._recipe.remake(self._result.sha))
 
     def __getitem__(self, lang: str) -> bytes:
-        return self._texts[lang]
+        return self._texts()[lang]
+
+    def __contains__(self, lang: object) -> bool:
+        return lang in self._recipe.langs
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._texts)
+        return iter(self._recipe.langs)
 
     def __len__(self) -> int:
-        return len(self._texts)
+        return len(self._recipe.langs)
 
 
 def _context(bank: Bank, bank_raw: bytes, langs: Sequence[str]) -> str:
@@ -298,25 +306,31 @@ def process_all(
         return {path: process(bank, path, raw, langs) for path, raw in raws.items() if raw is not None}
     context = _context(bank, bank_raw, langs)
     found: dict[Path, FileResult] = {}
-    keys: dict[Path, str] = {}
-    missing: dict[Path, bytes] = {}
+    recipes: dict[Path, _Recipe] = {}
+    missing: dict[Path, _Job] = {}
     for path in files:
         sha = (known or {}).get(path)
-        if sha and _found(_Recipe(bank, path, langs, cache, _key(context, path, sha)), keys, found):
+        if sha and _found(_Recipe(bank, path, langs, cache, _key(context, path, sha)), recipes, found):
             continue
         raw = read_pending(path, pending, problems, bank.root)
         if raw is None:
             continue
-        recipe = _Recipe(bank, path, langs, cache, _key(context, path, hashlib.sha256(raw).hexdigest()))
-        if not _found(recipe, keys, found):
-            missing[path] = raw
+        sha = hashlib.sha256(raw).hexdigest()
+        if not _found(_Recipe(bank, path, langs, cache, _key(context, path, sha)), recipes, found):
+            # Read again when its turn comes, unless it is only in memory: the bytes of every file
+            # waiting would cost as much memory as the bank.
+            missing[path] = _Job(sha, raw if path in pending else None, len(raw))
     total = len(found) + len(missing)
     for done, (path, (packed, texts)) in enumerate(_compute(bank, missing, langs), start=len(found) + 1):
-        cache.put(keys[path], packed)
-        cache.put(_texts_key(keys[path]), texts)
-        found[path] = replace(restore(unpack(packed)), texts=_unpack_texts(texts))
+        recipe = recipes[path]
+        cache.put(recipe.key, packed)
+        cache.put(_texts_key(recipe.key), texts)
+        result = restore(unpack(packed))
+        # Its texts are read back from the cache a language at a time, as each package is made.
+        found[path] = replace(result, texts=_CachedTexts(recipe, result))
         progress("files read", done, total)
-    cache.keep_only([*keys.values(), *map(_texts_key, keys.values())])
+    keys = [recipe.key for recipe in recipes.values()]
+    cache.keep_only([*keys, *map(_texts_key, keys)])
     return {path: found[path] for path in files if path in found}
 
 
@@ -329,9 +343,9 @@ def _texts_key(key: str) -> str:
     return digest(key, "texts")
 
 
-def _found(recipe: _Recipe, keys: dict[Path, str], found: dict[Path, FileResult]) -> bool:
-    """Look the result of ``recipe`` up in its cache; its key becomes the file's key either way."""
-    keys[recipe.path] = recipe.key
+def _found(recipe: _Recipe, recipes: dict[Path, _Recipe], found: dict[Path, FileResult]) -> bool:
+    """Look the result of ``recipe`` up in its cache; it becomes the file's recipe either way."""
+    recipes[recipe.path] = recipe
     entry = recipe.cache.get(recipe.key)
     try:
         result = None if entry is None else restore(entry)
@@ -343,13 +357,25 @@ def _found(recipe: _Recipe, keys: dict[Path, str], found: dict[Path, FileResult]
     return False
 
 
-def _compute(
-    bank: Bank, jobs: Mapping[Path, bytes], langs: Sequence[str]
-) -> Iterator[tuple[Path, tuple[bytes, bytes]]]:
+class _Job(NamedTuple):
+    """A question file to process: the sha256 of its bytes, the bytes when they are only in memory, its size."""
+
+    sha: str
+    raw: bytes | None
+    size: int
+
+
+def _process_job(bank: Bank, path: Path, job: _Job, langs: Sequence[str]) -> tuple[bytes, bytes]:
+    if job.raw is not None:
+        return _process_packed(bank, path, job.raw, langs)
+    return _process_again(bank, path, job.sha, langs)
+
+
+def _compute(bank: Bank, jobs: Mapping[Path, _Job], langs: Sequence[str]) -> Iterator[tuple[Path, tuple[bytes, bytes]]]:
     """Packed results of the files in ``jobs``, one at a time: on two cores when there is enough to parse."""
-    workers = min(len(jobs), os.cpu_count() or 1, 2 if sum(map(len, jobs.values())) > PARALLEL_BYTES else 1)
+    workers = min(len(jobs), os.cpu_count() or 1, 2 if sum(job.size for job in jobs.values()) > PARALLEL_BYTES else 1)
     if workers <= 1:
-        yield from ((path, _process_packed(bank, path, raw, langs)) for path, raw in jobs.items())
+        yield from ((path, _process_job(bank, path, job, langs)) for path, job in jobs.items())
         return
     import multiprocessing  # loaded only when there is this much to do, unlike after one edit
     from concurrent.futures import ProcessPoolExecutor
@@ -357,5 +383,5 @@ def _compute(
     # Forked workers start at once and share what is loaded; elsewhere the default start method.
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        args = [(bank, path, raw, langs) for path, raw in jobs.items()]
-        yield from zip(jobs, pool.map(_process_packed, *zip(*args, strict=True)), strict=True)
+        args = [(bank, path, job, langs) for path, job in jobs.items()]
+        yield from zip(jobs, pool.map(_process_job, *zip(*args, strict=True)), strict=True)
