@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..cache import Cache, DamagedEntry, digest, file_sha, pack, unpack
+from ..cache import Cache, DamagedEntry, digest, file_sha, pack, packed_digest, unpack
 from ..errors import CacheChangedError, Problem, Problems, Severity
 from ..kinds import KINDS
 from ..kinds.itemchecks import AnswerFacts, ItemChecker
@@ -63,7 +63,7 @@ class FileResult:
     referenced: Mapping[Path, str | None]
     #: Its questions (the deck's own list of them is left out of a build's results).
     questions: tuple[QuestionRef, ...] = ()
-    #: The sha256 of its texts as packed for the cache, which keeps them apart.
+    #: The digest of its texts as packed for the cache, which keeps them apart (see :func:`packed_digest`).
     texts_sha: str = ""
     #: A digest of each question's text in every language it has, to tell translations that fell behind.
     translated: tuple[TextRef, ...] = ()
@@ -205,7 +205,7 @@ def _process_packed(bank: Bank, path: Path, raw: bytes, langs: Sequence[str]) ->
     """
     result = process(bank, path, raw, langs, keep_texts=False)
     texts = _pack_texts(result.texts)
-    return replace(result, texts={}, texts_sha=hashlib.sha256(texts).hexdigest()).packed(), texts
+    return replace(result, texts={}, texts_sha=packed_digest(texts)).packed(), texts
 
 
 def _dumps(value: object) -> bytes:
@@ -252,7 +252,8 @@ class _CachedTexts(Mapping[str, bytes]):
 
     def _texts(self) -> Mapping[str, bytes]:
         packed = self._recipe.cache.get_bytes(_texts_key(self._recipe.key))
-        if packed is not None and hashlib.sha256(packed).hexdigest() == self._result.texts_sha:
+        # Unpacking checks the texts against their digest: the same digest is the same texts.
+        if packed is not None and packed_digest(packed) == self._result.texts_sha:
             with contextlib.suppress(DamagedEntry):
                 return _unpack_texts(packed)
         return _unpack_texts(self._recipe.remake(self._result.sha))
