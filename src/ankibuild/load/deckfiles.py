@@ -21,6 +21,7 @@ from ..cache import Cache, DamagedEntry, digest, file_sha, pack, packed_digest, 
 from ..errors import CacheChangedError, Problem, Problems, Severity
 from ..kinds import KINDS
 from ..kinds.itemchecks import AnswerFacts, ItemChecker
+from ..memory import give_back_large_blocks
 from ..model import Bank, Deck, Place
 from ..progress import Progress, silent
 from ..text import bidi
@@ -373,7 +374,10 @@ def _process_job(bank: Bank, path: Path, job: _Job, langs: Sequence[str]) -> tup
 
 
 def _compute(bank: Bank, jobs: Mapping[Path, _Job], langs: Sequence[str]) -> Iterator[tuple[Path, tuple[bytes, bytes]]]:
-    """Packed results of the files in ``jobs``, one at a time: on two cores when there is enough to parse."""
+    """Packed results of the files in ``jobs``, one at a time: on two cores when there is enough to parse.
+
+    On two cores the largest files go first, so that neither worker is left with a large one at the end.
+    """
     workers = min(len(jobs), os.cpu_count() or 1, 2 if sum(job.size for job in jobs.values()) > PARALLEL_BYTES else 1)
     if workers <= 1:
         yield from ((path, _process_job(bank, path, job, langs)) for path, job in jobs.items())
@@ -383,6 +387,10 @@ def _compute(bank: Bank, jobs: Mapping[Path, _Job], langs: Sequence[str]) -> Ite
 
     # Forked workers start at once and share what is loaded; elsewhere the default start method.
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    largest_first = sorted(jobs, key=lambda path: jobs[path].size, reverse=True)
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        args = [(bank, path, job, langs) for path, job in jobs.items()]
-        yield from zip(jobs, pool.map(_process_job, *zip(*args, strict=True)), strict=True)
+        args = [(bank, path, jobs[path], langs) for path in largest_first]
+        results = pool.map(_process_job, *zip(*args, strict=True))
+        # The workers have started; this much to process makes packages as large, in this process.
+        give_back_large_blocks()
+        yield from zip(largest_first, results, strict=True)
