@@ -15,6 +15,6 @@ CARD_LANGUAGES = sorted(path.parent.name for path in DEFAULTS.glob("*/labels.yam
 
 def wording(lang: str) -> Mapping[str, str]:
     problems = Problems()
-    labels = load_templates(TemplateFolders(), KINDS["truefalse"], lang, problems).labels
+    labels = load_templates(TemplateFolders(), KINDS["truefalse"], lang, problems=problems).labels
     assert lang not in CARD_LANGUAGES or not problems.items, lang  # any other language: English, with a warning
     return labels

@@ -196,7 +196,7 @@ def publish_command(outputs: Path | None, **options: Any) -> None:
 @_strict
 @_verbose
 @_format("json prints every problem as an object, for editors and CI.")
-def check_command(decks: Path, templates: Path | None, strict: bool, verbose: bool, fmt: str) -> None:
+def check_command(decks: Path, templates: Path | None, strict: bool, *, verbose: bool, fmt: str) -> None:
     """Validate the bank and the templates; write nothing."""
     from .load.stage import check  # each command loads only what it uses
 
@@ -437,7 +437,7 @@ def _origin(ctx: click.Context, param: click.Parameter, value: str | None) -> Or
     help="Where CI installs ankibuild from: its git repository and a tag or commit. "
     "Default: the one this ankibuild was installed from, if others can reach it.",
 )
-def init_command(folder: Path, languages: tuple[str, ...], bank_id: str | None, origin: Origin | None) -> None:
+def init_command(folder: Path, languages: tuple[str, ...], bank_id: str | None, *, origin: Origin | None) -> None:
     """Start a bank: a git repository that checks, publishes, and reviews pull requests at once."""
     from .newbank import init  # each command loads only what it uses
 
@@ -484,7 +484,7 @@ def templates_group() -> None:
 @click.option("--force", is_flag=True, help="Replace files the folder has already.")
 @_decks
 @_wait
-def templates_export_command(folder: Path, force: bool, decks: Path, wait: float) -> None:
+def templates_export_command(folder: Path, force: bool, decks: Path, *, wait: float) -> None:
     """Copy the default templates into FOLDER (templates/ beside the bank) to change them."""
     from .cards.folders import export_defaults  # each command loads only what it uses
 
@@ -581,7 +581,7 @@ def translations_group() -> None:
 @click.option("--lang", "languages", multiple=True, metavar="CODE", help="Only this language (repeatable).")
 @_decks
 @_wait
-def ok_command(questions: tuple[str, ...], languages: tuple[str, ...], decks: Path, wait: float) -> None:
+def ok_command(questions: tuple[str, ...], languages: tuple[str, ...], decks: Path, *, wait: float) -> None:
     """Mark translations that may be outdated as current: they still say the same."""
     from .translations.status import confirm
 
@@ -597,7 +597,7 @@ def ok_command(questions: tuple[str, ...], languages: tuple[str, ...], decks: Pa
 @click.option("--from", "source", metavar="CODE", help="The language to translate from. Default: the bank's first.")
 @click.option("-o", "--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="The PO file.")
 @_decks
-def export_command(lang: str, source: str | None, out: Path, decks: Path) -> None:
+def export_command(lang: str, source: str | None, out: Path, *, decks: Path) -> None:
     """Write a gettext PO file to translate the bank in a PO editor."""
     from .translations.po import export_po
 

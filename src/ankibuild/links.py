@@ -31,7 +31,7 @@ REPORT_TEXT = "Report a mistake"
 REPORT_START = '<p class="ab-report">'
 
 
-def read_url(check: Checker, data: Map, key: str, placeholders: Sequence[str] = ()) -> str:
+def read_url(check: Checker, data: Map, key: str, *, placeholders: Sequence[str] = ()) -> str:
     """The web address under ``key``, with ``placeholders`` allowed in it; "" when absent or wrong (reported)."""
     if key not in data:
         return ""
@@ -58,14 +58,14 @@ def question_version(fields: Sequence[str]) -> str:
     return hashlib.sha256("\x1f".join(fields).encode()).hexdigest()[:8]
 
 
-def report_url(template: str, question_id: str, lang: str, version: str) -> str:
+def report_url(template: str, question_id: str, lang: str, *, version: str) -> str:
     """The report link of one note: each placeholder filled in, URL-encoded."""
     values = {"id": question_id, "lang": lang, "version": version}
     return _PLACEHOLDER.sub(lambda found: quote(values[found.group(1)], safe=""), template)
 
 
 def with_report_link(
-    template: str, field: int, question_id: str, lang: str, fields: tuple[str, ...], words: str = REPORT_TEXT
+    template: str, field: int, question_id: str, *, lang: str, fields: tuple[str, ...], words: str = REPORT_TEXT
 ) -> tuple[str, ...]:
     """``fields`` with the report link at the end of the one at ``field``, which the back of the card shows.
 
@@ -74,6 +74,6 @@ def with_report_link(
     """
     if not template:
         return fields
-    url = html.escape(report_url(template, question_id, lang, question_version(fields)), quote=True)
+    url = html.escape(report_url(template, question_id, lang, version=question_version(fields)), quote=True)
     link = f'{REPORT_START}<a href="{url}">{html.escape(words)}</a></p>'
     return (*fields[:field], fields[field] + link, *fields[field + 1 :])

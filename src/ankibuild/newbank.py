@@ -137,8 +137,8 @@ def init(
     bank_id = bank_id or _slug(root.resolve().name)
     installed = origin or installed_origin()
     origin = installed if installed.reachable else UNSET
-    files = _files(bank_id, root.resolve().name, langs, origin)
-    _refuse(root, bank_id, langs, files)
+    files = _files(bank_id, root.resolve().name, langs, origin=origin)
+    _refuse(root, bank_id, langs, files=files)
     try:
         with writing(root / "decks"):  # a folder that holds a bank already: no build of it meanwhile
             write_new({root / relative: text.encode() for relative, text in files.items()})
@@ -172,7 +172,7 @@ def _git_init(root: Path) -> str:
     return "made" if made.returncode == 0 else "failed"
 
 
-def _refuse(root: Path, bank_id: str, langs: Sequence[str], files: Mapping[str, str]) -> None:
+def _refuse(root: Path, bank_id: str, langs: Sequence[str], *, files: Mapping[str, str]) -> None:
     problems = Problems()
     for lang in langs:
         if not is_language(lang):
@@ -195,7 +195,7 @@ def _slug(name: str) -> str:
     return _SLUG_PARTS.sub("-", name.lower()).strip("-") or "my-bank"
 
 
-def _files(bank_id: str, title: str, langs: Sequence[str], origin: Origin) -> dict[str, str]:
+def _files(bank_id: str, title: str, langs: Sequence[str], *, origin: Origin) -> dict[str, str]:
     """Every file of the new repository, by its path relative to the repository."""
     texts = {lang: _example(lang) for lang in langs}
     settings = {"@ANKIBUILD_GIT@": origin.git, "@ANKIBUILD_REF@": origin.ref}
@@ -210,7 +210,7 @@ def _files(bank_id: str, title: str, langs: Sequence[str], origin: Origin) -> di
         ".gitignore": _starter("gitignore"),
         ".github/workflows/decks.yml": _starter("workflow.yml", settings),
         ".pre-commit-config.yaml": _starter(hook, settings),
-        "README.md": _readme(bank_id, title, langs, origin),
+        "README.md": _readme(bank_id, title, langs, origin=origin),
     }
 
 
@@ -311,7 +311,7 @@ def _questions_yaml(texts: Mapping[str, Mapping[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _readme(bank_id: str, title: str, langs: Sequence[str], origin: Origin) -> str:
+def _readme(bank_id: str, title: str, langs: Sequence[str], *, origin: Origin) -> str:
     packages = ", ".join(f"`{bank_id}-{lang}.apkg`" for lang in langs)
     where = f"git+{origin.git}@{origin.ref}" if origin.is_set else "git+<ANKIBUILD_GIT>@<ANKIBUILD_REF>"
     install = f'pipx install "{where}"'

@@ -1,7 +1,9 @@
 """The build: lock the bank, load it, plan each target, write, record.
 
 Nothing is written unless the whole bank is valid and every target could plan
-its output, and nothing is rewritten whose bytes would not change.
+its output, and nothing is rewritten whose bytes would not change. The records
+kept beside the bank come after the outputs: the translations record, then the
+lock, last of all.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from .options import BuildOptions
 from .progress import Progress, silent
 from .state import BuildResult, BuildState
 from .target import Target
+from .translations.record import record_seen, today
 
 
 def run(
@@ -31,14 +34,19 @@ def run(
     clock = clock or Clock()
     with nullcontext() if options.dry_run else exclusive(options.decks, wait=options.wait):
         # What the last build made is read under the lock: another build may just have written.
-        packages: Target[BuildResult] = AnkiTarget(options, clock, state.package_digests(), progress)
+        packages = AnkiTarget(options, clock, state.package_digests(), progress)
         exports: Target[ExportResult] = ExportTarget(options)
-        loaded = load_all(options, progress, state.known(), [packages.check, exports.check])
+        loaded = load_all(options, progress, state.known(), checks=[packages.check, exports.check])
         planned, exports_planned = packages.plan(loaded), exports.plan(loaded)  # every plan before any write
+        seen = loaded.translations.text(today(clock.first()))
         exported = exports_planned.write()
-        result = planned.write()  # the lock, last of all
+        result = planned.write()
         result.exports.extend(exported.outputs)
         result.warnings.extend(exported.warnings)
+        record_seen(seen, options)
+        result.lock_written = planned.lock.save(options)
+        # The next build that may write the lock still has it to tidy: this one must not be taken for it.
+        result.lock_untidy = options.leaves_bank and planned.lock.changed
         if not (options.dry_run or result.lock_untidy):
             state.record(result, loaded.used)
         return result

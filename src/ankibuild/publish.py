@@ -119,7 +119,7 @@ def publish(
             options = BuildOptions(decks=decks, templates=templates, out=work, languages=langs, leave_bank=True)
             result = build_with(options, clock=clock)
             files = _published_files(work, result)
-            made = _publication(result, files, last, out, review, found.languages)
+            made = _publication(result, files, last, out=out, review=review, every=found.languages)
             made.warnings = [*unread.warnings, *made.warnings]
             made.recorded = (decks / TRANSLATIONS_FILE).is_file()
             _write(made, files, options)
@@ -172,7 +172,7 @@ def _published(path: Path) -> bytes:
 
 
 def _publication(
-    result: BuildResult, files: Sequence[Path], last: Path, out: Path, review: bool, every: Sequence[LanguageStatus]
+    result: BuildResult, files: Sequence[Path], last: Path, *, out: Path, review: bool, every: Sequence[LanguageStatus]
 ) -> Publication:
     """What the build makes of the last publication: its ``files`` compared with the last one's."""
     lagging = [s for s in every if s.missing or s.outdated]

@@ -59,24 +59,24 @@ def read_study(check: Checker, data: Map) -> Study:
     if study is None:
         return {}
     check.keys(study, STUDY_KEYS, "'study'")
-    found = {s.key: _value(check, s, study[s.key], study.at(s.key)) for s in SETTINGS if s.key in study}
+    found = {s.key: _value(check, s, study[s.key], where=study.at(s.key)) for s in SETTINGS if s.key in study}
     return {key: value for key, value in found.items() if value is not None}
 
 
-def _value(check: Checker, setting: Setting, value: Any, where: tuple[int, int]) -> Value | None:
+def _value(check: Checker, setting: Setting, value: Any, *, where: tuple[int, int]) -> Value | None:
     if setting.shape != "steps":
-        return _number(check, setting, value, where)
+        return _number(check, setting, value, where=where)
     steps = check.sequence(value, where, f"'{setting.key}'")
     if steps is None:
         return None
     if not 1 <= len(steps) <= MAX_STEPS:
         check.report(where, f"'{setting.key}' has {len(steps)} steps", f"list 1 to {MAX_STEPS} steps in minutes")
         return None
-    numbers = [_number(check, setting, step, mark) for step, mark in zip(steps, steps.marks, strict=True)]
+    numbers = [_number(check, setting, step, where=mark) for step, mark in zip(steps, steps.marks, strict=True)]
     return tuple(float(n) for n in numbers if n is not None) if None not in numbers else None
 
 
-def _number(check: Checker, setting: Setting, value: Any, where: tuple[int, int]) -> int | float | None:
+def _number(check: Checker, setting: Setting, value: Any, *, where: tuple[int, int]) -> int | float | None:
     """A number within the setting's range (YAML gives every number as the text written)."""
     number = _parse(value, whole=setting.shape == "whole")
     if number is None or not setting.low <= number <= setting.high:

@@ -28,7 +28,7 @@ from ..conftest import ROOT, Project
 
 LANGS = ("de", "fr", "en")
 #: The note types of the sample bank, by key: one per language, all multiple choice.
-TEMPLATES = {lang: load_templates(TemplateFolders(), KINDS["choice"], lang, Problems()) for lang in LANGS}
+TEMPLATES = {lang: load_templates(TemplateFolders(), KINDS["choice"], lang, problems=Problems()) for lang in LANGS}
 
 
 def test_what_a_build_keeps_of_its_packages_is_what_reading_them_finds(
@@ -37,7 +37,7 @@ def test_what_a_build_keeps_of_its_packages_is_what_reading_them_finds(
     """The record kept beside a package it made equals the package read back, so the next build need not read it."""
     project.build()
     problems = Problems()
-    read = read_published(project.out, "ai-stack", TEMPLATES, problems)
+    read = read_published(project.out, "ai-stack", TEMPLATES, problems=problems)
     assert len(read.notes) == 18 and set(read.notetypes) == set(LANGS) and not problems.items
     assert {note.deck for note in read.notes.values() if note.entry.lang == "en"} == {
         "AI Quiz::AI hardware and software stack"
@@ -47,7 +47,7 @@ def test_what_a_build_keeps_of_its_packages_is_what_reading_them_finds(
         raise AssertionError("a package was read")
 
     monkeypatch.setattr(published, "_read_package", refuse)
-    assert read_published(project.out, "ai-stack", TEMPLATES, problems, Cache(project.decks).kept) == read
+    assert read_published(project.out, "ai-stack", TEMPLATES, problems=problems, kept=Cache(project.decks).kept) == read
 
 
 def test_a_package_that_cannot_be_read_is_a_warning(project: Project) -> None:

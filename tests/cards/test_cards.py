@@ -129,9 +129,9 @@ def test_labels_carry_each_languages_typography_and_direction() -> None:
 def test_a_regional_language_uses_its_base_languages_labels() -> None:
     """pt-BR gets the Portuguese wording, zh-TW the traditional Chinese one; a language with no labels gets English."""
     problems = Problems()
-    brazilian = load_templates(TemplateFolders(), KINDS["choice"], "pt-BR", problems)
-    taiwanese = load_templates(TemplateFolders(), KINDS["choice"], "zh-TW", problems)
-    swedish = load_templates(TemplateFolders(), KINDS["choice"], "sv", problems)
+    brazilian = load_templates(TemplateFolders(), KINDS["choice"], "pt-BR", problems=problems)
+    taiwanese = load_templates(TemplateFolders(), KINDS["choice"], "zh-TW", problems=problems)
+    swedish = load_templates(TemplateFolders(), KINDS["choice"], "sv", problems=problems)
     assert (brazilian.labels["answer"], brazilian.labels["lang"]) == ("Resposta:", "pt-BR")
     assert 'lang="pt-BR"' in brazilian.sides[0].front
     assert taiwanese.labels["correct"] == "回答正確"  # traditional characters, not the simplified 回答正确
@@ -146,7 +146,7 @@ def test_letters_must_be_six(project: Project) -> None:
     labels = project.templates / "ja" / "labels.yaml"
     labels.write_text(labels.read_text(encoding="utf-8").replace("ア イ ウ エ オ カ", "ア イ"), encoding="utf-8")
     problems = Problems()
-    load_templates(TemplateFolders(project.templates), KINDS["choice"], "ja", problems)
+    load_templates(TemplateFolders(project.templates), KINDS["choice"], "ja", problems=problems)
     (problem,) = problems.errors
     assert (problem.file, problem.line) == ("templates/ja/labels.yaml", 9)
     assert problem.message == "'letters' must list 6 letters separated by spaces"
@@ -176,7 +176,7 @@ def test_a_banks_own_verdict_worded_as_a_choice_is_a_warning(
     shutil.rmtree(project.templates / "default")
     (project.templates / "de" / "labels.yaml").write_text(written, encoding="utf-8")
     problems = Problems()
-    load_templates(TemplateFolders(project.templates), KINDS["truefalse"], "de", problems)
+    load_templates(TemplateFolders(project.templates), KINDS["truefalse"], "de", problems=problems)
     (problem,) = problems.items
     assert (problem.file, problem.line, problem.severity.value) == ("templates/de/labels.yaml", line, "warning")
     assert problem.message == message and "Richtig beantwortet" in problem.hint
@@ -188,7 +188,7 @@ def test_a_label_that_is_not_text_is_an_error_at_its_line(project: Project) -> N
         "answer: Lösung\nreport: {a: 1}\nnext: [1, 2]\n", encoding="utf-8"
     )
     problems = Problems()
-    load_templates(TemplateFolders(project.templates), KINDS["choice"], "de", problems)
+    load_templates(TemplateFolders(project.templates), KINDS["choice"], "de", problems=problems)
     assert [(p.line, p.message, p.severity.value) for p in problems.items] == [
         (2, "label 'report' must be text, not a mapping", "error"),
         (3, "label 'next' must be text, not a list", "error"),
@@ -207,9 +207,9 @@ def test_a_banks_templates_folder_holds_only_what_it_changes(project: Project) -
     )
     result = project.build()
     assert result.templates == "own templates in templates/ over the defaults"
-    script = next(a for a in load_templates(TemplateFolders(), KINDS["choice"], "de", Problems()).media)
+    script = next(a for a in load_templates(TemplateFolders(), KINDS["choice"], "de", problems=Problems()).media)
     own = {
-        lang: load_templates(TemplateFolders(project.templates), KINDS["choice"], lang, Problems())
+        lang: load_templates(TemplateFolders(project.templates), KINDS["choice"], lang, problems=Problems())
         for lang in ("de", "fr", "en")
     }
     assert own["de"].media == (script,) and own["de"].css == (DEFAULTS / "style.css").read_text(encoding="utf-8")

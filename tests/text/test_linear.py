@@ -515,7 +515,7 @@ TEMPLATE_SHAPES: dict[str, Callable[[int], str]] = {
 def test_checking_a_template_is_linear(shape: str, tmp_path: Path) -> None:
     path = tmp_path / "front.html"
     fields = KINDS[DEFAULT_KIND].fields
-    assert_linear(lambda text: check_template(path, text, fields, Problems()), TEMPLATE_SHAPES[shape])
+    assert_linear(lambda text: check_template(path, text, fields, problems=Problems()), TEMPLATE_SHAPES[shape])
 
 
 PAGE = "Topic\n\nThe question?\n\n1. AOne\n2. BTwo\n3. CThree\n\nAnswer: B. Two\n\n{}\n\nMore on Topic\n\n1. Another\n"

@@ -23,7 +23,7 @@ from ..model import Bank
 _PLACEHOLDER = re.compile(r"\{(time|count|report)\}")
 
 
-def description(bank: Bank, lang: str, times: Sequence[int], labels: Mapping[str, str]) -> str:
+def description(bank: Bank, lang: str, times: Sequence[int], *, labels: Mapping[str, str]) -> str:
     """The description of the bank's top decks in ``lang``, whose notes and note types have ``times``.
 
     ``labels`` are the language's card labels, which word it.

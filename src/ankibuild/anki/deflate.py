@@ -109,7 +109,7 @@ def _deflate(piece: bytes, primer: bytes, last: bool) -> bytes:
 
 
 def write_deflated(
-    archive: zipfile.ZipFile, entry: zipfile.ZipInfo, collection: Path, known: Mapping[bytes, bytes]
+    archive: zipfile.ZipFile, entry: zipfile.ZipInfo, collection: Path, *, known: Mapping[bytes, bytes]
 ) -> Deflate:
     """Write the file ``collection`` into ``archive`` as ``entry``, deflated by a :class:`Deflate`.
 

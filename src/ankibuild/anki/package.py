@@ -29,7 +29,7 @@ ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 def _collection(spec: PackageSpec, base: tuple[Path, Record] | None, scratch: Path) -> Path:
     """The package's collection, canonical: from the kept one (``base``) when it can be, else from nothing."""
     work, made = scratch / "work.anki2", scratch / "collection.anki2"
-    if base and base[1].frame == spec.frame and _from_kept(spec, base[0], base[1], work, made):
+    if base and base[1].frame == spec.frame and _from_kept(spec, base[0], base[1], work=work, made=made):
         return made
     for path in (work, made):
         path.unlink(missing_ok=True)
@@ -38,7 +38,7 @@ def _collection(spec: PackageSpec, base: tuple[Path, Record] | None, scratch: Pa
     return made
 
 
-def _from_kept(spec: PackageSpec, base: Path, record: Record, work: Path, made: Path) -> bool:
+def _from_kept(spec: PackageSpec, base: Path, record: Record, *, work: Path, made: Path) -> bool:
     """Make ``made`` from the kept collection ``base`` of ``record``; False when it cannot be used."""
     try:
         shutil.copyfile(base, work)
@@ -88,7 +88,7 @@ def _package(spec: PackageSpec, kept: Kept | None) -> bytes:
     ):
         base = (kept.collection(record.digest), record) if kept and record else None
         collection = _collection(spec, base, Path(scratch))
-        deflated = write_deflated(archive, zip_entry(COLLECTION), collection, record.pieces if record else {})
+        deflated = write_deflated(archive, zip_entry(COLLECTION), collection, known=record.pieces if record else {})
         names = {str(index): name for index, (name, _) in enumerate(spec.media)}
         archive.writestr(zip_entry("media"), json.dumps(names, sort_keys=True))
         for index, (_, content) in enumerate(spec.media):

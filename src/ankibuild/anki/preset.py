@@ -28,7 +28,7 @@ class Preset:
     config: str
 
 
-def class_preset(bank_id: str, lang: str, title: str, study: Study) -> Preset | None:
+def class_preset(bank_id: str, lang: str, title: str, *, study: Study) -> Preset | None:
     """The preset of a bank's package in ``lang``, named after the bank's ``title``; none without study options."""
     if not study:
         return None

@@ -129,6 +129,7 @@ def read_published(
     out: Path,
     bank_id: str,
     templates: Mapping[str, CardTemplates],
+    *,
     problems: Problems,
     kept: Path | None = None,
     clock: Clock = _CLOCK,
@@ -151,7 +152,7 @@ def read_published(
         try:
             # A link planted in the output folder is not followed outside it; the file is read once, a piece at a time.
             with open_inside(path, (path.parent,)) as file:
-                published.add(_read_file(path, file, types, latest, kept))
+                published.add(_read_file(path, file, types, latest=latest, kept=kept))
         except _UNREADABLE as err:
             problems.add(
                 path,
@@ -177,14 +178,14 @@ def notetype_keys(bank_id: str, templates: Mapping[str, CardTemplates]) -> Types
     }
 
 
-def keep(kept: Path, path: Path, content: bytes, types: Types, found: Published) -> None:
+def keep(kept: Path, path: Path, content: bytes, *, types: Types, found: Published) -> None:
     """Keep ``found``, the notes of the package ``path`` that holds ``content``, for :func:`read_published`."""
     key = _hasher(types)
     key.update(content)
-    _keep(kept, path, key.hexdigest(), found)
+    _keep(kept, path, key.hexdigest(), found=found)
 
 
-def _keep(kept: Path, path: Path, key: str, found: Published) -> None:
+def _keep(kept: Path, path: Path, key: str, *, found: Published) -> None:
     """Keep ``found`` under ``key`` (see :func:`_hasher`).
 
     Plain JSON in columns, never pickle: the cache folder may be shared.
@@ -210,7 +211,7 @@ def _hasher(types: Types) -> hashlib._Hash:
     return hashlib.sha256(f"{code_fingerprint()}\0{sorted(types.items())}\0".encode())
 
 
-def _read_file(path: Path, file: io.BufferedReader, types: Types, latest: int, kept: Path | None) -> Published:
+def _read_file(path: Path, file: io.BufferedReader, types: Types, *, latest: int, kept: Path | None) -> Published:
     """The notes of the package open in ``file``: kept from its last reading, else read and kept."""
     if os.fstat(file.fileno()).st_size > MAX_COLLECTION:
         raise OddPackageError(f"it is larger than {MAX_COLLECTION} bytes")
@@ -219,7 +220,7 @@ def _read_file(path: Path, file: io.BufferedReader, types: Types, latest: int, k
     if found is None:
         found = _read_package(file, types, latest)
         if kept is not None:
-            _keep(kept, path, key, found)
+            _keep(kept, path, key, found=found)
     return found
 
 
@@ -248,7 +249,7 @@ def _read_package(file: io.BufferedReader, types: Types, latest: int) -> Publish
         _inflate(archive, collection)
         models, decks, rows = _rows(collection)
     names = {_id(did): _text(deck["name"]) for did, deck in json.loads(decks).items()}
-    notes = (_note(row, types, names, latest) for row in rows if row[1] in types)
+    notes = (_note(row, types, names, latest=latest) for row in rows if row[1] in types)
     return Published({note.entry.guid: note for note in notes}, dict(_notetypes(json.loads(models), types, latest)))
 
 
@@ -313,7 +314,7 @@ class _Budget:
         return int(self.spent)  # not zero: SQLite stops the query
 
 
-def _note(row: tuple[Any, ...], types: Types, decks: Mapping[int, str], latest: int) -> PublishedNote:
+def _note(row: tuple[Any, ...], types: Types, decks: Mapping[int, str], *, latest: int) -> PublishedNote:
     guid, mid, mtime, flds, tags, did = row
     fields = _text(flds).split("\x1f")
     if not (isinstance(guid, str) and _GUID.fullmatch(guid)):
@@ -331,7 +332,7 @@ def _notetypes(models: Mapping[str, Any], types: Types, latest: int) -> Iterator
         if _id(mid) in types:
             sides = [Side(_text(side["name"]), _text(side["qfmt"]), _text(side["afmt"])) for side in model["tmpls"]]
             fields = [_text(f["name"]) for f in model["flds"]]
-            digest = notetype_digest(sides, fields, _text(model["css"]), _sort_field(model, fields))
+            digest = notetype_digest(sides, fields, _text(model["css"]), sort_field=_sort_field(model, fields))
             yield types[int(mid)].key, PublishedNotetype(digest, _time(model["mod"], latest))
 
 
@@ -383,11 +384,11 @@ def raise_times(lock: Lock, published: Published, clock: Clock) -> Lock:
         if (e := known(g)) is not None and (e.mtime <= c.entry.mtime or e.digest == c.entry.digest)
     ]:
         entry = notes[guid]
-        mtime = _newer(entry.mtime, entry.digest == copy.digest, copy.mtime, clock)
+        mtime = _newer(entry.mtime, entry.digest == copy.digest, copy.mtime, clock=clock)
         if mtime != entry.mtime:
             notes[guid] = entry._replace(mtime=mtime)
     notetypes = {
-        key: replace(entry, mtime=_newer(entry.mtime, entry.digest == shipped.digest, shipped.mtime, clock))
+        key: replace(entry, mtime=_newer(entry.mtime, entry.digest == shipped.digest, shipped.mtime, clock=clock))
         if (shipped := published.notetypes.get(key)) is not None
         else entry
         for key, entry in lock.notetypes.items()
@@ -395,7 +396,7 @@ def raise_times(lock: Lock, published: Published, clock: Clock) -> Lock:
     return Lock(lock.bank, notetypes, notes)
 
 
-def _newer(mtime: int, same: bool, published: int, clock: Clock) -> int:
+def _newer(mtime: int, same: bool, published: int, *, clock: Clock) -> int:
     """The time of a note or note type whose published copy has the time ``published``.
 
     The same content keeps the published time even where the lock has a newer

@@ -1,9 +1,10 @@
-"""The Anki target: the ``.apkg`` packages of a bank, with its lock and the changelog.
+"""The Anki target: the ``.apkg`` packages of a bank, and the changelog.
 
-Planning stamps every note and note type with its time of change (the lock),
-raises those times above the packages already published, and works out what
-each package holds; writing makes the packages whose content changed, then
-publishes the changelog and saves the lock, last.
+Planning has every note and note type stamped with its time of change (the
+lock, :mod:`ankibuild.lock`), raises those times above the packages already
+published, and works out what each package holds; writing makes the packages
+whose content changed, then publishes the changelog. The lock the packages'
+times come from is saved by the build, after them.
 """
 
 from __future__ import annotations
@@ -19,23 +20,20 @@ from typing import TYPE_CHECKING
 from ..atomic import remove_stale_temporaries, write_if_changed
 from ..cache import Cache, cache_root, digest
 from ..changelog import CHANGELOG_FILE, Change, ChangeKind, previous_changelog, publish_changelog
-from ..errors import LockChangedError, Problem, Problems, Severity, ShapeChangeError
+from ..errors import Problem, Problems, Severity, ShapeChangeError
 from ..load.deckfiles import FileResult
-from ..load.render import CardTemplates, NoteHead
+from ..load.render import CardTemplates
 from ..load.stage import LoadedBank
-from ..lock.clock import ANKI_EPOCH, Clock
-from ..lock.format import LOCK_FILE, Lock, NoteLock
-from ..lock.gitattributes import ask_git_to_merge
-from ..lock.memo import LOCK_MEMO, remember
-from ..lock.stamp import Stamp, stamp_notes, stamp_notetype
+from ..lock.clock import Clock
+from ..lock.format import Lock
+from ..lock.plan import LockPlan, check_frozen
+from ..lock.stamp import Shape, stamp_lock
 from ..model import Bank, Deck, deck_id, parent_deck_id
 from ..options import BuildOptions
 from ..packagenames import check_names, package_groups
-from ..paths import read_inside
 from ..progress import Progress, silent
 from ..search import retired_search
 from ..state import BuildResult, Output
-from ..translations.record import TRANSLATIONS_FILE, today
 from .about import description
 from .collection import notetype
 from .kept import Kept
@@ -56,9 +54,6 @@ from .spec import DeckInfo, NoteKey, PackageSpec, Texts
 
 if TYPE_CHECKING:
     import genanki
-
-#: A warning names this many notes, then says there are more.
-MAX_NAMED = 10
 
 
 @dataclass(frozen=True)
@@ -85,36 +80,21 @@ class AnkiTarget:
             templates=options.folders.describe(),
         )
         types = notetypes(bank, loaded.templates)
-        _guard_shape(old, loaded.templates, options.allow_shape_change, result)
-        new = _stamp(bank, loaded.templates, types, loaded.notes, old, self.clock, result)
-        lock_path = options.decks / LOCK_FILE
-        if options.frozen and _out_of_date(old, new):
-            raise LockChangedError(f"{lock_path} would change: run 'ankibuild build' and commit it.")
-        new, previous = _follow_published(loaded, new, options, self.clock, result)
-        packages = _plan(bank, loaded, types, new, options.out, options.split)
+        _guard_shape(old, loaded.templates, options.allow_shape_change, result=result)
+        new = _stamp(loaded, types, result=result, clock=self.clock)
+        check_frozen(old, new, options)
+        new, previous = _follow_published(loaded, new, options, clock=self.clock, result=result)
+        packages = _plan(bank, loaded, types, lock=new, out=options.out, split=options.split)
         result.package_digests = {str(package.path): package.spec.digest for package in packages}
         result.retired_searches = _retired_searches(types, loaded)
         todo = [package for package in packages if self.built.get(str(package.path)) != package.spec.digest]
-        text = new.dumps()
-        lock = _LockPlan(new, text, text != _current_text(lock_path), old.recalled)
-        seen = loaded.translations.text(today(self.clock.first()))
-        return AnkiPlan(options, result, loaded.templates, types, packages, todo, lock, previous, seen, self.progress)
-
-
-@dataclass(frozen=True)
-class _LockPlan:
-    """The lock a build writes, as text, and whether it differs from the bank's."""
-
-    lock: Lock
-    text: str
-    changed: bool
-    #: The bank's lock was recalled parsed from the cache (see :func:`read_lock`).
-    recalled: bool
+        lock = LockPlan.of(new, options, recalled=old.recalled)
+        return AnkiPlan(options, result, loaded.templates, types, packages, todo, lock, previous, self.progress)
 
 
 @dataclass(frozen=True)
 class AnkiPlan:
-    """The packages to make, the changelog and the lock, planned; nothing written yet."""
+    """The packages to make and the changelog, planned with the lock they follow; nothing written yet."""
 
     options: BuildOptions
     result: BuildResult
@@ -124,28 +104,24 @@ class AnkiPlan:
     packages: list[_Package]
     #: The packages whose content differs from what the last build made of them.
     todo: list[_Package]
-    lock: _LockPlan
+    #: The lock whose times the packages hold, for the build to save after them.
+    lock: LockPlan
     #: The changelog already published, which the new one continues.
     previous: str
-    #: The translations record this build saw, written beside the lock and before it.
-    translations: str
     progress: Progress
 
     def write(self) -> BuildResult:
-        """Make the packages that changed, then publish the changelog; the lock goes last.
-
-        A build stopped before the lock is written is simply done again by the next one.
-        """
-        options, result, lock = self.options, self.result, self.lock
+        """Make the packages that changed, then publish the changelog."""
+        options, result = self.options, self.result
         kept, out = options.cache.kept, options.out
         if not options.dry_run:
-            for path in (options.decks / LOCK_FILE, out / CHANGELOG_FILE, *(p.path for p in self.packages)):
+            for path in (out / CHANGELOG_FILE, *(p.path for p in self.packages)):
                 remove_stale_temporaries(path)
-        by_id = notetype_keys(lock.lock.bank, self.templates)
+        by_id = notetype_keys(self.lock.lock.bank, self.templates)
         written = {}
         # Each package is written as soon as it is made, and let go: not every package's bytes at once.
         for package, content in _make_packages(self.todo, kept, self.progress):
-            _keep_published(package, content, by_id, lock.lock, kept)
+            _keep_published(package, content, types=by_id, lock=self.lock.lock, kept=kept)
             written[package.path] = _write(package.path, content, options.dry_run)
         for package in self.packages:
             path, spec = package.path, package.spec
@@ -154,10 +130,6 @@ class AnkiPlan:
             result.outputs.append(Output(path, package.lang, len(spec.decks), len(spec.notes), made, preset))
         if not options.dry_run:
             publish_changelog(out, self.previous, result.changes)
-            _record_translations(options.decks / TRANSLATIONS_FILE, self.translations, options.leaves_bank)
-            result.lock_written = not options.leaves_bank and _save_lock(options, lock)
-        # The next build that may write the lock still has it to tidy: this one must not be taken for it.
-        result.lock_untidy = options.leaves_bank and lock.changed
         return result
 
 
@@ -175,16 +147,6 @@ def _retired_searches(types: Mapping[str, genanki.Model], loaded: LoadedBank) ->
     return {lang: retired_search(by_notetype) for lang, by_notetype in searched.items()}
 
 
-def _record_translations(path: Path, text: str, leave: bool) -> None:
-    """Write what this build saw of each translation, so that a change is still known once the edit is committed.
-
-    A build that leaves the bank (CI) leaves it: its checkout is thrown away.
-    """
-    remove_stale_temporaries(path)
-    if not leave:
-        write_if_changed(path, text.encode())
-
-
 def notetypes(bank: Bank, templates: Mapping[str, CardTemplates]) -> dict[str, genanki.Model]:
     """The note type of each kind and language the build makes, from its card templates, by key."""
     return {key: notetype(bank.id, t) for key, t in templates.items()}
@@ -195,20 +157,8 @@ def _cache_warnings(cache: Cache) -> list[Problem]:
     return [Problem(str(cache_root()), message=said, severity=Severity.WARNING) for said in cache.warnings()]
 
 
-def _out_of_date(old: Lock, new: Lock) -> bool:
-    """Whether the committed lock lacks an entry the build needs, or has it otherwise.
-
-    Order, format and entries of notes no longer in the bank do not count: a
-    merge that keeps both sides' lines may bring back those of a removed note.
-    """
-    known = old.notes.get
-    return (old.bank, old.notetypes) != (new.bank, new.notetypes) or any(
-        known(guid) != entry for guid, entry in new.notes.items()
-    )
-
-
 def _follow_published(
-    loaded: LoadedBank, lock: Lock, options: BuildOptions, clock: Clock, result: BuildResult
+    loaded: LoadedBank, lock: Lock, options: BuildOptions, *, clock: Clock, result: BuildResult
 ) -> tuple[Lock, str]:
     """The lock with its times raised above those of the packages published in ``out``; the changelog published.
 
@@ -218,7 +168,7 @@ def _follow_published(
     """
     bank, problems, out = loaded.bank, Problems(), options.out
     previous = previous_changelog(out, bank.root / CHANGELOG_FILE, problems)
-    published = read_published(out, bank.id, loaded.templates, problems, options.cache.kept, clock)
+    published = read_published(out, bank.id, loaded.templates, problems=problems, kept=options.cache.kept, clock=clock)
     problems.raise_for()
     result.warnings += problems.warnings
     raised = raise_times(lock, published, clock)
@@ -236,32 +186,18 @@ def _latest(lock: Lock) -> int:
     return max(times, default=0)
 
 
-def _save_lock(options: BuildOptions, planned: _LockPlan) -> bool:
-    """Write the lock if it changed, and keep it parsed in the cache; tell whether it was written.
-
-    When it is unchanged and was recalled from the cache, what is kept is this very lock.
-    """
-    decks = options.decks
-    written = planned.changed and write_if_changed(decks / LOCK_FILE, planned.text.encode())
-    if written:
-        ask_git_to_merge(decks)
-    if planned.changed or not planned.recalled:
-        remember(planned.lock, planned.text.encode(), options.cache.kept / LOCK_MEMO)
-    return written
-
-
-def _keep_published(package: _Package, content: bytes, by_id: Types, lock: Lock, kept: Path) -> None:
+def _keep_published(package: _Package, content: bytes, *, types: Types, lock: Lock, kept: Path) -> None:
     """Keep what a package made holds as :func:`read_published` would find it, for the next build to read."""
     spec = package.spec
     decks = {deck.id: deck.name for deck in spec.decks}
     # The lock's entry is the package's note: its digest and time are what the package holds.
     notes = {
-        key.guid: PublishedNote(lock.notes[key.guid], decks[key.deck_id], by_id[key.notetype_id].name)
+        key.guid: PublishedNote(lock.notes[key.guid], decks[key.deck_id], types[key.notetype_id].name)
         for key in spec.notes
     }
-    keys = ((by_id[model.model_id][0], mtime) for model, mtime in spec.notetypes)
+    keys = ((types[model.model_id][0], mtime) for model, mtime in spec.notetypes)
     notetypes = {key: PublishedNotetype(lock.notetypes[key].digest, mtime) for key, mtime in keys}
-    keep(kept, package.path, content, by_id, Published(notes, notetypes))
+    keep(kept, package.path, content, types=types, found=Published(notes, notetypes))
 
 
 def _make_packages(todo: list[_Package], kept: Path, progress: Progress) -> Iterator[tuple[_Package, bytes]]:
@@ -278,65 +214,25 @@ def _make_packages(todo: list[_Package], kept: Path, progress: Progress) -> Iter
             yield package, content
 
 
-def _current_text(path: Path) -> str:
-    """The text of a file of the bank as it is now, or nothing."""
-    try:
-        return read_inside(path, (path.parent,)).decode("utf-8", errors="replace")
-    except FileNotFoundError:
-        return ""
-
-
 def _write(path: Path, content: bytes, dry_run: bool) -> bool:
     if dry_run:
         return not path.is_file() or path.read_bytes() != content
     return write_if_changed(path, content)
 
 
-def _stamp(
-    bank: Bank,
-    card_templates: dict[str, CardTemplates],
-    types: dict[str, genanki.Model],
-    notes: list[NoteHead],
-    old: Lock,
-    clock: Clock,
-    result: BuildResult,
-) -> Lock:
-    """The new lock: times for every note and notetype, moved where the content differs from the lock's."""
-    entries, stamped = stamp_notes(notes, old, clock)
-    gone = old.notes.keys() - entries.keys()
-    built = {tpl.lang for tpl in card_templates.values()}
-    kept = {guid: old.notes[guid] for guid in gone if old.notes[guid].lang not in built}  # other languages'
-    new = Lock(bank.id, dict(old.notetypes), {**kept, **entries} if kept else entries)
-    for key, tpl in card_templates.items():
-        cards = tuple(side.name for side in tpl.sides)
-        new.notetypes[key] = stamp_notetype(key, types[key].model_id, tpl.kind.fields, cards, tpl.digest, old, clock)
-    changed = [old.notes[guid] for guid, stamp in stamped.items() if stamp is Stamp.CHANGED]
-    result.warnings += _wrong_times(changed, clock, bank.root / LOCK_FILE)
+def _stamp(loaded: LoadedBank, types: dict[str, genanki.Model], *, result: BuildResult, clock: Clock) -> Lock:
+    """The new lock, for the notes and the note types of every kind and language built."""
+    shapes = {
+        key: Shape(types[key].model_id, t.kind.fields, tuple(side.name for side in t.sides), t.digest, t.lang)
+        for key, t in loaded.templates.items()
+    }
+    problems = Problems()
+    new = stamp_lock(loaded.bank, loaded.notes, shapes, old=loaded.lock, clock=clock, problems=problems)
+    result.warnings += problems.items
     return new
 
 
-def _wrong_times(changed: list[NoteLock], clock: Clock, lock_path: Path) -> list[Problem]:
-    """A warning naming the changed notes whose previous time came from a wrong clock.
-
-    Their new times continue from the old ones (a second later) rather than from
-    this clock, so that they still reach classmates; see :class:`Clock`.
-    """
-    now = clock.now()
-    odd = [entry for entry in changed if not ANKI_EPOCH <= entry.mtime < now]
-    if not odd:
-        return []
-    names = ", ".join(f"{e.question} ({e.lang})" for e in odd[:MAX_NAMED]) + (" ..." if len(odd) > MAX_NAMED else "")
-    problems = Problems()
-    problems.add(
-        lock_path,
-        f"{len(odd)} changed note(s) had a time ahead of this computer's clock, or before 2006: {names}",
-        hint="their new times are one second after the old ones; check the clock of the computer that built them",
-        severity=Severity.WARNING,
-    )
-    return problems.items
-
-
-def _guard_shape(old: Lock, card_templates: Mapping[str, CardTemplates], allow: bool, result: BuildResult) -> None:
+def _guard_shape(old: Lock, card_templates: Mapping[str, CardTemplates], allow: bool, *, result: BuildResult) -> None:
     """Refuse to change the fields or card types of a notetype classmates already have."""
     for key, templates in card_templates.items():
         previous = old.notetypes.get(key)
@@ -365,7 +261,7 @@ class _Package:
 
 
 def _plan(
-    bank: Bank, loaded: LoadedBank, types: dict[str, genanki.Model], lock: Lock, out: Path, split: bool
+    bank: Bank, loaded: LoadedBank, types: dict[str, genanki.Model], *, lock: Lock, out: Path, split: bool
 ) -> list[_Package]:
     """What each output file holds: all decks of a language, or one deck each with ``split``.
 
@@ -391,15 +287,15 @@ def _plan(
             ]
             media = [*assets.items(), *((name, loaded.media[name]) for name in names)]
             times = [*(mtime for _, mtime in models), *(note.mtime for note in notes)]
-            about = description(bank, lang, times, loaded.templates[keys[0]].labels)
-            infos, parents = _decks(bank, lang, decks, about)
-            preset = class_preset(bank.id, lang, bank.name_in(bank.titles, lang) or bank.id, bank.study)
+            about = description(bank, lang, times, labels=loaded.templates[keys[0]].labels)
+            infos, parents = _decks(bank, lang, decks, about=about)
+            preset = class_preset(bank.id, lang, bank.name_in(bank.titles, lang) or bank.id, study=bank.study)
             spec = PackageSpec(models, infos, notes, partial(_texts, files, lang), media, preset, parents)
             packages.append(_Package(path, lang, spec))
     return packages
 
 
-def _decks(bank: Bank, lang: str, decks: list[Deck], about: str) -> tuple[list[DeckInfo], list[DeckInfo]]:
+def _decks(bank: Bank, lang: str, decks: list[Deck], *, about: str) -> tuple[list[DeckInfo], list[DeckInfo]]:
     """The decks of a package in ``lang``, and the parent deck (the bank's title) when it has to carry something.
 
     The description goes to the top decks: the parent, else each deck. The parent

@@ -217,9 +217,11 @@ class Template:
     def render(self, fields: Mapping[str, str], *, card_ord: int = 0, question: bool = True) -> str:
         """The side of card ``card_ord`` (its place among the note type's cards, or its cloze number - 1):
         the front when ``question``, the back otherwise."""
-        return "".join(self._render(self._nodes, fields, card_ord, question))
+        return "".join(self._render(self._nodes, fields, card_ord, question=question))
 
-    def _render(self, nodes: tuple[_Node, ...], fields: Mapping[str, str], card_ord: int, question: bool) -> list[str]:
+    def _render(
+        self, nodes: tuple[_Node, ...], fields: Mapping[str, str], card_ord: int, *, question: bool
+    ) -> list[str]:
         out: list[str] = []
         for node in nodes:
             if isinstance(node, str):
@@ -228,5 +230,5 @@ class Template:
                 text = fields[node.name]
                 out.append(cloze_filter(text, card_ord, question) if node.cloze else text)
             elif field_is_empty(fields[node.field.name]) == node.inverted:
-                out.extend(self._render(node.body, fields, card_ord, question))
+                out.extend(self._render(node.body, fields, card_ord, question=question))
         return out

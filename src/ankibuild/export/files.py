@@ -47,12 +47,13 @@ def _moodle_files(bank: Exportable) -> list[ExportFile]:
     """A file per language, and one with every language for a course that shows each student theirs."""
     bank_id, questions, media = bank.bank_id, bank.questions, bank.media
     files = [
-        _file(f"{bank_id}-{lang}.moodle.xml", lang, moodle_xml(each, media), each) for lang, each in questions.items()
+        _file(f"{bank_id}-{lang}.moodle.xml", lang, moodle_xml(each, media), held=each)
+        for lang, each in questions.items()
     ]
     if len(questions) > 1:
         together, left_out = _every_language(questions)
         name = f"{bank_id}-{EVERY_LANGUAGE}.moodle.xml"
-        files.append(_file(name, EVERY_LANGUAGE, moodle_xml(together, media), together, left_out))
+        files.append(_file(name, EVERY_LANGUAGE, moodle_xml(together, media), held=together, left_out=left_out))
     return files
 
 
@@ -78,7 +79,9 @@ def _gift_files(bank: Exportable) -> list[ExportFile]:
     files = []
     for lang, each in bank.questions.items():
         content, left_out = gift(each)
-        files.append(_file(f"{bank.bank_id}-{lang}.gift.txt", lang, content, _held(each, left_out), left_out))
+        files.append(
+            _file(f"{bank.bank_id}-{lang}.gift.txt", lang, content, held=_held(each, left_out), left_out=left_out)
+        )
     return files
 
 
@@ -87,8 +90,8 @@ def _qti_files(bank: Exportable) -> list[ExportFile]:
     for lang, each in bank.questions.items():
         ident = f"{bank.bank_id}-{lang}"
         title = bank.titles.get(lang) or bank.bank_id
-        content, left_out = qti_package(ident, title, each, bank.media, bank.labels.get(lang, {}))
-        files.append(_file(f"{ident}.qti.zip", lang, content, _held(each, left_out), left_out))
+        content, left_out = qti_package(ident, title, each, media=bank.media, words=bank.labels.get(lang, {}))
+        files.append(_file(f"{ident}.qti.zip", lang, content, held=_held(each, left_out), left_out=left_out))
     return files
 
 
@@ -99,7 +102,7 @@ def _held(questions: Sequence[ExportedQuestion], left_out: Sequence[Omission]) -
 
 
 def _file(
-    name: str, lang: str, content: bytes, held: Sequence[ExportedQuestion], left_out: Sequence[Omission] = ()
+    name: str, lang: str, content: bytes, *, held: Sequence[ExportedQuestion], left_out: Sequence[Omission] = ()
 ) -> ExportFile:
     categories = len({exported.category for exported in held})
     return ExportFile(name, lang, content, len(held), categories, tuple(left_out))

@@ -54,8 +54,8 @@ def _question(exported: ExportedQuestion, media: Mapping[str, bytes]) -> ET.Elem
     element = ET.Element("question", type=_TYPES[asked.shape])
     _text(ET.SubElement(element, "name"), exported.id)
     text = _cloze_text(asked.text) if asked.shape is Shape.CLOZE else asked.text
-    _html(element, "questiontext", text, media)
-    _html(element, "generalfeedback", asked.explanation, media)
+    _html(element, "questiontext", text, media=media)
+    _html(element, "generalfeedback", asked.explanation, media=media)
     _value(element, "defaultgrade", "1")
     _value(element, "penalty", "1" if asked.shape is Shape.TRUEFALSE else PENALTY)
     _value(element, "hidden", "0")
@@ -76,10 +76,10 @@ def _choice(element: ET.Element, asked: PlatformQuestion, media: Mapping[str, by
     _value(element, "answernumbering", "abc")
     _value(element, "showstandardinstruction", "1" if asked.several else "0")
     for name in ("correctfeedback", "partiallycorrectfeedback", "incorrectfeedback"):
-        _html(element, name, "", media)
+        _html(element, name, "", media=media)
     for option in asked.options:
-        answer = _html(element, "answer", option.text, media, fraction=asked.grade(option))
-        _html(answer, "feedback", option.feedback, media)
+        answer = _html(element, "answer", option.text, media=media, fraction=asked.grade(option))
+        _html(answer, "feedback", option.feedback, media=media)
 
 
 def _truefalse(element: ET.Element, asked: PlatformQuestion, media: Mapping[str, bytes]) -> None:
@@ -87,7 +87,7 @@ def _truefalse(element: ET.Element, asked: PlatformQuestion, media: Mapping[str,
         answer = ET.SubElement(element, "answer", fraction="100" if value is asked.truth else "0")
         answer.set("format", "moodle_auto_format")
         _text(answer, "true" if value else "false")
-        _html(answer, "feedback", "", media)
+        _html(answer, "feedback", "", media=media)
 
 
 def _essay(element: ET.Element, asked: PlatformQuestion, media: Mapping[str, bytes]) -> None:
@@ -96,8 +96,8 @@ def _essay(element: ET.Element, asked: PlatformQuestion, media: Mapping[str, byt
     for name in ("attachments", "attachmentsrequired"):
         _value(element, name, "0")
     # The model answer is for the teacher who grades, never shown to the student.
-    _html(element, "graderinfo", asked.answer, media)
-    _html(element, "responsetemplate", "", media)
+    _html(element, "graderinfo", asked.answer, media=media)
+    _html(element, "responsetemplate", "", media=media)
 
 
 def _cloze(element: ET.Element, asked: PlatformQuestion, media: Mapping[str, bytes]) -> None:
@@ -126,7 +126,7 @@ _TYPES = {Shape.CHOICE: "multichoice", Shape.TRUEFALSE: "truefalse", Shape.ESSAY
 _BODIES = {Shape.CHOICE: _choice, Shape.TRUEFALSE: _truefalse, Shape.ESSAY: _essay, Shape.CLOZE: _cloze}
 
 
-def _html(parent: ET.Element, name: str, text: str, media: Mapping[str, bytes], **attributes: str) -> ET.Element:
+def _html(parent: ET.Element, name: str, text: str, *, media: Mapping[str, bytes], **attributes: str) -> ET.Element:
     """A text area: the HTML, its images linked to the files written inside it."""
     element = ET.SubElement(parent, name, attributes)
     element.set("format", "html")

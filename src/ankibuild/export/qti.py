@@ -40,7 +40,12 @@ _TYPES = {
 
 
 def qti_package(
-    ident: str, title: str, questions: Sequence[ExportedQuestion], media: Mapping[str, bytes], words: Mapping[str, str]
+    ident: str,
+    title: str,
+    questions: Sequence[ExportedQuestion],
+    *,
+    media: Mapping[str, bytes],
+    words: Mapping[str, str],
 ) -> tuple[bytes, list[Omission]]:
     """The package of these questions, and those it leaves out.
 
@@ -54,7 +59,7 @@ def qti_package(
         if e.question.shape not in _TYPES
     ]
     shown = sorted({image for exported in held for text in _texts(exported.question) for image in images(text)})
-    assessment = _assessment(ident, title, held, words)
+    assessment = _assessment(ident, title, held, words=words)
     files = {f"{ident}/{ident}.xml": assessment, **{MEDIA + name: media[name] for name in shown}}
     files = {"imsmanifest.xml": _manifest(ident, list(files)), **files}
     buffer = io.BytesIO()
@@ -70,7 +75,7 @@ def _texts(asked: PlatformQuestion) -> Iterator[str]:
         yield from (option.text, option.feedback)
 
 
-def _assessment(ident: str, title: str, held: Sequence[ExportedQuestion], words: Mapping[str, str]) -> bytes:
+def _assessment(ident: str, title: str, held: Sequence[ExportedQuestion], *, words: Mapping[str, str]) -> bytes:
     root = ET.Element("questestinterop", xmlns=_NAMESPACE)
     assessment = ET.SubElement(root, "assessment", ident=ident, title=title)
     section = ET.SubElement(assessment, "section", ident="root_section")

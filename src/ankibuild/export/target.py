@@ -60,7 +60,7 @@ class ExportTarget:
         places = _places(loaded)
         for file in files:
             for omission in file.left_out:
-                _warn(problems, places, file, omission)
+                _warn(problems, places, file, omission=omission)
         problems.raise_for(strict=self.options.strict)
         return ExportPlan(self.options.out, files, problems.warnings, dry_run=self.options.dry_run)
 
@@ -121,7 +121,7 @@ def _places(loaded: LoadedBank) -> dict[str, Place]:
     }
 
 
-def _warn(problems: Problems, places: Mapping[str, Place], file: ExportFile, omission: Omission) -> None:
+def _warn(problems: Problems, places: Mapping[str, Place], file: ExportFile, *, omission: Omission) -> None:
     place = places.get(omission.question_id, Place(Path(file.name)))
     problems.add(
         place.path,

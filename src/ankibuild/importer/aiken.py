@@ -33,7 +33,7 @@ def read_aiken_quiz(path: Path, text: str, problems: Problems) -> Quiz:
             continue
         lines.append((number, line.strip()))
         if line.strip().upper().startswith(_ANSWER):
-            _add(quiz, path, lines, problems)
+            _add(quiz, path, lines, problems=problems)
             lines = []
     if any(line for _, line in lines):
         hint = "end every question with its 'ANSWER: B' line"
@@ -42,7 +42,7 @@ def read_aiken_quiz(path: Path, text: str, problems: Problems) -> Quiz:
     return quiz
 
 
-def _add(quiz: Quiz, path: Path, lines: list[tuple[int, str]], problems: Problems) -> None:
+def _add(quiz: Quiz, path: Path, lines: list[tuple[int, str]], *, problems: Problems) -> None:
     quiz.add(lines[0][0], partial(_question, [(number, line) for number, line in lines if line]), problems)
 
 

@@ -101,16 +101,19 @@ def import_pages(
     Raises :class:`BankError` listing every problem, with nothing written. The bank
     is read and written under its lock, waiting up to ``wait`` seconds for a build.
     """
-    _check_options(pages, question_id, languages, topic)
+    _check_options(pages, question_id, languages, topic=topic)
     target = question_file_in(decks, out)
     with writing(decks, wait=wait):
-        return _import(pages, decks, target, question_id, languages, topic, add_language)
+        return _import(
+            pages, decks, target, question_id=question_id, languages=languages, topic=topic, add_language=add_language
+        )
 
 
 def _import(
     pages: Sequence[Path],
     decks: Path,
     target: Path,
+    *,
     question_id: str | None,
     languages: Sequence[str],
     topic: str | None,
@@ -121,15 +124,15 @@ def _import(
     bank, known = valid_bank(decks)
     by_language = _by_language(read, languages, problems)
     _agree(list(by_language.values()), problems)
-    new_languages = _not_built(bank, by_language, add_language, problems)
+    new_languages = _not_built(bank, by_language, add_language, problems=problems)
     if problems.errors:
         raise BankError(problems.errors)
     bank = replace(bank, languages=(*bank.languages, *new_languages))
-    plan = _plan(bank, by_language, target, question_id, topic, problems)
+    plan = _plan(bank, by_language, target, question_id=question_id, topic=topic, problems=problems)
     if problems.errors:
         raise BankError(problems.errors)
     plan.new_languages = new_languages
-    return _write(decks, plan, bank, known)
+    return _write(decks, plan, bank, known=known)
 
 
 def _as_markdown(page: Page) -> Page:
@@ -143,7 +146,9 @@ def _as_markdown(page: Page) -> Page:
     )
 
 
-def _check_options(pages: Sequence[Path], question_id: str | None, languages: Sequence[str], topic: str | None) -> None:
+def _check_options(
+    pages: Sequence[Path], question_id: str | None, languages: Sequence[str], *, topic: str | None
+) -> None:
     if question_id is not None and not SLUG.fullmatch(question_id):
         raise AnkibuildError(f"--id '{question_id}' is not a slug: use lowercase letters, digits and - _ .")
     if topic is not None and not TOPIC.fullmatch(topic):
@@ -188,7 +193,7 @@ def _said(problem: Problem) -> tuple[str, str, str]:
     return problem.file, problem.question, problem.message
 
 
-def _not_built(bank: Bank, pages: dict[str, Page], add: bool, problems: Problems) -> tuple[str, ...]:
+def _not_built(bank: Bank, pages: dict[str, Page], add: bool, *, problems: Problems) -> tuple[str, ...]:
     """The pages' languages the bank does not build: refused before anything is written, unless ``add``."""
     missing = tuple(lang for lang in pages if lang not in bank.languages)
     if add:
@@ -199,9 +204,9 @@ def _not_built(bank: Bank, pages: dict[str, Page], add: bool, problems: Problems
             problems,
             page,
             page.question_line,
-            f"the bank does not build '{lang}' (it builds {', '.join(bank.languages)}): "
+            message=f"the bank does not build '{lang}' (it builds {', '.join(bank.languages)}): "
             "this page's question would be in no deck",
-            f"import it with --add-language to add '{lang}' to the bank, "
+            hint=f"import it with --add-language to add '{lang}' to the bank, "
             f"or add '{lang}' to 'languages' in {BANK_FILE} first",
         )
     return ()
@@ -217,14 +222,14 @@ def _by_language(read: list[Page | None], override: Sequence[str], problems: Pro
         lang = code or page.language
         if lang is None:
             hint = "name it with --lang, e.g. --lang es (once per page, in order)"
-            _report(problems, page, page.question_line, "cannot tell the page's language", hint)
+            _report(problems, page, page.question_line, message="cannot tell the page's language", hint=hint)
         elif lang in result:
             _report(
                 problems,
                 page,
                 page.question_line,
-                f"a second page in '{lang}' (the first is {problems.name(result[lang].path)})",
-                "one page per language: import other questions in calls of their own, or set --lang",
+                message=f"a second page in '{lang}' (the first is {problems.name(result[lang].path)})",
+                hint="one page per language: import other questions in calls of their own, or set --lang",
             )
         else:
             result[lang] = page
@@ -240,16 +245,16 @@ def _agree(pages: list[Page], problems: Problems) -> None:
                 problems,
                 page,
                 page.answer_line,
-                f"answer {page.answer} of {len(page.options)} options, but {problems.name(first.path)} "
+                message=f"answer {page.answer} of {len(page.options)} options, but {problems.name(first.path)} "
                 f"has answer {first.answer} of {len(first.options)}",
-                "pages imported together must be the same question in other languages",
+                hint="pages imported together must be the same question in other languages",
             )
 
 
 def _plan(
-    bank: Bank, pages: dict[str, Page], target: Path, question_id: str | None, topic: str | None, problems: Problems
+    bank: Bank, pages: dict[str, Page], target: Path, *, question_id: str | None, topic: str | None, problems: Problems
 ) -> _Plan:
-    existing = _existing(bank, pages, question_id, problems)
+    existing = _existing(bank, pages, question_id, problems=problems)
     if existing is not None:
         plan = _Plan(existing.id, existing.place.path, pages, existing)
     else:
@@ -257,7 +262,7 @@ def _plan(
             question_slug(next(iter(pages.values())).question), {q.id for q in _questions(bank)}
         )
         plan = _Plan(qid, target, pages)
-        _plan_topic(plan, bank, topic, problems)
+        _plan_topic(plan, bank, topic, problems=problems)
     return plan
 
 
@@ -265,7 +270,7 @@ def _questions(bank: Bank) -> Iterable[Question]:
     return (q for deck in bank.decks for q in deck.questions)
 
 
-def _existing(bank: Bank, pages: dict[str, Page], question_id: str | None, problems: Problems) -> Question | None:
+def _existing(bank: Bank, pages: dict[str, Page], question_id: str | None, *, problems: Problems) -> Question | None:
     """The bank's question these pages are: by ``--id``, else by the question's text in a page's language."""
     asked = {lang: q for lang, page in pages.items() if (q := _asked(bank, lang, page.question)) is not None}
     by_id = next((q for q in _questions(bank) if q.id == question_id), None)
@@ -273,12 +278,13 @@ def _existing(bank: Bank, pages: dict[str, Page], question_id: str | None, probl
     for lang, same in asked.items():
         if same is not found:
             where = f"{problems.name(same.place.path)}:{same.place.line}"
+            meant = question_id or (found and found.id)
             _report(
                 problems,
                 pages[lang],
                 pages[lang].question_line,
-                f"this '{lang}' question is already '{same.id}' ({where}), not '{question_id or (found and found.id)}'",
-                f"import it with --id {same.id}, or leave it out",
+                message=f"this '{lang}' question is already '{same.id}' ({where}), not '{meant}'",
+                hint=f"import it with --id {same.id}, or leave it out",
             )
     if found is not None:
         _same_shape(found, pages, problems)
@@ -292,7 +298,7 @@ def _asked(bank: Bank, lang: str, text: str) -> Question | None:
     )
 
 
-def _report(problems: Problems, page: Page, line: int, message: str, hint: str) -> None:
+def _report(problems: Problems, page: Page, line: int, *, message: str, hint: str) -> None:
     problems.add(page.path, message, line=line, column=1, hint=hint)
 
 
@@ -306,20 +312,26 @@ def _same_shape(question: Question, pages: dict[str, Page], problems: Problems) 
                 problems,
                 page,
                 page.answer_line,
-                f"answer {page.answer} of {len(page.options)} options, but question '{question.id}' ({where}) "
+                message=f"answer {page.answer} of {len(page.options)} options, but question '{question.id}' ({where}) "
                 f"has answer {question.answer} of {options}",
-                "is this another question? then import it with another --id",
+                hint="is this another question? then import it with another --id",
             )
 
 
-def _plan_topic(plan: _Plan, bank: Bank, slug: str | None, problems: Problems) -> None:
+def _plan_topic(plan: _Plan, bank: Bank, slug: str | None, *, problems: Problems) -> None:
     """The topic named with ``--topic``, else the bank's topic of the pages' title, else a new one."""
     titles = {lang: page.topic for lang, page in plan.pages.items() if page.topic}
     if slug is None:
         slug = _matching_topic(bank, plan.pages, problems)
     if slug is None and not titles:
         for page in plan.pages.values():
-            _report(problems, page, page.question_line, "no topic title above the question", "pass --topic SLUG")
+            _report(
+                problems,
+                page,
+                page.question_line,
+                message="no topic title above the question",
+                hint="pass --topic SLUG",
+            )
         return
     if slug in bank.topics:
         plan.topic = slug
@@ -339,7 +351,11 @@ def _matching_topic(bank: Bank, pages: dict[str, Page], problems: Problems) -> s
         page = next(iter(pages.values()))
         listed = ", ".join(sorted(found))
         _report(
-            problems, page, 1, f"the pages' topic titles name different topics of the bank: {listed}", "pass --topic"
+            problems,
+            page,
+            1,
+            message=f"the pages' topic titles name different topics of the bank: {listed}",
+            hint="pass --topic",
         )
     return found.pop() if len(found) == 1 else None
 
@@ -363,7 +379,7 @@ def _topic_names(bank: Bank, titles: dict[str, str], plan: _Plan) -> dict[str, V
 # -- writing ----------------------------------------------------------------
 
 
-def _write(decks: Path, plan: _Plan, bank: Bank, known: set[tuple[str, str, str]]) -> ImportResult:
+def _write(decks: Path, plan: _Plan, bank: Bank, *, known: set[tuple[str, str, str]]) -> ImportResult:
     """Work out the new texts, validate the bank they make, then write them.
 
     ``known`` are the bank's warnings before the import: only new ones are told.
@@ -380,7 +396,7 @@ def _write(decks: Path, plan: _Plan, bank: Bank, known: set[tuple[str, str, str]
             declared.append(("topics",), lambda indent: mapping_lines({plan.topic or "": plan.topic_names}, indent))
         pending[decks / BANK_FILE] = declared.content()
     pending[plan.path] = _add_to(document, plan) if document else _new_file(plan, bank)
-    notes = [*plan.notes.items, *_validate(decks, pending, plan.question, known)]
+    notes = [*plan.notes.items, *_validate(decks, pending, plan.question, known=known)]
     written = tuple(write_inside(decks, pending))
     return ImportResult(
         plan.question,
@@ -406,7 +422,7 @@ def bank_document(path: Path) -> Document:
 
 
 def _validate(
-    decks: Path, pending: dict[Path, bytes], question: str, known: set[tuple[str, str, str]]
+    decks: Path, pending: dict[Path, bytes], question: str, *, known: set[tuple[str, str, str]]
 ) -> list[Problem]:
     """The bank as it would be; its errors stop the import.
 

@@ -143,13 +143,13 @@ def _question(line: int, block: str) -> Item:
         raise Refusal("the answers' '{' is never closed", "close it with '}' (write '\\}' for a brace in text)")
     form, stem = _format(rest[:opening])
     if rest[closing + 1 :].strip():
-        return _missing_word(line, title, form, (stem, rest[opening + 1 : closing], rest[closing + 1 :]))
+        return _missing_word(line, title, form, pieces=(stem, rest[opening + 1 : closing], rest[closing + 1 :]))
     question = _text(stem.strip(), form)
     # The title is what Moodle names the question by: it matches the question's translations.
-    return _answers(line, title, question, rest[opening + 1 : closing], form)
+    return _answers(line, title, question, raw=rest[opening + 1 : closing], form=form)
 
 
-def _missing_word(line: int, number: str, form: str, pieces: tuple[str, str, str]) -> Item:
+def _missing_word(line: int, number: str, form: str, *, pieces: tuple[str, str, str]) -> Item:
     """GIFT's missing word, ``The {=cat ~dog} sat.``: a cloze hiding the one right answer; the wrong
     ones are what the student picks from, so they go. A ``[hint]`` right after the braces is the
     cloze's hint, as ankibuild's own export writes it."""
@@ -204,7 +204,7 @@ def _format(raw: str, default: str = "moodle") -> tuple[str, str]:
     return default, raw
 
 
-def _answers(line: int, number: str, question: str, raw: str, form: str) -> Item:
+def _answers(line: int, number: str, question: str, *, raw: str, form: str) -> Item:
     general = _split(raw, "####")
     explanation = _own_text(raw[general + 4 :].strip(), form) if general != -1 else ""
     body = raw[:general] if general != -1 else raw

@@ -63,12 +63,12 @@ def html_markdown(source: str) -> str:
         if name == "img" and not (in_pre or in_code):
             out.append(_image(tag))
         else:
-            in_pre, in_code = _element(out, name, closing, in_pre, in_code)
+            in_pre, in_code = _element(out, name, closing, in_pre=in_pre, in_code=in_code)
         index = end + 1
     return _tidy("".join(out))
 
 
-def _element(out: list[str], name: str, closing: bool, in_pre: bool, in_code: bool) -> tuple[bool, bool]:
+def _element(out: list[str], name: str, closing: bool, *, in_pre: bool, in_code: bool) -> tuple[bool, bool]:
     """Write the Markdown of one tag; whether code (a ``pre`` block, inline ``code``) is open after it."""
     if name == "pre":
         out.append("\n```\n" if closing else "\n\n```\n")

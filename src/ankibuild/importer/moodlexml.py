@@ -73,12 +73,12 @@ def read_moodle_xml(path: Path, text: str, problems: Problems) -> Quiz:
     langs = multilang.languages(root)
     if not langs:
         return _quiz(path, root, problems)
-    first, *others = (_quiz(path, multilang.in_language(root, lang), problems, lang) for lang in langs)
+    first, *others = (_quiz(path, multilang.in_language(root, lang), problems, lang=lang) for lang in langs)
     first.others = others
     return first
 
 
-def _quiz(path: Path, root: Element, problems: Problems, lang: str | None = None) -> Quiz:
+def _quiz(path: Path, root: Element, problems: Problems, *, lang: str | None = None) -> Quiz:
     quiz = Quiz(path, None, lang=lang)
     for element in root.iter("question"):
         kind = element.get("type", "")

@@ -165,13 +165,22 @@ class _Reader:
         explanation = self.explanation(after, end) if answer else ""
         if self.failed or options is None or answer is None:
             return None
-        return self.result(header, topic, question, options, answer, explanation, [self.item(i) for i in further])
+        return self.result(
+            header,
+            topic,
+            question,
+            options=options,
+            answer=answer,
+            explanation=explanation,
+            further=[self.item(i) for i in further],
+        )
 
     def result(
         self,
         header: list[str],
         topic: str | None,
         question: tuple[int, str],
+        *,
         options: tuple[str, ...],
         answer: tuple[int, str],
         explanation: str,
@@ -221,10 +230,10 @@ class _Reader:
         if not candidates:
             self.error(last_option, "no answer line after the options", _ANSWER_HINT)
             return None
-        self.wrong_answer(*candidates[0], options)
+        self.wrong_answer(*candidates[0], options=options)
         return None
 
-    def wrong_answer(self, index: int, letter: str, text: str, options: tuple[str, ...]) -> None:
+    def wrong_answer(self, index: int, letter: str, text: str, *, options: tuple[str, ...]) -> None:
         position = string.ascii_uppercase.index(letter)
         last = string.ascii_uppercase[len(options) - 1]
         if position >= len(options):

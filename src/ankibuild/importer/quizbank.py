@@ -172,7 +172,7 @@ def _import(
     form: str | None,
 ) -> QuizImport:
 
-    target = _new_file(decks, out, languages, files, topic)
+    target = _new_file(decks, out, languages, files=files, topic=topic)
     refused = Problems()
     read = [_read(path, refused, form) for path in files]
     # A file in several languages names each of them itself; for --lang, it counts as one file.
@@ -180,18 +180,18 @@ def _import(
     given = [lang for quiz, lang in zip(read, named, strict=True) for _ in _all(quiz)]
     read = [each for quiz in read for each in _all(quiz)]
     bank, known = valid_bank(decks)
-    quizzes = _languages(read, given, bank, refused)
+    quizzes = _languages(read, given, bank, problems=refused)
     plan = _Plan(quizzes[0], {read.lang: read.quiz.title for read in quizzes})
     plan.translations = _matched(quizzes, refused)
-    _images(plan, quizzes, target.parent, refused)
+    _images(plan, quizzes, target.parent, problems=refused)
     if not plan.translations:
         hint = "the reasons are above: fix the file and import it again"
         refused.add(files[0], "no question of the quiz could be imported", hint=hint)
         raise BankError(refused.items)
     slug, names = _topic(bank, quizzes, topic)
-    pending = _pending(decks, bank, target, plan, slug, names)
+    pending = _pending(decks, bank, target, plan=plan, slug=slug, names=names)
     try:
-        warnings = _validate(decks, pending, known, set(plan.images), target)
+        warnings = _validate(decks, pending, known, images=set(plan.images), target=target)
     except BankError as err:
         raise BankError([*refused.items, *err.problems]) from None
     for name, content in plan.images.items():
@@ -203,7 +203,7 @@ def _import(
     )
 
 
-def _new_file(decks: Path, out: Path, languages: Sequence[str], files: Sequence[Path], topic: str | None) -> Path:
+def _new_file(decks: Path, out: Path, languages: Sequence[str], *, files: Sequence[Path], topic: str | None) -> Path:
     target = question_file_in(decks, out)
     if target.exists():
         raise AnkibuildError(f"{out} exists already: a quiz goes into a new question file; name another with --out")
@@ -244,7 +244,7 @@ def _all(quiz: Quiz) -> list[Quiz]:
     return [quiz, *quiz.others]
 
 
-def _languages(read: list[Quiz], given: Sequence[str | None], bank: Bank, problems: Problems) -> list[_Read]:
+def _languages(read: list[Quiz], given: Sequence[str | None], bank: Bank, *, problems: Problems) -> list[_Read]:
     """Each file with its language (its own, given, else guessed), which the bank must build; one file per
     language."""
     result: list[_Read] = []
@@ -330,13 +330,13 @@ def _code_only(text: str) -> bool:
 # -- images -----------------------------------------------------------------------
 
 
-def _images(plan: _Plan, quizzes: list[_Read], folder: Path, problems: Problems) -> None:
+def _images(plan: _Plan, quizzes: list[_Read], folder: Path, *, problems: Problems) -> None:
     """Every image the questions show, checked and renamed into ``media/``; a question with a web image or
     an unusable file is refused (with all its translations)."""
     kept: list[dict[str, Item]] = []
     for question in plan.translations:
         moved = {
-            lang: _moved(item, _source(quizzes, lang), plan, folder / MEDIA, problems)
+            lang: _moved(item, _source(quizzes, lang), plan, media=folder / MEDIA, problems=problems)
             for lang, item in question.items()
         }
         if all(item is not None for item in moved.values()):
@@ -348,11 +348,11 @@ def _source(quizzes: list[_Read], lang: str) -> Path:
     return next(read.quiz.path for read in quizzes if read.lang == lang)
 
 
-def _moved(item: Item, path: Path, plan: _Plan, media: Path, problems: Problems) -> Item | None:
+def _moved(item: Item, path: Path, plan: _Plan, *, media: Path, problems: Problems) -> Item | None:
     texts = [item.question, *item.options, item.explanation]
     renamed: list[str] = []
     for text in texts:
-        result = _rewrite(text, path.parent, plan.images, media, item.files)
+        result = _rewrite(text, path.parent, plan.images, media=media, carried=item.files)
         if isinstance(result, tuple):
             message, hint = result
             problems.add(path, f"question refused: {message}", line=item.line, column=1, hint=hint)
@@ -363,7 +363,7 @@ def _moved(item: Item, path: Path, plan: _Plan, media: Path, problems: Problems)
 
 
 def _rewrite(
-    text: str, folder: Path, images: dict[str, bytes], media: Path, carried: Mapping[str, bytes]
+    text: str, folder: Path, images: dict[str, bytes], *, media: Path, carried: Mapping[str, bytes]
 ) -> str | tuple[str, str]:
     """``text`` with each image's link pointing into ``media/``; or why an image cannot come along."""
     parts: list[str] = []
@@ -382,7 +382,7 @@ def _rewrite(
             )
         except MediaError as err:
             return err.message, err.hint
-        name = _free_name(own, image.name, image.content, images, media)
+        name = _free_name(own, image.name, image.content, images=images, media=media)
         images[name] = image.content
         parts += [text[start:begin], f"{MEDIA}/{name}"]
         start = end
@@ -398,7 +398,7 @@ def _carried(link: str, carried: Mapping[str, bytes]) -> tuple[str, MediaFile]:
         hint = "import Moodle's XML export, which carries each question's images"
         raise MediaError(f"the image '{name}' is not among the question's files", hint)
     path = PurePosixPath(name)
-    image = checked_image(content, path.stem, path.suffix.lower(), name)
+    image = checked_image(content, path.stem, path.suffix.lower(), reference=name)
     stem = safe_stem(path.stem)
     # A name ankibuild's export wrote ends with the image's digest, which every build adds: it goes.
     digest = image.name[len(image.name) - len(path.suffix) - 12 : len(image.name) - len(path.suffix)]
@@ -406,7 +406,7 @@ def _carried(link: str, carried: Mapping[str, bytes]) -> tuple[str, MediaFile]:
     return f"{stem}{path.suffix.lower()}", image
 
 
-def _free_name(name: str, digested: str, content: bytes, images: dict[str, bytes], media: Path) -> str:
+def _free_name(name: str, digested: str, content: bytes, *, images: dict[str, bytes], media: Path) -> str:
     """The image's own name in ``media/``, unless another image has it there: then its name with a digest."""
     taken = images.get(name)
     if taken is None and (media / name).is_file():
@@ -452,7 +452,7 @@ def _topic(bank: Bank, quizzes: list[_Read], given: str | None) -> tuple[str, di
 
 
 def _pending(
-    decks: Path, bank: Bank, target: Path, plan: _Plan, slug: str, names: dict[str, Value]
+    decks: Path, bank: Bank, target: Path, *, plan: _Plan, slug: str, names: dict[str, Value]
 ) -> dict[Path, bytes]:
     pending: dict[Path, bytes] = {}
     if names:
@@ -510,7 +510,7 @@ def _text(text: str) -> str | Block:
 
 
 def _validate(
-    decks: Path, pending: dict[Path, bytes], known: set[tuple[str, str, str]], images: set[str], target: Path
+    decks: Path, pending: dict[Path, bytes], known: set[tuple[str, str, str]], *, images: set[str], target: Path
 ) -> tuple[Problem, ...]:
     """The bank as it would be: its errors stop the import; its new warnings about the new file are returned.
 

@@ -30,10 +30,10 @@ from .quiz import Item, Quiz, Refusal
 
 def read_csv_quiz(path: Path, text: str, problems: Problems) -> Quiz:
     """Every row of a CSV file (TSV when the file's name ends in .tsv) as a question."""
-    return _read(path, text, "\t" if path.suffix.lower() == ".tsv" else ",", problems)
+    return _read(path, text, "\t" if path.suffix.lower() == ".tsv" else ",", problems=problems)
 
 
-def _read(path: Path, text: str, delimiter: str, problems: Problems) -> Quiz:
+def _read(path: Path, text: str, delimiter: str, *, problems: Problems) -> Quiz:
     quiz = Quiz(path, None)
     # A quoted cell may hold line breaks (code); csv's own limit keeps a cell below 128 KiB.
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
@@ -45,7 +45,7 @@ def _read(path: Path, text: str, delimiter: str, problems: Problems) -> Quiz:
         return quiz
     try:
         for row in reader:
-            _add(quiz, path, reader.line_num, row, columns, problems)
+            _add(quiz, path, reader.line_num, row=row, columns=columns, problems=problems)
     except csv.Error as err:
         problems.add(path, f"not a readable CSV row: {err}", line=reader.line_num, column=1, hint="fix the quoting")
     return quiz
@@ -90,7 +90,7 @@ _NAMES = {
 }
 
 
-def _add(quiz: Quiz, path: Path, line: int, row: list[str], columns: dict[str, int], problems: Problems) -> None:
+def _add(quiz: Quiz, path: Path, line: int, *, row: list[str], columns: dict[str, int], problems: Problems) -> None:
     if not any(cell.strip() for cell in row):
         return
     quiz.add(line, partial(_item, line, row, columns), problems)

@@ -167,7 +167,7 @@ def _item(path: Path, section: _Section, problems: Problems) -> Item | None:
             options.append([task[2]])
             ticks.append(task[1])
         elif task is not None:
-            _refuse(problems, path, index, "a second list of options after its text")
+            _refuse(problems, path, index, message="a second list of options after its text")
             return None
         elif options and not after and (not line.strip() or _inside_option(line, indent)):
             options[-1].append(line[indent + 2 :] if line.strip() else "")
@@ -187,7 +187,7 @@ def _inside_option(line: str, indent: int) -> bool:
     return len(line) - len(line.lstrip(" ")) >= indent + 2
 
 
-def _refuse(problems: Problems, path: Path, index: int, message: str) -> None:
+def _refuse(problems: Problems, path: Path, index: int, *, message: str) -> None:
     hint = "keep one task list per question: the options, then the explanation"
     problems.add(path, f"question refused: {message}", line=index + 1, column=1, hint=hint)
 

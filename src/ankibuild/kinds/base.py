@@ -111,7 +111,7 @@ class Kind(ABC):
 
     @abstractmethod
     def read_translation(
-        self, check: Checker, data: Map, question: str, where: tuple[int, int]
+        self, check: Checker, data: Map, question: str, *, where: tuple[int, int]
     ) -> tuple[Translation, bool]:
         """A translation (its keys are checked already), and whether it is valid.
 
@@ -120,7 +120,7 @@ class Kind(ABC):
         """
 
     @abstractmethod
-    def read_question(self, check: Checker, data: Map, question: str, texts: Mapping[str, Translation]) -> Reading:
+    def read_question(self, check: Checker, data: Map, question: str, *, texts: Mapping[str, Translation]) -> Reading:
         """The answer and settings of a question, checked against its valid translations ``texts``."""
 
     @abstractmethod
@@ -144,7 +144,7 @@ class Kind(ABC):
 
 
 def read_texts(
-    check: Checker, data: Map, question: str, where: tuple[int, int], keys: Mapping[str, bool]
+    check: Checker, data: Map, question: str, *, where: tuple[int, int], keys: Mapping[str, bool]
 ) -> tuple[Translation, bool]:
     """A translation made of texts alone (``keys``: True for required), and whether it is valid.
 

@@ -84,15 +84,15 @@ class Choice(Kind):
         return note_guid(bank_id, question_id, lang)
 
     def read_translation(
-        self, check: Checker, data: Map, question: str, where: tuple[int, int]
+        self, check: Checker, data: Map, question: str, *, where: tuple[int, int]
     ) -> tuple[Translation, bool]:
-        return _translation(check, data, question, where)
+        return _translation(check, data, question, where=where)
 
-    def read_question(self, check: Checker, data: Map, question: str, texts: Mapping[str, Translation]) -> Reading:
+    def read_question(self, check: Checker, data: Map, question: str, *, texts: Mapping[str, Translation]) -> Reading:
         answer = _answer(check, data, question)
-        agree = _options_agree(check, data, texts, answer, question)
+        agree = _options_agree(check, data, texts, answer=answer, qid=question)
         count = min((len(t.options) for t in texts.values()), default=len(LETTERS))
-        pin = tuple(check.names(data, "pin", LETTERS[:count], question, upper=True))
+        pin = tuple(check.names(data, "pin", LETTERS[:count], question=question, upper=True))
         shuffle, shuffle_ok = _shuffle(check, data, question)
         return Reading(" ".join(answer or ()), bool(answer and agree and shuffle_ok), pin, shuffle)
 
@@ -224,34 +224,38 @@ def _answer(check: Checker, data: Map, qid: str) -> tuple[str, ...] | None:
         return None
     answer = data["answer"]
     if isinstance(answer, Seq):
-        return _answer_list(check, answer, data.at("answer"), qid)
+        return _answer_list(check, answer, data.at("answer"), qid=qid)
     letter = _letter(answer)
     if letter is None:
         shown = f"'{answer}'" if isinstance(answer, str) else type_name(answer)
         hint = "the letter of the correct option (A is the first), or a list of letters such as [A, C]"
-        check.report(data.at("answer"), f"answer must be one letter A-{LETTERS[-1]}, not {shown}", hint, qid)
+        check.report(data.at("answer"), f"answer must be one letter A-{LETTERS[-1]}, not {shown}", hint, question=qid)
         return None
     return (letter,)
 
 
-def _answer_list(check: Checker, answer: Seq, where: tuple[int, int], qid: str) -> tuple[str, ...] | None:
+def _answer_list(check: Checker, answer: Seq, where: tuple[int, int], *, qid: str) -> tuple[str, ...] | None:
     """Several correct options: each a letter, none twice."""
     if not answer:
-        check.report(where, "the answer list is empty", "list the letters of the correct options, such as [A, C]", qid)
+        check.report(
+            where, "the answer list is empty", "list the letters of the correct options, such as [A, C]", question=qid
+        )
         return None
     letters: list[str] = []
     for index, (value, at) in enumerate(zip(answer, answer.marks, strict=True)):
         letter = _letter(value)
         if letter is None:
             shown = f"'{value}'" if isinstance(value, str) else type_name(value)
-            check.report(at, f"{shown} in the answer list is not a letter A-{LETTERS[-1]}", "write one letter", qid)
+            check.report(
+                at, f"{shown} in the answer list is not a letter A-{LETTERS[-1]}", "write one letter", question=qid
+            )
         elif letter in letters:
             # The same letter written alike twice is a mistake (the schema says so too); written otherwise
             # (' b ' after B), it still names one option, as the schema, which compares what is written, allows.
             alike = value in answer[:index]
             severity = Severity.ERROR if alike else Severity.WARNING
             message = f"letter {letter} is twice in the answer list"
-            check.report(at, message, "list each correct option once", qid, severity=severity)
+            check.report(at, message, "list each correct option once", question=qid, severity=severity)
             letter = None if alike else letter
         if letter not in letters:
             letters.append(letter or "")
@@ -271,11 +275,11 @@ def _shuffle(check: Checker, data: Map, qid: str) -> tuple[bool | None, bool]:
     if "shuffle" not in data or isinstance(value, bool):
         return value, True
     hint = "write true to shuffle its options at each review, false to keep them as written"
-    check.report(data.at("shuffle"), f"'shuffle' must be true or false, not {type_name(value)}", hint, qid)
+    check.report(data.at("shuffle"), f"'shuffle' must be true or false, not {type_name(value)}", hint, question=qid)
     return None, False
 
 
-def _translation(check: Checker, data: Map, qid: str, where: tuple[int, int]) -> tuple[Translation, bool]:
+def _translation(check: Checker, data: Map, qid: str, *, where: tuple[int, int]) -> tuple[Translation, bool]:
     """A translation, and whether it is valid; an invalid one keeps the texts that could be read."""
     question = check.text(data, "question", qid)
     explanation = check.text(data, "explanation", qid) if "explanation" in data else ""
@@ -285,7 +289,7 @@ def _translation(check: Checker, data: Map, qid: str, where: tuple[int, int]) ->
     if isinstance(written, Seq):
         marks.update(zip(LETTERS, written.marks, strict=False))
     count = len(written) if isinstance(written, Seq) else len(LETTERS)
-    feedback, feedback_ok = _feedback(check, data, count, qid, marks)
+    feedback, feedback_ok = _feedback(check, data, count, qid=qid, marks=marks)
     if question is None or explanation is None or options is None or not feedback_ok:
         readable = tuple(text if isinstance(text, str) else "" for text in written) if isinstance(written, Seq) else ()
         return Translation(question or "", readable, explanation or "", marks, where, feedback), False
@@ -293,7 +297,7 @@ def _translation(check: Checker, data: Map, qid: str, where: tuple[int, int]) ->
 
 
 def _feedback(
-    check: Checker, data: Map, count: int, qid: str, marks: dict[str, tuple[int, int]]
+    check: Checker, data: Map, count: int, *, qid: str, marks: dict[str, tuple[int, int]]
 ) -> tuple[tuple[str, ...], bool]:
     """Feedback by option letter (``feedback: {B: text}``), one per option ("" where none), and whether valid.
 
@@ -302,17 +306,19 @@ def _feedback(
     """
     if "feedback" not in data:
         return (), True
-    given = check.mapping(data["feedback"], data.at("feedback"), "'feedback'", qid)
+    given = check.mapping(data["feedback"], data.at("feedback"), "'feedback'", question=qid)
     if given is None:
         return (), False
     texts = [""] * count
     ok = True
     for key, value in given.items():
         letter = _letter(key)
-        text = check.text_value(value, given.at(key), f"the feedback on option {key}", qid)
+        text = check.text_value(value, given.at(key), f"the feedback on option {key}", question=qid)
         if letter is None or LETTERS.index(letter) >= count:
             hint = f"name an option by its letter, A to {LETTERS[count - 1]}" if count else "name an option's letter"
-            check.report(given.at(key), f"feedback on '{key}', which is not one of the {count} options", hint, qid)
+            check.report(
+                given.at(key), f"feedback on '{key}', which is not one of the {count} options", hint, question=qid
+            )
             ok = False
         elif text is not None:
             texts[LETTERS.index(letter)] = text
@@ -324,20 +330,24 @@ def _feedback(
 def _options(check: Checker, data: Map, qid: str) -> tuple[str, ...] | None:
     if "options" not in data:
         return None
-    seq = check.sequence(data["options"], data.at("options"), "'options'", qid)
+    seq = check.sequence(data["options"], data.at("options"), "'options'", question=qid)
     if seq is None:
         return None
     texts = [
-        check.text_value(v, w, f"option {_name(i)}", qid) for i, (v, w) in enumerate(zip(seq, seq.marks, strict=True))
+        check.text_value(v, w, f"option {_name(i)}", question=qid)
+        for i, (v, w) in enumerate(zip(seq, seq.marks, strict=True))
     ]
     if not MIN_OPTIONS <= len(seq) <= MAX_OPTIONS:
         hint = f"give {MIN_OPTIONS} to {MAX_OPTIONS} options, one per letter {LETTERS[0]} to {LETTERS[-1]}"
         check.report(
-            data.at("options"), f"{len(seq)} option(s); a question needs {MIN_OPTIONS} to {MAX_OPTIONS}", hint, qid
+            data.at("options"),
+            f"{len(seq)} option(s); a question needs {MIN_OPTIONS} to {MAX_OPTIONS}",
+            hint,
+            question=qid,
         )
         return None
     options = tuple(text for text in texts if text is not None)
-    if len(options) != len(texts) or not _distinct(check, options, seq.marks, qid):
+    if len(options) != len(texts) or not _distinct(check, options, seq.marks, qid=qid):
         return None
     return options
 
@@ -347,24 +357,26 @@ def _name(index: int) -> str:
     return LETTERS[index] if index < len(LETTERS) else f"{index + 1} (after {LETTERS[-1]})"
 
 
-def _distinct(check: Checker, options: tuple[str, ...], marks: list[tuple[int, int]], qid: str) -> bool:
+def _distinct(check: Checker, options: tuple[str, ...], marks: list[tuple[int, int]], *, qid: str) -> bool:
     """Two identical options would make the answer ambiguous."""
     seen: dict[str, int] = {}
     for index, text in enumerate(options):
         if text in seen:
             letters = LETTERS[index], LETTERS[seen[text]]
-            check.report(marks[index], "option {} repeats option {}".format(*letters), "every option must differ", qid)
+            check.report(
+                marks[index], "option {} repeats option {}".format(*letters), "every option must differ", question=qid
+            )
         seen.setdefault(text, index)
     return len(seen) == len(options)
 
 
 def _options_agree(
-    check: Checker, data: Map, translations: Mapping[str, Translation], answer: tuple[str, ...] | None, qid: str
+    check: Checker, data: Map, translations: Mapping[str, Translation], *, answer: tuple[str, ...] | None, qid: str
 ) -> bool:
     """Every language offers the same number of options, and every correct letter is one of them."""
     counts = {lang: len(t.options) for lang, t in translations.items()}
     if len(set(counts.values())) > 1:
-        _count_differs(check, data, counts, qid)
+        _count_differs(check, data, counts, qid=qid)
         return False
     if answer is None or not counts:
         return True
@@ -377,12 +389,12 @@ def _options_agree(
             places.get(letter, data.at("answer")),
             f"answer {letter} is not among the {count} options",
             f"use a letter from A to {LETTERS[count - 1]}",
-            qid,
+            question=qid,
         )
     return not missing
 
 
-def _count_differs(check: Checker, data: Map, counts: dict[str, int], qid: str) -> None:
+def _count_differs(check: Checker, data: Map, counts: dict[str, int], *, qid: str) -> None:
     """Point at the options of each language whose count differs from most (on a tie, from the first)."""
     tally = Counter(counts.values())
     usual = max(tally, key=lambda n: (tally[n], n == next(iter(counts.values()))))
@@ -395,5 +407,5 @@ def _count_differs(check: Checker, data: Map, counts: dict[str, int], qid: str) 
                 f"the '{lang}' translation has {count} options, but '{agree}' has {usual} ({listed})",
                 "every translation lists the same options in the same order; an option indented further than "
                 "the one above it is joined to it",
-                qid,
+                question=qid,
             )

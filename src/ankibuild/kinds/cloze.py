@@ -49,14 +49,14 @@ class Cloze(Kind):
     cloze = True
 
     def read_translation(
-        self, check: Checker, data: Map, question: str, where: tuple[int, int]
+        self, check: Checker, data: Map, question: str, *, where: tuple[int, int]
     ) -> tuple[Translation, bool]:
-        read, valid = read_texts(check, data, question, where, self.translation_keys)
+        read, valid = read_texts(check, data, question, where=where, keys=self.translation_keys)
         marks = {"Text": data.at("question"), "Extra": data.at("explanation")}
-        clozes_ok = bool(read.question) and _clozes_ok(check, data, read.question, question)
+        clozes_ok = bool(read.question) and _clozes_ok(check, data, read.question, question=question)
         return replace(read, marks=marks), valid and clozes_ok
 
-    def read_question(self, check: Checker, data: Map, question: str, texts: Mapping[str, Translation]) -> Reading:
+    def read_question(self, check: Checker, data: Map, question: str, *, texts: Mapping[str, Translation]) -> Reading:
         numbers = {lang: frozenset(read_clozes(text.question).numbers) for lang, text in texts.items()}
         usual = Counter(numbers.values()).most_common(1)[0][0] if numbers else frozenset()
         agree = next((lang for lang, found in numbers.items() if found == usual), "")
@@ -66,7 +66,7 @@ class Cloze(Kind):
                     data[lang].at("question"),
                     f"the '{lang}' text has clozes {_listed(found)}, but '{agree}' has {_listed(usual)}",
                     "every translation hides the same cloze numbers: each number is a card in every language",
-                    question,
+                    question=question,
                 )
         return Reading("", ok=all(found == usual for found in numbers.values()))
 
@@ -92,17 +92,17 @@ class Cloze(Kind):
         return PlatformQuestion(Shape.CLOZE, text, extra)
 
 
-def _clozes_ok(check: Checker, data: Map, text: str, question: str) -> bool:
+def _clozes_ok(check: Checker, data: Map, text: str, *, question: str) -> bool:
     """Whether the text's clozes are sound, each problem reported at the text."""
     reading = read_clozes(text)
     for message, hint in reading.problems:
-        check.report(data.at("question"), message, hint, question)
+        check.report(data.at("question"), message, hint, question=question)
     if not reading.numbers and not reading.problems:
         check.report(
             data.at("question"),
             "the text has no cloze",
             "hide a part of it as {{c1::hidden part}}; a second one as {{c2::…}}",
-            question,
+            question=question,
         )
     return bool(reading.numbers) and not reading.problems
 

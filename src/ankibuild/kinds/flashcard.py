@@ -38,16 +38,16 @@ class Flashcard(Kind):
     translation_keys: ClassVar[Mapping[str, bool]] = {"question": True, "answer": True, "explanation": False}
 
     def read_translation(
-        self, check: Checker, data: Map, question: str, where: tuple[int, int]
+        self, check: Checker, data: Map, question: str, *, where: tuple[int, int]
     ) -> tuple[Translation, bool]:
-        return read_texts(check, data, question, where, self.translation_keys)
+        return read_texts(check, data, question, where=where, keys=self.translation_keys)
 
-    def read_question(self, check: Checker, data: Map, question: str, texts: Mapping[str, Translation]) -> Reading:
+    def read_question(self, check: Checker, data: Map, question: str, *, texts: Mapping[str, Translation]) -> Reading:
         reverse = data.get("reverse", False)
         if not isinstance(reverse, bool):
             shown = f"'{reverse}'" if isinstance(reverse, str) else type_name(reverse)
             hint = "write true for a second card that asks the other way round, or false (without quotes)"
-            check.report(data.at("reverse"), f"'reverse' must be true or false, not {shown}", hint, question)
+            check.report(data.at("reverse"), f"'reverse' must be true or false, not {shown}", hint, question=question)
             return Reading("", ok=False)
         return Reading("", ok=True, flags=frozenset({"reverse"} if reverse else ()))
 

@@ -147,7 +147,9 @@ class ItemChecker:
         self.problems = problems
         self.shuffle = shuffle
 
-    def report(self, check: str, where: Place | tuple[int, int], message: str, hint: str, question: str = "") -> None:
+    def report(
+        self, check: str, where: Place | tuple[int, int], message: str, *, hint: str, question: str = ""
+    ) -> None:
         line, column = (where.line, where.column) if isinstance(where, Place) else where
         silence = f"to keep it, add 'allow: [{check}]' to the question" if question else ""
         self.problems.extend(
@@ -187,7 +189,7 @@ class ItemChecker:
             return
         if any(not text.explanation for text in question.translations.values()):
             hint = "say why the answer is right, and why the others are wrong, under 'explanation:'"
-            self.report(NO_EXPLANATION, question.place, _UNEXPLAINED, hint, question.id)
+            self.report(NO_EXPLANATION, question.place, _UNEXPLAINED, hint=hint, question=question.id)
 
     def question(self, question: Question, options: Mapping[str, Sequence[str]]) -> AnswerFacts:
         """Check one question's options in each language (as rendered); its facts for the patterns."""
@@ -218,8 +220,8 @@ class ItemChecker:
             LONGEST_CORRECT,
             self._where(question, next(iter(ratios)), question.answer),
             f"the correct option {question.answer} is clearly the longest ({listed} the next longest)",
-            "students learn to pick the longest option: shorten it, or give the others as much detail",
-            question.id,
+            hint="students learn to pick the longest option: shorten it, or give the others as much detail",
+            question=question.id,
         )
 
     def identical(
@@ -237,8 +239,8 @@ class ItemChecker:
                         IDENTICAL_OPTIONS,
                         self._where(question, lang, LETTERS[index]),
                         f"in '{lang}', option {LETTERS[index]} reads the same as option {LETTERS[first]} on the card",
-                        "make them differ in words, not only in formatting or spaces",
-                        question.id,
+                        hint="make them differ in words, not only in formatting or spaces",
+                        question=question.id,
                     )
 
     def alike(self, question: Question, options: Mapping[str, Sequence[str]]) -> None:
@@ -273,8 +275,8 @@ class ItemChecker:
                         ALL_OF_THE_ABOVE,
                         self._where(question, lang, letter),
                         f"option {letter} ('{text}') refers to the other options, but they are shuffled",
-                        f"add 'pin: [{letter}]' to the question to keep it in its place",
-                        question.id,
+                        hint=f"add 'pin: [{letter}]' to the question to keep it in its place",
+                        question=question.id,
                     )
                     return
 
@@ -294,8 +296,8 @@ class ItemChecker:
                     OPTION_ORDER,
                     self._where(question, lang, moved),
                     f"the options of '{lang}' are in another order than those of '{first_lang}' (from option {moved})",
-                    "every language lists the same options in the same order: the answer letter is shared",
-                    question.id,
+                    hint="every language lists the same options in the same order: the answer letter is shared",
+                    question=question.id,
                 )
 
     def patterns(self, facts: Iterable[AnswerFacts], where: Place, what: str) -> None:
@@ -310,7 +312,7 @@ class ItemChecker:
                 ANSWER_LETTER,
                 where,
                 f"the correct answer is {letter} in {count} of the {total} questions of {what}",
-                "students learn the letter, not the subject: spread the correct options over the places "
+                hint="students learn the letter, not the subject: spread the correct options over the places "
                 "(move each and change its 'answer')",
             )
         counted = [f.longest for f in facts if OFTEN_LONGEST not in f.allow]
@@ -319,7 +321,7 @@ class ItemChecker:
                 OFTEN_LONGEST,
                 where,
                 f"the correct option is the longest in {sum(counted)} of the {len(counted)} questions of {what}",
-                "students learn to pick the longest option: make a distractor the longest in some questions",
+                hint="students learn to pick the longest option: make a distractor the longest in some questions",
             )
 
 
@@ -352,7 +354,7 @@ def _clearly_longer(texts: Sequence[str], index: int) -> float:
     return 0.0
 
 
-def check_bank(bank_file: Path, facts: Sequence[AnswerFacts], files: int, problems: Problems) -> None:
+def check_bank(bank_file: Path, facts: Sequence[AnswerFacts], files: int, *, problems: Problems) -> None:
     """The patterns across all files of a bank of several files (one file is checked on its own)."""
     if files > 1:
         ItemChecker(bank_file, problems, shuffle=False).patterns(facts, Place(bank_file, 1, 1), "the bank")

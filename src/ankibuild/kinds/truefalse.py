@@ -32,11 +32,11 @@ class TrueFalse(Kind):
     wants_explanation = True
 
     def read_translation(
-        self, check: Checker, data: Map, question: str, where: tuple[int, int]
+        self, check: Checker, data: Map, question: str, *, where: tuple[int, int]
     ) -> tuple[Translation, bool]:
-        return read_texts(check, data, question, where, self.translation_keys)
+        return read_texts(check, data, question, where=where, keys=self.translation_keys)
 
-    def read_question(self, check: Checker, data: Map, question: str, texts: Mapping[str, Translation]) -> Reading:
+    def read_question(self, check: Checker, data: Map, question: str, *, texts: Mapping[str, Translation]) -> Reading:
         answer = data.get("answer")
         if "answer" not in data:
             return Reading("", ok=False)  # reported as a missing key already
@@ -47,7 +47,7 @@ class TrueFalse(Kind):
                 data.at("answer"),
                 f"the answer of a true/false question must be true or false, not {shown}",
                 hint,
-                question,
+                question=question,
             )
             return Reading("", ok=False)
         return Reading("true" if answer else "false", ok=True)

@@ -14,6 +14,7 @@ import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -154,7 +155,7 @@ def _unpack_texts(packed: bytes) -> dict[str, bytes]:
     return dict(zip(map(str, langs), blobs, strict=True))
 
 
-def process(bank: Bank, path: Path, raw: bytes, langs: Sequence[str], keep_texts: bool = True) -> FileResult:
+def process(bank: Bank, path: Path, raw: bytes, *, langs: Sequence[str], keep_texts: bool = True) -> FileResult:
     """Validate and render one question file of ``bank`` (whose own decks are not needed).
 
     Without ``keep_texts`` the deck comes without its questions (their ids and
@@ -168,14 +169,14 @@ def process(bank: Bank, path: Path, raw: bytes, langs: Sequence[str], keep_texts
         return FileResult(sha, None, tuple(problems.items), (), {}, {}, {})
     media = Media(bank.root)
     notes = [
-        render_note(bank, deck.key, question, lang, media, problems)
+        render_note(bank, deck.key, question, lang=lang, media=media, problems=problems)
         for lang in langs
         for question in deck.questions
         if lang in question.translations
     ]
     for draft in deck.drafts:  # rendered for the problems of its texts alone
         for lang in draft.translations.keys() & set(langs):
-            render_note(bank, deck.key, draft, lang, media, problems)
+            render_note(bank, deck.key, draft, lang=lang, media=media, problems=problems)
     texts = {lang: _dumps([(n.fields, n.tags) for n in notes if n.lang == lang]) for lang in langs}
     questions = tuple(QuestionRef(q.id, q.place.line, q.place.column) for q in deck.questions)
     options = {
@@ -198,13 +199,13 @@ def process(bank: Bank, path: Path, raw: bytes, langs: Sequence[str], keep_texts
     )
 
 
-def _process_packed(bank: Bank, path: Path, raw: bytes, langs: Sequence[str]) -> tuple[bytes, bytes]:
+def _process_packed(bank: Bank, path: Path, raw: bytes, *, langs: Sequence[str]) -> tuple[bytes, bytes]:
     """:func:`process` for a build, packed for the cache (and, from a worker, for the way back).
 
     The result and its texts are packed apart: a build restores every file's
     result, but the texts only of those whose notes go into a package anew.
     """
-    result = process(bank, path, raw, langs, keep_texts=False)
+    result = process(bank, path, raw, langs=langs, keep_texts=False)
     texts = _pack_texts(result.texts)
     return replace(result, texts={}, texts_sha=packed_digest(texts)).packed(), texts
 
@@ -225,18 +226,18 @@ class _Recipe:
 
     def remake(self, sha: str) -> bytes:
         """Process the file again and store it; its bytes must still be those of ``sha``."""
-        packed, texts = _process_again(self.bank, self.path, sha, self.langs)
+        packed, texts = _process_again(self.bank, self.path, sha, langs=self.langs)
         self.cache.put(self.key, packed)
         self.cache.put(_texts_key(self.key), texts)
         return texts
 
 
-def _process_again(bank: Bank, path: Path, sha: str, langs: Sequence[str]) -> tuple[bytes, bytes]:
+def _process_again(bank: Bank, path: Path, sha: str, *, langs: Sequence[str]) -> tuple[bytes, bytes]:
     """:func:`_process_packed` of a file read once already, whose bytes must still be those of ``sha``."""
     raw = read(path, Problems(), (bank.root,))
     if raw is None or hashlib.sha256(raw).hexdigest() != sha:
         raise CacheChangedError(f"{path} changed during the build: build again")
-    return _process_packed(bank, path, raw, langs)
+    return _process_packed(bank, path, raw, langs=langs)
 
 
 class _CachedTexts(Mapping[str, bytes]):
@@ -288,6 +289,7 @@ def process_all(
     bank: Bank,
     bank_raw: bytes,
     files: Sequence[Path],
+    *,
     langs: Sequence[str],
     problems: Problems,
     pending: Mapping[Path, bytes],
@@ -304,8 +306,8 @@ def process_all(
     it are not read again.
     """
     if cache is None:
-        raws = {path: read_pending(path, pending, problems, bank.root) for path in files}
-        return {path: process(bank, path, raw, langs) for path, raw in raws.items() if raw is not None}
+        raws = {path: read_pending(path, pending, problems, root=bank.root) for path in files}
+        return {path: process(bank, path, raw, langs=langs) for path, raw in raws.items() if raw is not None}
     context = _context(bank, bank_raw, langs)
     found: dict[Path, FileResult] = {}
     recipes: dict[Path, _Recipe] = {}
@@ -314,7 +316,7 @@ def process_all(
         sha = (known or {}).get(path)
         if sha and _found(_Recipe(bank, path, langs, cache, _key(context, path, sha)), recipes, found):
             continue
-        raw = read_pending(path, pending, problems, bank.root)
+        raw = read_pending(path, pending, problems, root=bank.root)
         if raw is None:
             continue
         sha = hashlib.sha256(raw).hexdigest()
@@ -367,10 +369,10 @@ class _Job(NamedTuple):
     size: int
 
 
-def _process_job(bank: Bank, path: Path, job: _Job, langs: Sequence[str]) -> tuple[bytes, bytes]:
+def _process_job(bank: Bank, path: Path, job: _Job, *, langs: Sequence[str]) -> tuple[bytes, bytes]:
     if job.raw is not None:
-        return _process_packed(bank, path, job.raw, langs)
-    return _process_again(bank, path, job.sha, langs)
+        return _process_packed(bank, path, job.raw, langs=langs)
+    return _process_again(bank, path, job.sha, langs=langs)
 
 
 def _compute(bank: Bank, jobs: Mapping[Path, _Job], langs: Sequence[str]) -> Iterator[tuple[Path, tuple[bytes, bytes]]]:
@@ -380,7 +382,7 @@ def _compute(bank: Bank, jobs: Mapping[Path, _Job], langs: Sequence[str]) -> Ite
     """
     workers = min(len(jobs), os.cpu_count() or 1, 2 if sum(job.size for job in jobs.values()) > PARALLEL_BYTES else 1)
     if workers <= 1:
-        yield from ((path, _process_job(bank, path, job, langs)) for path, job in jobs.items())
+        yield from ((path, _process_job(bank, path, job, langs=langs)) for path, job in jobs.items())
         return
     import multiprocessing  # loaded only when there is this much to do, unlike after one edit
     from concurrent.futures import ProcessPoolExecutor
@@ -389,8 +391,7 @@ def _compute(bank: Bank, jobs: Mapping[Path, _Job], langs: Sequence[str]) -> Ite
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
     largest_first = sorted(jobs, key=lambda path: jobs[path].size, reverse=True)
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        args = [(bank, path, jobs[path], langs) for path in largest_first]
-        results = pool.map(_process_job, *zip(*args, strict=True))
+        packed = pool.map(partial(_process_job, bank, langs=langs), largest_first, map(jobs.get, largest_first))
         # The workers have started; this much to process makes packages as large, in this process.
         give_back_large_blocks()
-        yield from zip(largest_first, results, strict=True)
+        yield from zip(largest_first, packed, strict=True)

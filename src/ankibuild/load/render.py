@@ -83,10 +83,10 @@ class CardTemplates:
 
     @property
     def digest(self) -> str:
-        return notetype_digest(self.sides, self.kind.fields, self.css, self.kind.sort_field)
+        return notetype_digest(self.sides, self.kind.fields, self.css, sort_field=self.kind.sort_field)
 
 
-def notetype_digest(sides: Sequence[Side], fields: Sequence[str], css: str, sort_field: str) -> str:
+def notetype_digest(sides: Sequence[Side], fields: Sequence[str], css: str, *, sort_field: str) -> str:
     """What identifies a notetype's content: the lock's, and that of one read from a package.
 
     The sort field is part of it: a note type that sorts by another field must
@@ -151,7 +151,7 @@ class RenderedNote(NamedTuple):
 
     @classmethod
     def of(
-        cls, question: Question, lang: str, deck_key: str, fields: tuple[str, ...], media: tuple[str, ...], guid: str
+        cls, question: Question, lang: str, deck_key: str, *, fields: tuple[str, ...], media: tuple[str, ...], guid: str
     ) -> RenderedNote:
         """A note with its digest and checksums, computed once: the lock needs both for every note."""
         tags = tuple(sorted(topic_tag(t) for t in question.topics))
@@ -223,7 +223,7 @@ class _FieldResources:
 
 
 def render_note(
-    bank: Bank, deck_key: str, question: Question, lang: str, media: Media, problems: Problems
+    bank: Bank, deck_key: str, question: Question, *, lang: str, media: Media, problems: Problems
 ) -> RenderedNote:
     """A question's note in one language; image and code problems go to ``problems``."""
     text = question.translations[lang]
@@ -236,13 +236,15 @@ def render_note(
     kind = KINDS[question.kind]
     fields = kind.note_fields(question, text, render)
     words = bank.report_words.get(lang, REPORT_TEXT)
-    fields = with_report_link(bank.report, kind.fields.index(kind.back_field), question.id, lang, fields, words)
+    fields = with_report_link(
+        bank.report, kind.fields.index(kind.back_field), question.id, lang=lang, fields=fields, words=words
+    )
     guid = kind.note_guid(bank.id, question.id, lang)
-    return RenderedNote.of(question, lang, deck_key, fields, tuple(sorted(set(used))), guid)
+    return RenderedNote.of(question, lang, deck_key, fields=fields, media=tuple(sorted(set(used))), guid=guid)
 
 
 def load_templates(
-    folders: TemplateFolders, kind: Kind, lang: str, problems: Problems, *, shuffle: bool = False
+    folders: TemplateFolders, kind: Kind, lang: str, *, problems: Problems, shuffle: bool = False
 ) -> CardTemplates:
     """The templates of one kind in one language, strict: unknown fields and labels are errors.
 
@@ -263,7 +265,7 @@ def load_templates(
         Side(
             card.name,
             *(
-                _template(folders.find(lang, name), folders.roots, labels, kind, problems)
+                _template(folders.find(lang, name), folders.roots, labels, kind=kind, problems=problems)
                 for name in (card.front, card.back)
             ),
         )
@@ -318,7 +320,8 @@ def _labels(folders: TemplateFolders, lang: str, problems: Problems) -> dict[str
             {
                 str(k): v
                 for k, v in data.items()
-                if _label_ok(path, data, k, problems) and (k != LETTERS_LABEL or _letters_ok(path, data, problems))
+                if _label_ok(path, data, k, problems=problems)
+                and (k != LETTERS_LABEL or _letters_ok(path, data, problems))
             }
         )
         places.update({str(k): (path, *data.at(k)) for k in data if k in VERDICT_LABELS + CHOICE_LABELS})
@@ -328,7 +331,7 @@ def _labels(folders: TemplateFolders, lang: str, problems: Problems) -> dict[str
     return labels
 
 
-def _label_ok(path: Path, data: Map, key: str, problems: Problems) -> bool:
+def _label_ok(path: Path, data: Map, key: str, *, problems: Problems) -> bool:
     """Whether a label is text, else reported: a number or a list would show on every card as Python writes it."""
     value = data[key]
     if isinstance(value, str):
@@ -381,11 +384,11 @@ def _letters_ok(path: Path, data: Map, problems: Problems) -> bool:
     return False
 
 
-def _template(path: Path, roots: Sequence[Path], labels: dict[str, str], kind: Kind, problems: Problems) -> str:
+def _template(path: Path, roots: Sequence[Path], labels: dict[str, str], *, kind: Kind, problems: Problems) -> str:
     text = _read(path, roots, problems)
     if text is None:
         return ""
-    check_template(path, text, kind.fields, problems, cloze=kind.cloze)
+    check_template(path, text, kind.fields, problems=problems, cloze=kind.cloze)
     position = Positions(text)
 
     def label(match: re.Match[str]) -> str:
@@ -400,7 +403,7 @@ def _template(path: Path, roots: Sequence[Path], labels: dict[str, str], kind: K
     return _PLACEHOLDER.sub(label, text)
 
 
-def check_template(path: Path, text: str, fields: Sequence[str], problems: Problems, *, cloze: bool = False) -> None:
+def check_template(path: Path, text: str, fields: Sequence[str], *, problems: Problems, cloze: bool = False) -> None:
     """Anki would show a template error on every card, or the preview could not render it: catch it now.
 
     ``cloze``: the template is a cloze note type's.

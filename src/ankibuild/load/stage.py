@@ -35,7 +35,7 @@ BankCheck = Callable[[Bank, Problems], None]
 
 
 def load_bank(
-    decks: Path, problems: Problems, pending: Mapping[Path, bytes] | None = None, released_id: str = ""
+    decks: Path, problems: Problems, pending: Mapping[Path, bytes] | None = None, *, released_id: str = ""
 ) -> Bank | None:
     """Load and validate a bank folder: settings first, then every question file.
 
@@ -68,12 +68,12 @@ def _load(
     """
     bank_path, found = bank_files(decks, problems)
     files = sorted({*found, *pending} - {decks / BANK_FILE})
-    bank_raw = read_pending(bank_path, pending, problems, decks) if bank_path else None
+    bank_raw = read_pending(bank_path, pending, problems, root=decks) if bank_path else None
     bank_file = parse_file(bank_path, bank_raw, problems) if bank_path and bank_raw is not None else None
     bank = validate_bank_file(bank_file, problems, released_id) if bank_file else None
     if bank is None or bank_raw is None:
         for path in files:  # without the bank's settings, their syntax can still be checked
-            raw = read_pending(path, pending, problems, decks)
+            raw = read_pending(path, pending, problems, root=decks)
             if raw is not None:
                 parse_file(path, raw, problems)
         return None
@@ -81,7 +81,17 @@ def _load(
         # The link is part of each note's back field, so its words are rendered with the note.
         labels = folders or TemplateFolders()
         bank = replace(bank, report_words={lang: report_words(labels, lang) for lang in bank.languages})
-    results = process_all(bank, bank_raw, files, langs or bank.languages, problems, pending, cache, progress, known)
+    results = process_all(
+        bank,
+        bank_raw,
+        files,
+        langs=langs or bank.languages,
+        problems=problems,
+        pending=pending,
+        cache=cache,
+        progress=progress,
+        known=known,
+    )
     told = [problem for result in results.values() for problem in result.problems]
     problems.extend(explanations_in_summary(missing_in_summary(told, verbose=verbose)))
     decks_found = tuple(result.deck for result in results.values() if result.deck is not None)
@@ -95,14 +105,14 @@ def _load(
         problems,
     )
     answers = [facts for result in results.values() for facts in result.answers]
-    check_bank(bank_path or decks / BANK_FILE, answers, len(decks_found), problems)
+    check_bank(bank_path or decks / BANK_FILE, answers, len(decks_found), problems=problems)
     return replace(bank, decks=decks_found), results
 
 
 class CheckResult(Problems):
     """The warnings :func:`check` found (it raises for errors), and what it looked at."""
 
-    def __init__(self, found: Problems, files: int, questions: int, languages: tuple[str, ...]) -> None:
+    def __init__(self, found: Problems, files: int, questions: int, *, languages: tuple[str, ...]) -> None:
         super().__init__()
         self.extend(found.items)
         self.files = files
@@ -122,7 +132,7 @@ def check(
     returns the warnings otherwise, with what was checked.
     """
     loaded = load_all(BuildOptions(decks=decks, templates=templates, strict=strict, verbose=verbose))
-    return CheckResult(loaded.problems, len(loaded.files), loaded.questions, loaded.bank.languages)
+    return CheckResult(loaded.problems, len(loaded.files), loaded.questions, languages=loaded.bank.languages)
 
 
 @dataclass(frozen=True)
@@ -154,6 +164,7 @@ def load_all(
     options: BuildOptions,
     progress: Progress = silent,
     known: Mapping[Path, str] | None = None,
+    *,
     checks: Sequence[BankCheck] = (),
 ) -> LoadedBank:
     """The valid bank and lock, the templates and notes of the languages asked for, and the warnings found.
@@ -185,7 +196,7 @@ def load_all(
     results = list(by_path.values())
     langs = _languages(bank, languages)
     kinds = _kinds(results)
-    card_templates = _load_templates(options.folders, langs, kinds, bank.shuffle, problems)
+    card_templates = _load_templates(options.folders, langs, kinds, shuffle=bank.shuffle, problems=problems)
     notes = [note for lang in langs for result in results for note in result.notes if note.lang == lang]
     media = {name: content for result in results for name, content in result.media.items()}
     if set(langs) == set(bank.languages) and not problems.errors:
@@ -195,7 +206,7 @@ def load_all(
         bank_check(bank, problems)
     current = (item for result in results for item in result.blocks)
     translated = [ref for result in results for ref in result.translated]
-    translations = observe(decks / TRANSLATIONS_FILE, current, translated, problems)
+    translations = observe(decks / TRANSLATIONS_FILE, current, translated, problems=problems)
     report_outdated(translations.behind, translated, problems)
     problems.raise_for(strict=strict)
     questions = sum(len(result.questions) for result in results)
@@ -211,14 +222,16 @@ def _kinds(results: Sequence[FileResult]) -> list[Kind]:
 
 
 def _load_templates(
-    folders: TemplateFolders, langs: Sequence[str], kinds: Sequence[Kind], shuffle: bool, problems: Problems
+    folders: TemplateFolders, langs: Sequence[str], kinds: Sequence[Kind], *, shuffle: bool, problems: Problems
 ) -> dict[str, CardTemplates]:
     """The templates of each note type the build makes, by its key (see :meth:`Kind.notetype_key`)."""
     if folders.own is not None and not folders.own.is_dir():
         hint = "name the folder that holds your own templates, or leave --templates out to use the defaults"
         problems.add(folders.own, "no templates folder here", hint=hint)
         return {}
-    loaded = (load_templates(folders, kind, lang, problems, shuffle=shuffle) for lang in langs for kind in kinds)
+    loaded = (
+        load_templates(folders, kind, lang, problems=problems, shuffle=shuffle) for lang in langs for kind in kinds
+    )
     return {templates.key: templates for templates in loaded}
 
 

@@ -46,7 +46,7 @@ QUESTION_KEYS = {"id": True, "topics": True, "kind": False, "allow": False}
 EVERY_QUESTION_KEY = {key: False for kind in KINDS.values() for key in (*QUESTION_KEYS, *kind.question_keys)}
 
 
-def _top(check: Checker, file: YamlFile, what: str, hint: str) -> Map | None:
+def _top(check: Checker, file: YamlFile, what: str, *, hint: str) -> Map | None:
     """The mapping a file holds; nothing when it could not be parsed (already reported)."""
     if not file.parsed:
         return None
@@ -56,12 +56,15 @@ def _top(check: Checker, file: YamlFile, what: str, hint: str) -> Map | None:
     return check.mapping(file.data, (1, 1), what)
 
 
-def _slug(check: Checker, data: Map, what: str, question: str = "") -> str | None:
+def _slug(check: Checker, data: Map, what: str, *, question: str = "") -> str | None:
     """The ``id`` of a bank or question: reported unless it is a slug."""
     value = check.text(data, "id", question)
     if value is not None and not SLUG.fullmatch(value):  # a line break after it too, which '$' lets through
         check.report(
-            data.at("id"), f"{what} {value!r} is not a slug", "use lowercase letters, digits and - _ .", question
+            data.at("id"),
+            f"{what} {value!r} is not a slug",
+            "use lowercase letters, digits and - _ .",
+            question=question,
         )
     return value
 
@@ -72,17 +75,19 @@ def validate_bank_file(file: YamlFile, problems: Problems, released_id: str = ""
     ``released_id`` is the id of the bank's previous build, which it must keep.
     """
     check = Checker(file.path, problems)
-    data = _top(check, file, "the bank file", "write the bank's id, languages and topics")
+    data = _top(check, file, "the bank file", hint="write the bank's id, languages and topics")
     if data is None:
         return None
     check.keys(data, BANK_KEYS, "the bank file")
     bank_id = _bank_id(check, data, released_id)
     languages = _languages(check, data)
     titles = check.localized(data["title"], data.at("title"), "'title'") if "title" in data else {}
-    _stand_ins(check, data.at("title"), titles, languages, "the bank has no title", "under 'title'")
+    _stand_ins(
+        check, data.at("title"), titles, languages=languages, what="the bank has no title", place="under 'title'"
+    )
     topics = _topics(check, data, languages)
     shuffle = _flag(check, data, "shuffle", default=True)
-    exports = tuple(dict.fromkeys(check.names(data, "exports", FORMATS, "")))
+    exports = tuple(dict.fromkeys(check.names(data, "exports", FORMATS, question="")))
     for_class = _class_settings(check, data)
     if bank_id is None or not SLUG.fullmatch(bank_id) or not languages:
         return None
@@ -93,7 +98,7 @@ def _class_settings(check: Checker, data: Map) -> dict[str, Any]:
     """What the bank sets for its class in Anki (:data:`CLASS_KEYS`), by the :class:`Bank` field each fills."""
     return {
         "study": read_study(check, data),
-        "report": read_url(check, data, "report", PLACEHOLDERS),
+        "report": read_url(check, data, "report", placeholders=PLACEHOLDERS),
         "home": read_url(check, data, "home"),
         "describe": _flag(check, data, "description", default=False),
     }
@@ -122,7 +127,7 @@ def _bank_id(check: Checker, data: Map, released_id: str) -> str | None:
     return bank_id
 
 
-def _ambiguous_bank_id(check: Checker, data: Map, bank_id: str, released: bool) -> None:
+def _ambiguous_bank_id(check: Checker, data: Map, bank_id: str, *, released: bool) -> None:
     """Refuse ``__`` in a bank id: a note's GUID joins the bank id and question id with it.
 
     Bank ``a__b`` with question ``c`` and bank ``a`` with question ``b__c`` would
@@ -148,12 +153,12 @@ def _languages(check: Checker, data: Map) -> tuple[str, ...]:
         check.report(data.at("languages"), "'languages' is empty", "list the languages to build, e.g. [de, fr, en]")
     result: list[str] = []
     for lang, where in zip(seq, seq.marks, strict=True):
-        if _language(check, lang, where, result):
+        if _language(check, lang, where, listed=result):
             result.append(lang)
     return tuple(result)
 
 
-def _language(check: Checker, lang: Any, where: tuple[int, int], listed: list[str]) -> bool:
+def _language(check: Checker, lang: Any, where: tuple[int, int], *, listed: list[str]) -> bool:
     """True for a language code the bank can build and has not listed yet."""
     if not isinstance(lang, str):
         check.report(where, f"a language code must be text, not {type_name(lang)}", CODE_HINT)
@@ -184,12 +189,14 @@ def _topics(check: Checker, data: Map, languages: tuple[str, ...]) -> dict[str, 
         topics[slug] = check.localized(names, where, f"topic '{slug}'")
         if not topics[slug] and isinstance(names, Map) and languages:
             check.report(where, f"topic '{slug}' has no name", f"add '{languages[0]}: <name>' under it")
-        _stand_ins(check, where, topics[slug], languages, f"topic '{slug}' has no name", "under it")
+        _stand_ins(
+            check, where, topics[slug], languages=languages, what=f"topic '{slug}' has no name", place="under it"
+        )
     return topics
 
 
 def _stand_ins(
-    check: Checker, where: tuple[int, int], names: dict[str, str], languages: Sequence[str], what: str, place: str
+    check: Checker, where: tuple[int, int], names: dict[str, str], *, languages: Sequence[str], what: str, place: str
 ) -> None:
     """Warn of each language without a name of its own, saying which name stands in (see :func:`fallback`)."""
     noun = "title" if "title" in what else "name"
@@ -207,15 +214,15 @@ def _stand_ins(
 def validate_deck_file(file: YamlFile, bank: Bank, problems: Problems) -> Deck | None:
     """One question file as a deck; problems are reported, valid questions kept."""
     check = Checker(file.path, problems)
-    data = _top(check, file, "a question file", "add 'questions:' or delete the file")
+    data = _top(check, file, "a question file", hint="add 'questions:' or delete the file")
     if data is None:
         return None
     check.keys(data, FILE_KEYS, "a question file")
     key = file.path.relative_to(bank.root).with_suffix("").as_posix()
     written = _file_languages(check, data, bank)
-    titles = _deck_titles(check, data, replace(bank, languages=written), key)
+    titles = _deck_titles(check, data, replace(bank, languages=written), key=key)
     _todo(check, data)
-    questions = _questions(check, data, bank, written)
+    questions = _questions(check, data, bank, written=written)
     valid = tuple(question for question, ok in questions if ok)
     drafts = tuple(question for question, ok in questions if not ok)
     return Deck(key, titles, valid, Place(file.path, data.line, data.column), drafts)
@@ -226,13 +233,15 @@ def _file_languages(check: Checker, data: Map, bank: Bank) -> tuple[str, ...]:
     purpose is no translation missing."""
     if "languages" not in data:
         return bank.languages
-    listed = check.names(data, "languages", bank.languages, "")
+    listed = check.names(data, "languages", bank.languages, question="")
     return tuple(lang for lang in bank.languages if lang in listed)
 
 
-def _deck_titles(check: Checker, data: Map, bank: Bank, key: str) -> dict[str, str]:
+def _deck_titles(check: Checker, data: Map, bank: Bank, *, key: str) -> dict[str, str]:
     titles = check.localized(data["deck"], data.at("deck"), "'deck'") if "deck" in data else {}
-    _stand_ins(check, data.at("deck"), titles, bank.languages, "the deck has no title", "under 'deck'")
+    _stand_ins(
+        check, data.at("deck"), titles, languages=bank.languages, what="the deck has no title", place="under 'deck'"
+    )
     if not titles:  # else each language without its own title has the warning of a stand-in
         for lang in bank.languages:
             check.report(
@@ -258,20 +267,20 @@ def _todo(check: Checker, data: Map) -> None:
             check.text_value(title, at, f"a 'todo' title in '{lang}'")
 
 
-def _questions(check: Checker, data: Map, bank: Bank, written: tuple[str, ...]) -> list[tuple[Question, bool]]:
+def _questions(check: Checker, data: Map, bank: Bank, *, written: tuple[str, ...]) -> list[tuple[Question, bool]]:
     """The file's questions, each with whether it is valid; ``written``: the languages each should have."""
     if "questions" not in data:
         return []
     seq = check.sequence(data["questions"], data.at("questions"), "'questions'")
     found = [
-        _question(check, item, where, bank, written)
+        _question(check, item, where, bank=bank, written=written)
         for item, where in zip(seq or (), seq.marks if seq else (), strict=True)
     ]
     return [question for question in found if question is not None]
 
 
 def _question(
-    check: Checker, item: Any, where: tuple[int, int], bank: Bank, written: tuple[str, ...]
+    check: Checker, item: Any, where: tuple[int, int], *, bank: Bank, written: tuple[str, ...]
 ) -> tuple[Question, bool] | None:
     """A question, and whether it is valid; an invalid one keeps the texts that could be read."""
     data = check.mapping(item, where, "a question")
@@ -281,13 +290,18 @@ def _question(
     kind = _kind(check, data, qid)
     keys = {**QUESTION_KEYS, **(kind.question_keys if kind else {})}
     check.keys(
-        data, keys if kind else EVERY_QUESTION_KEY, "a question", qid, bank.languages, elsewhere=_elsewhere(kind, False)
+        data,
+        keys if kind else EVERY_QUESTION_KEY,
+        "a question",
+        question=qid,
+        languages=bank.languages,
+        elsewhere=_elsewhere(kind, False),
     )
-    topics = _question_topics(check, data, bank, qid)
-    translations, texts = _translations(check, data, bank, qid, kind) if kind else ({}, {})
-    _missing_translations(check, data, written, qid)
-    reading = kind.read_question(check, data, qid, translations) if kind else Reading("", ok=False)
-    allow = frozenset(check.names(data, "allow", CHECKS, qid))
+    topics = _question_topics(check, data, bank, qid=qid)
+    translations, texts = _translations(check, data, bank, qid=qid, kind=kind) if kind else ({}, {})
+    _missing_translations(check, data, written, qid=qid)
+    reading = kind.read_question(check, data, qid, texts=translations) if kind else Reading("", ok=False)
+    allow = frozenset(check.names(data, "allow", CHECKS, question=qid))
     place = Place(check.path, data.line, data.column)
     valid = bool(qid and reading.ok and topics and translations)
     name = kind.name if kind else DEFAULT_KIND
@@ -307,7 +321,7 @@ def _kind(check: Checker, data: Map, qid: str) -> Kind | None:
     close = difflib.get_close_matches(name, list(KINDS), n=1)
     hint = f"did you mean '{close[0]}'?" if close else f"write one of: {', '.join(KINDS)}"
     shown = f"'{value}'" if isinstance(value, str) else type_name(value)
-    check.report(data.at("kind"), f"there is no kind of question {shown}", hint, qid)
+    check.report(data.at("kind"), f"there is no kind of question {shown}", hint, question=qid)
     return None
 
 
@@ -329,16 +343,16 @@ def _elsewhere(kind: Kind | None, translation: bool) -> Mapping[str, str]:
     return hints
 
 
-def _missing_translations(check: Checker, data: Map, languages: tuple[str, ...], qid: str) -> None:
+def _missing_translations(check: Checker, data: Map, languages: tuple[str, ...], *, qid: str) -> None:
     for lang in languages:
         if lang not in data:
             check.report(
                 (data.line, data.column),
                 _missing_message(lang),
                 f"add the '{lang}:' section",
-                qid,
-                Severity.WARNING,
-                MISSING_TRANSLATION,
+                question=qid,
+                severity=Severity.WARNING,
+                check=MISSING_TRANSLATION,
             )
 
 
@@ -366,32 +380,34 @@ def _missing_summary(first: Problem, count: int) -> Problem:
     )
 
 
-def _question_topics(check: Checker, data: Map, bank: Bank, qid: str) -> tuple[str, ...] | None:
+def _question_topics(check: Checker, data: Map, bank: Bank, *, qid: str) -> tuple[str, ...] | None:
     if "topics" not in data:
         return None
-    seq = check.sequence(data["topics"], data.at("topics"), "'topics'", qid)
+    seq = check.sequence(data["topics"], data.at("topics"), "'topics'", question=qid)
     if seq is None:
         return None
     if not seq:
-        check.report(data.at("topics"), "'topics' is empty", "give at least one topic declared in bank.yaml", qid)
+        check.report(
+            data.at("topics"), "'topics' is empty", "give at least one topic declared in bank.yaml", question=qid
+        )
         return None
-    slugs = [_topic(check, value, where, bank, qid) for value, where in zip(seq, seq.marks, strict=True)]
+    slugs = [_topic(check, value, where, bank=bank, qid=qid) for value, where in zip(seq, seq.marks, strict=True)]
     valid = [slug for slug in slugs if slug is not None]
     return tuple(dict.fromkeys(valid)) if len(valid) == len(slugs) else None
 
 
-def _topic(check: Checker, value: Any, where: tuple[int, int], bank: Bank, qid: str) -> str | None:
-    slug = check.text_value(value, where, "a topic", qid)
+def _topic(check: Checker, value: Any, where: tuple[int, int], *, bank: Bank, qid: str) -> str | None:
+    slug = check.text_value(value, where, "a topic", question=qid)
     if slug is None or slug in bank.topics:
         return slug
     close = difflib.get_close_matches(slug, sorted(bank.topics), n=1)
     hint = f"did you mean '{close[0]}'?" if close else "declare it under 'topics' in bank.yaml"
-    check.report(where, f"undeclared topic '{slug}'", hint, qid)
+    check.report(where, f"undeclared topic '{slug}'", hint, question=qid)
     return None
 
 
 def _translations(
-    check: Checker, data: Map, bank: Bank, qid: str, kind: Kind
+    check: Checker, data: Map, bank: Bank, *, qid: str, kind: Kind
 ) -> tuple[dict[str, Translation], dict[str, Translation]]:
     """The valid translations, and every translation with the texts that could be read."""
     result: dict[str, Translation] = {}
@@ -404,16 +420,18 @@ def _translations(
                 data.at(lang),
                 f"'{lang}' is not among the bank's languages; it is not built",
                 "add it to 'languages' in bank.yaml",
-                qid,
-                Severity.WARNING,
+                question=qid,
+                severity=Severity.WARNING,
             )
             continue
-        translation = check.mapping(data[lang], data.at(lang), f"the '{lang}' translation", qid)
+        translation = check.mapping(data[lang], data.at(lang), f"the '{lang}' translation", question=qid)
         if translation is None:
             continue
         what = f"the '{lang}' translation"
-        check.keys(translation, kind.translation_keys, what, qid, nested=True, elsewhere=_elsewhere(kind, True))
-        texts[lang], valid = kind.read_translation(check, translation, qid, data.at(lang))
+        check.keys(
+            translation, kind.translation_keys, what, question=qid, nested=True, elsewhere=_elsewhere(kind, True)
+        )
+        texts[lang], valid = kind.read_translation(check, translation, qid, where=data.at(lang))
         if valid:
             result[lang] = texts[lang]
     return result, texts

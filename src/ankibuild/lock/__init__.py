@@ -10,4 +10,5 @@ it is kept in the lock file, committed beside the bank.
 - :mod:`.memo`: the lock a build wrote, kept parsed for the next build;
 - :mod:`.clock`: the times a build hands out;
 - :mod:`.stamp`: which notes and notetypes keep their time, and which get a new one.
+- :mod:`.plan`: the lock a build writes, planned with its packages and saved after them.
 """

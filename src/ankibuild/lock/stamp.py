@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from enum import Enum, auto
-from typing import Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from .clock import Clock
-from .format import Lock, NoteLock, NotetypeLock
+from ..errors import Problems, Severity
+from .clock import ANKI_EPOCH, Clock
+from .format import LOCK_FILE, Lock, NoteLock, NotetypeLock
+
+if TYPE_CHECKING:
+    from ..model import Bank
+
+#: A warning names this many notes, then says there are more.
+MAX_NAMED = 10
 
 
 class Stamp(Enum):
@@ -66,11 +74,58 @@ def stamp_notes(notes: Iterable[Stampable], lock: Lock, clock: Clock) -> tuple[d
     return entries, stamped
 
 
-def stamp_notetype(
-    key: str, type_id: int, fields: tuple[str, ...], cards: tuple[str, ...], digest: str, lock: Lock, clock: Clock
-) -> NotetypeLock:
+class Shape(NamedTuple):
+    """A notetype as its lock entry has it, but for the time."""
+
+    id: int
+    fields: tuple[str, ...]
+    cards: tuple[str, ...]
+    digest: str
+    #: The language of its notes: a build of other languages leaves their notes' entries as they are.
+    lang: str
+
+
+def stamp_lock(
+    bank: Bank, notes: Iterable[Stampable], shapes: Mapping[str, Shape], *, old: Lock, clock: Clock, problems: Problems
+) -> Lock:
+    """The new lock: times for every note and notetype, moved where the content differs from ``old``'s.
+
+    A changed note whose previous time came from a wrong clock is warned about in ``problems``.
+    """
+    entries, stamped = stamp_notes(notes, old, clock)
+    gone = old.notes.keys() - entries.keys()
+    built = {shape.lang for shape in shapes.values()}
+    kept = {guid: old.notes[guid] for guid in gone if old.notes[guid].lang not in built}  # other languages'
+    new = Lock(bank.id, dict(old.notetypes), {**kept, **entries} if kept else entries)
+    for key, shape in shapes.items():
+        new.notetypes[key] = stamp_notetype(key, shape, lock=old, clock=clock)
+    changed = [old.notes[guid] for guid, stamp in stamped.items() if stamp is Stamp.CHANGED]
+    _wrong_times(changed, clock, problems, path=bank.root / LOCK_FILE)
+    return new
+
+
+def stamp_notetype(key: str, shape: Shape, *, lock: Lock, clock: Clock) -> NotetypeLock:
     old = lock.notetypes.get(key)
-    if old is not None and old.digest == digest and old.id == type_id:
-        return replace(old, fields=fields, cards=cards)
+    if old is not None and old.digest == shape.digest and old.id == shape.id:
+        return replace(old, fields=shape.fields, cards=shape.cards)
     mtime = clock.first() if old is None else clock.after(old.mtime)
-    return NotetypeLock(key, type_id, fields, cards, digest, mtime)
+    return NotetypeLock(key, shape.id, shape.fields, shape.cards, shape.digest, mtime)
+
+
+def _wrong_times(changed: list[NoteLock], clock: Clock, problems: Problems, *, path: Path) -> None:
+    """A warning naming the changed notes whose previous time came from a wrong clock.
+
+    Their new times continue from the old ones (a second later) rather than from
+    this clock, so that they still reach classmates; see :class:`Clock`.
+    """
+    now = clock.now()
+    odd = [entry for entry in changed if not ANKI_EPOCH <= entry.mtime < now]
+    if not odd:
+        return
+    names = ", ".join(f"{e.question} ({e.lang})" for e in odd[:MAX_NAMED]) + (" ..." if len(odd) > MAX_NAMED else "")
+    problems.add(
+        path,
+        f"{len(odd)} changed note(s) had a time ahead of this computer's clock, or before 2006: {names}",
+        hint="their new times are one second after the old ones; check the clock of the computer that built them",
+        severity=Severity.WARNING,
+    )

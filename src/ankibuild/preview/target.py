@@ -218,7 +218,7 @@ class PreviewTarget:
         if self.only is not None:
             rendered = replace(rendered, cards=[c for c in rendered.cards if (c.lang, c.question_id) in self.only])
         links = _package_links(rendered, self.options) + _export_links(loaded, self.options) if self.linked else []
-        page = _page(rendered, links, self.path.parent, self.show_ids)
+        page = _page(rendered, links, self.path.parent, show_ids=self.show_ids)
         warnings = [p.describe() for p in rendered.problems.warnings] + [
             f"{link.path} is not built yet: run 'ankibuild build' before publishing the preview"
             for link in links
@@ -266,7 +266,7 @@ def _export_links(loaded: LoadedBank, options: BuildOptions) -> list[PackageLink
     return [PackageLink(options.out / file.name, file.lang, file.questions) for file in planned.files]
 
 
-def _page(rendered: RenderedCards, links: list[PackageLink], out: Path, show_ids: bool) -> str:
+def _page(rendered: RenderedCards, links: list[PackageLink], out: Path, *, show_ids: bool) -> str:
     bank, card_templates, cards = rendered.bank, _languages(rendered.templates), rendered.cards
     assets = (a for t in rendered.templates.values() for a in t.media)
     files = [*assets, *(Asset(n, c) for n, c in rendered.images.items())]
@@ -341,12 +341,12 @@ def _language_section(templates: CardTemplates, cards: list[tuple[int, CardSides
         if card.deck != deck:
             deck = card.deck
             parts.append(f'<h3 class="pv-deck">{html.escape(deck)}</h3>')
-        parts.append(_card_article(card, index, templates.labels, show_ids))
+        parts.append(_card_article(card, index, templates.labels, show_ids=show_ids))
     parts.append("</section>")
     return "\n".join(parts)
 
 
-def _card_article(card: CardSides, index: int, labels: Mapping[str, str], show_ids: bool) -> str:
+def _card_article(card: CardSides, index: int, labels: Mapping[str, str], *, show_ids: bool) -> str:
     """A card's place: a frame the page's script fills, and the buttons that flip it."""
     qid = html.escape(card.question_id)
     # A note's first card keeps the id it always had; ":" never occurs in a question id.

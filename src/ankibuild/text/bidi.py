@@ -86,10 +86,10 @@ def check_deck(path: Path, deck: Deck, problems: Problems) -> None:
     """Warn about each text of a right-to-left translation that holds a number shown reversed."""
     for question in deck.questions:
         for lang in (lang for lang in question.translations if is_rtl(lang)):
-            _check_texts(path, question, lang, problems)
+            _check_texts(path, question, lang, problems=problems)
 
 
-def _check_texts(path: Path, question: Question, lang: str, problems: Problems) -> None:
+def _check_texts(path: Path, question: Question, lang: str, *, problems: Problems) -> None:
     translation = question.translations[lang]
     for name, text in translation.texts():
         found = reversed_numbers(text)

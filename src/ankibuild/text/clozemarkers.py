@@ -135,7 +135,7 @@ def cloze_filter(text: str, card_ord: int, question: bool) -> str:
         if isinstance(node, str):
             out.append(node)
         else:
-            found |= _reveal(node, number, question, out)
+            found |= _reveal(node, number, question, out=out)
     if not found:
         return ""
     return _untagged_formulas("".join(out))
@@ -173,7 +173,7 @@ def _attribute(text: str) -> str:
     )
 
 
-def _reveal(cloze: _Cloze, number: int, question: bool, out: list[str]) -> bool:
+def _reveal(cloze: _Cloze, number: int, question: bool, *, out: list[str]) -> bool:
     """Writes one cloze as the card shows it; whether it, or one inside it, is the card's."""
     active = number in cloze.numbers
     ordinals = ",".join(map(str, cloze.numbers))
@@ -183,7 +183,7 @@ def _reveal(cloze: _Cloze, number: int, question: bool, out: list[str]) -> bool:
         if isinstance(node, str):
             inner.append(node)
         else:
-            found |= _reveal(node, number, question, inner)
+            found |= _reveal(node, number, question, out=inner)
     content = "".join(inner)
     if question and active:
         hidden = _attribute(content)

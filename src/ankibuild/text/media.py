@@ -84,7 +84,7 @@ class Media:
             )
         if path not in self._by_path:
             shown = Path(self.root.name, path.relative_to(self.root)).as_posix()
-            self._by_path[path] = _read_image(self.root, path, reference, shown)
+            self._by_path[path] = _read_image(self.root, path, reference, shown=shown)
         return self._by_path[path]
 
     @property
@@ -105,7 +105,7 @@ def path_inside_bank(root: Path, folder: Path, reference: str) -> Path | None:
         return None
 
 
-def _read_image(root: Path, path: Path, reference: str, shown: str) -> MediaFile:
+def _read_image(root: Path, path: Path, reference: str, *, shown: str) -> MediaFile:
     suffix = path.suffix.lower()
     if suffix not in IMAGE_TYPES:
         raise MediaError(f"image '{reference}' is of an unsupported type", f"use one of {', '.join(IMAGE_TYPES)}")
@@ -123,10 +123,10 @@ def _read_image(root: Path, path: Path, reference: str, shown: str) -> MediaFile
         raise MediaError(f"image '{reference}': {err.message}", err.hint) from err
     except OSError as err:
         raise MediaError(f"cannot read image '{reference}': {err.strerror}", "check the file's permissions") from err
-    return checked_image(content, path.stem, suffix, reference)
+    return checked_image(content, path.stem, suffix, reference=reference)
 
 
-def checked_image(content: bytes, stem: str, suffix: str, reference: str) -> MediaFile:
+def checked_image(content: bytes, stem: str, suffix: str, *, reference: str) -> MediaFile:
     """An image's content checked as every image of the bank is (its type, what an SVG may do), under a
     name of safe characters with its digest; ``reference`` names it in a refusal."""
     if suffix not in IMAGE_TYPES:

@@ -127,7 +127,7 @@ def to_html(text: str, resources: Resources, lang: str = "", *, clozes: bool = F
     in it does (see :mod:`.clozetext`); its problems are :func:`read_clozes`'.
     """
     if clozes:
-        return anki_markers(markdown_html(text, resources, lang, {_CLOZES: ClozeReading()}))
+        return anki_markers(markdown_html(text, resources, lang, more={_CLOZES: ClozeReading()}))
     if not _MARKUP.search(text):
         return _plain_html(text, lang)
     return markdown_html(text, resources, lang)
@@ -200,7 +200,7 @@ class Unpackaged:
         return None
 
 
-def markdown_html(text: str, resources: Resources, lang: str = "", more: EnvType | None = None) -> str:
+def markdown_html(text: str, resources: Resources, lang: str = "", *, more: EnvType | None = None) -> str:
     """``to_html`` without its shortcut for text that has no Markdown in it; ``more`` joins the parser's ``env``."""
     env: EnvType = {_RESOURCES: resources, _LANG: lang, **(more or {})}
     markdown = _markdown()
@@ -221,7 +221,7 @@ def search(src: str, needle: str, start: int) -> int:
     return src.find(needle, start)
 
 
-def _find(env: EnvType, src: str, needle: str, start: int, stop: int) -> int:
+def _find(env: EnvType, src: str, needle: str, *, start: int, stop: int) -> int:
     """``src.find(needle, start, stop)``, in time linear in ``src`` over every call of one parse.
 
     The first ``needle`` at or after a place is also the first after any later
@@ -255,7 +255,7 @@ def _closer(state: StateInline, opener: str) -> int | None:
     src, start, stop = state.src, state.pos, state.posMax
     if opener == "$":
         return _dollar_closer(src, start, stop)
-    close = _find(state.env, src, _MATH[opener], start + len(opener), stop)
+    close = _find(state.env, src, _MATH[opener], start=start + len(opener), stop=stop)
     if close == -1 or not src[start + len(opener) : close].strip():
         return None
     return close
@@ -287,7 +287,7 @@ def _math_block(state: StateBlock, start_line: int, end_line: int, silent: bool)
     opener = next((o for o in _DISPLAY if state.src.startswith(o, begin)), None)
     if opener is None or state.is_code_block(start_line):
         return False
-    close = _find(state.env, state.src, _MATH[opener], begin + len(opener), len(state.src))
+    close = _find(state.env, state.src, _MATH[opener], start=begin + len(opener), stop=len(state.src))
     line = bisect.bisect_left(state.eMarks, close, start_line, end_line)  # the line it closes on
     if close == -1 or line >= end_line or state.src[close + len(_MATH[opener]) : state.eMarks[line]].strip():
         return False

@@ -59,7 +59,7 @@ class Text:
     comment: str = ""
 
 
-def _question_texts(texts: BankTexts, question: Question, source: str, lang: str) -> Iterator[Text]:
+def _question_texts(texts: BankTexts, question: Question, source: str, *, lang: str) -> Iterator[Text]:
     if source not in question.translations:
         return
     theirs = dict(question.translations[lang].texts()) if lang in question.translations else {}
@@ -96,7 +96,7 @@ def all_texts(texts: BankTexts, source: str, lang: str) -> list[Text]:
     found = list(_bank_texts(texts.bank, source, lang))
     for deck in texts.bank.decks:
         for question in deck.questions:
-            found.extend(_question_texts(texts, question, source, lang))
+            found.extend(_question_texts(texts, question, source, lang=lang))
     return found
 
 
@@ -222,7 +222,7 @@ def _crowded_line(text: str) -> int:
     return 0
 
 
-def _header(po: polib.POFile, path: Path, bank: Bank, problems: Problems) -> tuple[str, str] | None:
+def _header(po: polib.POFile, path: Path, bank: Bank, *, problems: Problems) -> tuple[str, str] | None:
     """The language translated into and from, as the export wrote them in the header."""
     lang, source = po.metadata.get("Language", ""), po.metadata.get(SOURCE_HEADER, "")
     if source not in bank.languages:
@@ -236,7 +236,7 @@ def _header(po: polib.POFile, path: Path, bank: Bank, problems: Problems) -> tup
     return None
 
 
-def _accepted(po: polib.POFile, path: Path, texts: list[Text], lang: str, problems: Problems) -> dict[str, str]:
+def _accepted(po: polib.POFile, path: Path, texts: list[Text], *, lang: str, problems: Problems) -> dict[str, str]:
     """The confirmed translations, by context; an entry whose source text changed is an error."""
     known = {text.context: text for text in texts}
     accepted: dict[str, str] = {}
@@ -278,17 +278,17 @@ def _import_po(path: Path, decks: Path) -> ImportResult:
     texts = load_texts(decks, today())
     problems = Problems()
     po = _read_po(path, problems)
-    languages = _header(po, path, texts.bank, problems) if po is not None else None
+    languages = _header(po, path, texts.bank, problems=problems) if po is not None else None
     if po is None or languages is None:
         raise BankError(problems.items)
     lang, source = languages
     found = all_texts(texts, source, lang)
-    accepted = _accepted(po, path, found, lang, problems)
+    accepted = _accepted(po, path, found, lang=lang, problems=problems)
     problems.raise_for()
     result = ImportResult(path, lang, warnings=[p.describe() for p in problems.warnings])
-    plan = _Plan(texts.bank, lang, accepted, result)
+    plan = _Plan(texts.bank, lang, accepted, result=result)
     pending = plan.pending()
-    record = _record(texts, decks, pending, lang, result.current)
+    record = _record(texts, decks, pending, lang=lang, current=result.current)
     result.files.extend(write_inside(decks, pending))
     write_record(decks, record)
     result.skipped.extend(context for context in (t.context for t in found) if context not in accepted)
@@ -298,7 +298,7 @@ def _import_po(path: Path, decks: Path) -> ImportResult:
 class _Plan:
     """The changes an import makes, file by file, as documents with their edits."""
 
-    def __init__(self, bank: Bank, lang: str, accepted: dict[str, str], result: ImportResult) -> None:
+    def __init__(self, bank: Bank, lang: str, accepted: dict[str, str], *, result: ImportResult) -> None:
         self.bank, self.lang, self.accepted, self.result = bank, lang, accepted, result
         self.documents: dict[Path, Document] = {}
 
@@ -310,7 +310,7 @@ class _Plan:
     def pending(self) -> dict[Path, bytes]:
         self._bank_texts()
         for deck in self.bank.decks:
-            self._set(deck.place.path, ("deck",), deck.titles, f"@deck {deck.key}")
+            self._set(deck.place.path, ("deck",), deck.titles, context=f"@deck {deck.key}")
             for question in deck.questions:
                 self._question(deck, question)
         return {path: document.content() for path, document in self.documents.items()}
@@ -318,11 +318,11 @@ class _Plan:
     def _bank_texts(self) -> None:
         path = self.bank.root / BANK_FILE
         if self.bank.titles:
-            self._set(path, ("title",), self.bank.titles, "@title")
+            self._set(path, ("title",), self.bank.titles, context="@title")
         for slug, names in self.bank.topics.items():
-            self._set(path, ("topics", slug), names, f"@topic {slug}")
+            self._set(path, ("topics", slug), names, context=f"@topic {slug}")
 
-    def _set(self, path: Path, where: tuple[str, ...], names: dict[str, str], context: str) -> None:
+    def _set(self, path: Path, where: tuple[str, ...], names: dict[str, str], *, context: str) -> None:
         """A title or name in the language: added, or changed where it differs."""
         new = self.accepted.get(context)
         if new is None or names.get(self.lang) == new:
@@ -354,7 +354,7 @@ class _Plan:
             document.append(where, partial(mapping_lines, {self.lang: _translation(given, names)}))
             self.result.written += len(given)
         else:
-            self.result.written += _update(document, (*where, self.lang), have, given)
+            self.result.written += _update(document, (*where, self.lang), have, given=given)
         if len(given) == len(names):
             self.result.current.append(question.id)
 
@@ -388,7 +388,7 @@ def _feedback(texts: dict[str, str], names: Iterable[str]) -> dict[str, Value]:
     return {match.group(1): texts[name] for name in names if (match := _FEEDBACK.match(name)) and name in texts}
 
 
-def _update(document: Document, where: tuple[str | int, ...], have: Translation, given: dict[str, str]) -> int:
+def _update(document: Document, where: tuple[str | int, ...], have: Translation, *, given: dict[str, str]) -> int:
     """Change the texts of an existing translation that differ; how many did."""
     old = dict(have.texts())
     changed = {name: text for name, text in given.items() if old.get(name) != text}
@@ -412,7 +412,7 @@ def _update(document: Document, where: tuple[str | int, ...], have: Translation,
     return len(changed)
 
 
-def _record(texts: BankTexts, decks: Path, pending: dict[Path, bytes], lang: str, current: list[str]) -> Record:
+def _record(texts: BankTexts, decks: Path, pending: dict[Path, bytes], *, lang: str, current: list[str]) -> Record:
     """The translations record after the import, checking the bank as it would be: an error stops it all.
 
     A translation made from the source text as it is now is current; one the

@@ -26,12 +26,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from ..atomic import remove_stale_temporaries, write_if_changed
 from ..errors import Problems, Severity
 from ..languages import is_language
 from ..yamlfiles.conflicts import conflict_line
 
 if TYPE_CHECKING:
     from ..model import Deck, Translation
+    from ..options import BuildOptions
 
 TRANSLATIONS_FILE = "translations.lock"
 
@@ -222,12 +224,17 @@ def _chunks(path: Path, text: str, problems: Problems) -> dict[str, tuple[int, s
     """The file's blocks as written, with the line each starts on, by question id."""
     conflict = conflict_line(text)
     if conflict:
-        _damaged(path, conflict, "merge conflict markers", problems)
+        _damaged(path, conflict, "merge conflict markers", problems=problems)
         return {}
     starts = [match.start() for match in _BLOCK.finditer(text)]
     before = text[: starts[0] if starts else len(text)]
     if before.strip("\n")[:1] not in ("", "#"):  # the header's comments, or nothing
-        _damaged(path, len(before) - len(before.lstrip("\n")) + 1, "expected a question id followed by ':'", problems)
+        _damaged(
+            path,
+            len(before) - len(before.lstrip("\n")) + 1,
+            "expected a question id followed by ':'",
+            problems=problems,
+        )
         return {}
     found: dict[str, tuple[int, str]] = {}
     line, counted = 1, 0
@@ -237,7 +244,7 @@ def _chunks(path: Path, text: str, problems: Problems) -> dict[str, tuple[int, s
         written = text[start:end].strip("\n")
         head, _, entries = written.partition("\n")
         if not head.endswith(":"):
-            _damaged(path, line, "expected a question id followed by ':'", problems)
+            _damaged(path, line, "expected a question id followed by ':'", problems=problems)
             return {}
         question = head.removesuffix(":")
         # Twice after such a merge (both sides changed it): one block, with both sides' lines.
@@ -257,27 +264,27 @@ def read_record(path: Path, problems: Problems) -> Record:
 def parse(path: Path, text: str, problems: Problems) -> Record:
     record: Record = {}
     for question, (line, chunk) in _chunks(path, text, problems).items():
-        entries = _entries(path, line, chunk, problems)
+        entries = _entries(path, line, chunk, problems=problems)
         if entries is None:
             return {}
         record[question] = entries
     return record
 
 
-def _entries(path: Path, line: int, chunk: str, problems: Problems) -> dict[str, Entry] | None:
+def _entries(path: Path, line: int, chunk: str, *, problems: Problems) -> dict[str, Entry] | None:
     """The entries of one question's block (starting on ``line``), or None, reported, if it is damaged."""
     from ..model import SLUG
 
     head, *lines = chunk.split("\n")
     if not (head.endswith(":") and SLUG.fullmatch(head[:-1])):
-        _damaged(path, line, "expected a question id followed by ':'", problems)
+        _damaged(path, line, "expected a question id followed by ':'", problems=problems)
         return None
     entries: dict[str, Entry] = {}
     for number, text in enumerate(lines, start=line + 1):
         words = text.split()
         entry = Entry(words[1]) if len(words) == 2 else _behind(words)
         if not text.startswith(" ") or entry is None:
-            _damaged(path, number, "expected 'language digest' below a question", problems)
+            _damaged(path, number, "expected 'language digest' below a question", problems=problems)
             return None
         if words[0] not in entries or entries[words[0]].behind is None:  # of both sides of a merge, one behind stays
             entries[words[0]] = entry  # a wrong language or digest only matches no text
@@ -293,7 +300,7 @@ def _behind(words: Sequence[str]) -> Entry | None:
     return None
 
 
-def _damaged(path: Path, line: int, message: str, problems: Problems) -> None:
+def _damaged(path: Path, line: int, message: str, *, problems: Problems) -> None:
     problems.add(
         path,
         f"the translations record is damaged: {message}",
@@ -325,7 +332,7 @@ class Seen:
         return _text(blocks[question] for question in sorted(blocks))
 
 
-def observe(path: Path, current: Iterable[tuple[str, str]], refs: Iterable[TextRef], problems: Problems) -> Seen:
+def observe(path: Path, current: Iterable[tuple[str, str]], refs: Iterable[TextRef], *, problems: Problems) -> Seen:
     """The record in ``path`` after the texts: ``current`` has each question's block when all is current."""
     text = _read(path, problems)
     written = _chunks(path, text, problems)
@@ -340,8 +347,23 @@ def observe(path: Path, current: Iterable[tuple[str, str]], refs: Iterable[TextR
     digests = by_question(ref for ref in refs if ref.question in others) if others else {}
     behind: Record = {}
     for question, (line, written_block) in others.items():
-        entries = _advance_question(_entries(path, line, written_block, problems) or {}, digests[question], "")
+        entries = _advance_question(_entries(path, line, written_block, problems=problems) or {}, digests[question], "")
         blocks[question] = block(question, entries)
         if any(entry.behind for entry in entries.values()):
             behind[question] = entries
     return Seen(blocks, behind)
+
+
+def record_seen(text: str, options: BuildOptions) -> None:
+    """Write what a build saw of each translation (:meth:`Seen.text`), so that a change is still known once committed.
+
+    A dry run writes nothing, and a build that leaves the bank (CI) leaves the
+    record too, its checkout being thrown away: it only clears what an
+    interrupted build left behind.
+    """
+    if options.dry_run:
+        return
+    path = options.decks / TRANSLATIONS_FILE
+    remove_stale_temporaries(path)
+    if not options.leaves_bank:
+        write_if_changed(path, text.encode())

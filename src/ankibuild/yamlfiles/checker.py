@@ -29,6 +29,7 @@ class Checker:
         where: tuple[int, int],
         message: str,
         hint: str = "",
+        *,
         question: str = "",
         severity: Severity = Severity.ERROR,
         check: str = "",
@@ -45,18 +46,18 @@ class Checker:
             check=check,
         )
 
-    def mapping(self, value: Any, where: tuple[int, int], what: str, question: str = "") -> Map | None:
+    def mapping(self, value: Any, where: tuple[int, int], what: str, *, question: str = "") -> Map | None:
         if isinstance(value, Map):
             return value
         hint = "write one 'key: value' per line, indented below it, or {key: value, ...}"
-        self.report(where, f"{what} must be a mapping (key: value), not {type_name(value)}", hint, question)
+        self.report(where, f"{what} must be a mapping (key: value), not {type_name(value)}", hint, question=question)
         return None
 
-    def sequence(self, value: Any, where: tuple[int, int], what: str, question: str = "") -> Seq | None:
+    def sequence(self, value: Any, where: tuple[int, int], what: str, *, question: str = "") -> Seq | None:
         if isinstance(value, Seq):
             return value
         hint = "write one '- item' per line, indented below it, or [item, item]"
-        self.report(where, f"{what} must be a list (- item), not {type_name(value)}", hint, question)
+        self.report(where, f"{what} must be a list (- item), not {type_name(value)}", hint, question=question)
         return None
 
     def keys(
@@ -64,9 +65,9 @@ class Checker:
         data: Map,
         spec: Mapping[str, bool],
         what: str,
+        *,
         question: str = "",
         languages: Sequence[str] = (),
-        *,
         nested: bool = False,
         elsewhere: Mapping[str, str] | None = None,
     ) -> None:
@@ -80,30 +81,32 @@ class Checker:
         for key in data:
             if key not in spec and not (languages and is_language(key)):
                 hint = (elsewhere or {}).get(key) or _key_hint(key, [*spec, *languages], nested=nested)
-                self.report(data.at(key), f"unknown key '{key}' in {what}", hint, question)
+                self.report(data.at(key), f"unknown key '{key}' in {what}", hint, question=question)
         for key, required in spec.items():
             if required and key not in data:
-                self.report((data.line, data.column), f"missing key '{key}' in {what}", f"add '{key}:'", question)
+                self.report(
+                    (data.line, data.column), f"missing key '{key}' in {what}", f"add '{key}:'", question=question
+                )
 
     def text(self, data: Map, key: str, question: str = "") -> str | None:
         value = data.get(key)
         if value is None and key not in data:
             return None  # reported as a missing key already
-        return self.text_value(value, data.at(key), f"'{key}'", question)
+        return self.text_value(value, data.at(key), f"'{key}'", question=question)
 
-    def text_value(self, value: Any, where: tuple[int, int], what: str, question: str = "") -> str | None:
+    def text_value(self, value: Any, where: tuple[int, int], what: str, *, question: str = "") -> str | None:
         if value is None or (isinstance(value, str) and not value.strip()):
-            self.report(where, f"{what} is empty", "write the text", question)
+            self.report(where, f"{what} is empty", "write the text", question=question)
             return None
         if not isinstance(value, str):
             hint = "put it in quotes if it is meant as text" if isinstance(value, bool) else "write the text itself"
-            self.report(where, f"{what} must be text, not {type_name(value)}", hint, question)
+            self.report(where, f"{what} must be text, not {type_name(value)}", hint, question=question)
             return None
         control = CONTROL.search(value)
         if control:
             # U+001F separates a note's fields inside Anki; XML (Moodle, QTI) cannot hold the others at all
             message = f"{what} contains {_unheld(control.group())}"
-            self.report(where, message, "remove it; it comes from an escape such as \\x1f in quotes", question)
+            self.report(where, message, "remove it; it comes from an escape such as \\x1f in quotes", question=question)
             return None
         return value.strip()
 
@@ -130,11 +133,11 @@ class Checker:
             self.report(where, message, "write the title on one line, without \\n or a block scalar (| or >)")
         return found is None
 
-    def names(self, data: Map, key: str, allowed: Sequence[str], question: str, *, upper: bool = False) -> list[str]:
+    def names(self, data: Map, key: str, allowed: Sequence[str], *, question: str, upper: bool = False) -> list[str]:
         """The valid names listed under ``key`` (option letters to pin, checks to allow); others are reported."""
         if key not in data:
             return []
-        seq = self.sequence(data[key], data.at(key), f"'{key}'", question)
+        seq = self.sequence(data[key], data.at(key), f"'{key}'", question=question)
         names: list[str] = []
         for value, where in zip(seq or (), seq.marks if seq else (), strict=True):
             name = value.strip() if isinstance(value, str) else ""
@@ -144,7 +147,7 @@ class Checker:
                 continue
             close = difflib.get_close_matches(name, allowed, n=1)
             hint = f"did you mean '{close[0]}'?" if close else f"allowed: {', '.join(allowed)}"
-            self.report(where, f"'{value}' is not allowed in '{key}'", hint, question)
+            self.report(where, f"'{value}' is not allowed in '{key}'", hint, question=question)
         return names
 
 

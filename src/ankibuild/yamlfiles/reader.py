@@ -201,7 +201,7 @@ class _Builder:
         if not isinstance(value, str):
             return  # true, false or empty: one word
         item_column = parent.column if isinstance(parent, Seq) else None
-        joined = joined_items(event, value, self.lines, item_column) if event.style != "|" else None
+        joined = joined_items(event, value, self.lines, item_column=item_column) if event.style != "|" else None
         cut = cut_by_comment(event, value, self.lines) if not event.style else None
         self.surprises.extend(found for found in (joined, cut) if found is not None)
 
@@ -376,7 +376,7 @@ def parse_file(path: Path, raw: bytes, problems: Problems) -> YamlFile:
         with paused():
             data = builder.document()
     except yaml.MarkedYAMLError as raised:
-        _report_yaml(path, _in_our_words(raised), text, problems)
+        _report_yaml(path, _in_our_words(raised), text, problems=problems)
         return YamlFile(path, raw=raw)
     except yaml.reader.ReaderError as err:
         # The reader stops at the first such character (libyaml counts its position in bytes)
@@ -406,7 +406,7 @@ def _report_duplicates(path: Path, builder: _Builder, problems: Problems) -> Non
     for key, (line, column), (first, _), opening in builder.duplicates:
         if line > merged.get(opening, line):
             continue
-        found = missing_dash(key, line, column, opening[0], builder.lines)
+        found = missing_dash(key, line, column, first=opening[0], lines=builder.lines)
         if found is not None:
             merged[opening] = line
             problems.add(path, found.message, line=line, column=column, hint=found.hint, detail=found.detail)
@@ -415,7 +415,7 @@ def _report_duplicates(path: Path, builder: _Builder, problems: Problems) -> Non
         problems.add(path, f"duplicate key '{key}' (first at line {first})", line=line, column=column, hint=hint)
 
 
-def _report_yaml(path: Path, err: yaml.MarkedYAMLError, text: str, problems: Problems) -> None:
+def _report_yaml(path: Path, err: yaml.MarkedYAMLError, text: str, *, problems: Problems) -> None:
     """A parser error in the writer's words; what the loader itself refused is in its words already."""
     if isinstance(err, RefusedError):
         mark = err.problem_mark
@@ -437,7 +437,7 @@ def read(path: Path, problems: Problems, roots: Sequence[Path] = ()) -> bytes | 
     return None
 
 
-def read_pending(path: Path, pending: Mapping[Path, bytes], problems: Problems, root: Path) -> bytes | None:
+def read_pending(path: Path, pending: Mapping[Path, bytes], problems: Problems, *, root: Path) -> bytes | None:
     """A file's bytes (a file of the bank ``root``) as about to be written (``pending``), else as on disk."""
     return pending[path] if path in pending else read(path, problems, (root,))
 
@@ -465,7 +465,7 @@ def bank_files(root: Path, problems: Problems) -> tuple[Path | None, list[Path]]
         return None, []
     real_root = root.resolve()
     found: set[Path] = set()
-    _collect(root, real_root, found, problems)
+    _collect(root, real_root, found, problems=problems)
     files = sorted(root / real.relative_to(real_root) for real in found if real.suffix in YAML_SUFFIXES)
     questions = [path for path in files if path.name != BANK_FILE]
     bank = root / BANK_FILE
@@ -477,7 +477,7 @@ def bank_files(root: Path, problems: Problems) -> tuple[Path | None, list[Path]]
     return bank, questions
 
 
-def _collect(folder: Path, root: Path, found: set[Path], problems: Problems) -> None:
+def _collect(folder: Path, root: Path, found: set[Path], *, problems: Problems) -> None:
     """Add the real paths of the folders and YAML files below ``folder`` to ``found``."""
     try:
         entries = sorted(entry for entry in folder.iterdir() if not entry.name.startswith("."))
@@ -497,7 +497,7 @@ def _collect(folder: Path, root: Path, found: set[Path], problems: Problems) -> 
             continue  # reached again through a link
         if entry.is_dir():
             found.add(real)
-            _collect(entry, root, found, problems)
+            _collect(entry, root, found, problems=problems)
         elif entry.is_file():
             found.add(real)
         else:

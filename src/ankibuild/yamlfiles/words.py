@@ -259,7 +259,7 @@ _COMMENT = re.compile(r"[ \t]+#(?=\S)")
 _SHOWN = 24
 
 
-def joined_items(event: Any, value: str, lines: list[str], item_column: int | None) -> Explained | None:
+def joined_items(event: Any, value: str, lines: list[str], *, item_column: int | None) -> Explained | None:
     """Lines of one text that look like list items but were joined to the line above.
 
     An option pasted two spaces too far becomes part of the option above it,
@@ -276,7 +276,7 @@ def joined_items(event: Any, value: str, lines: list[str], item_column: int | No
         item = _LIST_ITEM.match(row)
         if item is None or not above.strip() or (folded and {_indent(row), _indent(above)} != {base}):
             continue  # after an empty line, or kept as written (more indented in a '>' block)
-        return _joined(item, _around(value, row.strip()), number + 1, item_column, folded)
+        return _joined(item, _around(value, row.strip()), number + 1, item_column=item_column, folded=folded)
     return None
 
 
@@ -289,7 +289,7 @@ def _around(value: str, line: str) -> str:
     return f"…{value[max(at - _SHOWN, 0) : at + _SHOWN]}…"
 
 
-def _joined(item: re.Match[str], joined: str, line: int, item_column: int | None, folded: bool) -> Explained:
+def _joined(item: re.Match[str], joined: str, line: int, *, item_column: int | None, folded: bool) -> Explained:
     marker = item.group(2).strip()
     column = item.end(1) + 1
     detail = "YAML: a line that continues a text is joined to it with a space"
@@ -321,7 +321,7 @@ def cut_by_comment(event: Any, value: str, lines: list[str]) -> Explained | None
     return Explained(message, _quote_hint(row, _KEY.match(row)), end.line + 1, comment.end(), detail)
 
 
-def missing_dash(key: str, line: int, column: int, first: int, lines: list[str]) -> Explained | None:
+def missing_dash(key: str, line: int, column: int, *, first: int, lines: list[str]) -> Explained | None:
     """A mapping's first key written again: a new list item that lacks its ``- ``.
 
     Without the dash, the next question's keys all land in the one above, each

@@ -82,7 +82,7 @@ def mapping_lines(data: Mapping[str, Value], indent: int) -> list[str]:
         elif isinstance(value, Flow):
             lines.append(f"{head} [{', '.join(scalar(item) for item in value.items)}]")
         elif isinstance(value, Block):
-            lines.extend(_block(head, key, value.text, indent + STEP))
+            lines.extend(_block(head, key, value.text, indent=indent + STEP))
         elif isinstance(value, Mapping):
             lines.extend([head, *mapping_lines(value, indent + STEP)])
         else:
@@ -96,7 +96,7 @@ def item_lines(data: Mapping[str, Value], dash: int) -> list[str]:
     return [f"{' ' * dash}- {first[dash + STEP :]}", *rest]
 
 
-def _block(head: str, key: str, text: str, indent: int) -> list[str]:
+def _block(head: str, key: str, text: str, *, indent: int) -> list[str]:
     """``key: >-`` and the text below it (``|-`` for several lines), or quoted where a block cannot hold it."""
     style = "|-" if "\n" in text else ">-"
     written = [f"{head} {style}", *(f"{' ' * indent}{line}" if line else "" for line in text.split("\n"))]

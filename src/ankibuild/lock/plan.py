@@ -1,0 +1,79 @@
+"""The lock a build writes: planned with the packages whose times it holds, saved after every other file.
+
+A build stopped before the lock is saved is simply done again by the next one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..atomic import remove_stale_temporaries, write_if_changed
+from ..errors import LockChangedError
+from ..paths import read_inside
+from .format import LOCK_FILE, Lock
+from .gitattributes import ask_git_to_merge
+from .memo import LOCK_MEMO, remember
+
+if TYPE_CHECKING:
+    from ..options import BuildOptions
+
+
+def check_frozen(old: Lock, new: Lock, options: BuildOptions) -> None:
+    """Refuse, in a frozen build, a lock that lacks an entry the build needs, or has it otherwise.
+
+    Order, format and entries of notes no longer in the bank do not count: a
+    merge that keeps both sides' lines may bring back those of a removed note.
+    """
+    if not options.frozen:
+        return
+    known = old.notes.get
+    if (old.bank, old.notetypes) != (new.bank, new.notetypes) or any(
+        known(guid) != entry for guid, entry in new.notes.items()
+    ):
+        raise LockChangedError(f"{options.decks / LOCK_FILE} would change: run 'ankibuild build' and commit it.")
+
+
+@dataclass(frozen=True)
+class LockPlan:
+    """The lock a build writes, as text, and whether it differs from the bank's."""
+
+    lock: Lock
+    text: str
+    changed: bool
+    #: The bank's lock was recalled parsed from the cache (see :func:`read_lock`).
+    recalled: bool
+
+    @classmethod
+    def of(cls, lock: Lock, options: BuildOptions, *, recalled: bool) -> LockPlan:
+        text = lock.dumps()
+        return cls(lock, text, text != _current_text(options.decks / LOCK_FILE), recalled)
+
+    def save(self, options: BuildOptions) -> bool:
+        """Write the lock if it changed, and keep it parsed in the cache; tell whether it was written.
+
+        When it is unchanged and was recalled from the cache, what is kept is this
+        very lock. A dry run writes nothing, and a build that leaves the bank (CI)
+        only clears what an interrupted build left behind.
+        """
+        decks = options.decks
+        if options.dry_run:
+            return False
+        remove_stale_temporaries(decks / LOCK_FILE)
+        if options.leaves_bank:
+            return False
+        written = self.changed and write_if_changed(decks / LOCK_FILE, self.text.encode())
+        if written:
+            ask_git_to_merge(decks)
+        if self.changed or not self.recalled:
+            remember(self.lock, self.text.encode(), options.cache.kept / LOCK_MEMO)
+        return written
+
+
+def _current_text(path: Path) -> str:
+    """The text of a file of the bank as it is now, or nothing."""
+    try:
+        return read_inside(path, (path.parent,)).decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        return ""
