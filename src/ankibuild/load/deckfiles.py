@@ -316,14 +316,9 @@ def process_all(
         sha = (known or {}).get(path)
         if sha and _found(_Recipe(bank, path, langs, cache, _key(context, path, sha)), recipes, found):
             continue
-        raw = read_pending(path, pending, problems, root=bank.root)
-        if raw is None:
-            continue
-        sha = hashlib.sha256(raw).hexdigest()
-        if not _found(_Recipe(bank, path, langs, cache, _key(context, path, sha)), recipes, found):
-            # Read again when its turn comes, unless it is only in memory: the bytes of every file
-            # waiting would cost as much memory as the bank.
-            missing[path] = _Job(sha, raw if path in pending else None, len(raw))
+        job = _job(path, pending, problems, bank.root)
+        if job and not _found(_Recipe(bank, path, langs, cache, _key(context, path, job.sha)), recipes, found):
+            missing[path] = job
     total = len(found) + len(missing)
     for done, (path, (packed, texts)) in enumerate(_compute(bank, missing, langs), start=len(found) + 1):
         recipe = recipes[path]
@@ -367,6 +362,18 @@ class _Job(NamedTuple):
     sha: str
     raw: bytes | None
     size: int
+
+
+def _job(path: Path, pending: Mapping[Path, bytes], problems: Problems, root: Path) -> _Job | None:
+    """A file to process, or None when it cannot be read.
+
+    Its bytes are read again when its turn comes, unless they are only in memory:
+    the bytes of every file waiting would cost as much memory as the bank.
+    """
+    raw = read_pending(path, pending, problems, root=root)
+    if raw is None:
+        return None
+    return _Job(hashlib.sha256(raw).hexdigest(), raw if path in pending else None, len(raw))
 
 
 def _process_job(bank: Bank, path: Path, job: _Job, *, langs: Sequence[str]) -> tuple[bytes, bytes]:
