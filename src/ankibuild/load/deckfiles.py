@@ -316,7 +316,7 @@ def process_all(
         sha = (known or {}).get(path)
         if sha and _found(_Recipe(bank, path, langs, cache, _key(context, path, sha)), recipes, found):
             continue
-        job = _job(path, pending, problems, bank.root)
+        job = _job(path, pending, problems, root=bank.root)
         if job and not _found(_Recipe(bank, path, langs, cache, _key(context, path, job.sha)), recipes, found):
             missing[path] = job
     total = len(found) + len(missing)
@@ -364,7 +364,7 @@ class _Job(NamedTuple):
     size: int
 
 
-def _job(path: Path, pending: Mapping[Path, bytes], problems: Problems, root: Path) -> _Job | None:
+def _job(path: Path, pending: Mapping[Path, bytes], problems: Problems, *, root: Path) -> _Job | None:
     """A file to process, or None when it cannot be read.
 
     Its bytes are read again when its turn comes, unless they are only in memory:
