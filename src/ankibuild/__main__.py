@@ -1,3 +1,3 @@
-from ankibuild.cli import run
+from ankibuild.command import run
 
 run()

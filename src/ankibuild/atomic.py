@@ -6,7 +6,6 @@ import contextlib
 import glob
 import os
 import stat
-import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -55,6 +54,8 @@ def write_parts(path: Path, parts: Iterable[bytes], *, durable: bool = True) -> 
 
 def _replace(path: Path, parts: Iterable[bytes], *, durable: bool) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile  # not loaded by a build with nothing to write
+
     handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     temporary = Path(name)
     try:

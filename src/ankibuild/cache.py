@@ -21,9 +21,7 @@ import contextlib
 import hashlib
 import json
 import os
-import shutil
 import stat
-import tempfile
 import time
 from collections.abc import Iterable, Sequence
 from functools import cache
@@ -177,6 +175,9 @@ def refusal(folder: Path) -> str | None:
 @cache
 def _private_scratch() -> Path:
     """A folder only this process uses, for a build whose cache folder is refused; removed at exit."""
+    import shutil  # loaded only for a folder of this kind, which is rare
+    import tempfile
+
     folder = Path(tempfile.mkdtemp(prefix="ankibuild-cache-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     return folder

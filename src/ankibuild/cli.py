@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
-import os
 import shlex
 import sys
 from collections.abc import Callable
@@ -14,16 +12,16 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
+from . import commandline
 from .api import build_with
 from .buildlock import DEFAULT_WAIT
 from .cards.folders import TemplateFolders
 from .errors import AnkibuildError, BankError, report
-from .kinds.itemchecks import summary
-from .load.schema import schema_text
 from .options import FORMATS, BuildOptions
 from .paths import DECKS, DIST
 from .progress import for_terminal
 from .state import BuildResult
+from .summary import build_summary, would_change
 from .version import __version__
 
 if TYPE_CHECKING:
@@ -40,9 +38,6 @@ def _folder(name: str, default: Path, help: str) -> Callable[[_F], _F]:
         name, type=click.Path(file_okay=False, path_type=Path), default=default, show_default=True, help=help
     )
 
-
-#: More changes than this in one language are counted, not listed.
-MAX_LISTED_CHANGES = 12
 
 _decks = _folder("--decks", DECKS, "The question bank folder.")
 _templates = click.option(
@@ -90,10 +85,32 @@ _wait = click.option(
 INTERRUPTED = 130
 
 
+class _Failure(click.ClickException):
+    """An error the user can fix (:class:`AnkibuildError`), shown and ended as click shows and ends its own."""
+
+    def __init__(self, error: AnkibuildError) -> None:
+        super().__init__(error.format_message())
+        self.error = error
+        self.exit_code = error.exit_code  # type: ignore[misc]  # click's is one per class; each error has its own
+
+    def show(self, file: Any = None) -> None:
+        shown = getattr(self.error, "show", None)  # the problems of a bank are listed as every command lists them
+        if shown is None:
+            super().show(file)
+        else:
+            shown(file)
+
+
 class _Commands(click.Group):
     """Every command: a fault of the machine (a full disk, a read-only folder) ends in one line, not a traceback."""
 
     def invoke(self, ctx: click.Context) -> object:
+        try:
+            return self._guarded(ctx)
+        except AnkibuildError as err:
+            raise _Failure(err) from None
+
+    def _guarded(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
@@ -144,9 +161,10 @@ def main() -> None:
 def build_command(quiet: bool, **options: Any) -> None:
     """Validate the bank and write one .apkg per language."""
     asked = BuildOptions(**options)  # the options above are named as the build's
+    commandline.remember(asked, quiet)
     result = build_with(asked, progress=for_terminal(quiet))
     _summary(result, asked.dry_run, quiet)
-    if asked.dry_run and (result.changes or any(o.written for o in (*result.outputs, *result.exports))):
+    if would_change(result, asked.dry_run):
         raise SystemExit(1)
 
 
@@ -210,7 +228,10 @@ def check_command(decks: Path, templates: Path | None, strict: bool, *, verbose:
         click.echo(json.dumps([p.as_dict() for p in sorted(problems)], ensure_ascii=False, indent=2))
     else:
         report(problems, wrote=False)
-        counted = summary(problems)
+        from .kinds import CHECKS  # loaded by the check already
+        from .kinds.checks import summary
+
+        counted = summary(problems, CHECKS)
         if counted:
             click.echo(counted, err=True)
         if checked is not None:
@@ -635,42 +656,17 @@ def import_po_command(po_file: Path, decks: Path, wait: float) -> None:
 @click.option("--bank", is_flag=True, help="The schema of bank.yaml instead of a question file.")
 def schema_command(bank: bool) -> None:
     """Print the JSON Schema of a question file (or of bank.yaml), for editors."""
+    from .load.schema import schema_text  # each command loads only what it uses
+
     click.echo(schema_text(bank=bank), nl=False)
 
 
 def _summary(result: BuildResult, dry_run: bool, quiet: bool) -> None:
     """What the build wrote, and what changed for classmates: each said once."""
     report(result.warnings)
-    if quiet:
-        return
-    click.echo(f"Bank '{result.bank_id}': {result.decks} deck(s), {result.questions} question(s); {result.templates}.")
-    verb = "would write" if dry_run else "wrote"
-    for output in (*result.outputs, *result.exports):
-        state = verb if output.written else "unchanged"
-        shown = click.format_filename(output.path)  # a name that is not UTF-8 shows with U+FFFD
-        click.echo(f"  {output.lang}: {output.notes} notes in {output.decks} deck(s) -> {shown} ({state})")
-    for line in _changes(result):
-        click.echo(f"  {line}")
-    if result.lock_written:
-        click.echo(f"  {verb} the lock file (every note's time of change): commit it with the bank")
-
-
-def _changes(result: BuildResult) -> list[str]:
-    """The changes, languages with the same ones together (a first build adds the same everywhere)."""
-    together: dict[tuple[str, ...], list[str]] = {}
-    for lang, changes in result.changes.by_language().items():
-        if len(changes) <= MAX_LISTED_CHANGES:
-            described = tuple(change.describe() for change in changes)
-        else:  # too many to read: counted, the changelog lists them
-            counts = ", ".join(f"{kind} {n}" for kind, n in result.changes.counts(lang).items())
-            described = (f"{counts} (see the changelog)",)
-        together.setdefault(described, []).append(lang)
-    lines = [f"{', '.join(langs)} changes: " + "; ".join(described) for described, langs in together.items()]
-    if lines:
-        return lines
-    if any(output.written for output in result.outputs):
-        return ["No question changed since the last build: the packages that were missing or altered are made again."]
-    return ["No changes since the last build."]
+    if not quiet:
+        for line in build_summary(result, dry_run):
+            click.echo(line)
 
 
 if __name__ == "__main__":  # pragma: no cover
@@ -678,13 +674,11 @@ if __name__ == "__main__":  # pragma: no cover
 
 
 def run() -> NoReturn:
-    """The ``ankibuild`` command: runs it, then ends the process without tearing down the interpreter.
+    """The ``ankibuild`` command through click (see :mod:`.command`), then the end of the process.
 
-    Freeing every loaded module and object one by one takes some 20 ms, a fifth
-    of a build with nothing to do; by the time a command returns, everything it
-    wrote is closed and its workers are gone. Only its output needs flushing.
     A crash still ends the usual way, with its traceback.
     """
+    commandline.parsing = sys.argv[1:]
     try:
         main()
     except SystemExit as done:
@@ -693,7 +687,4 @@ def run() -> NoReturn:
         code = 0
     if isinstance(code, str):
         print(code, file=sys.stderr)
-    for stream in (sys.stdout, sys.stderr):  # None when the command was started with the stream closed
-        with contextlib.suppress(OSError, ValueError, AttributeError):
-            stream.flush()
-    os._exit(code if isinstance(code, int) else int(code is not None))
+    commandline.end(code)

@@ -9,8 +9,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
-import click
-
 
 class Severity(enum.StrEnum):
     ERROR = "error"
@@ -28,7 +26,7 @@ class Problem:
     hint: str = ""
     question: str = ""
     severity: Severity = field(default=Severity.ERROR, compare=False)
-    #: The check that found it, if one did: an item-writing check (see :mod:`.itemchecks`), or a
+    #: The check that found it, if one did: an item-writing check (see :mod:`.kinds.checks`), or a
     #: check whose problems are gathered into one line (see :func:`gather`).
     check: str = field(default="", compare=False)
     #: The words of the tool that found it (the YAML parser's), for whoever wants them.
@@ -153,10 +151,23 @@ def gather(problems: Sequence[Problem], check: str, say: Gathered) -> list[Probl
     return others + [group[0] if len(group) == 1 else say(min(group), len(group)) for group in groups.values()]
 
 
-class AnkibuildError(click.ClickException):
-    """Raised for anything a user can fix; the CLI prints it without a traceback."""
+class AnkibuildError(Exception):
+    """Raised for anything a user can fix; the CLI prints it without a traceback, as click's own errors.
+
+    Not a ``click.ClickException``: a build with nothing to do is told without loading click.
+    """
 
     exit_code = 1
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def format_message(self) -> str:
+        return self.message
+
+    def __str__(self) -> str:
+        return self.message
 
 
 class BankError(AnkibuildError):
@@ -182,22 +193,36 @@ def report(problems: list[Problem], *, wrote: bool = True) -> None:
     Every command reports this way. ``wrote`` is False for a command that never
     writes, which then does not say that it wrote nothing.
     """
+    import click  # not needed by a build with nothing to do (see report_lines)
+
+    for line in report_lines(problems, wrote=wrote, style=click.style):
+        click.echo(line, err=True)
+
+
+def _plain(text: str, **style: object) -> str:
+    return text
+
+
+def report_lines(problems: list[Problem], *, wrote: bool = True, style: Callable[..., str] = _plain) -> list[str]:
+    """The lines :func:`report` prints, each part given to ``style`` (``click.style``'s arguments) to colour it."""
+    lines: list[str] = []
     current = None
     for problem in sorted(problems):
         if current is not None and problem.file != current:
-            click.echo(err=True)
+            lines.append("")
         current = problem.file
         colour = "red" if problem.severity is Severity.ERROR else "yellow"
         about = f" [{problem.question}]" if problem.question else ""
-        label = click.style(problem.severity.value, fg=colour, bold=True)
-        click.echo(f"{click.style(problem.location, bold=True)}: {label}{about}: {problem.message}", err=True)
+        label = style(problem.severity.value, fg=colour, bold=True)
+        lines.append(f"{style(problem.location, bold=True)}: {label}{about}: {problem.message}")
         if problem.hint:
-            click.echo(f"    hint: {problem.hint}", err=True)
+            lines.append(f"    hint: {problem.hint}")
         if problem.detail:
-            click.echo(f"    detail: {problem.detail}", err=True)
+            lines.append(f"    detail: {problem.detail}")
     errors = sum(p.severity is Severity.ERROR for p in problems)
     if errors:
-        click.secho(f"{errors} error(s)" + ("; nothing was written." if wrote else "."), fg="red", err=True)
+        lines.append(style(f"{errors} error(s)" + ("; nothing was written." if wrote else "."), fg="red"))
+    return lines
 
 
 class ShapeChangeError(AnkibuildError):

@@ -12,17 +12,20 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from .study import Study
 
-#: The letters that name a question's options, in order (at most six).
-LETTERS: tuple[str, ...] = ("A", "B", "C", "D", "E", "F")
 #: What a question id (and a bank id) may be: it names notes, GUIDs and lock entries.
 SLUG = re.compile(r"^[a-z0-9][a-z0-9_.-]*$")
 #: What a topic may be: Anki's tags, ``::`` between the levels of a hierarchy.
 TOPIC = re.compile(r"^[\w.-]+(::[\w.-]+)*$")
 _ID_FLOOR = 1_000_000_000_000  # 2001-09-09 in milliseconds
 _ID_SPAN = 700_000_000_000  # up to 2023-11
+#: The digits of a GUID, in the order of genanki's ``guid_for``, which made the released ones:
+#: a GUID is the first 8 bytes of a SHA-256, written in base 91 with these.
+_GUID_DIGITS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&()*+,-./:;<=>?@[]^_`{|}~"
+_GUID_PAIRS = [high + low for high in _GUID_DIGITS for low in _GUID_DIGITS]
 
 
 @dataclass(frozen=True)
@@ -34,36 +37,48 @@ class Place:
     column: int = 0
 
 
+class OwnTexts(Protocol):
+    """The texts of a translation that only its kind has (a multiple-choice question's options), which
+    that kind alone reads; the rest of the code sees them only as what a translator translates."""
+
+    def leading(self) -> Iterator[tuple[str, str]]:
+        """Those a translator reads after the question, by name, in order."""
+        ...
+
+    def trailing(self) -> Iterator[tuple[str, str]]:
+        """Those a translator reads last, by name, in order."""
+        ...
+
+
 @dataclass(frozen=True)
 class Translation:
     """A question's text in one language."""
 
     question: str
-    options: tuple[str, ...]
     explanation: str
     #: Line and column of each text, by the note field it fills ("Question",
-    #: "A" ... "F", "Explanation"), to point at a problem found while rendering.
+    #: "Explanation", and those of its kind), to point at a problem found while rendering.
     marks: Mapping[str, tuple[int, int]] = field(default_factory=dict, compare=False)
     #: Line and column of its language key, to point at the translation as a whole.
     where: tuple[int, int] = field(default=(0, 0), compare=False)
-    #: A short text per option shown beside it once answered ("" where there is none).
-    feedback: tuple[str, ...] = ()
     #: The answer as a text of its own (a flashcard's back), for kinds that have one.
     answer: str = ""
+    #: The texts only its kind has, read by that kind (see :mod:`.kinds`); None for a kind without.
+    own: OwnTexts | None = None
 
     def texts(self) -> Iterator[tuple[str, str]]:
-        """What a translator translates, by name, in order: the question, each option, the explanation,
-        a text answer and each option's feedback, where there is one."""
+        """What a translator translates, by name, in order: the question, the texts its kind leads with
+        (a multiple-choice question's options), the explanation, a text answer and the rest of its kind's
+        (each option's feedback), where there is one."""
         yield "question", self.question
-        for letter, option in zip(LETTERS, self.options, strict=False):
-            yield f"option-{letter}", option
+        if self.own is not None:
+            yield from self.own.leading()
         if self.explanation:
             yield "explanation", self.explanation
         if self.answer:
             yield "answer", self.answer
-        for letter, feedback in zip(LETTERS, self.feedback, strict=False):
-            if feedback:
-                yield f"feedback-{letter}", feedback
+        if self.own is not None:
+            yield from self.own.trailing()
 
 
 @dataclass(frozen=True)
@@ -162,9 +177,12 @@ def note_guid(bank_id: str, question_id: str, lang: str, *kind: str) -> str:
     collide in one collection. Multiple choice, the first kind, has none in its
     GUIDs; every later kind adds its name (see :mod:`.kinds`).
     """
-    from genanki import guid_for  # loaded on first use: a build with nothing to do never needs it
-
-    return str(guid_for("ankibuild", bank_id, question_id, lang, *kind))
+    digest = hashlib.sha256("__".join(("ankibuild", bank_id, question_id, lang, *kind)).encode()).digest()
+    number, pairs = int.from_bytes(digest[:8], "big"), []
+    while number:  # two digits at a time: half the divisions
+        number, pair = divmod(number, len(_GUID_PAIRS))
+        pairs.append(_GUID_PAIRS[pair])
+    return "".join(reversed(pairs)).lstrip(_GUID_DIGITS[0])  # a GUID starts with no zero
 
 
 def notetype_id(bank_id: str, lang: str, *kind: str) -> int:

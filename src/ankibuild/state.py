@@ -1,10 +1,11 @@
 """What the last build of a bank read and wrote, to tell at once when nothing changed.
 
 A scheduled rebuild usually finds nothing new. Comparing a digest of every
-input file's content (never sizes or times) with the one recorded after the
-last build, and checking that its packages are still there, answers that
-question without loading the pipeline, parsing a single file or writing
-anything. The record also remembers what each package was made of, so that a
+input file's content with the one recorded after the last build, and checking
+that its packages are still there, answers that question without loading the
+pipeline, parsing a single file or writing anything but a marker. A file whose
+status has not changed since it was last hashed is not read again
+(:mod:`.stamps` says when that is safe). The record also remembers what each package was made of, so that a
 build after an edit writes only the packages the edit touches.
 """
 
@@ -19,11 +20,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .atomic import write_if_changed
-from .cache import digest, file_sha
+from .cache import digest
 from .changelog import CHANGELOG_FILE, Changelog
 from .errors import Problem
 from .lock.format import LOCK_FILE
 from .paths import within
+from .stamps import Digests
 from .translations.record import TRANSLATIONS_FILE
 from .version import code_fingerprint
 
@@ -66,23 +68,30 @@ class BuildResult:
     lock_untidy: bool = field(default=False, repr=False)
 
 
-def _files(folder: Path, root: Path | None = None, seen: set[Path] | None = None) -> Iterator[Path]:
+def _files(folder: Path, root: Path | None = None, seen: set[str] | None = None, *, real: str = "") -> Iterator[Path]:
     """Every file below ``folder`` except hidden ones (locks, temporary files, editors' backups).
 
     As the build reads them: links are followed only while they stay inside the
     folder, and a folder reached again through a link is not listed again.
+    ``real`` is where ``folder`` is once its links are followed: only a link is
+    resolved anew, the place of anything else follows from its folder's.
     """
     root, seen = root or folder, seen if seen is not None else set()
-    if not folder.is_dir() or folder.resolve() in seen:
+    real = real or os.path.realpath(folder)
+    if not folder.is_dir() or real in seen:
         return
-    seen.add(folder.resolve())
-    for entry in sorted(folder.iterdir()):
-        if entry.name.startswith(".") or not within(root, entry):
+    seen.add(real)
+    with os.scandir(folder) as listing:
+        entries = sorted(listing, key=lambda entry: entry.name)
+    for entry in entries:
+        path = folder / entry.name
+        if entry.name.startswith(".") or (entry.is_symlink() and not within(root, path)):
             continue
         if entry.is_dir():
-            yield from _files(entry, root, seen)
+            inner = str(path.resolve() if entry.is_symlink() else Path(real, entry.name))
+            yield from _files(path, root, seen, real=inner)
         elif entry.is_file():
-            yield entry
+            yield path
 
 
 class BuildState:
@@ -98,6 +107,7 @@ class BuildState:
         self.seen: dict[str, str] = {}
         #: The digest of each package of the last build found as it wrote it, by path.
         self.intact: dict[str, str] = {}
+        self.digests = Digests(options.cache.folder / "clock")
 
     def read_inputs(self, used: Mapping[Path, str] | None = None) -> dict[str, str]:
         """The content digest of every file the build reads, by its place.
@@ -109,7 +119,7 @@ class BuildState:
         for index, root in enumerate((self.decks, *self.templates.roots)):
             for path in _files(root):
                 name = f"{index}/{path.relative_to(root).as_posix()}"
-                digests[name] = given.get(name) or file_sha(path) or ""
+                digests[name] = given.get(name) or self.digests.sha(path) or ""
         return digests
 
     def _name(self, path: Path) -> str:
@@ -142,6 +152,8 @@ class BuildState:
         only if the files it read are still the same when it ends.
         """
         data = self._load()
+        self.digests.learn(data and data.get("stamps"))
+        self.digests.tick()
         self.seen = self.read_inputs()
         try:
             if data is None or data["inputs"] != self.inputs(self.seen):
@@ -154,7 +166,7 @@ class BuildState:
                 for key in ("outputs", "exports")
             )
             made = (*data["outputs"], *data["exports"])
-            if any(file_sha(Path(o["path"])) != o["sha"] for o in made) or not self._published(data):
+            if any(self.digests.sha(Path(o["path"])) != o["sha"] for o in made) or not self._published(data):
                 return None
             warnings = [Problem.from_dict(warning) for warning in data["warnings"]]
             return BuildResult(
@@ -171,7 +183,7 @@ class BuildState:
 
     def _published(self, data: Mapping[str, Any]) -> bool:
         """The changelog beside the packages is as the build wrote it."""
-        return bool(data["changelog"] == file_sha(self.out / CHANGELOG_FILE))
+        return bool(data["changelog"] == self.digests.sha(self.out / CHANGELOG_FILE))
 
     def package_digests(self) -> dict[str, str]:
         """The digest of each package of the last build, by path, for those still as it wrote them.
@@ -180,7 +192,8 @@ class BuildState:
         """
         data = self._load() or {}
         try:
-            intact = [o for o in data.get("outputs", []) if file_sha(Path(o["path"])) == o["sha"]]
+            self.digests.learn(data.get("stamps"))
+            intact = [o for o in data.get("outputs", []) if self.digests.sha(Path(o["path"])) == o["sha"]]
             self.intact = {o["path"]: o["sha"] for o in intact}
             return {o["path"]: o["digest"] for o in intact}
         except (KeyError, TypeError, AttributeError):
@@ -193,6 +206,7 @@ class BuildState:
         those are compared with what :meth:`unchanged` read instead of reading
         the files again.
         """
+        self.digests.tick()  # after every write: what the build wrote is settled when read now
         now = self.read_inputs(used)
         if self.inputs(now, others_only=True) != self.inputs(self.seen, others_only=True):
             return
@@ -205,7 +219,7 @@ class BuildState:
                     "notes": o.notes,
                     "preset": o.preset,
                     # A package this build did not write may be as package_digests() found it.
-                    "sha": (None if o.written else self.intact.get(str(o.path))) or file_sha(o.path),
+                    "sha": (None if o.written else self.intact.get(str(o.path))) or self.digests.sha(o.path),
                     "digest": result.package_digests.get(str(o.path), ""),
                 }
                 for o in made
@@ -220,7 +234,8 @@ class BuildState:
             "warnings": [warning.as_dict() for warning in result.warnings],
             "outputs": outputs,
             "exports": exports,
-            "changelog": file_sha(self.out / CHANGELOG_FILE),
+            "changelog": self.digests.sha(self.out / CHANGELOG_FILE),
+            "stamps": self.digests.settled,
         }
         with contextlib.suppress(OSError):  # without a record the next build only takes longer
             write_if_changed(self.path, json.dumps(data, indent=1).encode())

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from ankibuild.kinds.choice import FIELDS
-from ankibuild.model import LETTERS
+from ankibuild.kinds.choice.options import LETTERS
 from ankibuild.text.richtext import typography
 
 from ..ankitools import TEMPLATE_ERROR, collection, import_package, render

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -34,6 +37,43 @@ def test_nothing_changed_answers_without_running_the_pipeline(
     assert (second.bank_id, second.decks, second.questions) == (first.bank_id, first.decks, first.questions)
     assert [(o.path, o.notes, o.written) for o in second.outputs] == [(o.path, o.notes, False) for o in first.outputs]
     assert not second.changes and not second.lock_written
+
+
+#: What only a build with work to do needs: loading any of them would make the quick look slow again.
+HEAVY_MODULES = (
+    "ankibuild.pipeline",
+    "ankibuild.kinds",
+    "ankibuild.model",
+    "ankibuild.load.stage",
+    "ankibuild.load.schema",
+    "ankibuild.yamlfiles.reader",
+    "ankibuild.anki.target",
+    "ankibuild.lock.stamp",
+    "yaml",
+    "genanki",
+    "sqlite3",
+    "markdown_it",
+    "pygments",
+    "latex2mathml",
+)
+_LOADED = """
+import json, sys
+from ankibuild.cli import main
+try:
+    main(["build", "--decks", "decks", "-q"])
+except SystemExit as done:
+    print(json.dumps([done.code, sorted(sys.modules)]), file=sys.stderr)
+"""
+
+
+def test_nothing_changed_is_told_without_loading_the_pipeline(project: Project) -> None:
+    """The command in a process of its own: only what the quick look needs is imported, whatever the timing."""
+    project.build()
+    ran = subprocess.run([sys.executable, "-c", _LOADED], capture_output=True, text=True, cwd=project.root, check=True)
+    code, modules = json.loads(ran.stderr.splitlines()[-1])
+    assert code == 0
+    heavy = [name for name in modules if any(name == h or name.startswith(f"{h}.") for h in HEAVY_MODULES)]
+    assert not heavy
 
 
 def test_a_check_after_a_build_answers_without_running_the_pipeline(

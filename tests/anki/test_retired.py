@@ -6,6 +6,8 @@ import re
 from pathlib import Path
 
 from anki.collection import Collection
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ankibuild.changelog import Changelog
 from ankibuild.lock.clock import Clock
@@ -108,3 +110,11 @@ def test_the_release_notes_of_a_very_large_bank_point_at_the_changelog_instead(t
     assert "too large for one search: use the search each release's changelog gives" in made.report
     made.retired = {"en": retired_search({"optics (en)": ids[:10]})}
     assert '- en: `"note:optics (en)" -"ID:re:^(?:question\\-number\\-0|' in made.report
+
+
+@given(st.lists(st.text(max_size=6)))
+@settings(max_examples=200, deadline=None)
+def test_the_ids_escaped_at_once_are_those_escaped_one_by_one(ids: list[str]) -> None:
+    """Escaping the joined ids gives the very regular expression that escaping each one does, NUL and all."""
+    alternatives = "|".join(re.escape(qid) for qid in sorted(set(ids)))
+    assert retired_search({"optics (en)": ids}) == f'"note:optics (en)" -"ID:re:^(?:{alternatives})$"'

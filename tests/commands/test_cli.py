@@ -247,3 +247,33 @@ def test_inside_the_bank_folder_it_says_what_to_type(project: Project) -> None:
     assert "this folder is a bank itself (it holds bank.yaml): run ankibuild from the folder above it (cd ..)" in (
         result.stderr
     )
+
+
+def _program(project: Project, *args: str, importtime: bool = False) -> subprocess.CompletedProcess[str]:
+    """``python -m ankibuild`` in the project's folder, its output piped."""
+    command = [sys.executable, *(["-X", "importtime"] if importtime else []), "-m", "ankibuild", *args]
+    return subprocess.run(
+        command, capture_output=True, text=True, cwd=project.root, env={**os.environ, "LC_ALL": "C.UTF-8"}
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args", [("build",), ("build", "--check"), ("build", "-q", "--lang", "de", "--split")])
+def test_a_build_with_nothing_to_do_says_what_click_says_without_loading_it(
+    project: Project, args: tuple[str, ...]
+) -> None:
+    """The same command line again is answered from the options click made of it the last time, word for word."""
+    longest = "die Speicherbandbreite das Tempo bestimmt"
+    project.edit(EDIT[0], longest, f"{longest}, und zwar bei jeder einzelnen Operation dieser Art im ganzen Netz")
+    built = _program(project, *(arg for arg in args if arg != "--check"))  # --check keeps no record
+    assert built.returncode == 0, built.stderr
+    for memo in Path(os.environ["ANKIBUILD_CACHE_DIR"]).glob("command-*.json"):
+        memo.unlink()
+    through_click = _program(project, *args)  # parsed by click, and its options kept
+    quick = _program(project, *args)
+    said = (through_click.returncode, through_click.stdout, through_click.stderr)
+    assert (quick.returncode, quick.stdout, quick.stderr) == said
+    assert through_click.returncode == 0 and "clearly the longest" in quick.stderr
+    assert "-q" in args or "No changes since the last build." in quick.stdout
+    imported = _program(project, *args, importtime=True).stderr
+    assert " click" not in imported and "ankibuild.cli" not in imported and "ankibuild.state" in imported

@@ -233,12 +233,14 @@ def test_feedback_goes_to_translators_and_back(tmp_path: Path) -> None:
     """A PO export lists each feedback; its translation comes back into the language's ``feedback``."""
     import polib
 
+    from ankibuild.kinds.choice.options import Options
     from ankibuild.model import Translation
     from ankibuild.translations.po import export_po, import_po
     from ankibuild.translations.record import text_digest
 
-    plain = Translation("Which?", ("one", "two"), "Because.")
-    assert text_digest(plain) != text_digest(replace(plain, feedback=("", "Not two.")))  # an edit makes others outdated
+    plain = Translation("Which?", "Because.", own=Options(("one", "two")))
+    edited = replace(plain, own=Options(("one", "two"), ("", "Not two.")))
+    assert text_digest(plain) != text_digest(edited)  # an edit makes others outdated
     decks = tmp_path / "decks"
     decks.mkdir()
     (decks / "bank.yaml").write_text(BANK, encoding="utf-8")

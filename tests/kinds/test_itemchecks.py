@@ -16,8 +16,11 @@ import pytest
 from click.testing import CliRunner, Result
 
 from ankibuild.cli import main
-from ankibuild.kinds.itemchecks import CHECKS
+from ankibuild.kinds import CHECKS
+from ankibuild.load import deckfiles
 from ankibuild.load.schema import schema_text
+from ankibuild.load.stage import LoadedBank, load_all
+from ankibuild.options import BuildOptions
 
 from ..conftest import ROOT
 
@@ -109,6 +112,22 @@ def test_answers_on_one_letter_are_a_warning_for_the_file_and_for_the_bank(tmp_p
         ("one.yaml", 1, "answer-letter", "the correct answer is A in 6 of the 6 questions of this file"),
         ("two.yaml", 1, "answer-letter", "the correct answer is A in 6 of the 6 questions of this file"),
     ]
+
+
+def test_the_bank_s_patterns_hold_for_files_read_from_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second load finds every file's result in the cache: the facts it kept by kind give the bank's warning
+    again, without a file being read anew."""
+    decks = _bank(tmp_path, {"one.yaml": _varied(6, "A"), "two.yaml": _varied(6, "A", "r")})
+    options = BuildOptions(decks=decks)
+
+    def across(loaded: LoadedBank) -> list[str]:
+        return [p.message for p in loaded.problems.items if Path(p.file).name == "bank.yaml"]
+
+    first = across(load_all(options))
+    monkeypatch.setattr(deckfiles, "process", None)  # any file processed again would fail
+    assert across(load_all(options)) == first == ["the correct answer is A in 12 of the 12 questions of the bank"]
 
 
 def test_answers_spread_over_the_letters_pass(tmp_path: Path) -> None:

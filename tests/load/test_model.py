@@ -6,14 +6,19 @@ revert it rather than update the expected values.
 
 from __future__ import annotations
 
+import hashlib
 import time
+import zlib
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ankibuild import check
 from ankibuild.errors import BankError
 from ankibuild.kinds import KINDS
 from ankibuild.kinds.choice import CARD_NAME, FIELDS
+from ankibuild.load.render import note_digest
 from ankibuild.lock.format import LOCK_FILE, Lock, read_lock
 from ankibuild.model import SLUG, deck_id, note_guid, notetype_id, stable_int
 
@@ -85,6 +90,26 @@ def test_released_guids_never_change() -> None:
         assert note.guid in {kind.note_guid(lock.bank, note.question, note.lang) for kind in KINDS.values()}
     for bank_id, question_id, lang, guid in RELEASED_GUIDS:
         assert note_guid(bank_id, question_id, lang) == guid
+
+
+_NAMES = st.text(st.characters(exclude_categories=["Cs"]), max_size=12)
+
+
+@given(_NAMES, _NAMES, _NAMES, st.lists(_NAMES, max_size=1))
+def test_guids_are_the_ones_genanki_makes(bank_id: str, question_id: str, lang: str, kind: list[str]) -> None:
+    """The released GUIDs were made by genanki's ``guid_for``: every GUID is still the one it would make."""
+    from genanki import guid_for
+
+    assert note_guid(bank_id, question_id, lang, *kind) == guid_for("ankibuild", bank_id, question_id, lang, *kind)
+
+
+@given(st.lists(_NAMES, min_size=1, max_size=11), _NAMES)
+def test_a_notes_digest_and_checksums_are_the_released_ones(fields: list[str], tags: str) -> None:
+    """The lock holds them for every note: a SHA-256 of the texts apart by US, and each text's CRC-32."""
+    values = [*fields, tags]
+    digest = hashlib.sha256("\x1f".join(values).encode()).hexdigest()[:16]
+    parts = " ".join(f"{zlib.crc32(value.encode()):08x}" for value in values)
+    assert note_digest(fields, tags) == (digest, parts)
 
 
 def _ids(alphabet: str, longest: int) -> list[str]:

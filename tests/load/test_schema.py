@@ -26,13 +26,13 @@ from hypothesis import strategies as st
 
 from ankibuild.cli import main
 from ankibuild.errors import Problems
-from ankibuild.kinds import DEFAULT_KIND, KINDS
+from ankibuild.kinds import CHECKS, DEFAULT_KIND, KINDS
 from ankibuild.kinds.choice import MAX_OPTIONS, MIN_OPTIONS
-from ankibuild.kinds.itemchecks import CHECKS
+from ankibuild.kinds.choice.options import LETTERS
 from ankibuild.languages import is_language
 from ankibuild.load.schema import schema_text
 from ankibuild.load.validate import validate_bank_file, validate_deck_file
-from ankibuild.model import LETTERS, TOPIC, Bank
+from ankibuild.model import TOPIC, Bank
 from ankibuild.yamlfiles.reader import YamlFile, load, parse_file
 
 from ..conftest import ROOT

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ankibuild.text.richtext import literal, markdown_html, to_html
+from ankibuild.text.richtext import literal, markdown_html, to_html, typography
 
 from ..texttools import Recorder
 
@@ -49,13 +49,33 @@ def test_plain_text_renders_exactly_as_before_markdown(text: str) -> None:
     assert markdown_html(text, Recorder()) == before_markdown(text)
 
 
-_ALPHABET = st.sampled_from([*"aZ09 .,;:!?'\"()-+=/#>|~&<*_`[]$\\\t\n\r\u00a0\u2003\u00e9\u00d7\u00b2"])
+_ALPHABET = st.sampled_from([*"aZ09 .,;:!?'\"()-+=/#>|~&<*_`[]$\\\t\n\r\u00a0\u2003\u00e9\u00d7\u00b2«»"])
+#: Languages with typography of their own, and without.
+_LANGUAGES = st.sampled_from(["", "en", "fr", "fr-CA", "fra"])
 
 
-@given(st.text(_ALPHABET, min_size=1, max_size=40).map(str.strip).filter(bool))
-def test_the_shortcut_for_plain_text_agrees_with_markdown(text: str) -> None:
+@given(st.text(_ALPHABET, min_size=1, max_size=40).map(str.strip).filter(bool), _LANGUAGES)
+def test_the_shortcut_for_plain_text_agrees_with_markdown(text: str, lang: str) -> None:
     """Text that skips Markdown for speed renders exactly as Markdown would render it."""
-    assert render(text) == markdown_html(text, Recorder())
+    assert to_html(text, Recorder(), lang) == markdown_html(text, Recorder(), lang)
+
+
+def french_spaces(text: str) -> str:
+    """The French rule run by run: what follows a run of spaces, and what precedes it, decide."""
+
+    def run(match: re.Match[str]) -> str:
+        before, after = text[match.start() - 1 : match.start()], text[match.end() : match.end() + 1]
+        if before == "«" or (after and after in ":»"):
+            return "\u00a0"
+        return "\u202f" if after and after in ";!?" else match.group(0)
+
+    return re.sub(r"[ \t]+", run, text)
+
+
+@given(st.text(st.sampled_from([*" \t\u00a0«»:;!?a"]), max_size=30), _LANGUAGES)
+def test_typography_changes_each_run_of_spaces_by_its_neighbours(text: str, lang: str) -> None:
+    """Only a run of spaces that the rule changes is changed, whole, whatever its length."""
+    assert typography(text, lang) == (french_spaces(text) if lang.split("-")[0] == "fr" else text)
 
 
 def test_emphasis_markers_around_words_are_markdown() -> None:

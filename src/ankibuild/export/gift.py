@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from ..kinds.platform import ExportedQuestion, Omission, PlatformQuestion, Shape
-from ..model import LETTERS
 from ..text.clozemarkers import Gap, gaps
 from .texts import images, plain
 
@@ -35,7 +34,7 @@ def gift(questions: Sequence[ExportedQuestion]) -> tuple[bytes, list[Omission]]:
         if reason:
             left_out.append(Omission(exported.id, exported.lang, reason))
             continue
-        pinned = [letter for letter, option in zip(LETTERS, exported.question.options, strict=False) if option.pinned]
+        pinned = [option.letter for option in exported.question.options if option.pinned]
         if pinned and exported.question.shuffle:
             reason = f"option {', '.join(pinned)} may move: GIFT cannot pin an option (the quiz decides on shuffling)"
             left_out.append(Omission(exported.id, exported.lang, reason, whole=False))

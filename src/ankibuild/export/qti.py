@@ -23,7 +23,6 @@ from collections.abc import Iterator, Mapping, Sequence
 
 from ..anki.package import zip_entry
 from ..kinds.platform import ExportedQuestion, Omission, PlatformQuestion, Shape
-from ..model import LETTERS
 from .texts import images, relink, xml_document
 
 #: Where the images go in the package, and how the texts refer to them.
@@ -120,8 +119,7 @@ def _choices(exported: ExportedQuestion, words: Mapping[str, str]) -> list[Choic
             for value in ("true", "false")
         ]
     return [
-        (f"{exported.id}-{letter}", option.text, option.correct, option.feedback)
-        for letter, option in zip(LETTERS, asked.options, strict=False)
+        (f"{exported.id}-{option.letter}", option.text, option.correct, option.feedback) for option in asked.options
     ]
 
 

@@ -17,9 +17,8 @@ from functools import partial
 from pathlib import Path
 
 from ..errors import Problems
-from ..model import LETTERS
 from ..text.richtext import literal
-from .quiz import Item, Quiz, Refusal
+from .quiz import LETTERS, Item, Quiz, Refusal
 
 _ANSWER = "ANSWER:"
 

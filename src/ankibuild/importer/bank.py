@@ -25,6 +25,7 @@ from pathlib import Path
 from ..atomic import write_inside
 from ..buildlock import DEFAULT_WAIT, writing
 from ..errors import AnkibuildError, BankError, Problem, Problems, Severity
+from ..kinds import KINDS
 from ..languages import CODE_HINT, is_language
 from ..load.stage import load_bank
 from ..lock.format import LOCK_FILE
@@ -304,7 +305,7 @@ def _report(problems: Problems, page: Page, line: int, *, message: str, hint: st
 
 def _same_shape(question: Question, pages: dict[str, Page], problems: Problems) -> None:
     """Translations added to a question must have its answer and number of options."""
-    options = len(next(iter(question.translations.values())).options)
+    options = len(KINDS[question.kind].option_texts(next(iter(question.translations.values()))))
     for page in pages.values():
         if (page.answer, len(page.options)) != (question.answer, options):
             where = f"{problems.name(question.place.path)}:{question.place.line}"

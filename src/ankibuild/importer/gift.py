@@ -31,9 +31,8 @@ from functools import partial
 from pathlib import Path
 
 from ..errors import Problems
-from ..model import LETTERS
 from .htmltext import as_markdown
-from .quiz import Hole, Item, Quiz, Refusal, clozed, holed
+from .quiz import LETTERS, Hole, Item, Quiz, Refusal, clozed, holed
 
 #: What a backslash escapes in GIFT; ``\\n`` is a line break.
 _ESCAPED = "~=#{}:\\"

@@ -27,41 +27,21 @@ import base64
 import binascii
 from functools import partial
 from pathlib import Path
-from typing import Any
-from xml.etree.ElementTree import Element, ParseError, TreeBuilder
-
-from defusedxml import DefusedXmlException
-from defusedxml.ElementTree import DefusedXMLParser
+from xml.etree.ElementTree import Element
 
 from ..errors import Problems
-from ..model import LETTERS
 from ..text.media import MAX_IMAGE_BYTES
 from . import multilang
 from .embedded import gapped
 from .gift import category_title
 from .htmltext import as_markdown
-from .quiz import Hole, Item, Quiz, Refusal, clozed, holed
+from .quiz import LETTERS, Hole, Item, Quiz, Refusal, clozed, holed
+from .xmlfile import LINE, parse_xml
 
 #: Moodle's names of its text formats, as :func:`.htmltext.as_markdown` names them.
 _FORMATS = {"html": "html", "moodle_auto_format": "moodle", "plain_text": "plain", "markdown": "markdown"}
-#: Where each question element starts, kept on it under this attribute (no XML name can hold a space).
-_LINE = "line number"
 #: The longest base64 text of an image the bank takes (4 characters per 3 bytes, and line breaks).
 _MAX_BASE64 = MAX_IMAGE_BYTES * 3 // 2
-
-
-class _Lines(TreeBuilder):
-    """A tree builder that notes the line each ``question`` element starts on."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.parser: Any = None
-
-    def start(self, tag: str, attrs: dict[str, str]) -> Element:
-        element = super().start(tag, attrs)
-        if tag == "question" and self.parser is not None:
-            element.set(_LINE, str(self.parser.parser.CurrentLineNumber))
-        return element
 
 
 def read_moodle_xml(path: Path, text: str, problems: Problems) -> Quiz:
@@ -82,7 +62,7 @@ def _quiz(path: Path, root: Element, problems: Problems, *, lang: str | None = N
     quiz = Quiz(path, None, lang=lang)
     for element in root.iter("question"):
         kind = element.get("type", "")
-        line = int(element.get(_LINE, "0"))
+        line = int(element.get(LINE, "0"))
         if kind == "category":
             quiz.title = quiz.title or category_title(_text_of(element.find("category")))
             continue
@@ -92,19 +72,9 @@ def _quiz(path: Path, root: Element, problems: Problems, *, lang: str | None = N
 
 def _parse(path: Path, text: str, problems: Problems) -> Element | None:
     """The document's root, or None with the reason reported (the whole file is refused)."""
-    builder = _Lines()
-    parser = DefusedXMLParser(target=builder, forbid_dtd=True, forbid_entities=True, forbid_external=True)
-    builder.parser = parser
-    try:
-        parser.feed(text)
-        root: Element = parser.close()
-    except DefusedXmlException:
-        hint = "export the questions from Moodle again: its files declare no document type or entity"
-        problems.add(path, "the XML declares a document type or an entity, which is never read", hint=hint)
-        return None
-    except ParseError as err:
-        line, column = err.position
-        problems.add(path, f"not well-formed XML: {err.msg}", line=line, column=column + 1, hint="fix the XML there")
+    again = "export the questions from Moodle again: its files declare no document type or entity"
+    root = parse_xml(path, text, problems, question="question", again=again)
+    if root is None:
         return None
     if root.tag != "quiz":
         problems.add(path, f"not a Moodle XML file: its root is <{root.tag}>, not <quiz>", hint="export it again")

@@ -29,24 +29,18 @@ from collections import deque
 from dataclasses import replace
 from functools import partial
 from pathlib import Path, PurePosixPath
-from typing import Any
-from xml.etree.ElementTree import Element, ParseError, TreeBuilder
-
-from defusedxml import DefusedXmlException
-from defusedxml.ElementTree import DefusedXMLParser
+from xml.etree.ElementTree import Element
 
 from ..errors import Problems
-from ..model import LETTERS
 from .htmltext import as_markdown
-from .quiz import MAX_QUIZ_BYTES, Item, Quiz, Refusal
+from .quiz import LETTERS, MAX_QUIZ_BYTES, Item, Quiz, Refusal
+from .xmlfile import LINE, parse_xml
 
 #: A package holds a manifest, an assessment and its images: more entries than this is not one.
 MAX_ENTRIES = 1000
 #: What a package's entries may hold in all, unpacked: a quiz and its images, not a zip bomb.
 MAX_UNPACKED = 64 * 1024 * 1024
 MANIFEST = "imsmanifest.xml"
-#: Where each item starts, kept on it under this attribute (no XML name can hold a space).
-_LINE = "line number"
 _CHOICE_TYPES = ("multiple_choice_question", "multiple_answers_question", "true_false_question")
 
 
@@ -59,26 +53,10 @@ class PackageError(Exception):
         self.hint = hint
 
 
-class _Lines(TreeBuilder):
-    """A tree builder that drops namespaces from tags and notes the line each ``item`` starts on."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.parser: Any = None
-
-    def start(self, tag: str, attrs: dict[str, str]) -> Element:
-        # QTI files use the namespace or none; the tags' local names are what the reader asks for.
-        local = tag.rsplit("}", 1)[-1]
-        element = super().start(local, attrs)
-        if local == "item" and self.parser is not None:
-            element.set(_LINE, str(self.parser.parser.CurrentLineNumber))
-        return element
-
-
 def read_qti(path: Path, text: str, problems: Problems) -> Quiz:
     """Every question of a bare QTI assessment file; those that cannot be read exactly are refused."""
     quiz = Quiz(path, None)
-    root = parse_xml(path, text, problems)
+    root = _parse(path, text, problems)
     if root is None:
         return quiz
     if root.tag != "questestinterop":
@@ -87,7 +65,7 @@ def read_qti(path: Path, text: str, problems: Problems) -> Quiz:
     assessment = root.find("assessment")
     quiz.title = (assessment.get("title") or None) if assessment is not None else None
     for element in root.iter("item"):
-        line = int(element.get(_LINE, "0"))
+        line = int(element.get(LINE, "0"))
         quiz.add(line, partial(_question, element, line), problems)
     return quiz
 
@@ -119,7 +97,7 @@ def _assessment_text(path: Path, raw: bytes, problems: Problems) -> tuple[str, d
         files = _checked_entries(archive)
         if MANIFEST not in files:
             raise PackageError(f"the package has no {MANIFEST}", "export the package again: every QTI package has one")
-        manifest = parse_xml(path, _entry_text(archive, files[MANIFEST]), problems)
+        manifest = _parse(path, _entry_text(archive, files[MANIFEST]), problems)
         if manifest is None:
             return None
         href = _assessment_href(manifest)
@@ -185,23 +163,10 @@ def _assessment_href(manifest: Element) -> str | None:
     return None
 
 
-def parse_xml(path: Path, text: str, problems: Problems) -> Element | None:
+def _parse(path: Path, text: str, problems: Problems) -> Element | None:
     """The document's root, tags without namespaces; None with the reason reported (the file is refused)."""
-    builder = _Lines()
-    parser = DefusedXMLParser(target=builder, forbid_dtd=True, forbid_entities=True, forbid_external=True)
-    builder.parser = parser
-    try:
-        parser.feed(text)
-        root: Element = parser.close()
-    except DefusedXmlException:
-        hint = "export the questions again: a QTI file declares no document type or entity"
-        problems.add(path, "the XML declares a document type or an entity, which is never read", hint=hint)
-        return None
-    except ParseError as err:
-        line, column = err.position
-        problems.add(path, f"not well-formed XML: {err.msg}", line=line, column=column + 1, hint="fix the XML there")
-        return None
-    return root
+    again = "export the questions again: a QTI file declares no document type or entity"
+    return parse_xml(path, text, problems, question="item", again=again)
 
 
 # -- one item ---------------------------------------------------------------------

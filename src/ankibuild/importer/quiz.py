@@ -14,10 +14,11 @@ from pathlib import Path
 
 from ..errors import Problems
 from ..kinds import DEFAULT_KIND, KINDS
-from ..model import LETTERS
 
 #: How many options a quiz's question may have: it becomes a multiple-choice question.
 MIN_OPTIONS, MAX_OPTIONS = KINDS[DEFAULT_KIND].option_counts[0], KINDS[DEFAULT_KIND].option_counts[-1]
+#: The letters that name those options, in order.
+LETTERS = KINDS[DEFAULT_KIND].option_letters
 #: A quiz file is text of a few megabytes at most; anything far larger is not one.
 MAX_QUIZ_BYTES = 8 * 1024 * 1024
 

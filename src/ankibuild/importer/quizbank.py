@@ -27,7 +27,7 @@ from ..errors import AnkibuildError, BankError, Problem, Problems
 from ..export.multilang import moodle_lang
 from ..languages import CODE_HINT, is_language
 from ..load.stage import load_bank
-from ..model import LETTERS, SLUG, TOPIC, Bank
+from ..model import SLUG, TOPIC, Bank
 from ..paths import UnsafePathError, read_inside
 from ..text.media import Media, MediaError, MediaFile, checked_image, safe_stem
 from ..yamlfiles.reader import BANK_FILE, decode
@@ -39,7 +39,7 @@ from .gift import read_gift_quiz
 from .moodlexml import read_moodle_xml
 from .pages import same_text
 from .qti import read_qti, read_qti_package
-from .quiz import MAX_QUIZ_BYTES, Item, Quiz
+from .quiz import LETTERS, MAX_QUIZ_BYTES, Item, Quiz
 from .sheet import read_csv_quiz
 from .slugs import question_slug, topic_slug, unique
 from .tasklist import read_tasklist_quiz

@@ -29,9 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import Problems
-from ..model import LETTERS
 from .htmltext import commonmark_text
-from .quiz import Item, Quiz, checked
+from .quiz import LETTERS, Item, Quiz, checked
 
 #: Labels an explanation paragraph may start with, which the card's own label replaces.
 _LABELS = ("**explanation:**", "explanation:", "**explanation**:", "_explanation:_")

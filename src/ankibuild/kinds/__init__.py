@@ -7,6 +7,7 @@ docs and its tests (see ``docs/architecture.md``).
 from __future__ import annotations
 
 from .base import CardType, Kind, Reading
+from .checks import NO_EXPLANATION
 from .choice import Choice
 from .cloze import Cloze
 from .flashcard import Flashcard
@@ -15,5 +16,7 @@ from .truefalse import TrueFalse
 #: Every kind, by name. A question without ``kind:`` is of the first.
 KINDS: dict[str, Kind] = {kind.name: kind for kind in (Choice(), TrueFalse(), Flashcard(), Cloze())}
 DEFAULT_KIND = "choice"
+#: Every item-writing check, by name: what a question's ``allow`` accepts, whatever its kind.
+CHECKS: tuple[str, ...] = (*dict.fromkeys(check for kind in KINDS.values() for check in kind.checks), NO_EXPLANATION)
 
-__all__ = ["DEFAULT_KIND", "KINDS", "CardType", "Kind", "Reading"]
+__all__ = ["CHECKS", "DEFAULT_KIND", "KINDS", "CardType", "Kind", "Reading"]

@@ -18,13 +18,19 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar, Protocol
 
+from ..errors import Problems
 from ..model import Question, Translation, note_guid, notetype_id
 from ..yamlfiles.checker import Checker
 from ..yamlfiles.reader import Map
+from .checks import FileChecks
 from .platform import PlatformQuestion
 from .schema import Fragment
+
+#: What a kind's checks across the bank need of one question: plain data (JSON), which the cache keeps.
+Fact = Sequence[object]
 
 
 class Render(Protocol):
@@ -78,18 +84,48 @@ class Kind(ABC):
     translation_keys: ClassVar[Mapping[str, bool]]
     #: Anki's own cloze note type: a card for each cloze number.
     cloze: ClassVar[bool] = False
-    #: The options of its questions are checked for answers given away (see :mod:`.itemchecks`).
-    has_options: ClassVar[bool] = False
     #: How many options one of its questions may have (none, for a kind without options).
     option_counts: ClassVar[range] = range(0)
+    #: The letters that name its options, in order.
+    option_letters: ClassVar[tuple[str, ...]] = ()
 
-    def shown_options(self, fields: Sequence[str]) -> tuple[str, ...]:
-        """The options a note's front shows, from its fields: none for a kind without options."""
+    def option_texts(self, text: Translation) -> tuple[str, ...]:
+        """The options of one of its translations, as written: none for a kind without options."""
         return ()
 
     #: Its back is meant to say why the answer is right: a question without an explanation is
     #: warned about (``no-explanation``), though it builds.
     wants_explanation: ClassVar[bool] = False
+    #: The names of its own item-writing checks (see :mod:`.checks`), in the order a summary counts them.
+    checks: ClassVar[tuple[str, ...]] = ()
+
+    def check_file(
+        self, checks: FileChecks, questions: Sequence[Question], fields: Mapping[tuple[str, str], Sequence[str]]
+    ) -> list[Fact]:
+        """The item-writing checks of its questions of one file; what its checks across the bank need of each.
+
+        ``fields`` holds each question's note fields by (question id, language).
+        """
+        if self.wants_explanation:
+            for question in questions:
+                checks.explained(question)
+        return []
+
+    def check_bank(self, bank_file: Path, facts: Sequence[Fact], files: int, *, problems: Problems) -> None:
+        """Its item-writing checks across the bank's ``files`` question files, of the facts
+        :meth:`check_file` gave in each (reported at ``bank_file``)."""
+        return None  # a kind without such checks has nothing to compare
+
+    def label_problem(self, key: str, value: str) -> tuple[str, str] | None:
+        """What is wrong with a card label its templates read (a message and a hint), or None.
+
+        The labels of a language are shared by every kind: each checks those it reads.
+        """
+        return None
+
+    def own_labels(self, labels: Mapping[str, str]) -> dict[str, str]:
+        """Labels its templates read that are made from the written ones, by their placeholder's name."""
+        return {}
 
     def notetype_key(self, lang: str) -> str:
         """What names its note type in ``lang`` in the lock and in a build."""
@@ -156,6 +192,6 @@ def read_texts(
     marks = {key.capitalize(): data.at(key) for key in keys if key in data}
     text = {key: value or "" for key, value in texts.items()}
     translation = Translation(
-        text.get("question", ""), (), text.get("explanation", ""), marks, where, answer=text.get("answer", "")
+        text.get("question", ""), text.get("explanation", ""), marks, where, answer=text.get("answer", "")
     )
     return translation, valid

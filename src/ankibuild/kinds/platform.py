@@ -36,6 +36,8 @@ class PlatformOption:
     feedback: str = ""
     #: Keeps its place when the options are shuffled ("None of the above").
     pinned: bool = False
+    #: Its name in the question, the letter its kind gives it: a format may show it or name the option by it.
+    letter: str = ""
 
 
 @dataclass(frozen=True)

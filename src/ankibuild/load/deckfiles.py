@@ -13,7 +13,7 @@ import hashlib
 import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -21,9 +21,10 @@ from typing import Any, NamedTuple
 from ..cache import Cache, DamagedEntry, digest, file_sha, pack, packed_digest, unpack
 from ..errors import CacheChangedError, Problem, Problems, Severity
 from ..kinds import KINDS
-from ..kinds.itemchecks import AnswerFacts, ItemChecker
+from ..kinds.base import Fact
+from ..kinds.checks import FileChecks
 from ..memory import give_back_large_blocks
-from ..model import Bank, Deck, Place
+from ..model import Bank, Deck, Place, Question
 from ..progress import Progress, silent
 from ..text import bidi
 from ..text.media import Media
@@ -71,8 +72,8 @@ class FileResult:
     translated: tuple[TextRef, ...] = ()
     #: Each question's block of the translations record when every translation is current.
     blocks: tuple[tuple[str, str], ...] = ()
-    #: What the item-writing checks across the bank need of each of its questions.
-    answers: tuple[AnswerFacts, ...] = ()
+    #: What the item-writing checks across the bank need of each of its questions, by the name of its kind.
+    facts: Mapping[str, Sequence[Fact]] = field(default_factory=dict)
 
     def rendered(self, lang: str) -> Iterator[RenderedNote]:
         """Its notes in one language, with their texts."""
@@ -100,7 +101,7 @@ class FileResult:
             # Every one is of this file: its path is the deck's.
             "translated": [[q, lang, digest, line, column] for q, lang, digest, _, line, column in self.translated],
             "blocks": self.blocks,
-            "answers": [[facts.letter, facts.longest, sorted(facts.allow)] for facts in self.answers],
+            "facts": list(self.facts.items()),
         }
         return pack(header, list(self.media.values()))
 
@@ -138,7 +139,7 @@ def restore(entry: tuple[Any, list[bytes]]) -> FileResult:
             header["texts_sha"],
             tuple(TextRef(q, lang, d, file, line, col) for q, lang, d, line, col in header["translated"]),
             tuple((question, text) for question, text in header["blocks"]),
-            tuple(AnswerFacts(at, longest is True, frozenset(allow)) for at, longest, allow in header["answers"]),
+            {str(kind): list(facts) for kind, facts in header["facts"]},
         )
     except (KeyError, TypeError, ValueError) as err:
         raise DamagedEntry(f"a result of another shape ({err})") from err
@@ -179,10 +180,7 @@ def process(bank: Bank, path: Path, raw: bytes, *, langs: Sequence[str], keep_te
             render_note(bank, deck.key, draft, lang=lang, media=media, problems=problems)
     texts = {lang: _dumps([(n.fields, n.tags) for n in notes if n.lang == lang]) for lang in langs}
     questions = tuple(QuestionRef(q.id, q.place.line, q.place.column) for q in deck.questions)
-    options = {
-        (n.question_id, n.lang): KINDS[n.kind].shown_options(n.fields) for n in notes if KINDS[n.kind].has_options
-    }
-    answers = ItemChecker(path, problems, bank.shuffle).deck(deck, options)
+    facts = _check_items(FileChecks(deck.place, problems, bank.shuffle), deck.questions, notes)
     bidi.check_deck(path, deck, problems)
     return FileResult(
         sha,
@@ -195,8 +193,21 @@ def process(bank: Bank, path: Path, raw: bytes, *, langs: Sequence[str], keep_te
         questions,
         translated=text_refs(deck),
         blocks=current_blocks(deck),
-        answers=tuple(answers),
+        facts=facts,
     )
+
+
+def _check_items(
+    checks: FileChecks, questions: Sequence[Question], notes: Sequence[RenderedNote]
+) -> dict[str, list[Fact]]:
+    """The item-writing checks of each kind's questions of the file, each given its notes' fields; their facts."""
+    by_kind: dict[str, list[Question]] = {}
+    for question in questions:
+        by_kind.setdefault(question.kind, []).append(question)
+    fields: dict[str, dict[tuple[str, str], Sequence[str]]] = {}
+    for note in notes:
+        fields.setdefault(note.kind, {})[note.question_id, note.lang] = note.fields
+    return {name: KINDS[name].check_file(checks, own, fields=fields.get(name, {})) for name, own in by_kind.items()}
 
 
 def _process_packed(bank: Bank, path: Path, raw: bytes, *, langs: Sequence[str]) -> tuple[bytes, bytes]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import html
 import re
+import struct
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,10 +33,10 @@ from ..errors import Problems, Severity
 from ..kinds import KINDS, Kind
 from ..languages import is_rtl
 from ..links import REPORT_LABEL, REPORT_TEXT, with_report_link
-from ..model import LETTERS, Bank, Question, topic_tag
+from ..model import Bank, Question, topic_tag
 from ..paths import UnsafePathError, read_inside
 from ..text.media import Media, MediaError
-from ..text.richtext import to_html
+from ..text.richtext import to_html, without_markdown
 from ..yamlfiles.checker import type_name
 from ..yamlfiles.conflicts import report_conflict
 from ..yamlfiles.reader import Map, Positions, load
@@ -45,9 +46,6 @@ SCRIPT = "card.js"
 LABELS = "labels.yaml"
 #: A template, stylesheet or script larger than this is not one a card can carry to every classmate.
 MAX_TEMPLATE_BYTES = 1024 * 1024
-#: The label with the six letters shown before the options, space-separated
-#: (``A B C D E F``; Arabic ``أ ب ج د هـ و``); templates get one per option as ``[[letter_a]]``.
-LETTERS_LABEL = "letters"
 #: The labels of a verdict, and those of the choices of a true/false card, which the verdict shows
 #: above: a verdict worded as a choice ("Falsch" above the option "Falsch") contradicts itself.
 VERDICT_LABELS = ("correct", "incorrect")
@@ -98,10 +96,12 @@ def notetype_digest(sides: Sequence[Side], fields: Sequence[str], css: str, *, s
 
 def note_digest(fields: Sequence[str], tags: str) -> tuple[str, str]:
     """A note's digest and its checksum per part (each field, then the tags, space-separated)."""
-    values = (*fields, tags)
-    # One string, not a tuple of eleven: a large bank keeps this for every note.
-    parts = " ".join(f"{zlib.crc32(v.encode()):08x}" for v in values)
-    return _digest(*values), parts
+    encoded = list(map(str.encode, (*fields, tags)))  # once, for the checksums and the digest
+    checksums = list(map(zlib.crc32, encoded))
+    # One string, not a tuple of eleven: a large bank keeps this for every note. Each checksum
+    # as 4 bytes in hex is its 8 digits: one call writes them all, a space between each two.
+    parts = struct.pack(f">{len(checksums)}I", *checksums).hex(" ", 4)
+    return _digest_of(encoded), parts
 
 
 class NoteHead(NamedTuple):
@@ -181,7 +181,12 @@ class RenderedNote(NamedTuple):
 
 
 def _digest(*parts: str) -> str:
-    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]
+    return _digest_of([part.encode() for part in parts])
+
+
+def _digest_of(parts: Sequence[bytes]) -> str:
+    """The digest of texts as UTF-8, which encodes their join as the join of their encodings."""
+    return hashlib.sha256(b"\x1f".join(parts)).hexdigest()[:16]
 
 
 @dataclass
@@ -230,6 +235,9 @@ def render_note(
     used: list[str] = []
 
     def render(name: str, value: str, *, clozes: bool = False) -> str:
+        plain = None if clozes else without_markdown(value, lang)
+        if plain is not None:
+            return plain
         where = text.marks.get(name, (question.place.line, question.place.column))
         return to_html(value, _FieldResources(media, problems, question, where, used), lang, clozes=clozes)
 
@@ -316,30 +324,29 @@ def _labels(folders: TemplateFolders, lang: str, problems: Problems) -> dict[str
         if not isinstance(data, Map):
             problems.add(path, "labels must be a mapping of name: text", line=1, column=1)
             continue
-        labels.update(
-            {
-                str(k): v
-                for k, v in data.items()
-                if _label_ok(path, data, k, problems=problems)
-                and (k != LETTERS_LABEL or _letters_ok(path, data, problems))
-            }
-        )
+        labels.update({str(k): v for k, v in data.items() if _label_ok(path, data, k, problems=problems)})
         places.update({str(k): (path, *data.at(k)) for k in data if k in VERDICT_LABELS + CHOICE_LABELS})
     _verdicts_apart(labels, places, problems)
-    letters = labels.get(LETTERS_LABEL, "").split()
-    labels.update({f"letter_{letter.lower()}": shown for letter, shown in zip(LETTERS, letters, strict=False)})
+    for kind in KINDS.values():
+        labels.update(kind.own_labels(labels))
     return labels
 
 
 def _label_ok(path: Path, data: Map, key: str, *, problems: Problems) -> bool:
-    """Whether a label is text, else reported: a number or a list would show on every card as Python writes it."""
+    """Whether a label is text, else reported: a number or a list would show on every card as Python writes it.
+
+    Text is then checked by each kind, for the labels its templates read.
+    """
     value = data[key]
-    if isinstance(value, str):
-        return True
     line, column = data.at(key)
-    hint = 'write the words, in quotes if they could be read as something else: report: "Report a mistake"'
-    problems.add(path, f"label '{key}' must be text, not {type_name(value)}", line=line, column=column, hint=hint)
-    return False
+    if not isinstance(value, str):
+        hint = 'write the words, in quotes if they could be read as something else: report: "Report a mistake"'
+        problems.add(path, f"label '{key}' must be text, not {type_name(value)}", line=line, column=column, hint=hint)
+        return False
+    wrong = next(filter(None, (kind.label_problem(key, value) for kind in KINDS.values())), None)
+    if wrong is not None:
+        problems.add(path, wrong[0], line=line, column=column, hint=wrong[1])
+    return wrong is None
 
 
 def verdict_clashes(labels: Mapping[str, str]) -> list[tuple[str, str]]:
@@ -367,21 +374,6 @@ def _verdicts_apart(labels: Mapping[str, str], places: Mapping[str, tuple[Path, 
             "read as a choice",
             severity=Severity.WARNING,
         )
-
-
-def _letters_ok(path: Path, data: Map, problems: Problems) -> bool:
-    """Six letters, one per option; else one error here rather than one per missing letter later."""
-    if len(str(data[LETTERS_LABEL]).split()) == len(LETTERS):
-        return True
-    line, column = data.at(LETTERS_LABEL)
-    problems.add(
-        path,
-        f"'{LETTERS_LABEL}' must list {len(LETTERS)} letters separated by spaces",
-        line=line,
-        column=column,
-        hint="one per option, e.g. A B C D E F",
-    )
-    return False
 
 
 def _template(path: Path, roots: Sequence[Path], labels: dict[str, str], *, kind: Kind, problems: Problems) -> str:

@@ -33,8 +33,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from ..kinds import DEFAULT_KIND, KINDS, Kind
-from ..kinds.itemchecks import CHECKS
+from ..kinds import CHECKS, DEFAULT_KIND, KINDS, Kind
 from ..kinds.schema import TEXT, Schema, padded
 from ..languages import ISO_639_1, REGION, is_language
 from ..model import SLUG, TOPIC

@@ -16,7 +16,7 @@ from ..cards.folders import TemplateFolders
 from ..changelog import CHANGELOG_FILE, read_changelog
 from ..errors import BankError, Problems, UnknownLanguageError
 from ..kinds import DEFAULT_KIND, KINDS, Kind
-from ..kinds.itemchecks import check_bank, explanations_in_summary
+from ..kinds.checks import explanations_in_summary
 from ..lock.format import LOCK_FILE, Lock, read_lock
 from ..lock.memo import LOCK_MEMO, recall
 from ..model import Bank
@@ -104,8 +104,9 @@ def _load(
         ),
         problems,
     )
-    answers = [facts for result in results.values() for facts in result.answers]
-    check_bank(bank_path or decks / BANK_FILE, answers, len(decks_found), problems=problems)
+    for kind in KINDS.values():
+        facts = [fact for result in results.values() for fact in result.facts.get(kind.name, ())]
+        kind.check_bank(bank_path or decks / BANK_FILE, facts, len(decks_found), problems=problems)
     return replace(bank, decks=decks_found), results
 
 

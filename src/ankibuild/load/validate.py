@@ -14,8 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import Problem, Problems, Severity, gather
-from ..kinds import DEFAULT_KIND, KINDS, Kind, Reading
-from ..kinds.itemchecks import CHECKS
+from ..kinds import CHECKS, DEFAULT_KIND, KINDS, Kind, Reading
 from ..languages import CODE_HINT, is_language
 from ..links import PLACEHOLDERS, read_url
 from ..model import SLUG, TOPIC, Bank, Deck, Place, Question, Translation, fallback

@@ -115,9 +115,11 @@ def _highlight_classes() -> dict[_TokenType, str]:
     }
 
 
-#: A one-line text without these renders as plain escaped text; Markdown is
-#: not run on it, which keeps large banks fast (tests prove both agree).
-_MARKUP = re.compile(r"[\n\r\0\\`*_\[<$&]|^(?:[#>+\-=~|]|\d{1,9}[.)](?:\s|$))")
+#: A one-line text without these characters, nor one of :data:`_MARKUP_START` at its start,
+#: renders as plain escaped text; Markdown is not run on it, which keeps large banks fast (tests
+#: prove both agree). Two patterns, not one with ``^``: a class alone is searched for in one fast pass.
+_MARKUP = re.compile(r"[\n\r\0\\`*_\[<$&]")
+_MARKUP_START = re.compile(r"[#>+\-=~|]|\d{1,9}[.)](?:\s|$)")
 
 
 def to_html(text: str, resources: Resources, lang: str = "", *, clozes: bool = False) -> str:
@@ -128,9 +130,15 @@ def to_html(text: str, resources: Resources, lang: str = "", *, clozes: bool = F
     """
     if clozes:
         return anki_markers(markdown_html(text, resources, lang, more={_CLOZES: ClozeReading()}))
-    if not _MARKUP.search(text):
-        return _plain_html(text, lang)
-    return markdown_html(text, resources, lang)
+    plain = without_markdown(text, lang)
+    return markdown_html(text, resources, lang) if plain is None else plain
+
+
+def without_markdown(text: str, lang: str) -> str | None:
+    """What :func:`to_html` makes of a text with no Markdown in it, which needs no resources; else None."""
+    if _MARKUP.search(text) or _MARKUP_START.match(text):
+        return None
+    return typography(text, lang).replace(">", "&gt;")  # no "&", "<" nor line break to escape
 
 
 def read_clozes(text: str) -> ClozeReading:
@@ -140,26 +148,32 @@ def read_clozes(text: str) -> ClozeReading:
     return reading
 
 
-#: A run of spaces and the sign after it, if any: French sets a no-break space before ``:``
-#: and inside guillemets, a narrow one before ``; ! ?`` (the Imprimerie nationale's rule), so
-#: that the sign never starts a line. Each run is read once, however long.
-_FRENCH_RUN = re.compile(r"[ \t]+([:»;!?])?")
+#: French sets a no-break space before ``:`` and inside guillemets, a narrow one before ``; ! ?``
+#: (the Imprimerie nationale's rule), so that the sign never starts a line: each run of spaces
+#: (``[ \t]+``, whole) after ``«`` becomes a no-break space, and so does one before ``:`` or ``»``;
+#: one before ``; ! ?`` a narrow one; every other run stays as written. The patterns match only
+#: a run to change: most texts have none. A run starts at a space not after another
+#: (``(?<![ \t]{2})`` once the first is read), so each is read once, however long.
+_AFTER_GUILLEMET = re.compile(r"«[ \t]+")
+_BEFORE_SIGN = re.compile(r"[ \t](?<![ \t]{2})[ \t]*(?=([:»])|[;!?])")
+_SIGNS = re.compile(r"[:»;!?]")
 #: Punctuation at the start of the text after an inline formula, which must not start the next line.
 _SIGN = re.compile(r"[\u00a0\u202f]?[.,;:!?)\]»…]+")
 
 
 def typography(text: str, lang: str) -> str:
     """Plain text with the spaces its language's typography asks for (French: no-break ones)."""
-    if lang.split("-")[0] != "fr":
+    if lang != "fr" and not lang.startswith("fr-"):
         return text
-    return _FRENCH_RUN.sub(_french_space, text)
+    if "«" in text:
+        text = _AFTER_GUILLEMET.sub("«\u00a0", text)
+    if not _SIGNS.search(text):  # most texts: one pass over a class, not a try at every space
+        return text
+    return _BEFORE_SIGN.sub(_french_space, text)
 
 
 def _french_space(run: re.Match[str]) -> str:
-    sign = run.group(1) or ""
-    if sign in (":", "»") or run.string[run.start() - 1 : run.start()] == "«":
-        return "\u00a0" + sign
-    return "\u202f" + sign if sign else run.group(0)
+    return "\u00a0" if run.group(1) else "\u202f"
 
 
 #: Characters that may start markup anywhere in a line, and at the start of a line only.

@@ -405,7 +405,7 @@ def _update(document: Document, where: tuple[str | int, ...], have: Translation,
     if any(_FEEDBACK.match(name) for name in changed):
         feedback = _feedback({**old, **given}, sorted({*old, *given}))
         make = partial(mapping_lines, {"feedback": feedback})
-        if any(have.feedback):
+        if any(_FEEDBACK.match(name) for name in old):
             document.replace((*where, "feedback"), make)
         else:
             document.append(where, make)

@@ -22,16 +22,20 @@ import html
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import ClassVar
 
-from ..errors import Severity
-from ..links import REPORT_START
-from ..model import LETTERS, Question, Translation, note_guid, notetype_id
-from ..yamlfiles.checker import Checker, type_name
-from ..yamlfiles.reader import Map, Seq
-from .base import CardType, Kind, Reading, Render
-from .platform import PlatformOption, PlatformQuestion, Shape
-from .schema import TEXT, Fragment, Schema, padded
+from ...errors import Problems, Severity
+from ...links import REPORT_START
+from ...model import Question, Translation, note_guid, notetype_id
+from ...yamlfiles.checker import Checker, type_name
+from ...yamlfiles.reader import Map, Seq
+from ..base import CardType, Fact, Kind, Reading, Render
+from ..checks import FileChecks
+from ..platform import PlatformOption, PlatformQuestion, Shape
+from ..schema import TEXT, Fragment, Schema, padded
+from .itemchecks import CHECKS, ItemChecker, check_bank
+from .options import LETTERS, Options, several_correct, written_options
 
 #: The note type's fields, in order. Never change this list after a release:
 #: Anki forks a note type whose fields differ ("Name+") and stops updating every
@@ -41,6 +45,9 @@ FIELDS: tuple[str, ...] = ("ID", "Question", *LETTERS, "Answer", "Explanation")
 CARD_NAME = "Multiple choice"
 MAX_OPTIONS = len(LETTERS)
 MIN_OPTIONS = 2
+#: The label with the six letters shown before the options, space-separated
+#: (``A B C D E F``; Arabic ``أ ب ج د هـ و``); templates get one per option as ``[[letter_a]]``.
+LETTERS_LABEL = "letters"
 #: Starts an option that keeps its place when the card script shuffles the others: the
 #: note type's fields never change, so the option's own text carries the mark.
 PIN_MARK = '<span class="ab-pin"></span>'
@@ -67,9 +74,10 @@ class Choice(Kind):
         "explanation": False,
         "feedback": False,
     }
-    has_options = True
     option_counts = range(MIN_OPTIONS, MAX_OPTIONS + 1)
+    option_letters = LETTERS
     wants_explanation = True
+    checks = CHECKS
 
     def notetype_key(self, lang: str) -> str:
         return lang
@@ -83,6 +91,21 @@ class Choice(Kind):
     def note_guid(self, bank_id: str, question_id: str, lang: str) -> str:
         return note_guid(bank_id, question_id, lang)
 
+    def option_texts(self, text: Translation) -> tuple[str, ...]:
+        return written_options(text).texts
+
+    def label_problem(self, key: str, value: str) -> tuple[str, str] | None:
+        """Six letters, one per option; else one error at the label rather than one per missing letter later."""
+        if key != LETTERS_LABEL or len(value.split()) == len(LETTERS):
+            return None
+        message = f"'{LETTERS_LABEL}' must list {len(LETTERS)} letters separated by spaces"
+        return message, "one per option, e.g. A B C D E F"
+
+    def own_labels(self, labels: Mapping[str, str]) -> dict[str, str]:
+        """Each option's letter as ``letter_a`` ... ``letter_f``, from the ``letters`` label."""
+        letters = labels.get(LETTERS_LABEL, "").split()
+        return {f"letter_{letter.lower()}": shown for letter, shown in zip(LETTERS, letters, strict=False)}
+
     def read_translation(
         self, check: Checker, data: Map, question: str, *, where: tuple[int, int]
     ) -> tuple[Translation, bool]:
@@ -91,7 +114,7 @@ class Choice(Kind):
     def read_question(self, check: Checker, data: Map, question: str, *, texts: Mapping[str, Translation]) -> Reading:
         answer = _answer(check, data, question)
         agree = _options_agree(check, data, texts, answer=answer, qid=question)
-        count = min((len(t.options) for t in texts.values()), default=len(LETTERS))
+        count = min((len(written_options(t).texts) for t in texts.values()), default=len(LETTERS))
         pin = tuple(check.names(data, "pin", LETTERS[:count], question=question, upper=True))
         shuffle, shuffle_ok = _shuffle(check, data, question)
         return Reading(" ".join(answer or ()), bool(answer and agree and shuffle_ok), pin, shuffle)
@@ -140,23 +163,33 @@ class Choice(Kind):
         return Fragment(question, translation)
 
     def note_fields(self, question: Question, text: Translation, render: Render) -> tuple[str, ...]:
-        options = [
+        own = written_options(text)
+        shown = [
             (PIN_MARK if letter in question.pin else "") + render(letter, option)
-            for letter, option in zip(LETTERS, text.options, strict=False)
+            for letter, option in zip(LETTERS, own.texts, strict=False)
             if option
         ]
-        options += [""] * (len(LETTERS) - len(options))
+        shown += [""] * (len(LETTERS) - len(shown))
         marks = (SEVERAL_MARK if several_correct(question) else "") + (
             "" if question.shuffle is None else SHUFFLE_MARKS[question.shuffle]
         )
         explanation = (render("Explanation", text.explanation) if text.explanation else "") + _feedback_html(
-            text.feedback, render
+            own.feedback, render
         )
         stem = marks + render("Question", text.question)
-        return (html.escape(question.id), stem, *options, question.answer, explanation)
+        return (html.escape(question.id), stem, *shown, question.answer, explanation)
 
-    def shown_options(self, fields: Sequence[str]) -> tuple[str, ...]:
-        return options_of(fields)
+    def check_file(
+        self, checks: FileChecks, questions: Sequence[Question], fields: Mapping[tuple[str, str], Sequence[str]]
+    ) -> list[Fact]:
+        """Its options as the front shows them, each with the checks of item writing; then the explanations."""
+        shown = {key: options_of(note) for key, note in fields.items()}
+        facts = ItemChecker(checks.place, checks.problems, checks.shuffle).check(questions, shown)
+        super().check_file(checks, questions, fields)
+        return facts
+
+    def check_bank(self, bank_file: Path, facts: Sequence[Fact], files: int, *, problems: Problems) -> None:
+        check_bank(bank_file, facts, files, problems=problems)
 
     def platform_question(self, fields: Sequence[str], *, shuffle: bool) -> PlatformQuestion:
         stem = fields[FIELDS.index("Question")].removeprefix(SEVERAL_MARK)
@@ -166,7 +199,11 @@ class Choice(Kind):
         explanation, feedback = explanation_and_feedback(fields)
         options = tuple(
             PlatformOption(
-                field.removeprefix(PIN_MARK), letter in correct, feedback.get(letter, ""), field.startswith(PIN_MARK)
+                field.removeprefix(PIN_MARK),
+                letter in correct,
+                feedback.get(letter, ""),
+                field.startswith(PIN_MARK),
+                letter,
             )
             for letter, field in zip(LETTERS, fields[FIELDS.index(LETTERS[0]) :], strict=False)
             if field
@@ -176,6 +213,8 @@ class Choice(Kind):
 
 def _feedback_html(feedback: Sequence[str], render: Render) -> str:
     """Each option's feedback, by its letter, for the end of the Explanation field."""
+    if not feedback:  # most questions: no generator to make and join
+        return ""
     return "".join(
         FEEDBACK_START.format(letter=letter) + render(f"feedback-{letter}", text) + FEEDBACK_END
         for letter, text in zip(LETTERS, feedback, strict=False)
@@ -202,11 +241,6 @@ def explanation_and_feedback(fields: Sequence[str]) -> tuple[str, dict[str, str]
         for index, match in enumerate(starts)
     }
     return field[: bounds[0]], feedback
-
-
-def several_correct(question: Question) -> bool:
-    """Whether a multiple-choice question has several correct options (their letters, space-separated)."""
-    return " " in question.answer
 
 
 def options_of(fields: Sequence[str]) -> tuple[str, ...]:
@@ -283,17 +317,17 @@ def _translation(check: Checker, data: Map, qid: str, *, where: tuple[int, int])
     """A translation, and whether it is valid; an invalid one keeps the texts that could be read."""
     question = check.text(data, "question", qid)
     explanation = check.text(data, "explanation", qid) if "explanation" in data else ""
-    options = _options(check, data, qid)
+    texts = _options(check, data, qid)
     marks = {"Question": data.at("question"), "Explanation": data.at("explanation")}
     written = data.get("options")
     if isinstance(written, Seq):
         marks.update(zip(LETTERS, written.marks, strict=False))
     count = len(written) if isinstance(written, Seq) else len(LETTERS)
     feedback, feedback_ok = _feedback(check, data, count, qid=qid, marks=marks)
-    if question is None or explanation is None or options is None or not feedback_ok:
+    if question is None or explanation is None or texts is None or not feedback_ok:
         readable = tuple(text if isinstance(text, str) else "" for text in written) if isinstance(written, Seq) else ()
-        return Translation(question or "", readable, explanation or "", marks, where, feedback), False
-    return Translation(question, options, explanation, marks, where, feedback), True
+        return Translation(question or "", explanation or "", marks, where, own=Options(readable, feedback)), False
+    return Translation(question, explanation, marks, where, own=Options(texts, feedback)), True
 
 
 def _feedback(
@@ -374,7 +408,7 @@ def _options_agree(
     check: Checker, data: Map, translations: Mapping[str, Translation], *, answer: tuple[str, ...] | None, qid: str
 ) -> bool:
     """Every language offers the same number of options, and every correct letter is one of them."""
-    counts = {lang: len(t.options) for lang, t in translations.items()}
+    counts = {lang: len(written_options(t).texts) for lang, t in translations.items()}
     if len(set(counts.values())) > 1:
         _count_differs(check, data, counts, qid=qid)
         return False

@@ -1,9 +1,10 @@
-"""Item-writing checks: warnings about questions whose form gives the answer away.
+"""The item-writing checks of multiple choice: warnings about questions whose options give the answer away.
 
 A student who learns that the longest option is right, or that the answer is
 usually B, stops learning the subject. These checks look at the options as the
 card shows them (Markdown rendered, markup removed), in every language built.
-Each has a name; a question exempts itself from one with ``allow: [name]``.
+Each has a name; a question exempts itself from one with ``allow: [name]``
+(see :mod:`..checks`).
 """
 
 from __future__ import annotations
@@ -12,14 +13,14 @@ import html
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
-from ..errors import Problem, Problems, Severity, gather
-from ..model import LETTERS, Deck, Place, Question
-from . import KINDS
-from .choice import several_correct
+from ...errors import Problems
+from ...model import Place, Question
+from ..base import Fact
+from ..checks import FileChecks
+from .options import LETTERS, several_correct
 
 LONGEST_CORRECT = "longest-correct"
 OFTEN_LONGEST = "often-longest"
@@ -27,18 +28,8 @@ ANSWER_LETTER = "answer-letter"
 IDENTICAL_OPTIONS = "identical-options"
 ALL_OF_THE_ABOVE = "all-of-the-above"
 OPTION_ORDER = "option-order"
-NO_EXPLANATION = "no-explanation"
-#: Every check, by name: what ``allow`` accepts.
-CHECKS = (
-    LONGEST_CORRECT,
-    OFTEN_LONGEST,
-    ANSWER_LETTER,
-    IDENTICAL_OPTIONS,
-    ALL_OF_THE_ABOVE,
-    OPTION_ORDER,
-    NO_EXPLANATION,
-)
-_UNEXPLAINED = "no explanation: the back of the card shows only the answer"
+#: Its checks, by name, in the order a summary counts them.
+CHECKS = (LONGEST_CORRECT, OFTEN_LONGEST, ANSWER_LETTER, IDENTICAL_OPTIONS, ALL_OF_THE_ABOVE, OPTION_ORDER)
 
 #: The correct option is "clearly" the longest when it is this much longer than every other
 #: option, both as a ratio and in characters (so that "Mercury" against "Mars" is no hint).
@@ -139,57 +130,20 @@ def neutral(text: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-class ItemChecker:
-    """Checks the questions of one question file, reporting into ``problems``."""
+class ItemChecker(FileChecks):
+    """Checks the multiple-choice questions of one question file."""
 
-    def __init__(self, path: Path, problems: Problems, shuffle: bool) -> None:
-        self.path = path
-        self.problems = problems
-        self.shuffle = shuffle
-
-    def report(
-        self, check: str, where: Place | tuple[int, int], message: str, *, hint: str, question: str = ""
-    ) -> None:
-        line, column = (where.line, where.column) if isinstance(where, Place) else where
-        silence = f"to keep it, add 'allow: [{check}]' to the question" if question else ""
-        self.problems.extend(
-            [
-                Problem(
-                    self.problems.name(self.path),
-                    line,
-                    column,
-                    message,
-                    "; ".join(part for part in (hint, silence) if part),
-                    question,
-                    Severity.WARNING,
-                    check,
-                )
-            ]
-        )
-
-    def deck(self, deck: Deck, options: Mapping[tuple[str, str], Sequence[str]]) -> list[AnswerFacts]:
-        """Check every question, then the deck as a whole; the facts the bank's checks need.
+    def check(self, questions: Sequence[Question], options: Mapping[tuple[str, str], Sequence[str]]) -> list[Fact]:
+        """Check every question, then the file as a whole; what the bank's checks need of each, as plain data.
 
         ``options`` holds each question's rendered options by (question id, language).
         """
-        facts = [
+        found = [
             self.question(q, {lang: options[q.id, lang] for lang in q.translations if (q.id, lang) in options})
-            for q in deck.questions
-            if KINDS[q.kind].has_options
+            for q in questions
         ]
-        self.patterns(facts, deck.place, "this file")
-        for question in deck.questions:
-            self.explained(question)
-        return facts
-
-    def explained(self, question: Question) -> None:
-        """A question whose kind wants an explanation has one in every language (gathered: see
-        :func:`explanations_in_summary`)."""
-        if NO_EXPLANATION in question.allow or not KINDS[question.kind].wants_explanation:
-            return
-        if any(not text.explanation for text in question.translations.values()):
-            hint = "say why the answer is right, and why the others are wrong, under 'explanation:'"
-            self.report(NO_EXPLANATION, question.place, _UNEXPLAINED, hint=hint, question=question.id)
+        self.patterns(found, self.place, "this file")
+        return [[f.letter, f.longest, sorted(f.allow)] for f in found]
 
     def question(self, question: Question, options: Mapping[str, Sequence[str]]) -> AnswerFacts:
         """Check one question's options in each language (as rendered); its facts for the patterns."""
@@ -354,33 +308,16 @@ def _clearly_longer(texts: Sequence[str], index: int) -> float:
     return 0.0
 
 
-def check_bank(bank_file: Path, facts: Sequence[AnswerFacts], files: int, *, problems: Problems) -> None:
+def check_bank(bank_file: Path, facts: Sequence[Fact], files: int, *, problems: Problems) -> None:
     """The patterns across all files of a bank of several files (one file is checked on its own)."""
     if files > 1:
-        ItemChecker(bank_file, problems, shuffle=False).patterns(facts, Place(bank_file, 1, 1), "the bank")
+        place = Place(bank_file, 1, 1)
+        ItemChecker(place, problems, shuffle=False).patterns(map(_facts, facts), place, "the bank")
 
 
-def explanations_in_summary(problems: Sequence[Problem]) -> list[Problem]:
-    """Questions without an explanation, in one warning: real quizzes rarely have one, and a line per
-    question would hide every other warning."""
-    return gather(problems, NO_EXPLANATION, _unexplained)
-
-
-def _unexplained(first: Problem, count: int) -> Problem:
-    return replace(
-        first,
-        message=f"{count:,} questions have no explanation (the first is here): "
-        "the back of their cards shows only the answer",
-        hint=f"say why each answer is right under 'explanation:'; to leave one out on purpose, "
-        f"add 'allow: [{NO_EXPLANATION}]' to its question",
-        question="",
-    )
-
-
-def summary(problems: Iterable[Problem]) -> str:
-    """One line counting the item-writing warnings by check; empty when there are none."""
-    counts = Counter(p.check for p in problems if p.check in CHECKS)
-    if not counts:
-        return ""
-    listed = ", ".join(f"{name} {counts[name]}" for name in CHECKS if counts[name])
-    return f"{sum(counts.values())} item-writing warning(s): {listed}."
+def _facts(fact: Fact) -> AnswerFacts:
+    """The facts :meth:`ItemChecker.check` gave as plain data, which the cache keeps."""
+    letter, longest, allow = fact
+    if not isinstance(letter, str) or not isinstance(allow, list):
+        raise TypeError(f"facts of another shape: {fact!r}")
+    return AnswerFacts(letter, longest is True, frozenset(map(str, allow)))

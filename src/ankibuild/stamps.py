@@ -1,0 +1,90 @@
+"""The sha256 of a file, read again only when its status says it may have changed.
+
+Hashing the 31 MB of a large bank takes longer than the rest of a build with
+nothing to do. A file's status (device, inode, size, modification and change
+time in nanoseconds) is kept with the digest of its content, and a file whose
+status is the same is not read again. A status is only kept when it is
+*settled*: when its change time is older than that of a marker file on the same
+file system, touched before the status was taken.
+
+Why that is safe: every write to a file, and every change to its times, sets its
+change time to the file system's clock at that moment, which no program can set
+back. A write after the marker was touched gets a change time at least the
+marker's, so never the one kept, which is older; the file is then read again.
+Without the marker, a file written twice in one tick of a coarse clock (a few
+milliseconds; a second on some file systems), once before it was read and once
+after, would show the same status with another content. A file whose change
+time is not older than the marker's is read again at every build until it is.
+The marker lives in the cache folder, so a bank on another file system than the
+cache, or a system whose files have no change time (Windows), is hashed
+in full every time, as are files whose content changes without their times
+changing (written through a memory map) and a clock set back by hand are
+assumed away, as ``git`` does for its index.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from .paths import UnsafePathError, open_regular
+
+#: device, inode, size, modification and change time (ns), then the sha256 of the content.
+Stamp = list[int | str]
+
+
+def _status(info: os.stat_result) -> list[int]:
+    return [info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
+
+
+class Digests:
+    """The digests of the files one build reads or checks, with the stamps of those settled."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+        #: The stamps a build kept, by path.
+        self.known: dict[str, Sequence[object]] = {}
+        #: The stamps to keep for the next build: only settled ones, by path.
+        self.settled: dict[str, Stamp] = {}
+        self._clock: tuple[int, int] | None = None
+
+    def learn(self, stamps: object) -> None:
+        """Take the stamps a build kept (a record of another shape adds none)."""
+        if isinstance(stamps, dict):
+            self.known.update(stamps)
+
+    def tick(self) -> None:
+        """Touch the marker: a file whose change time is older than it now is settled once read."""
+        self._clock = None
+        if os.name != "posix":  # elsewhere the change time is the time a file was made
+            return
+        with contextlib.suppress(OSError):  # without a marker every file is read
+            try:
+                os.utime(self.marker)
+            except FileNotFoundError:
+                self.marker.touch()
+            info = self.marker.stat()
+            self._clock = (info.st_dev, info.st_ctime_ns)
+
+    def sha(self, path: Path) -> str | None:
+        """The sha256 of ``path``'s content, or None when it cannot be read (see :func:`~.cache.file_sha`)."""
+        key = str(path)
+        known = self.known.get(key)
+        if known is not None:  # settled when kept: any write since has changed the status
+            with contextlib.suppress(OSError, TypeError, IndexError):
+                if _status(path.stat()) == list(known[:5]) and isinstance(known[5], str):
+                    self.settled[key] = list(known)  # type: ignore[arg-type]
+                    return known[5]
+        self.settled.pop(key, None)
+        try:
+            with open_regular(path) as file:
+                info = os.fstat(file.fileno())  # before reading: what was read is at least as new
+                sha = hashlib.file_digest(file, "sha256").hexdigest()
+        except (OSError, UnsafePathError):  # a pipe or a device is never read: it has no digest
+            return None
+        if self._clock is not None and info.st_dev == self._clock[0] and info.st_ctime_ns < self._clock[1]:
+            self.settled[key] = [*_status(info), sha]
+        return sha

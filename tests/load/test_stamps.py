@@ -1,0 +1,95 @@
+"""A file is hashed again unless its status proves that it has not changed since it was hashed."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from ankibuild import stamps
+from ankibuild.paths import open_regular
+from ankibuild.stamps import Digests
+
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="only POSIX file systems keep a change time")
+
+
+def _settled(tmp_path: Path, content: bytes) -> tuple[Path, Digests]:
+    """A file hashed after the marker was touched at a later tick of the file system's clock than its writing."""
+    path = tmp_path / "topic.yaml"
+    path.write_bytes(content)
+    digests = Digests(tmp_path / "clock")
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        digests.tick()
+        digests.sha(path)
+        if str(path) in digests.settled:
+            return path, digests
+        time.sleep(0.01)
+    raise AssertionError("the file system's clock did not move on")
+
+
+def _next(digests: Digests) -> Digests:
+    """The digests of the next build, which knows the stamps this one kept."""
+    following = Digests(digests.marker)
+    following.learn(digests.settled)
+    following.tick()
+    return following
+
+
+def _reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    read: list[Path] = []
+
+    def counted(path: Path) -> object:
+        read.append(path)
+        return open_regular(path)
+
+    monkeypatch.setattr(stamps, "open_regular", counted)
+    return read
+
+
+def test_a_settled_file_whose_status_is_the_same_is_not_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, digests = _settled(tmp_path, b"question: 1\n")
+    following = _next(digests)
+    read = _reads(monkeypatch)
+    assert following.sha(path) == digests.settled[str(path)][-1] and not read
+    assert following.settled == digests.settled
+
+
+def test_a_file_rewritten_with_its_size_and_modification_time_kept_is_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The change time, which no program can set, tells the rewrite, as do size, inode and device."""
+    path, digests = _settled(tmp_path, b"question: 1\n")
+    before = path.stat()
+    path.write_bytes(b"question: 2\n")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    following = _next(digests)
+    read = _reads(monkeypatch)
+    assert following.sha(path) != digests.settled[str(path)][-1] and read == [path]
+
+
+def test_a_file_changed_after_the_marker_is_read_again_at_every_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its status could be that of a write in the same tick of a coarse clock: it is not kept."""
+    digests = Digests(tmp_path / "clock")
+    digests.tick()
+    path = tmp_path / "topic.yaml"
+    path.write_bytes(b"question: 1\n")
+    assert digests.sha(path) is not None and str(path) not in digests.settled
+    read = _reads(monkeypatch)
+    _next(digests).sha(path)
+    assert read == [path]
+
+
+def test_a_damaged_stamp_is_only_a_miss(tmp_path: Path) -> None:
+    path, digests = _settled(tmp_path, b"question: 1\n")
+    following = Digests(digests.marker)
+    following.learn({str(path): ["not", "a", "stamp"]})
+    following.learn(["not a record"])
+    following.tick()
+    assert following.sha(path) == digests.settled[str(path)][-1]
