@@ -34,6 +34,8 @@ def is_language(code: object) -> bool:
     """True for ``de``, ``pt-BR``, ``zh-Hant``; False for ``german`` or ``xx``."""
     if not isinstance(code, str):
         return False
+    if code in ISO_639_1:
+        return True  # the code alone, as nearly every one is written: no need to match the pattern
     match = _CODE.fullmatch(code)
     return match is not None and match.group(1) in ISO_639_1
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ankibuild.errors import Problems
+from ankibuild.yamlfiles.checker import CONTROL
 from ankibuild.yamlfiles.reader import Map, Seq, parse
 
 DOCUMENT = b"""\
@@ -97,3 +98,9 @@ def test_a_comment_written_as_one_is_not_taken_for_text_cut_short() -> None:
     assert (problem.line, problem.column) == (2, 19)
     assert problem.message == "the text stops before ' #': YAML reads '#3 im Blatt' as a comment and leaves it out"
     assert problem.hint == "put the text in quotes: de: 'siehe Aufgabe #3 im Blatt'"
+
+
+def test_every_character_a_text_may_not_hold_is_unprintable() -> None:
+    """A text is searched for them only when it is not printable (str.isprintable)."""
+    held = [code for code in range(0x110000) if CONTROL.match(chr(code)) and chr(code).isprintable()]
+    assert not held

@@ -182,6 +182,7 @@ def process(bank: Bank, path: Path, raw: bytes, *, langs: Sequence[str], keep_te
     questions = tuple(QuestionRef(q.id, q.place.line, q.place.column) for q in deck.questions)
     facts = _check_items(FileChecks(deck.place, problems, bank.shuffle), deck.questions, notes)
     bidi.check_deck(path, deck, problems)
+    translated = text_refs(deck)
     return FileResult(
         sha,
         deck if keep_texts else replace(deck, questions=(), drafts=()),
@@ -191,8 +192,8 @@ def process(bank: Bank, path: Path, raw: bytes, *, langs: Sequence[str], keep_te
         media.files,
         {p: file_sha(p) for p in media.referenced},
         questions,
-        translated=text_refs(deck),
-        blocks=current_blocks(deck),
+        translated=translated,
+        blocks=current_blocks(deck, translated),
         facts=facts,
     )
 

@@ -412,7 +412,7 @@ def _translations(
     result: dict[str, Translation] = {}
     texts: dict[str, Translation] = {}
     for lang in data:
-        if not is_language(lang) or lang in EVERY_QUESTION_KEY:
+        if lang in EVERY_QUESTION_KEY or not is_language(lang):
             continue
         if lang not in bank.languages:
             check.report(

@@ -62,7 +62,7 @@ class TextRef(NamedTuple):
 
 def text_digest(translation: Translation) -> str:
     """A digest of everything a translator translates (see :meth:`Translation.texts`)."""
-    texts = (text for _, text in translation.texts())
+    texts = [text for _, text in translation.texts()]  # a list: join() would make one of a generator first
     return hashlib.sha256("\x1f".join(texts).encode()).hexdigest()[:16]
 
 
@@ -193,12 +193,14 @@ def block(question: str, entries: Mapping[str, Entry]) -> str:
     return "\n".join(lines)
 
 
-def current_blocks(deck: Deck) -> tuple[tuple[str, str], ...]:
-    """Each question of ``deck`` with its block as it is when every translation is current."""
-    return tuple(
-        (q.id, block(q.id, {lang: Entry(text_digest(text)) for lang, text in q.translations.items()}))
-        for q in deck.questions
-    )
+def current_blocks(deck: Deck, refs: Iterable[TextRef]) -> tuple[tuple[str, str], ...]:
+    """Each question of ``deck`` with its block as it is when every translation is current.
+
+    ``refs`` are the deck's :func:`text_refs`: their digests, in the same order,
+    spare hashing every text a second time.
+    """
+    digests = (ref.digest for ref in refs)
+    return tuple((q.id, block(q.id, {lang: Entry(next(digests)) for lang in q.translations})) for q in deck.questions)
 
 
 def dumps(record: Record) -> str:

@@ -95,6 +95,9 @@ class Checker:
         return self.text_value(value, data.at(key), f"'{key}'", question=question)
 
     def text_value(self, value: Any, where: tuple[int, int], what: str, *, question: str = "") -> str | None:
+        # Nearly every text: printable (so without any character CONTROL finds, a test says) and not blank.
+        if isinstance(value, str) and value.isprintable() and (text := value.strip()):
+            return text
         if value is None or (isinstance(value, str) and not value.strip()):
             self.report(where, f"{what} is empty", "write the text", question=question)
             return None

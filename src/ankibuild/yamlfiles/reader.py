@@ -19,7 +19,7 @@ import bisect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import yaml
 
@@ -56,6 +56,7 @@ _CORE = "tag:yaml.org,2002:"
 #: Tags a file may write explicitly: ``!!str "42"`` is harmless, everything else
 #: (``!!python/object``, ``!!binary``, ``!local``) is refused.
 _EXPLICIT_TAGS = frozenset({"!", _CORE + "str", _CORE + "seq", _CORE + "map"})
+_COLLECTION_TAGS = _EXPLICIT_TAGS - {_CORE + "str"}
 #: YAML 1.2 core schema: the only plain words that are not text. Numbers stay text.
 _PLAIN_WORDS: dict[str, Any] = {
     **dict.fromkeys(("true", "True", "TRUE"), True),
@@ -73,7 +74,10 @@ class Map(dict[str, Any]):
     marks: dict[str, tuple[int, int]]
 
     def at(self, key: str) -> tuple[int, int]:
-        return self.marks.get(key, (self.line, self.column))
+        try:
+            return self.marks[key]
+        except KeyError:  # rare: the mapping's own place is the default, made only then
+            return self.line, self.column
 
 
 class Seq(list[Any]):
@@ -109,19 +113,30 @@ def _mark(event: Any) -> tuple[int, int]:
     return event.start_mark.line + 1, event.start_mark.column + 1
 
 
+def _refuse_key(event: Any) -> NoReturn:
+    hint = "write 'key: value' with a plain word as the key"
+    raise RefusedError("a key must be text, not a list or mapping", event.start_mark, hint)
+
+
+_SCALAR = yaml.ScalarEvent
+_MAP_START, _SEQ_START = yaml.MappingStartEvent, yaml.SequenceStartEvent
+_MAP_END, _SEQ_END = yaml.MappingEndEvent, yaml.SequenceEndEvent
+
+
 class _Open:
     """A mapping or list being filled, with what its next value needs."""
 
-    __slots__ = ("anchor", "key", "key_event", "merges", "start", "value", "written")
+    __slots__ = ("anchor", "is_map", "key", "key_mark", "marks", "merges", "start", "value")
 
     def __init__(self, value: Map | Seq, anchor: str | None, start: int) -> None:
-        self.value = value
+        self.is_map = isinstance(value, Map)
+        self.value: Any = value  # a Map when is_map, else a Seq
+        self.marks: Any = value.marks  # here too: found faster than on the value, once per item
         self.anchor = anchor
         self.start = start  # values built before it: its size is what it adds to that
-        self.key: str | None = None
-        self.key_event: Any = None
+        self.key: Any = None  # the event of the key waiting for its value
+        self.key_mark = (0, 0)
         self.merges: list[tuple[Any, Any]] = []  # (value, the '<<' key's event)
-        self.written: set[str] = set()
 
 
 class _Builder:
@@ -156,44 +171,57 @@ class _Builder:
         return value
 
     def _value(self) -> Any:
-        """Build values event by event until the outermost one is complete."""
+        """Build values event by event until the outermost one is complete.
+
+        A large file brings hundreds of thousands of events, most of them texts:
+        the loop does the common work itself and calls as few methods per event as it can.
+        """
         stack: list[_Open] = []
+        top: _Open | None = None  # the innermost mapping or list being filled
         get = self.parser.get_event
         while True:
             event = get()
             kind = type(event)
-            if kind is yaml.ScalarEvent:
-                value = self._scalar(event)
-                end = event.end_mark
-                if end.line != event.start_mark.line or (not event.style and "#" in self._line(end.line)):
-                    self._look(event, value, stack[-1].value if stack else None)
-            elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
-                stack.append(self._open(event, len(stack)))
+            if kind is _SCALAR:
+                value, where = self._scalar(event, top)
+            elif kind is _MAP_START or kind is _SEQ_START:
+                top = self._open(event, len(stack))
+                stack.append(top)
                 continue
-            elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+            elif kind is _MAP_END or kind is _SEQ_END:
                 value = self._close(stack.pop())
+                top = stack[-1] if stack else None
+                where = value.line, value.column  # a list or mapping item's place is where it began
             else:  # an alias
-                value = self._alias(event)
-            if not stack:
+                value, where = self._alias(event), _mark(event)
+            if top is None:
                 return value
-            self._add(stack[-1], value, event)
+            if not top.is_map:
+                top.value.append(value)
+                top.marks.append(where)
+            elif top.key is None:  # a key: its text as written ('no' is Norwegian, not false)
+                top.key = event if kind is _SCALAR else _refuse_key(event)
+                top.key_mark = where
+            else:
+                self._set(top, top.key, value)
+                top.key = None
 
     # Events are typed Any: libyaml's and PyYAML's event classes differ in their stubs.
-    def _scalar(self, event: Any) -> Any:
+    def _scalar(self, event: Any, parent: _Open | None) -> tuple[Any, tuple[int, int]]:
+        """A text, true, false or nothing, and where it begins."""
         self.values += 1
-        tag = event.tag
-        if tag is not None and tag not in _EXPLICIT_TAGS:
-            self._refuse_tag(event)
-        value: Any = event.value
-        if tag is None and event.implicit[0]:  # plain, untagged: the only kind that can be a word
+        value = event.value
+        if event.tag is not None:
+            self._check_tag(event, _EXPLICIT_TAGS)
+        elif event.implicit[0]:  # plain, untagged: the only kind that can be a word
             value = _PLAIN_WORDS.get(value, value)
         if event.anchor is not None:
             self.anchors[event.anchor] = value
             self.sizes[event.anchor] = 1
-        return value
-
-    def _line(self, index: int) -> str:
-        return self.lines[index] if index < len(self.lines) else ""
+        start, end = event.start_mark, event.end_mark.line
+        if end != start.line or (not event.style and end < len(self.lines) and "#" in self.lines[end]):
+            self._look(event, value, parent.value if parent is not None else None)
+        return value, (start.line + 1, start.column + 1)
 
     def _look(self, event: Any, value: Any, parent: Map | Seq | None) -> None:
         """Note what YAML reads into a text unlike how its lines look (only texts on several
@@ -208,8 +236,8 @@ class _Builder:
     def _open(self, event: Any, depth: int) -> _Open:
         if depth >= MAX_DEPTH:
             raise _too_deep(event.start_mark)
-        if event.tag is not None and event.tag not in _EXPLICIT_TAGS - {_CORE + "str"}:
-            self._refuse_tag(event)
+        if event.tag is not None:
+            self._check_tag(event, _COLLECTION_TAGS)
         value: Map | Seq
         if isinstance(event, yaml.MappingStartEvent):
             value = Map()
@@ -248,41 +276,20 @@ class _Builder:
             raise RefusedError("aliases (*name) repeat too many values", event.start_mark, hint)
         return self.anchors[anchor]
 
-    def _add(self, open_: _Open, value: Any, event: Any) -> None:
-        """Put a complete value in its list, or in its mapping as a key or under the last key."""
-        target = open_.value
-        if isinstance(target, Seq):
-            target.append(value)
-            # A list or mapping item's event is its end: its place is where it began.
-            target.marks.append(_mark(event) if isinstance(event, yaml.NodeEvent) else (value.line, value.column))
-        elif open_.key is None:
-            open_.key = self._key(value, event)
-            open_.key_event = event
-        else:
-            self._set(open_, open_.key, value)
-            open_.key = None
-
-    def _key(self, value: Any, event: Any) -> str:
-        if isinstance(value, (Map, Seq)) or isinstance(event, yaml.AliasEvent):
-            hint = "write 'key: value' with a plain word as the key"
-            raise RefusedError("a key must be text, not a list or mapping", event.start_mark, hint)
-        return str(event.value)  # a key is the text as written: 'no' is Norwegian, not false
-
-    def _set(self, open_: _Open, key: str, value: Any) -> None:
-        target = open_.value
-        assert isinstance(target, Map)
-        key_event = open_.key_event
-        if key == _MERGE_KEY and key_event.tag is None and key_event.implicit[0]:  # a plain <<, not '<<'
-            open_.merges.append((value, key_event))
+    def _set(self, open_: _Open, key: Any, value: Any) -> None:
+        """Put a value under its key in the mapping, noting a key written twice."""
+        target, marks, name = open_.value, open_.marks, key.value
+        if name == _MERGE_KEY and key.tag is None and key.implicit[0]:  # a plain <<, not '<<'
+            open_.merges.append((value, key))
             return
-        mark = _mark(open_.key_event)
-        if key in open_.written:
-            self.duplicates.append((key, mark, target.marks[key], (target.line, target.column)))
-        open_.written.add(key)
-        target.marks[key] = mark
-        target[key] = value
+        if name in target:
+            self.duplicates.append((name, open_.key_mark, marks[name], (target.line, target.column)))
+        marks[name] = open_.key_mark
+        target[name] = value
 
-    def _refuse_tag(self, event: Any) -> None:
+    def _check_tag(self, event: Any, allowed: frozenset[str]) -> None:
+        if event.tag in allowed:
+            return
         shown = str(event.tag).replace(_CORE, "!!", 1)
         hint = "a question bank holds only text, lists and mappings: remove the tag"
         raise RefusedError(f"tag '{shown}' is not allowed", event.start_mark, hint)
@@ -370,7 +377,7 @@ def parse_file(path: Path, raw: bytes, problems: Problems) -> YamlFile:
     text = decode(path, raw, problems)
     if text is None or report_conflict(path, text, problems):
         return YamlFile(path, raw=raw)
-    parser = _Parser(text)
+    parser = _Parser(raw)  # the bytes, valid UTF-8 now: a str would only be encoded back to them
     builder = _Builder(parser, yaml_lines(text))
     try:
         with paused():

@@ -69,11 +69,14 @@ class _Where:
 _GENERIC_HINT = "check the indentation, colons and quotes on this line and the one before"
 #: What YAML counts as a line break (its marks count lines by these).
 _BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+_OTHER_BREAKS = ("\r", "\x85", "\u2028", "\u2029")
 
 
 def yaml_lines(text: str) -> list[str]:
     """The lines of ``text`` as YAML counts them, without their breaks."""
-    return _BREAK.split(text)
+    if any(other in text for other in _OTHER_BREAKS):
+        return _BREAK.split(text)
+    return text.split("\n")  # nearly every file: ten times faster than the pattern
 
 
 def _parser_words(err: yaml.MarkedYAMLError) -> str:
@@ -270,6 +273,8 @@ def joined_items(event: Any, value: str, lines: list[str], *, item_column: int |
     folded = event.style == ">"
     last = min(end.line if end.column > 0 else end.line - 1, len(lines) - 1)
     first = start.line + (2 if folded else 1)  # a block's first line joins nothing
+    if first > last:
+        return None  # a block of one line, such as most explanations
     base = _indent(lines[start.line + 1]) if folded and start.line + 1 < len(lines) else 0
     for number in range(first, last + 1):
         row, above = lines[number], lines[number - 1]

@@ -71,11 +71,17 @@ _ABOVE_WORDS = (
 )
 #: A tag; a ``<`` ends the search for its ``>``, so that a text of ``<`` is read once.
 _TAG = re.compile(r"<[^<>]*>")
-_SPACE = re.compile(r"\s+")
 #: What reads the same in every language: numbers, code, formulas, acronyms; code and
 #: formulas by their opener, the rest of them up to their closer (see :func:`neutral`).
 _NEUTRAL = re.compile(r"\d+(?:[.,]\d+)*|<code>|\\\(|\\\[|\b[A-Z][A-Z0-9]+\b")
 _NEUTRAL_CLOSERS = {"<code>": "</code>", "\\(": "\\)", "\\[": "\\]"}
+
+
+#: What each check of a question is given, by language: its options as a student reads them
+#: (:func:`visible`), as rendered, and those texts casefolded, joined by line breaks.
+Texts = Mapping[str, list[str]]
+Rendered = Mapping[str, Sequence[str]]
+Folded = Mapping[str, str]
 
 
 class AnswerFacts(NamedTuple):
@@ -97,12 +103,18 @@ def _refers_to_the_others(text: str) -> bool:
 
 def _shows(option_html: str) -> str:
     """An option as a card lays it out: its HTML, with each run of spaces one space, as a browser shows it."""
-    return _SPACE.sub(" ", option_html).strip()
+    # Most options are so already: no space but " " is printable. split() takes the spaces ``\s``
+    # matches, and is several times faster than a pattern.
+    if option_html.isprintable() and "  " not in option_html and option_html[:1] != " " != option_html[-1:]:
+        return option_html
+    return " ".join(option_html.split())
 
 
 def visible(option_html: str) -> str:
     """An option as a student reads it: tags removed, entities decoded, spaces collapsed."""
-    return _SPACE.sub(" ", html.unescape(_TAG.sub("", option_html))).strip()
+    if "<" in option_html or "&" in option_html:  # most options are plain text
+        option_html = html.unescape(_TAG.sub("", option_html))
+    return _shows(option_html)
 
 
 def neutral(text: str) -> tuple[str, ...]:
@@ -148,9 +160,11 @@ class ItemChecker(FileChecks):
     def question(self, question: Question, options: Mapping[str, Sequence[str]]) -> AnswerFacts:
         """Check one question's options in each language (as rendered); its facts for the patterns."""
         texts = {lang: [visible(option) for option in shown] for lang, shown in options.items()}
+        # Casefolded once for the checks that set case aside, joined by line breaks: no text has one.
+        folded = {lang: "\n".join(shown).casefold() for lang, shown in texts.items()}
         checks = (self.longest_correct, self.identical, self.above, self.order)
         for check in checks:
-            check(question, texts, options)
+            check(question, texts, options, folded=folded)
         if several_correct(question):
             return AnswerFacts("", False, question.allow)
         index = LETTERS.index(question.answer)
@@ -160,9 +174,7 @@ class ItemChecker(FileChecks):
     def _where(self, question: Question, lang: str, letter: str) -> tuple[int, int]:
         return question.translations[lang].marks.get(letter, (question.place.line, question.place.column))
 
-    def longest_correct(
-        self, question: Question, texts: Mapping[str, list[str]], options: Mapping[str, Sequence[str]]
-    ) -> None:
+    def longest_correct(self, question: Question, texts: Texts, options: Rendered, *, folded: Folded) -> None:
         if LONGEST_CORRECT in question.allow or several_correct(question):
             return  # of several correct options, one may well be the longest
         index = LETTERS.index(question.answer)
@@ -178,17 +190,18 @@ class ItemChecker(FileChecks):
             question=question.id,
         )
 
-    def identical(
-        self, question: Question, texts: Mapping[str, list[str]], options: Mapping[str, Sequence[str]]
-    ) -> None:
-        self.alike(question, options)
+    def identical(self, question: Question, texts: Texts, options: Rendered, *, folded: Folded) -> None:
+        forms = {lang: _forms(rendered, texts[lang], folded[lang]) for lang, rendered in options.items()}
+        self.alike(question, {lang: shown for lang, (shown, _) in forms.items()})
         if IDENTICAL_OPTIONS in question.allow:
             return
-        for lang, rendered in options.items():
+        for lang, (shown, keys) in forms.items():
+            if len(set(keys)) == len(keys):
+                continue  # nearly always: no two read the same
             seen: dict[str, int] = {}
-            for index, option in enumerate(rendered):
-                first = seen.setdefault(_folded(option), index)
-                if first != index and _shows(option) != _shows(rendered[first]):
+            for index, key in enumerate(keys):
+                first = seen.setdefault(key, index)
+                if first != index and shown[index] != shown[first]:
                     self.report(
                         IDENTICAL_OPTIONS,
                         self._where(question, lang, LETTERS[index]),
@@ -197,15 +210,18 @@ class ItemChecker(FileChecks):
                         question=question.id,
                     )
 
-    def alike(self, question: Question, options: Mapping[str, Sequence[str]]) -> None:
+    def alike(self, question: Question, shown: Mapping[str, Sequence[str]]) -> None:
         """Options a card shows exactly alike (``**Blue**`` and ``__Blue__``) are an error, as identical ones are.
 
+        ``shown`` holds each language's options as a card lays them out (see :func:`_shows`).
         No ``allow`` silences it: a student could not tell which one is counted correct.
         """
-        for lang, rendered in options.items():
+        for lang, laid_out in shown.items():
+            if len(set(laid_out)) == len(laid_out):
+                continue  # nearly always: no two alike
             seen: dict[str, int] = {}
-            for index, option in enumerate(rendered):
-                first = seen.setdefault(_shows(option), index)
+            for index, option in enumerate(laid_out):
+                first = seen.setdefault(option, index)
                 if first != index:
                     line, column = self._where(question, lang, LETTERS[index])
                     self.problems.add(
@@ -217,9 +233,14 @@ class ItemChecker(FileChecks):
                         question=question.id,
                     )
 
-    def above(self, question: Question, texts: Mapping[str, list[str]], options: Mapping[str, Sequence[str]]) -> None:
+    def above(self, question: Question, texts: Texts, options: Rendered, *, folded: Folded) -> None:
         shuffled = self.shuffle if question.shuffle is None else question.shuffle
         if not shuffled or ALL_OF_THE_ABOVE in question.allow:
+            return
+        # Nearly no option has a word of the phrases: one look at all of them at once. No word
+        # holds a line break, so none is found across two options.
+        every = "\n".join(folded.values())
+        if not any(map(every.__contains__, _ABOVE_WORDS)):
             return
         for lang, shown in texts.items():
             for index, text in enumerate(shown):
@@ -234,12 +255,17 @@ class ItemChecker(FileChecks):
                     )
                     return
 
-    def order(self, question: Question, texts: Mapping[str, list[str]], options: Mapping[str, Sequence[str]]) -> None:
+    def order(self, question: Question, texts: Texts, options: Rendered, *, folded: Folded) -> None:
         """Options that read the same in every language (numbers, code, formulas) must keep their order."""
         if OPTION_ORDER in question.allow:
             return
-        keys = {lang: [neutral(option) for option in shown] for lang, shown in options.items()}
-        usable = {lang: k for lang, k in keys.items() if all(k) and len(set(k)) == len(k)}
+        usable: dict[str, list[tuple[str, ...]]] = {}
+        for done, (lang, shown) in enumerate(options.items()):
+            if len(usable) + len(options) - done < 2:
+                return  # too few languages left to compare: most options have no neutral part
+            keys = _neutral_keys(shown)
+            if keys is not None:
+                usable[lang] = keys
         if len(usable) < 2:
             return
         first_lang, first = next(iter(usable.items()))
@@ -279,8 +305,24 @@ class ItemChecker(FileChecks):
             )
 
 
+def _forms(rendered: Sequence[str], texts: Sequence[str], folded: str) -> tuple[list[str], list[str]]:
+    """Each option as a card lays it out (:func:`_shows`) and as a student tells it from others (:func:`_folded`).
+
+    A plain option, with no tag nor entity, is laid out as it reads (``texts``, see :func:`visible`),
+    and casefolding makes no tag, entity or space: its folded form is that text casefolded, as in
+    ``folded``, the texts casefolded and joined by line breaks (none has one once its spaces collapse).
+    """
+    shown, keys = list(texts), folded.split("\n")
+    for index, option in enumerate(rendered):
+        if "<" in option or "&" in option:
+            shown[index], keys[index] = _shows(option), _folded(option)
+    return shown, keys
+
+
 def _folded(option_html: str) -> str:
     """An option as a student tells it from others: case set aside, except in code (``-d`` is not ``-D``)."""
+    if "<code" not in option_html:
+        return visible(option_html.casefold())
     parts: list[str] = []
     start = 0
     while (opening := option_html.find("<code", start)) != -1:
@@ -290,6 +332,17 @@ def _folded(option_html: str) -> str:
         parts += [option_html[start:opening].casefold(), option_html[opening:closing]]
         start = closing
     return visible("".join([*parts, option_html[start:].casefold()]))
+
+
+def _neutral_keys(options: Sequence[str]) -> list[tuple[str, ...]] | None:
+    """The neutral parts of each option, if each has some and no two the same; else None, as soon as known."""
+    keys = []
+    for option in options:
+        key = neutral(option)
+        if not key:
+            return None
+        keys.append(key)
+    return keys if len(set(keys)) == len(keys) else None
 
 
 def _longest(texts: Sequence[str]) -> int:
