@@ -102,24 +102,31 @@ def _corpus(rng: random.Random, words: Sequence[str]) -> str:
     return " ".join(out) + " "
 
 
-def generate_bank(decks: Path, *, questions: int, seed: int = 0, topics: int = TOPICS) -> GeneratedBank:
+def generate_bank(
+    decks: Path, *, questions: int, seed: int = 0, topics: int = TOPICS, one_file: bool = False
+) -> GeneratedBank:
     """Write ``bank.yaml`` and one question file per topic into ``decks``.
 
     Questions are spread evenly over the topics; with fewer questions than
-    topics there are as many files as questions.
+    topics there are as many files as questions. With ``one_file``, the same
+    questions, byte for byte, all go into one file (``all.yaml``), one deck:
+    what a build must then hold at once is the whole bank.
     """
     rng = random.Random(seed)
     texts = _Texts(rng)
     slugs = [f"topic-{index:02d}" for index in range(1, min(topics, questions) + 1)]
     decks.mkdir(parents=True, exist_ok=True)
     _write(decks / "bank.yaml", _bank_yaml(slugs, texts))
-    files = []
+    files: list[Path] = []
     for index, slug in enumerate(slugs):
         first = questions * index // len(slugs)
         last = questions * (index + 1) // len(slugs)
-        path = decks / f"{slug}.yaml"
-        _write(path, _questions_yaml(index + 1, slugs, range(first, last), texts))
-        files.append(path)
+        path = decks / ("all.yaml" if one_file else f"{slug}.yaml")
+        with path.open("a" if path in files else "w", encoding="utf-8", newline="\n") as file:
+            if path not in files:
+                file.write(_deck_yaml(index + 1))
+                files.append(path)
+            file.write(_questions_yaml(index + 1, slugs, range(first, last), texts))
     return GeneratedBank(decks, questions, LANGUAGES, tuple(files))
 
 
@@ -138,11 +145,14 @@ def _bank_yaml(slugs: Sequence[str], texts: _Texts) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _deck_yaml(topic: int) -> str:
+    lines = ["deck:", *(f"  {lang}: {DECK_WORD[lang]} {topic}" for lang in LANGUAGES), "questions:"]
+    return "\n".join(lines) + "\n"
+
+
 def _questions_yaml(topic: int, slugs: Sequence[str], numbers: range, texts: _Texts) -> str:
     slug = slugs[topic - 1]
-    lines = ["deck:"]
-    lines += [f"  {lang}: {DECK_WORD[lang]} {topic}" for lang in LANGUAGES]
-    lines.append("questions:")
+    lines: list[str] = []
     rng = texts.rng
     for number in numbers:
         options = 3 + int(rng.random() * 3)
@@ -212,9 +222,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("decks", type=Path, help="the bank folder to write")
     parser.add_argument("--questions", type=int, default=1000, help="how many questions (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--one-file", action="store_true", help="every question in one file instead of one per topic")
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    bank = generate_bank(args.decks, questions=args.questions, seed=args.seed)
+    bank = generate_bank(args.decks, questions=args.questions, seed=args.seed, one_file=args.one_file)
     size = sum(path.stat().st_size for path in bank.files)
     print(
         f"{bank.questions} questions in {len(bank.files)} files, {size / 1e6:.1f} MB, "

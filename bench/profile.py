@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib
+import inspect
 import os
 import resource
 import shutil
@@ -59,7 +60,7 @@ PROBES = (
     Probe("translations record (whole bank)", "ankibuild.load.stage", "observe", 2),
     Probe("Anki target: plan (lock, published packages)", "ankibuild.pipeline", "AnkiTarget.plan", 1),
     Probe("Anki target: write (packages, changelog, lock)", "ankibuild.anki.target", "AnkiPlan.write", 1),
-    Probe("packages made", "ankibuild.anki.target", "_make_packages", 2),
+    Probe("packages made, each written as it is", "ankibuild.anki.target", "_make_packages", 2),
     Probe("build record", "ankibuild.pipeline", "BuildState.record", 1),
 )
 
@@ -82,18 +83,32 @@ class Recorder:
     missing: list[str] = field(default_factory=list)
 
     def wrap(self, label: str, function: Callable[..., Any]) -> Callable[..., Any]:
+        """``function`` timed; a generator is timed until it is exhausted, its consumer's work included."""
+        if inspect.isgeneratorfunction(function):
+
+            def timed_generator(*args: Any, **kwargs: Any) -> Any:
+                with self._timing(label):
+                    yield from function(*args, **kwargs)
+
+            return timed_generator
+
         def timed(*args: Any, **kwargs: Any) -> Any:
-            cpu, wall = time.process_time(), time.perf_counter()
-            try:
+            with self._timing(label):
                 return function(*args, **kwargs)
-            finally:
-                totals = self.totals.setdefault(label, Totals())
-                totals.cpu += time.process_time() - cpu
-                totals.wall += time.perf_counter() - wall
-                totals.calls += 1
-                totals.peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
         return timed
+
+    @contextmanager
+    def _timing(self, label: str) -> Iterator[None]:
+        cpu, wall = time.process_time(), time.perf_counter()
+        try:
+            yield
+        finally:
+            totals = self.totals.setdefault(label, Totals())
+            totals.cpu += time.process_time() - cpu
+            totals.wall += time.perf_counter() - wall
+            totals.calls += 1
+            totals.peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 @contextmanager

@@ -1,13 +1,18 @@
 """Benchmark ``ankibuild build`` against a naive baseline and a floor.
 
     python -m bench.run [--sizes 1000,10000,50000] [--repeat 5,3,1] [--markdown] [--keep]
+    python -m bench.run --one-file 100000 [--repeat 1]
 
 For each size a synthetic bank is generated (``bench/generate.py``), then every
 repetition runs each contender once, as its own process, round-robin:
 
 (a) the naive baseline (``bench/baseline.py``), (b) the floor (``bench/floor.py``),
+(b') the floor with the garbage collector off (``bench/floor_nogc.py``),
 (c) ``ankibuild build`` cold, (d) the same again with nothing changed, and
 (e) again after one explanation in one language was edited.
+
+With ``--one-file N``, only cold builds run: of N questions in one file per
+topic and of the same questions in one file, to compare their peak memory.
 
 The build runs from this checkout's ``src``, whatever ankibuild is installed.
 See docs/performance.md for what is measured and the targets.
@@ -25,12 +30,13 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ankibuild.cards.folders import DEFAULTS
 
 from .generate import BANK_ID, GeneratedBank, edit_question, generate_bank
 from .measure import ContenderFailed, Sample, check_packages, run_process
-from .report import CONTENDERS, WITH_PACKAGES, SizeResult, render, tables
+from .report import CONTENDERS, WITH_PACKAGES, SizeResult, one_file_tables, render, tables
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The first build stamps every note with this time instead of the clock's.
@@ -44,7 +50,9 @@ BUILD_STATE = ("ankibuild.lock", "CHANGELOG.md")
 #: The build's runs: each starts from what the one before left.
 BUILD_RUNS = ("cold", "noop", "edit")
 #: What runs back to back, in this order.
-UNITS = (("baseline",), ("floor",), BUILD_RUNS)
+UNITS = (("baseline",), ("floor",), ("floor_nogc",), BUILD_RUNS)
+#: Repetitions of the one-file comparison unless told otherwise.
+ONE_FILE_REPEAT = 1
 
 
 @dataclass(frozen=True)
@@ -55,9 +63,9 @@ class Project:
     bank: GeneratedBank
 
     @classmethod
-    def create(cls, root: Path, *, questions: int, seed: int) -> Project:
+    def create(cls, root: Path, *, questions: int, seed: int, one_file: bool = False) -> Project:
         shutil.rmtree(root, ignore_errors=True)
-        bank = generate_bank(root / "decks", questions=questions, seed=seed)
+        bank = generate_bank(root / "decks", questions=questions, seed=seed, one_file=one_file)
         shutil.copytree(DEFAULTS, root / "templates")
         return cls(root, bank)
 
@@ -173,6 +181,30 @@ def warm_up(workdir: Path) -> None:
     shutil.rmtree(project.root)
 
 
+def measure_one_file(questions: int, repeat: int, *, workdir: Path, seed: int, keep: bool) -> list[SizeResult]:
+    """Cold builds of a bank in one file per topic and of the same questions in one file, interleaved."""
+    warm_up(workdir)
+    projects = [
+        Project.create(workdir / f"n{questions}{suffix}", questions=questions, seed=seed, one_file=one_file)
+        for suffix, one_file in (("", False), ("-one-file", True))
+    ]
+    results = [SizeResult(questions) for _ in projects]
+    for repetition in range(repeat):
+        for project, result in zip(projects, results, strict=True):
+            sample, _ = run_contender(project, "cold", repetition)
+            result.add("cold", sample)
+            print(
+                f"N={questions:,} in {len(project.bank.files)} file(s), run {repetition + 1}/{repeat}: "
+                f"{sample.seconds:.2f} s, {sample.peak_mb:.0f} MB",
+                file=sys.stderr,
+            )
+    if not keep:
+        for project in projects:
+            shutil.rmtree(project.root)
+        shutil.rmtree(workdir / BYTECODE, ignore_errors=True)
+    return results
+
+
 def _numbers(text: str) -> list[int]:
     try:
         numbers = [int(part.replace("_", "")) for part in text.split(",")]
@@ -191,8 +223,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--repeat",
         type=_numbers,
-        default=[5, 3, 1],
-        help="repetitions: one number for every size, or one per size (default 5,3,1)",
+        help=f"repetitions: one number, or one per size (default 5,3,1; {ONE_FILE_REPEAT} with --one-file)",
+    )
+    parser.add_argument(
+        "--one-file",
+        type=int,
+        metavar="N",
+        help="instead: cold builds of N questions in one file per topic and in one file, for their peak memory",
     )
     parser.add_argument("--markdown", action="store_true", help="print the tables as Markdown")
     parser.add_argument("--workdir", type=Path, default=ROOT / "bench" / "out", help="where the banks are generated")
@@ -201,7 +238,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _about(markdown: bool) -> list[str]:
+def _about(markdown: bool, loads: Sequence[tuple[float, float, float]]) -> list[str]:
     git = ["git", "-C", str(ROOT)]
     commit = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     dirty = subprocess.run([*git, "status", "--porcelain", "--", "src"], capture_output=True, text=True).stdout
@@ -209,8 +246,13 @@ def _about(markdown: bool) -> list[str]:
         f"ankibuild: src/ at commit {commit or 'unknown'}{' with uncommitted changes' if dirty else ''}",
         f"machine: {os.cpu_count()} CPUs, {platform.platform()}, Python {platform.python_version()}",
         f"date: {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC",
+        f"load average (1, 5, 15 min): at start {_loads(loads[0])}; at end {_loads(loads[-1])}",
     ]
     return [f"- {line}" for line in lines] if markdown else lines
+
+
+def _loads(loads: tuple[float, float, float]) -> str:
+    return ", ".join(f"{load:.2f}" for load in loads)
 
 
 def measure_all(
@@ -232,16 +274,27 @@ def measure_all(
 def main(argv: Sequence[str] | None = None) -> None:
     parser = _parser()
     args = parser.parse_args(argv)
-    if len(args.repeat) not in (1, len(args.sizes)):
+    sizes = [args.one_file] if args.one_file is not None else args.sizes
+    repeat = args.repeat or ([ONE_FILE_REPEAT] if args.one_file is not None else [5, 3, 1])
+    if len(repeat) not in (1, len(sizes)):
         parser.error("--repeat takes one number, or one per size")
-    repeats = args.repeat * len(args.sizes) if len(args.repeat) == 1 else args.repeat
+    repeats = repeat * len(sizes) if len(repeat) == 1 else repeat
+    loads = [os.getloadavg()]
     try:
-        results = measure_all(args.sizes, repeats, workdir=args.workdir, seed=args.seed, keep=args.keep)
+        if args.one_file is not None:
+            found = one_file_tables(*measure_one_file(sizes[0], repeats[0], **_where(args)))
+        else:
+            found = tables(measure_all(sizes, repeats, **_where(args)))
     except ContenderFailed as err:
         raise SystemExit(f"benchmark stopped, a contender failed: {err}") from None
-    print("\n".join(_about(args.markdown)))
-    for table in tables(results):
+    loads.append(os.getloadavg())
+    print("\n".join(_about(args.markdown, loads)))
+    for table in found:
         print(f"\n{render(table, markdown=args.markdown)}")
+
+
+def _where(args: argparse.Namespace) -> dict[str, Any]:
+    return {"workdir": args.workdir, "seed": args.seed, "keep": args.keep}
 
 
 if __name__ == "__main__":

@@ -40,14 +40,19 @@ def write_if_changed(path: Path, content: bytes, *, durable: bool = True) -> boo
         info = path.lstat()
         if stat.S_ISREG(info.st_mode) and info.st_size == len(content) and path.read_bytes() == content:
             return False
-    try:
-        _replace(path, content, durable=durable)
-    except OSError as err:  # a full disk, a read-only folder: name the file, not its temporary
-        raise OSError(err.errno, err.strerror, str(path)) from err
+    write_parts(path, (content,), durable=durable)
     return True
 
 
-def _replace(path: Path, content: bytes, *, durable: bool) -> None:
+def write_parts(path: Path, parts: Iterable[bytes], *, durable: bool = True) -> None:
+    """Atomically replace ``path`` with ``parts`` one after the other, never joined in memory."""
+    try:
+        _replace(path, parts, durable=durable)
+    except OSError as err:  # a full disk, a read-only folder: name the file, not its temporary
+        raise OSError(err.errno, err.strerror, str(path)) from err
+
+
+def _replace(path: Path, parts: Iterable[bytes], *, durable: bool) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     import tempfile  # not loaded by a build with nothing to write
 
@@ -55,7 +60,7 @@ def _replace(path: Path, content: bytes, *, durable: bool) -> None:
     temporary = Path(name)
     try:
         with os.fdopen(handle, "wb") as out:
-            out.write(content)
+            out.writelines(parts)
             if durable:
                 out.flush()
                 os.fsync(out.fileno())

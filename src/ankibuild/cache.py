@@ -28,7 +28,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .atomic import write_if_changed
+from .atomic import write_if_changed, write_parts
 from .paths import UnsafePathError, open_regular
 
 #: Changes whenever what is cached changes shape; old entries are then never read.
@@ -83,6 +83,29 @@ def pack(header: object, blobs: Sequence[bytes] = ()) -> bytes:
     Byte strings (images, deflated collections) travel beside the JSON rather than
     inside it, so that they are neither escaped nor copied into a text.
     """
+    body = b"".join(_body(header, blobs))
+    return MAGIC + hashlib.sha256(body).digest() + body
+
+
+def packed_digest(packed: bytes) -> str:
+    """The digest :func:`pack` put in front of what it packed: :func:`unpack` checks the rest against it."""
+    return packed[len(MAGIC) : len(MAGIC) + 32].hex()
+
+
+def write_packed(path: Path, header: object, blobs: Sequence[bytes]) -> None:
+    """Write what :func:`pack` makes of ``header`` and ``blobs`` to ``path`` (not durably), a part at a time.
+
+    For large byte strings, such as a collection's deflated pieces: joined, and
+    joined again behind the digest, they would be held twice more.
+    """
+    parts = _body(header, blobs)
+    whole = hashlib.sha256()
+    for part in parts:
+        whole.update(part)
+    write_parts(path, [MAGIC, whole.digest(), *parts], durable=False)
+
+
+def _body(header: object, blobs: Sequence[bytes]) -> list[bytes]:
     try:
         head = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode()
     except UnicodeEncodeError:  # a path whose name is not UTF-8: escaped, JSON gives it back as it was
@@ -90,8 +113,7 @@ def pack(header: object, blobs: Sequence[bytes] = ()) -> bytes:
     parts = [len(head).to_bytes(_LENGTH, "little"), head]
     for blob in blobs:
         parts += [len(blob).to_bytes(_LENGTH, "little"), blob]
-    body = b"".join(parts)
-    return MAGIC + hashlib.sha256(body).digest() + body
+    return parts
 
 
 def unpack(packed: bytes) -> tuple[Any, list[bytes]]:

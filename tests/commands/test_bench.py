@@ -15,8 +15,8 @@ from ankibuild import build
 from ankibuild.cli import main as ankibuild_main
 from bench import baseline, floor
 from bench.generate import BANK_ID, GeneratedBank, edit_question, generate_bank
-from bench.measure import ContenderFailed, check_packages, run_process
-from bench.report import CONTENDERS
+from bench.measure import ContenderFailed, Sample, check_packages, run_process
+from bench.report import CONTENDERS, TARGETS, SizeResult
 from bench.run import Project, run_contender
 from bench.run import main as bench_main
 
@@ -170,9 +170,31 @@ def test_the_benchmark_runs_every_contender_and_prints_every_table(
     for label in CONTENDERS.values():
         assert f"| 20 | {label} | 1 |" in output.out
         assert f"N=20 run 1/1 {label}:" in output.err
-    assert "| time (c)/(b): cold build vs floor | ≤ 1.25 |" in output.out
-    assert "not measured" in output.out
+    assert "| time (c)/(b): cold build vs floor | ≤ 1 |" in output.out
+    assert "| time (c)/(b'): cold build vs floor, GC off | ≤ 1.25 |" in output.out
+    assert "not measured" in output.out and "load average (1, 5, 15 min): at start " in output.out
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_one_file_comparison_reports_its_memory_target(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Cold builds of the same questions in one file and in one per topic, and the ratio of their peaks."""
+    bench_main(["--one-file", "20", "--workdir", str(tmp_path), "--markdown"])
+    output = capsys.readouterr()
+    assert "| 20 | one file per topic | 1 |" in output.out and "| 20 | one file | 1 |" in output.out
+    assert "| memory: one file vs one per topic | ≤ 2 |" in output.out
+    assert "N=20 in 1 file(s), run 1/1:" in output.err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_one_file_holds_the_same_questions(tmp_path: Path) -> None:
+    """Byte for byte the questions of the files per topic, under one deck."""
+    spread = generate_bank(tmp_path / "spread", questions=120)
+    whole = generate_bank(tmp_path / "whole", questions=120, one_file=True)
+    assert [p.name for p in whole.files] == ["all.yaml"]
+    assert (whole.decks / "bank.yaml").read_bytes() == (spread.decks / "bank.yaml").read_bytes()
+    bodies = [p.read_text(encoding="utf-8").partition("questions:\n")[2] for p in spread.files]
+    deck, _, body = whole.files[0].read_text(encoding="utf-8").partition("questions:\n")
+    assert body == "".join(bodies) and deck == spread.files[0].read_text(encoding="utf-8").partition("questions:")[0]
 
 
 def test_repetitions_must_match_the_sizes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -182,3 +204,20 @@ def test_repetitions_must_match_the_sizes(tmp_path: Path, capsys: pytest.Capture
     assert usage.value.code == 2
     assert "--repeat takes one number, or one per size" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_growth_and_large_bank_targets_are_judged_at_their_own_size() -> None:
+    """The cold build's time at 50,000 against its own at 10,000; not measured without both."""
+    results = {}
+    for questions, cold, baseline_mb in ((10_000, 2.0, 100.0), (50_000, 12.0, 400.0)):
+        result = SizeResult(questions)
+        result.add("cold", Sample(cold, 300.0))
+        result.add("baseline", Sample(60.0, baseline_mb))
+        results[questions] = result
+    growth, memory = (
+        next(t for t in TARGETS if t.label.startswith(start))
+        for start in ("time (c)/(c", "memory (c)/(a): cold build vs baseline, large")
+    )
+    assert growth.ratio(results, 50_000) == 6.0 and growth.ratio(results, 10_000) is None
+    assert (growth.verdict(results), memory.verdict(results)) == ("FAIL", "pass")
+    assert growth.verdict({50_000: results[50_000]}) == "not measured"

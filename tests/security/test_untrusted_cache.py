@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import pickle
 import shutil
@@ -12,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ankibuild.cache import Cache, cache_root, pack, unpack
+from ankibuild.cache import Cache, cache_root, pack, packed_digest, unpack
 
 from ..conftest import Project
 
@@ -69,10 +68,10 @@ def _plant(folder: Path) -> None:
     for path in entries:
         header, blobs = unpack(path.read_bytes())
         if isinstance(header, list):  # a file's texts, by language
-            old = hashlib.sha256(path.read_bytes()).hexdigest()
+            old = packed_digest(path.read_bytes())
             blobs = [blob.replace("Intensität".encode(), PLANTED.encode()) for blob in blobs]
             path.write_bytes(pack(header, blobs))
-            renamed[old] = hashlib.sha256(path.read_bytes()).hexdigest()
+            renamed[old] = packed_digest(path.read_bytes())
     for path in entries:
         header, blobs = unpack(path.read_bytes())
         if isinstance(header, dict):  # a file's result, which names its texts' digest

@@ -15,8 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from ..atomic import write_if_changed
-from ..cache import STALE_SECONDS, pack, private_folder, unpack
+from ..cache import STALE_SECONDS, private_folder, unpack, write_packed
 from .deflate import Deflate
 from .spec import NoteKey, PackageSpec
 
@@ -77,11 +76,11 @@ class Kept:
     def keep(self, spec: PackageSpec, collection: Path, deflated: Deflate) -> None:
         """Keep ``collection``, just made for ``spec`` and ``deflated``, and forget any other."""
         order = [piece.hex() for piece in deflated.order]
-        record = pack([spec.frame, spec.digest, spec.notes, order], [deflated.pieces[d] for d in deflated.order])
+        pieces = [deflated.pieces[d] for d in deflated.order]
         current = self.collection(spec.digest)
         with contextlib.suppress(OSError):
             collection.replace(current)  # in the same folder: a rename, whole or not at all
-            write_if_changed(self.record, record, durable=False)
+            write_packed(self.record, [spec.frame, spec.digest, spec.notes, order], pieces)
             for other in self.folder.glob(f"{self.name}-*.anki2"):
                 if other != current:
                     other.unlink(missing_ok=True)

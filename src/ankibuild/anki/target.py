@@ -42,6 +42,7 @@ from .published import (
     Published,
     PublishedNote,
     PublishedNotetype,
+    Types,
     changes_since,
     keep,
     notetype_keys,
@@ -112,13 +113,17 @@ class AnkiPlan:
         if not options.dry_run:
             for path in (out / CHANGELOG_FILE, *(p.path for p in self.packages)):
                 remove_stale_temporaries(path)
-        made = _make_packages(self.todo, kept, self.progress)
-        _keep_published(self.templates, self.todo, made, lock=self.lock.lock, kept=kept)
+        by_id = notetype_keys(self.lock.lock.bank, self.templates)
+        written = {}
+        # Each package is written as soon as it is made, and let go: not every package's bytes at once.
+        for package, content in _make_packages(self.todo, kept, self.progress):
+            _keep_published(package, content, types=by_id, lock=self.lock.lock, kept=kept)
+            written[package.path] = _write(package.path, content, options.dry_run)
         for package in self.packages:
             path, spec = package.path, package.spec
-            written = path in made and _write(path, made.pop(path), options.dry_run)
             preset = spec.preset.name if spec.preset else ""
-            result.outputs.append(Output(path, package.lang, len(spec.decks), len(spec.notes), written, preset))
+            made = written.get(path, False)
+            result.outputs.append(Output(path, package.lang, len(spec.decks), len(spec.notes), made, preset))
         if not options.dry_run:
             publish_changelog(out, self.previous, result.changes)
         return result
@@ -177,38 +182,32 @@ def _latest(lock: Lock) -> int:
     return max(times, default=0)
 
 
-def _keep_published(
-    templates: Mapping[str, CardTemplates], todo: list[_Package], made: Mapping[Path, bytes], *, lock: Lock, kept: Path
-) -> None:
-    """Keep what each package made holds as :func:`read_published` would find it, for the next build to read."""
-    by_id = notetype_keys(lock.bank, templates)
-    for package in todo:
-        spec = package.spec
-        decks = {deck.id: deck.name for deck in spec.decks}
-        # The lock's entry is the package's note: its digest and time are what the package holds.
-        notes = {
-            key.guid: PublishedNote(lock.notes[key.guid], decks[key.deck_id], by_id[key.notetype_id].name)
-            for key in spec.notes
-        }
-        keys = ((by_id[model.model_id][0], mtime) for model, mtime in spec.notetypes)
-        notetypes = {key: PublishedNotetype(lock.notetypes[key].digest, mtime) for key, mtime in keys}
-        keep(kept, package.path, made[package.path], types=by_id, found=Published(notes, notetypes))
+def _keep_published(package: _Package, content: bytes, *, types: Types, lock: Lock, kept: Path) -> None:
+    """Keep what a package made holds as :func:`read_published` would find it, for the next build to read."""
+    spec = package.spec
+    decks = {deck.id: deck.name for deck in spec.decks}
+    # The lock's entry is the package's note: its digest and time are what the package holds.
+    notes = {
+        key.guid: PublishedNote(lock.notes[key.guid], decks[key.deck_id], types[key.notetype_id].name)
+        for key in spec.notes
+    }
+    keys = ((types[model.model_id][0], mtime) for model, mtime in spec.notetypes)
+    notetypes = {key: PublishedNotetype(lock.notetypes[key].digest, mtime) for key, mtime in keys}
+    keep(kept, package.path, content, types=types, found=Published(notes, notetypes))
 
 
-def _make_packages(todo: list[_Package], kept: Path, progress: Progress) -> dict[Path, bytes]:
-    """The bytes of the packages to make, two at a time: zlib and SQLite let go of the interpreter.
+def _make_packages(todo: list[_Package], kept: Path, progress: Progress) -> Iterator[tuple[_Package, bytes]]:
+    """Each package to make with its bytes, as it is made, two at a time: zlib and SQLite let go of the interpreter.
 
     Each package's collection is kept in the folder ``kept`` for its next build.
     """
-    made: dict[Path, bytes] = {}
     written, total = 0, sum(len(package.spec.notes) for package in todo)
     with ThreadPoolExecutor(min(2, os.cpu_count() or 1)) as pool:
         contents = pool.map(lambda p: package_bytes(p.spec, Kept(kept, digest(str(p.path.resolve()))[:16])), todo)
         for package, content in zip(todo, contents, strict=True):
-            made[package.path] = content
             written += len(package.spec.notes)
             progress(f"notes written ({package.lang})", written, total)
-    return made
+            yield package, content
 
 
 def _write(path: Path, content: bytes, dry_run: bool) -> bool:

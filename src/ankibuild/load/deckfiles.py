@@ -14,15 +14,16 @@ import json
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property, partial
+from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..cache import Cache, DamagedEntry, digest, file_sha, pack, unpack
+from ..cache import Cache, DamagedEntry, digest, file_sha, pack, packed_digest, unpack
 from ..errors import CacheChangedError, Problem, Problems, Severity
 from ..kinds import KINDS
 from ..kinds.base import Fact
 from ..kinds.checks import FileChecks
+from ..memory import give_back_large_blocks
 from ..model import Bank, Deck, Place, Question
 from ..progress import Progress, silent
 from ..text import bidi
@@ -65,7 +66,7 @@ class FileResult:
     referenced: Mapping[Path, str | None]
     #: Its questions (the deck's own list of them is left out of a build's results).
     questions: tuple[QuestionRef, ...] = ()
-    #: The sha256 of its texts as packed for the cache, which keeps them apart.
+    #: The digest of its texts as packed for the cache, which keeps them apart (see :func:`packed_digest`).
     texts_sha: str = ""
     #: A digest of each question's text in every language it has, to tell translations that fell behind.
     translated: tuple[TextRef, ...] = ()
@@ -244,7 +245,7 @@ def _process_packed(bank: Bank, path: Path, raw: bytes, *, langs: Sequence[str])
     """
     result = process(bank, path, raw, langs=langs, keep_texts=False)
     texts = _pack_texts(result.texts)
-    return replace(result, texts={}, texts_sha=hashlib.sha256(texts).hexdigest()).packed(), texts
+    return replace(result, texts={}, texts_sha=packed_digest(texts)).packed(), texts
 
 
 def _dumps(value: object) -> bytes:
@@ -263,18 +264,25 @@ class _Recipe:
 
     def remake(self, sha: str) -> bytes:
         """Process the file again and store it; its bytes must still be those of ``sha``."""
-        raw = read(self.path, Problems(), (self.bank.root,))
-        if raw is None or hashlib.sha256(raw).hexdigest() != sha:
-            raise CacheChangedError(f"{self.path} changed during the build: build again")
-        packed, texts = _process_packed(self.bank, self.path, raw, langs=self.langs)
+        packed, texts = _process_again(self.bank, self.path, sha, langs=self.langs)
         self.cache.put(self.key, packed)
         self.cache.put(_texts_key(self.key), texts)
         return texts
 
 
-class _CachedTexts(Mapping[str, bytes]):
-    """A cached result's texts, read from the cache when a package first needs them.
+def _process_again(bank: Bank, path: Path, sha: str, *, langs: Sequence[str]) -> tuple[bytes, bytes]:
+    """:func:`_process_packed` of a file read once already, whose bytes must still be those of ``sha``."""
+    raw = read(path, Problems(), (bank.root,))
+    if raw is None or hashlib.sha256(raw).hexdigest() != sha:
+        raise CacheChangedError(f"{path} changed during the build: build again")
+    return _process_packed(bank, path, raw, langs=langs)
 
+
+class _CachedTexts(Mapping[str, bytes]):
+    """A result's texts, read from the cache each time a package needs a language's.
+
+    Nothing is held between reads: a build makes its packages a language at a
+    time, and would otherwise hold every file's texts in every language at once.
     Texts that are gone (another build with other options forgot them) or not
     the ones the result was stored with are made again from the file.
     """
@@ -282,22 +290,25 @@ class _CachedTexts(Mapping[str, bytes]):
     def __init__(self, recipe: _Recipe, result: FileResult) -> None:
         self._recipe, self._result = recipe, result
 
-    @cached_property
     def _texts(self) -> Mapping[str, bytes]:
         packed = self._recipe.cache.get_bytes(_texts_key(self._recipe.key))
-        if packed is not None and hashlib.sha256(packed).hexdigest() == self._result.texts_sha:
+        # Unpacking checks the texts against their digest: the same digest is the same texts.
+        if packed is not None and packed_digest(packed) == self._result.texts_sha:
             with contextlib.suppress(DamagedEntry):
                 return _unpack_texts(packed)
         return _unpack_texts(self._recipe.remake(self._result.sha))
 
     def __getitem__(self, lang: str) -> bytes:
-        return self._texts[lang]
+        return self._texts()[lang]
+
+    def __contains__(self, lang: object) -> bool:
+        return lang in self._recipe.langs
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._texts)
+        return iter(self._recipe.langs)
 
     def __len__(self) -> int:
-        return len(self._texts)
+        return len(self._recipe.langs)
 
 
 def _context(bank: Bank, bank_raw: bytes, langs: Sequence[str]) -> str:
@@ -337,25 +348,26 @@ def process_all(
         return {path: process(bank, path, raw, langs=langs) for path, raw in raws.items() if raw is not None}
     context = _context(bank, bank_raw, langs)
     found: dict[Path, FileResult] = {}
-    keys: dict[Path, str] = {}
-    missing: dict[Path, bytes] = {}
+    recipes: dict[Path, _Recipe] = {}
+    missing: dict[Path, _Job] = {}
     for path in files:
         sha = (known or {}).get(path)
-        if sha and _found(_Recipe(bank, path, langs, cache, _key(context, path, sha)), keys, found):
+        if sha and _found(_Recipe(bank, path, langs, cache, _key(context, path, sha)), recipes, found):
             continue
-        raw = read_pending(path, pending, problems, root=bank.root)
-        if raw is None:
-            continue
-        recipe = _Recipe(bank, path, langs, cache, _key(context, path, hashlib.sha256(raw).hexdigest()))
-        if not _found(recipe, keys, found):
-            missing[path] = raw
+        job = _job(path, pending, problems, root=bank.root)
+        if job and not _found(_Recipe(bank, path, langs, cache, _key(context, path, job.sha)), recipes, found):
+            missing[path] = job
     total = len(found) + len(missing)
     for done, (path, (packed, texts)) in enumerate(_compute(bank, missing, langs), start=len(found) + 1):
-        cache.put(keys[path], packed)
-        cache.put(_texts_key(keys[path]), texts)
-        found[path] = replace(restore(unpack(packed)), texts=_unpack_texts(texts))
+        recipe = recipes[path]
+        cache.put(recipe.key, packed)
+        cache.put(_texts_key(recipe.key), texts)
+        result = restore(unpack(packed))
+        # Its texts are read back from the cache a language at a time, as each package is made.
+        found[path] = replace(result, texts=_CachedTexts(recipe, result))
         progress("files read", done, total)
-    cache.keep_only([*keys.values(), *map(_texts_key, keys.values())])
+    keys = [recipe.key for recipe in recipes.values()]
+    cache.keep_only([*keys, *map(_texts_key, keys)])
     return {path: found[path] for path in files if path in found}
 
 
@@ -368,9 +380,9 @@ def _texts_key(key: str) -> str:
     return digest(key, "texts")
 
 
-def _found(recipe: _Recipe, keys: dict[Path, str], found: dict[Path, FileResult]) -> bool:
-    """Look the result of ``recipe`` up in its cache; its key becomes the file's key either way."""
-    keys[recipe.path] = recipe.key
+def _found(recipe: _Recipe, recipes: dict[Path, _Recipe], found: dict[Path, FileResult]) -> bool:
+    """Look the result of ``recipe`` up in its cache; it becomes the file's recipe either way."""
+    recipes[recipe.path] = recipe
     entry = recipe.cache.get(recipe.key)
     try:
         result = None if entry is None else restore(entry)
@@ -382,19 +394,49 @@ def _found(recipe: _Recipe, keys: dict[Path, str], found: dict[Path, FileResult]
     return False
 
 
-def _compute(
-    bank: Bank, jobs: Mapping[Path, bytes], langs: Sequence[str]
-) -> Iterator[tuple[Path, tuple[bytes, bytes]]]:
-    """Packed results of the files in ``jobs``, one at a time: on two cores when there is enough to parse."""
-    workers = min(len(jobs), os.cpu_count() or 1, 2 if sum(map(len, jobs.values())) > PARALLEL_BYTES else 1)
+class _Job(NamedTuple):
+    """A question file to process: the sha256 of its bytes, the bytes when they are only in memory, its size."""
+
+    sha: str
+    raw: bytes | None
+    size: int
+
+
+def _job(path: Path, pending: Mapping[Path, bytes], problems: Problems, *, root: Path) -> _Job | None:
+    """A file to process, or None when it cannot be read.
+
+    Its bytes are read again when its turn comes, unless they are only in memory:
+    the bytes of every file waiting would cost as much memory as the bank.
+    """
+    raw = read_pending(path, pending, problems, root=root)
+    if raw is None:
+        return None
+    return _Job(hashlib.sha256(raw).hexdigest(), raw if path in pending else None, len(raw))
+
+
+def _process_job(bank: Bank, path: Path, job: _Job, *, langs: Sequence[str]) -> tuple[bytes, bytes]:
+    if job.raw is not None:
+        return _process_packed(bank, path, job.raw, langs=langs)
+    return _process_again(bank, path, job.sha, langs=langs)
+
+
+def _compute(bank: Bank, jobs: Mapping[Path, _Job], langs: Sequence[str]) -> Iterator[tuple[Path, tuple[bytes, bytes]]]:
+    """Packed results of the files in ``jobs``, one at a time: on two cores when there is enough to parse.
+
+    On two cores the largest files go first, so that neither worker is left with a large one at the end.
+    """
+    workers = min(len(jobs), os.cpu_count() or 1, 2 if sum(job.size for job in jobs.values()) > PARALLEL_BYTES else 1)
     if workers <= 1:
-        yield from ((path, _process_packed(bank, path, raw, langs=langs)) for path, raw in jobs.items())
+        yield from ((path, _process_job(bank, path, job, langs=langs)) for path, job in jobs.items())
         return
     import multiprocessing  # loaded only when there is this much to do, unlike after one edit
     from concurrent.futures import ProcessPoolExecutor
 
     # Forked workers start at once and share what is loaded; elsewhere the default start method.
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+    largest_first = sorted(jobs, key=lambda path: jobs[path].size, reverse=True)
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        packed = pool.map(partial(_process_packed, bank, langs=langs), jobs.keys(), jobs.values())
-        yield from zip(jobs, packed, strict=True)
+        packed = pool.map(partial(_process_job, bank, langs=langs), largest_first, map(jobs.get, largest_first))
+        # The workers have started; this much to process makes packages as large, in this process.
+        give_back_large_blocks()
+        yield from zip(largest_first, packed, strict=True)
