@@ -136,6 +136,41 @@ def unpack(packed: bytes) -> tuple[Any, list[bytes]]:
         raise DamagedEntry(str(err)) from err
 
 
+def pack_columns(header: object, columns: Sequence[Sequence[str]]) -> bytes:
+    """Plain data and columns of texts, all of one length, as one entry for :func:`unpack_columns`.
+
+    Each column is one text, a line per item: tens of thousands of short texts
+    split from it several times quicker than JSON gives them back. A column
+    with a line break in one of its texts goes into the JSON as a list.
+    """
+    blobs = [_lines(column) for column in columns]
+    lists = [list(column) if blob is None else None for column, blob in zip(columns, blobs, strict=True)]
+    length = len(columns[0]) if columns else 0
+    return pack([header, length, lists], [blob or b"" for blob in blobs])
+
+
+def _lines(texts: Sequence[str]) -> bytes | None:
+    joined = "\n".join(texts)
+    if joined.count("\n") != max(len(texts) - 1, 0):
+        return None
+    return joined.encode("utf-8", "surrogatepass")  # any text, as it is
+
+
+def unpack_columns(packed: bytes) -> tuple[Any, list[list[str]]]:
+    """What :func:`pack_columns` packed. Raises :class:`DamagedEntry`."""
+    try:
+        (header, length, lists), blobs = unpack(packed)
+        columns = [
+            listed if listed is not None else blob.decode("utf-8", "surrogatepass").split("\n") if length else []
+            for listed, blob in zip(lists, blobs, strict=True)
+        ]
+    except (UnicodeDecodeError, TypeError, ValueError) as err:
+        raise DamagedEntry(str(err)) from err
+    if type(length) is not int or any(type(column) is not list or len(column) != length for column in columns):
+        raise DamagedEntry("columns of another length")
+    return header, columns
+
+
 def private_folder(folder: Path) -> None:
     """Make ``folder`` and each missing folder above it the user's alone (mode 0700), whatever the umask.
 

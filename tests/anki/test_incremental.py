@@ -76,6 +76,16 @@ def test_nothing_changed_is_told_without_loading_the_pipeline(project: Project) 
     assert not heavy
 
 
+def test_an_edit_updates_the_kept_collection_without_loading_genanki(project: Project) -> None:
+    """genanki (and asyncio, which it loads) only write a collection from nothing: an edit's build needs neither."""
+    project.build()
+    project.edit("ai-hardware.yaml", "Die arithmetische Intensität", "Die Intensität")
+    ran = subprocess.run([sys.executable, "-c", _LOADED], capture_output=True, text=True, cwd=project.root, check=True)
+    code, modules = json.loads(ran.stderr.splitlines()[-1])
+    assert code == 0
+    assert not [name for name in modules if name.split(".")[0] in {"genanki", "asyncio"}]
+
+
 def test_a_check_after_a_build_answers_without_running_the_pipeline(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from ankibuild.cache import cache_root
+from ankibuild.cache import DamagedEntry, cache_root, pack, pack_columns, unpack_columns
 from ankibuild.load import deckfiles
 from ankibuild.model import Bank
 
@@ -103,3 +103,28 @@ def test_an_image_outside_a_media_folder_that_changes_is_seen(project: Project) 
     result = project.build()
     assert {(c.question, c.kind) for c in result.changes.items} == {("w4a16-decode", "changed")}
     assert all(o.written for o in result.outputs)
+
+
+@pytest.mark.parametrize(
+    "columns",
+    [[], [[], []], [["a", "b"], ["c", "d"]], [["a\nb", ""], ["\udc80", "\ud800"]], [["", ""], ["\r", "\u2028"]]],
+)
+def test_columns_of_texts_come_back_as_they_were(columns: list[list[str]]) -> None:
+    """Any text, a line break in it or not, is given back by the columns it was kept in."""
+    assert unpack_columns(pack_columns({"a": 1}, columns)) == ({"a": 1}, columns)
+
+
+@pytest.mark.parametrize(
+    ("header", "blobs"),
+    [
+        ([{}, 2, [None, None]], [b"a", b"b\nc"]),  # columns of different lengths
+        ([{}, 1, [None]], [b"\xff"]),  # not UTF-8
+        ([{}, 1, [None]], []),  # a column missing
+        ([{}, 1, ["a"]], [b""]),  # a list that is not one
+        ([{}, "1", [None]], [b"a"]),
+        ([{}, 1], [b"a"]),
+    ],
+)
+def test_columns_of_another_shape_are_damaged(header: object, blobs: list[bytes]) -> None:
+    with pytest.raises(DamagedEntry):
+        unpack_columns(pack(header, blobs))

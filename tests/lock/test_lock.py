@@ -158,3 +158,41 @@ def _refuse_lock_text(loads: Callable[[str | bytes], Any], text: str | bytes) ->
     if b'"version"' in (text.encode() if isinstance(text, str) else text):
         raise AssertionError("the lock file was parsed")
     return loads(text)
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        {"b": NoteLock("b", "q2", "de", "bbbb", "bb", 9)},  # one note changed
+        {"a": NoteLock("a", "q1", "de", "cccc", "cc", 9), "c": NoteLock("c", "q3", "fr", "dddd", "dd", 9)},
+        {"b": NoteLock("b", "q9", "de", "bbbb", "bb", 9)},  # moved to another question: another line order
+        {"d": NoteLock("d", "q0", "de", "eeee", "ee", 9)},  # a note added
+        {"e": NoteLock("e", "q2", "de", "eeee", "ee", 9)},  # two notes under one question and language
+        {},
+    ],
+)
+def test_a_lock_made_from_a_recalled_one_is_written_as_from_nothing(tmp_path: Path, edit: dict[str, NoteLock]) -> None:
+    """The lines of the notes that changed, replaced in the kept lock's text, give the very text of a full write."""
+    notes = [NoteLock("a", "q1", "de", "aaaa", "aa", 5), NoteLock("b", "q2", "de", "bbbb", "bb", 5)]
+    lock = Lock("bank", {}, {n.guid: n for n in [*notes, NoteLock("c", "q3", "fr", "cccc", "cc", 5)]})
+    path, memo = tmp_path / LOCK_FILE, tmp_path / "kept" / "lock.memo"
+    path.write_text(lock.dumps(), encoding="utf-8")
+    remember(lock, path.read_bytes(), memo)
+    before = read_lock(path, partial(recall, memo))
+    assert before.recalled
+    edited = Lock("bank", {}, {**dict(reversed(before.notes.items())), **edit})  # in another order
+    assert edited.dumps(before) == edited.dumps()
+
+
+@pytest.mark.parametrize("guid", ["plain", "a\nb", "\ud800\udfff", "\udc80", "é\u2028", ""])
+def test_a_kept_lock_gives_back_any_guid(tmp_path: Path, guid: str) -> None:
+    """Whatever a GUID holds, the kept lock restores it as it was."""
+    lock = Lock(
+        "bank", {}, {guid: NoteLock(guid, "q", "de", "aaaa", "aa", 5), "g": NoteLock("g", "r", "de", "b", "", 6)}
+    )
+    path, memo = tmp_path / LOCK_FILE, tmp_path / "kept" / "lock.memo"
+    path.write_text(lock.dumps(), encoding="utf-8")
+    remember(lock, path.read_bytes(), memo)
+    kept = read_lock(path, partial(recall, memo))
+    assert kept == lock
+    assert kept.recalled

@@ -20,11 +20,9 @@ from typing import TYPE_CHECKING
 
 from ..model import stable_int
 from .preset import add_preset
-from .spec import NoteKey, PackageSpec
+from .spec import NoteKey, Notetype, PackageSpec
 
 if TYPE_CHECKING:
-    import genanki
-
     from ..load.render import CardTemplates
 
 #: The schema cookie of every collection (before VACUUM INTO adds one to it).
@@ -34,19 +32,17 @@ _NOTE = "INSERT INTO notes VALUES(?,?,?,?,-1,?,?,?,0,0,'')"
 _CARD = "INSERT INTO cards VALUES(?,?,?,?,?,-1,0,0,?,0,0,0,0,0,0,0,0,'')"
 
 
-def notetype(bank_id: str, templates: CardTemplates) -> genanki.Model:
+def notetype(bank_id: str, templates: CardTemplates) -> Notetype:
     """The note type of one kind in one language: the kind's fields and card types, the language's templates."""
-    import genanki  # loaded on first use: a build with nothing to do never needs it
-
     kind, lang = templates.kind, templates.lang
-    return genanki.Model(
+    return Notetype(
         kind.notetype_id(bank_id, lang),
         kind.notetype_name(bank_id, lang),
-        fields=[{"name": name} for name in kind.fields],
-        templates=[{"name": side.name, "qfmt": side.front, "afmt": side.back} for side in templates.sides],
-        css=templates.css,
-        sort_field_index=kind.fields.index(kind.sort_field),
-        model_type=genanki.Model.CLOZE if kind.cloze else genanki.Model.FRONT_BACK,
+        tuple(kind.fields),
+        tuple((side.name, side.front, side.back) for side in templates.sides),
+        templates.css,
+        kind.fields.index(kind.sort_field),
+        kind.cloze,
     )
 
 
@@ -114,8 +110,9 @@ def create(spec: PackageSpec, path: Path) -> None:
         cursor = conn.cursor()
         # genanki writes the schema, decks and note types; the notes follow in bulk.
         decks = [genanki.Deck(deck.id, deck.name, deck.description) for deck in (*spec.parents, *spec.decks)]
+        models = [notetype.model() for notetype, _ in spec.notetypes]
         for deck in decks:
-            for model, _ in spec.notetypes:
+            for model in models:
                 deck.add_model(model)
         genanki.Package(decks).write_to_db(cursor, spec.notetypes[0][1], iter(()))
         if spec.preset:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..atomic import write_if_changed
+from ..cache import pack_columns, unpack_columns
 from ..changelog import Change, ChangeKind
 from ..errors import Problems, Severity
 from ..kinds import KINDS
@@ -188,19 +189,20 @@ def keep(kept: Path, path: Path, content: bytes, *, types: Types, found: Publish
 def _keep(kept: Path, path: Path, key: str, *, found: Published) -> None:
     """Keep ``found`` under ``key`` (see :func:`_hasher`).
 
-    Plain JSON in columns, never pickle: the cache folder may be shared.
+    Plain data in columns (see :func:`pack_columns`), never pickle: the cache folder may be shared.
     """
     rows = ((*note.entry, note.deck, note.notetype) for note in found.notes.values())
-    notes = [list(column) for column in zip(*rows, strict=True)]
+    columns = list(zip(*rows, strict=True)) or [()] * 8
+    guids, questions, langs, digests, parts, mtimes, decks, names = columns
     notetypes = {key: [t.digest, t.mtime] for key, t in found.notetypes.items()}
     with contextlib.suppress(OSError):  # without it the next build only reads the package
         kept.mkdir(parents=True, exist_ok=True)
-        text = json.dumps({"key": key, "notes": notes, "notetypes": notetypes})
-        write_if_changed(_memo(kept, path), text.encode(), durable=False)
+        texts = [guids, questions, langs, digests, parts, decks, names]
+        write_if_changed(_memo(kept, path), pack_columns([key, mtimes, notetypes], texts), durable=False)
 
 
 def _memo(kept: Path, path: Path) -> Path:
-    return kept / f"published-{hashlib.sha256(os.fsencode(path.resolve())).hexdigest()[:16]}.json"
+    return kept / f"published-{hashlib.sha256(os.fsencode(path.resolve())).hexdigest()[:16]}.memo"
 
 
 def _hasher(types: Types) -> hashlib._Hash:
@@ -226,13 +228,14 @@ def _read_file(path: Path, file: io.BufferedReader, types: Types, *, latest: int
 
 def _recalled(path: Path, key: str, kept: Path) -> Published | None:
     try:
-        data = json.loads(_memo(kept, path).read_bytes())
-        if data["key"] != key:
+        (kept_key, mtimes, notetypes), texts = unpack_columns(_memo(kept, path).read_bytes())
+        if kept_key != key:
             return None
-        rows = zip(*data["notes"], strict=True)
-        notes = {row[0]: PublishedNote(NoteLock._make(row[:-2]), *row[-2:]) for row in rows}
-        notetypes = {key: PublishedNotetype(digest, mtime) for key, (digest, mtime) in data["notetypes"].items()}
-        return Published(notes, notetypes)
+        guids, questions, langs, digests, parts, decks, names = texts
+        entries = map(NoteLock._make, zip(guids, questions, langs, digests, parts, mtimes, strict=True))
+        notes = dict(zip(guids, map(PublishedNote, entries, decks, names), strict=True))
+        types = {key: PublishedNotetype(digest, mtime) for key, (digest, mtime) in notetypes.items()}
+        return Published(notes, types)
     except Exception:  # none, or damaged: the package is read instead
         return None
 

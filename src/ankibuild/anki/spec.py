@@ -35,6 +35,38 @@ class NoteKey(NamedTuple):
 
 
 @dataclass(frozen=True)
+class Notetype:
+    """A note type as a package holds it: what genanki's model is made of, known without loading genanki.
+
+    A build that updates a kept collection never needs genanki, whose loading
+    (with asyncio, which it loads) costs more than the update itself.
+    """
+
+    model_id: int
+    name: str
+    fields: tuple[str, ...]
+    #: Each card type's name, front and back.
+    templates: tuple[tuple[str, str, str], ...]
+    css: str
+    sort_field_index: int
+    cloze: bool
+
+    def model(self) -> genanki.Model:
+        """genanki's model of this note type, to write a new collection with."""
+        import genanki  # loaded only to make a collection from nothing
+
+        return genanki.Model(
+            self.model_id,
+            self.name,
+            fields=[{"name": name} for name in self.fields],
+            templates=[{"name": name, "qfmt": front, "afmt": back} for name, front, back in self.templates],
+            css=self.css,
+            sort_field_index=self.sort_field_index,
+            model_type=genanki.Model.CLOZE if self.cloze else genanki.Model.FRONT_BACK,
+        )
+
+
+@dataclass(frozen=True)
 class DeckInfo:
     id: int
     name: str
@@ -46,7 +78,7 @@ class PackageSpec:
     """Everything one ``.apkg`` holds."""
 
     #: Its note types, each with the time its content last changed.
-    notetypes: Sequence[tuple[genanki.Model, int]]
+    notetypes: Sequence[tuple[Notetype, int]]
     decks: Sequence[DeckInfo]
     #: Its notes, in the order their new cards come up.
     notes: Sequence[NoteKey]
@@ -63,10 +95,7 @@ class PackageSpec:
     @cached_property
     def frame(self) -> str:
         """Everything in the collection but its notes and cards, as text to compare with a kept one."""
-        models = [
-            [model.model_id, model.name, [(t["name"], t["qfmt"], t["afmt"]) for t in model.templates], model.css, mtime]
-            for model, mtime in self.notetypes
-        ]
+        models = [[model.model_id, model.name, model.templates, model.css, mtime] for model, mtime in self.notetypes]
         decks = [(deck.id, deck.name, deck.description) for deck in (*self.decks, *self.parents)]
         preset = [self.preset.config] if self.preset else []
         return json.dumps([code_fingerprint(), models, decks, *preset])

@@ -15,7 +15,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..atomic import remove_stale_temporaries, write_if_changed
 from ..cache import Cache, cache_root, digest
@@ -50,10 +49,7 @@ from .published import (
     raise_times,
     read_published,
 )
-from .spec import DeckInfo, NoteKey, PackageSpec, Texts
-
-if TYPE_CHECKING:
-    import genanki
+from .spec import DeckInfo, NoteKey, Notetype, PackageSpec, Texts
 
 
 @dataclass(frozen=True)
@@ -88,7 +84,7 @@ class AnkiTarget:
         result.package_digests = {str(package.path): package.spec.digest for package in packages}
         result.retired_searches = _retired_searches(types, loaded)
         todo = [package for package in packages if self.built.get(str(package.path)) != package.spec.digest]
-        lock = LockPlan.of(new, options, recalled=old.recalled)
+        lock = LockPlan.of(new, options, before=old)
         return AnkiPlan(options, result, loaded.templates, types, packages, todo, lock, previous, self.progress)
 
 
@@ -100,7 +96,7 @@ class AnkiPlan:
     result: BuildResult
     #: The templates of each note type, and the note type itself, by key (see :meth:`Kind.notetype_key`).
     templates: Mapping[str, CardTemplates]
-    types: dict[str, genanki.Model]
+    types: dict[str, Notetype]
     packages: list[_Package]
     #: The packages whose content differs from what the last build made of them.
     todo: list[_Package]
@@ -133,7 +129,7 @@ class AnkiPlan:
         return result
 
 
-def _retired_searches(types: Mapping[str, genanki.Model], loaded: LoadedBank) -> dict[str, str]:
+def _retired_searches(types: Mapping[str, Notetype], loaded: LoadedBank) -> dict[str, str]:
     """Per language built, the search that selects every question removed from the bank that a classmate has.
 
     Each note type is searched with the questions of its kind: a note of a question's former kind is retired too.
@@ -147,7 +143,7 @@ def _retired_searches(types: Mapping[str, genanki.Model], loaded: LoadedBank) ->
     return {lang: retired_search(by_notetype) for lang, by_notetype in searched.items()}
 
 
-def notetypes(bank: Bank, templates: Mapping[str, CardTemplates]) -> dict[str, genanki.Model]:
+def notetypes(bank: Bank, templates: Mapping[str, CardTemplates]) -> dict[str, Notetype]:
     """The note type of each kind and language the build makes, from its card templates, by key."""
     return {key: notetype(bank.id, t) for key, t in templates.items()}
 
@@ -220,7 +216,7 @@ def _write(path: Path, content: bytes, dry_run: bool) -> bool:
     return write_if_changed(path, content)
 
 
-def _stamp(loaded: LoadedBank, types: dict[str, genanki.Model], *, result: BuildResult, clock: Clock) -> Lock:
+def _stamp(loaded: LoadedBank, types: dict[str, Notetype], *, result: BuildResult, clock: Clock) -> Lock:
     """The new lock, for the notes and the note types of every kind and language built."""
     shapes = {
         key: Shape(types[key].model_id, t.kind.fields, tuple(side.name for side in t.sides), t.digest, t.lang)
@@ -261,7 +257,7 @@ class _Package:
 
 
 def _plan(
-    bank: Bank, loaded: LoadedBank, types: dict[str, genanki.Model], *, lock: Lock, out: Path, split: bool
+    bank: Bank, loaded: LoadedBank, types: dict[str, Notetype], *, lock: Lock, out: Path, split: bool
 ) -> list[_Package]:
     """What each output file holds: all decks of a language, or one deck each with ``split``.
 

@@ -12,7 +12,7 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -93,17 +93,35 @@ class FileResult:
                 [p.file, p.line, p.column, p.message, p.hint, p.question, p.severity, p.check, p.detail]
                 for p in self.problems
             ],
-            "notes": self.notes,
+            "notes": _columns(self.notes, len(NoteHead._fields)),
             "media": list(self.media),
             "referenced": [[str(path), sha] for path, sha in self.referenced.items()],
-            "questions": self.questions,
+            "questions": _columns(self.questions, len(QuestionRef._fields)),
             "texts_sha": self.texts_sha,
             # Every one is of this file: its path is the deck's.
-            "translated": [[q, lang, digest, line, column] for q, lang, digest, _, line, column in self.translated],
-            "blocks": self.blocks,
+            "translated": _columns(((q, lang, d, line, column) for q, lang, d, _, line, column in self.translated), 5),
+            "blocks": _columns(self.blocks, 2),
             "facts": list(self.facts.items()),
         }
         return pack(header, list(self.media.values()))
+
+
+def _columns(rows: Iterable[Sequence[object]], width: int) -> list[list[object]]:
+    """Rows of ``width`` items in columns (every first item, then every second...), for :func:`_columns_of`.
+
+    Lists of strings restore several times quicker than a list per row, and a
+    build restores every note, question and text of the bank.
+    """
+    return [list(column) for column in zip(*rows, strict=True)] or [[] for _ in range(width)]
+
+
+def _columns_of(columns: object, width: int) -> list[list[Any]]:
+    """What :func:`_columns` made of rows of ``width`` items. Raises ValueError for columns of another shape."""
+    if not isinstance(columns, list) or len(columns) != width:
+        raise ValueError(f"not {width} columns")
+    if not all(isinstance(column, list) for column in columns) or len({len(column) for column in columns}) != 1:
+        raise ValueError("columns of different lengths")
+    return columns
 
 
 def _place(place: Place) -> list[object]:
@@ -122,10 +140,7 @@ def restore(entry: tuple[Any, list[bytes]]) -> FileResult:
             Problem(file, line, column, message, hint, question, Severity(severity), check, detail)
             for file, line, column, message, hint, question, severity, check, detail in header["problems"]
         )
-        notes = tuple(
-            NoteHead(g, q, lang, d, tuple(m), dg, pt, kind, tuple(cards))
-            for g, q, lang, d, m, dg, pt, kind, cards in header["notes"]
-        )
+        notes = _notes(header["notes"])
         file = deck.place.path if deck is not None else Path()
         return FileResult(
             header["sha"],
@@ -135,14 +150,25 @@ def restore(entry: tuple[Any, list[bytes]]) -> FileResult:
             {},
             dict(zip(header["media"], blobs, strict=True)),
             {Path(path): sha for path, sha in header["referenced"]},
-            tuple(QuestionRef(*ref) for ref in header["questions"]),
+            tuple(map(QuestionRef, *_columns_of(header["questions"], len(QuestionRef._fields)))),
             header["texts_sha"],
-            tuple(TextRef(q, lang, d, file, line, col) for q, lang, d, line, col in header["translated"]),
-            tuple((question, text) for question, text in header["blocks"]),
+            _text_refs(file, _columns_of(header["translated"], 5)),
+            tuple(zip(*_columns_of(header["blocks"], 2), strict=True)),
             {str(kind): list(facts) for kind, facts in header["facts"]},
         )
     except (KeyError, TypeError, ValueError) as err:
         raise DamagedEntry(f"a result of another shape ({err})") from err
+
+
+def _notes(columns: object) -> tuple[NoteHead, ...]:
+    guids, questions, langs, decks, media, digests, parts, kinds, cards = _columns_of(columns, len(NoteHead._fields))
+    heads = map(NoteHead, guids, questions, langs, decks, map(tuple, media), digests, parts, kinds, map(tuple, cards))
+    return tuple(heads)
+
+
+def _text_refs(file: Path, columns: list[list[Any]]) -> tuple[TextRef, ...]:
+    questions, langs, digests, lines, places = columns
+    return tuple(map(TextRef, questions, langs, digests, [file] * len(questions), lines, places))
 
 
 def _pack_texts(texts: Mapping[str, bytes]) -> bytes:

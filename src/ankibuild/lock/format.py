@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -95,19 +95,58 @@ class Lock:
     notes: dict[str, NoteLock] = field(default_factory=dict)
     #: Restored from what :func:`.memo.remember` kept, rather than parsed from the file.
     recalled: bool = field(default=False, compare=False, repr=False)
+    #: The file's text, when recalled: this very lock's :meth:`dumps`.
+    text: str = field(default="", compare=False, repr=False)
 
-    def dumps(self) -> str:
+    def dumps(self, before: Lock | None = None) -> str:
         """A header, then one line per notetype and per note, each a JSON object complete in itself.
 
         Sorted by language and question, so a change shows as a small diff; and
         since no line depends on its neighbours, git can merge two branches'
         locks by keeping the lines of both (``merge=union``): :func:`read_lock`
         keeps the newest entry of a note that appears twice.
+
+        ``before``, a lock recalled with its text, spares writing every line
+        when only a few notes differ from it (see :meth:`_rewritten`).
         """
+        rewritten = self._rewritten(before) if before is not None else None
+        if rewritten is not None:
+            return rewritten
         types = sorted(self.notetypes.values(), key=lambda t: t.key)
         notes = sorted(self.notes.values(), key=attrgetter("question", "lang"))
         head = json.dumps({"ankibuild-lock": VERSION, "bank": self.bank})
         return "\n".join([HEADER, head, *(t.as_json() for t in types), *(n.as_json() for n in notes)]) + "\n"
+
+    def _rewritten(self, before: Lock) -> str | None:
+        """The text of :meth:`dumps`, made from ``before``'s with the lines of the notes that changed replaced.
+
+        Only where that gives the same text: the same bank, note types and notes
+        (by GUID), each changed note under its question and language as before,
+        no two notes under one question and language (whose order would follow
+        the dictionaries'), and few enough changes that finding their lines is
+        quicker than writing them all. Otherwise None.
+        """
+        old, notes = before.notes, self.notes
+        if not before.text or (self.bank, self.notetypes) != (before.bank, before.notetypes):
+            return None
+        if notes.keys() != old.keys():
+            return None
+        changed = [(old[guid], entry) for guid, entry in notes.items() if old[guid] != entry]
+        if len(changed) > _MAX_REWRITTEN or any((a.question, a.lang) != (b.question, b.lang) for a, b in changed):
+            return None
+        if len(set(map(itemgetter(1, 2), notes.values()))) != len(notes):  # question and language
+            return None
+        text, pieces, end = before.text, [], 0
+        for start, was, now in sorted((before.text.find(f"\n{a.as_json()}\n"), a, b) for a, b in changed):
+            if start < 0:
+                return None
+            pieces += [text[end : start + 1], now.as_json()]
+            end = start + 1 + len(was.as_json())
+        return "".join([*pieces, text[end:]])
+
+
+#: Above this many changed notes, writing every line is as quick as finding theirs.
+_MAX_REWRITTEN = 16
 
 
 def read_lock(path: Path, recall: Callable[[bytes], Lock | None] | None = None) -> Lock:

@@ -8,7 +8,7 @@ from dataclasses import astuple
 from pathlib import Path
 
 from ..atomic import write_if_changed
-from ..cache import pack, private_folder, unpack
+from ..cache import pack_columns, private_folder, unpack_columns
 from ..version import code_fingerprint
 from .format import Lock, NoteLock, NotetypeLock
 
@@ -19,15 +19,15 @@ LOCK_MEMO = "lock.memo"
 def remember(lock: Lock, text: bytes, memo: Path) -> None:
     """Keep ``lock``, as written in ``text``, for :func:`recall` to restore quickly.
 
-    The notes go in as columns (all GUIDs, all questions...): strings restore
+    The notes go in as columns (all GUIDs, all questions...): texts restore
     several times quicker than tens of thousands of small objects, or than JSON.
     """
     written = _memo_key(text)
-    columns = list(zip(*lock.notes.values(), strict=True)) if lock.notes else []
+    *texts, mtimes = zip(*lock.notes.values(), strict=True) if lock.notes else [()] * len(NoteLock._fields)
     types = [list(astuple(t)) for t in lock.notetypes.values()]
     with contextlib.suppress(OSError):
         private_folder(memo.parent)
-        write_if_changed(memo, pack([written.hex(), lock.bank, types, columns]), durable=False)
+        write_if_changed(memo, pack_columns([written.hex(), lock.bank, types, mtimes], texts), durable=False)
 
 
 def _memo_key(text: bytes) -> bytes:
@@ -38,11 +38,12 @@ def _memo_key(text: bytes) -> bytes:
 def recall(memo: Path, raw: bytes) -> Lock | None:
     """The lock kept in ``memo`` while the file still holds ``raw``, the bytes it was kept for; else None."""
     try:
-        (written, bank, types, columns), _ = unpack(memo.read_bytes())
-        if written != _memo_key(raw).hex():
+        (written, bank, types, mtimes), texts = unpack_columns(memo.read_bytes())
+        if written != _memo_key(raw).hex() or len(texts) != len(NoteLock._fields) - 1:
             return None
         notetypes = {t[0]: NotetypeLock(t[0], t[1], tuple(t[2]), tuple(t[3]), t[4], t[5]) for t in types}
-        notes = map(NoteLock._make, zip(*columns, strict=True))
-        return Lock(bank, notetypes, dict(zip(columns[0], notes, strict=True)) if columns else {}, recalled=True)
+        notes = map(NoteLock._make, zip(*texts, mtimes, strict=True))
+        by_guid = dict(zip(texts[0], notes, strict=True))
+        return Lock(bank, notetypes, by_guid, recalled=True, text=raw.decode())
     except (OSError, ValueError, TypeError, IndexError):  # none, or damaged: the file is parsed instead
         return None

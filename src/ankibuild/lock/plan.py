@@ -46,9 +46,10 @@ class LockPlan:
     recalled: bool
 
     @classmethod
-    def of(cls, lock: Lock, options: BuildOptions, *, recalled: bool) -> LockPlan:
-        text = lock.dumps()
-        return cls(lock, text, text != _current_text(options.decks / LOCK_FILE), recalled)
+    def of(cls, lock: Lock, options: BuildOptions, *, before: Lock) -> LockPlan:
+        """The plan to write ``lock``, which the build made from the bank's lock ``before``."""
+        text = lock.dumps(before)
+        return cls(lock, text, text != _current_text(options.decks / LOCK_FILE), before.recalled)
 
     def save(self, options: BuildOptions) -> bool:
         """Write the lock if it changed, and keep it parsed in the cache; tell whether it was written.
