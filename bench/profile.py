@@ -53,14 +53,15 @@ PROBES = (
     Probe("parse YAML", "ankibuild.load.deckfiles", "parse_file", 3),
     Probe("validate", "ankibuild.load.deckfiles", "validate_deck_file", 3),
     Probe("render notes", "ankibuild.load.deckfiles", "render_note", 3),
-    Probe("item-writing checks", "ankibuild.load.deckfiles", "ItemChecker.deck", 3),
+    Probe("item-writing checks", "ankibuild.load.deckfiles", "_check_items", 3),
     Probe("translations record (texts)", "ankibuild.load.deckfiles", "text_refs", 3),
     Probe("translations record (blocks)", "ankibuild.load.deckfiles", "current_blocks", 3),
     Probe("templates", "ankibuild.load.stage", "_load_templates", 2),
     Probe("translations record (whole bank)", "ankibuild.load.stage", "observe", 2),
     Probe("Anki target: plan (lock, published packages)", "ankibuild.pipeline", "AnkiTarget.plan", 1),
-    Probe("Anki target: write (packages, changelog, lock)", "ankibuild.anki.target", "AnkiPlan.write", 1),
+    Probe("Anki target: write (packages, changelog)", "ankibuild.anki.target", "AnkiPlan.write", 1),
     Probe("packages made, each written as it is", "ankibuild.anki.target", "_make_packages", 2),
+    Probe("lock saved", "ankibuild.lock.plan", "LockPlan.save", 1),
     Probe("build record", "ankibuild.pipeline", "BuildState.record", 1),
 )
 
