@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from operator import attrgetter, itemgetter
@@ -310,6 +310,30 @@ _NOTE = {
     "parts": _are_checksums,
     "mtime": _is_time,
 }
+
+
+#: A note type's entry's keys, in the order of :class:`NotetypeLock`'s fields.
+_NOTETYPE_KEYS = ("notetype", *_NOTETYPE)
+
+
+def holds(bank: object, notetypes: Sequence[object], notes: Sequence[Sequence[object]]) -> bool:
+    """Whether a lock kept as values passes the checks its file's lines pass when read.
+
+    ``notetypes`` are rows in the order of :class:`NotetypeLock`'s fields,
+    ``notes`` columns in the order of :class:`NoteLock`'s: what is kept in the
+    cache (see :mod:`.memo`) may have been written by anyone.
+    """
+    head = {"ankibuild-lock": VERSION, "bank": bank}
+    if any(map(_line_problem, [head, *map(_notetype_entry, notetypes)])) or len(notes) != len(_NOTE):
+        return False
+    return all(all(map(valid, column)) for valid, column in zip(_NOTE.values(), notes, strict=True))
+
+
+def _notetype_entry(row: object) -> dict[str, object] | None:
+    """A note type's row as the line of the file that holds it has it; None for a row of another shape."""
+    if isinstance(row, list) and len(row) == len(_NOTETYPE_KEYS):
+        return dict(zip(_NOTETYPE_KEYS, row, strict=True))
+    return None
 
 
 def _entry_problem(entry: object, shape: Mapping[str, Callable[[object], bool]]) -> str | None:
