@@ -38,11 +38,29 @@ def _lock_memo(change: Change) -> Callable[[Project], None]:
     return forge
 
 
+def _published(change: Change) -> Callable[[Project], None]:
+    """Each kept reading of a package, its header (key, times, note types) changed."""
+
+    def forge(project: Project) -> None:
+        memos = list(Cache(project.decks).kept.glob("published-*.memo"))
+        assert memos
+        for memo in memos:
+            header, texts = unpack_columns(memo.read_bytes())
+            memo.write_bytes(pack_columns(change(list(header)), texts))
+
+    return forge
+
+
 FORGERIES: dict[str, Callable[[Project], None]] = {
     "lock memo: a note type as an object": _lock_memo(lambda h: [h[0], h[1], [{"a": 1}], h[3]]),
     "lock memo: times as texts": _lock_memo(lambda h: [h[0], h[1], h[2], [str(t) for t in h[3]]]),
     "lock memo: times far ahead": _lock_memo(lambda h: [h[0], h[1], h[2], [FAR_AHEAD] * len(h[3])]),
     "lock memo: the bank id as a number": _lock_memo(lambda h: [h[0], 7, h[2], h[3]]),
+    "published memo: times as texts": _published(lambda h: [h[0], [str(t) for t in h[1]], h[2]]),
+    "published memo: times far ahead": _published(lambda h: [h[0], [FAR_AHEAD] * len(h[1]), h[2]]),
+    "published memo: note type times far ahead": _published(
+        lambda h: [h[0], h[1], {key: [digest, FAR_AHEAD] for key, (digest, _) in h[2].items()}]
+    ),
 }
 
 
