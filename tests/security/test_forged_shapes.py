@@ -8,13 +8,14 @@ build does the work again and succeeds, as without the entry.
 
 from __future__ import annotations
 
+import copy
 import shutil
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from ankibuild.cache import Cache, pack_columns, unpack_columns
+from ankibuild.cache import Cache, pack, pack_columns, unpack, unpack_columns
 from ankibuild.lock.clock import MAX_TIME
 from ankibuild.lock.format import LOCK_FILE, read_lock
 
@@ -51,6 +52,52 @@ def _published(change: Change) -> Callable[[Project], None]:
     return forge
 
 
+def _file_results(change: Callable[[dict[str, Any]], object]) -> Callable[[Project], None]:
+    """Each question file's cached result changed in place."""
+
+    def forge(project: Project) -> None:
+        forged = 0
+        for entry in Cache(project.decks).folder.glob("*.entry"):
+            header, blobs = unpack(entry.read_bytes())
+            if isinstance(header, dict):  # a result; the texts are a list
+                header = copy.deepcopy(header)
+                change(header)
+                entry.write_bytes(pack(header, blobs))
+                forged += 1
+        assert forged
+
+    return forge
+
+
+def _column(name: str, index: int, value: object) -> Callable[[dict[str, Any]], None]:
+    def change(header: dict[str, Any]) -> None:
+        header[name][index] = [value] * len(header[name][index])
+
+    return change
+
+
+def _set(name: str, value: object) -> Callable[[dict[str, Any]], None]:
+    def change(header: dict[str, Any]) -> None:
+        header[name] = value
+
+    return change
+
+
+def _deck_key(value: object) -> Callable[[dict[str, Any]], None]:
+    def change(header: dict[str, Any]) -> None:
+        if header["deck"] is not None:
+            header["deck"][0] = value
+
+    return change
+
+
+def _facts(value: object) -> Callable[[dict[str, Any]], None]:
+    def change(header: dict[str, Any]) -> None:
+        header["facts"] = [[kind, value] for kind, _ in header["facts"]]
+
+    return change
+
+
 FORGERIES: dict[str, Callable[[Project], None]] = {
     "lock memo: a note type as an object": _lock_memo(lambda h: [h[0], h[1], [{"a": 1}], h[3]]),
     "lock memo: times as texts": _lock_memo(lambda h: [h[0], h[1], h[2], [str(t) for t in h[3]]]),
@@ -61,6 +108,13 @@ FORGERIES: dict[str, Callable[[Project], None]] = {
     "published memo: note type times far ahead": _published(
         lambda h: [h[0], h[1], {key: [digest, FAR_AHEAD] for key, (digest, _) in h[2].items()}]
     ),
+    "file result: GUIDs as numbers": _file_results(_column("notes", 0, 7)),
+    "file result: digests as null": _file_results(_column("notes", 5, None)),
+    "file result: an unknown kind": _file_results(_column("notes", 7, "no-such-kind")),
+    "file result: media as a text": _file_results(_column("notes", 4, "image.png")),
+    "file result: the deck key as a number": _file_results(_deck_key(7)),
+    "file result: facts as texts": _file_results(_facts(["a fact"])),
+    "file result: the sha as a number": _file_results(_set("sha", 7)),
 }
 
 
