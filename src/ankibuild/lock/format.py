@@ -326,7 +326,34 @@ def holds(bank: object, notetypes: Sequence[object], notes: Sequence[Sequence[ob
     head = {"ankibuild-lock": VERSION, "bank": bank}
     if any(map(_line_problem, [head, *map(_notetype_entry, notetypes)])) or len(notes) != len(_NOTE):
         return False
-    return all(all(map(valid, column)) for valid, column in zip(_NOTE.values(), notes, strict=True))
+    guids, questions, langs, digests, parts, mtimes = notes
+    try:
+        joined = [_lines(column) for column in (questions, digests, parts)]
+        known = all(map(is_language, set(langs)))
+    except TypeError:  # a value that is no text
+        return False
+    # A lock recalled holds every note: each column is checked at once, by the patterns a line's values are.
+    patterns = (_slug(), _HEX, _CHECKSUMS)
+    return (
+        known
+        and all(map(_is_text, guids))
+        and all(map(_is_time, mtimes))
+        and all(_every(pattern).fullmatch(text) for pattern, text in zip(patterns, joined, strict=True))
+    )
+
+
+def _lines(column: Sequence[object]) -> str:
+    """The texts of ``column``, each ended by a line break. Raises TypeError for anything else, or a line break."""
+    joined = "\n".join(column) + "\n" if column else ""  # type: ignore[arg-type]  # join() refuses any other type
+    if joined.count("\n") != len(column):
+        raise TypeError("a text of several lines")
+    return joined
+
+
+@cache
+def _every(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """``pattern`` repeated, each match ended by a line break (as :func:`_lines` ends each text)."""
+    return re.compile(f"(?:(?:{pattern.pattern})\n)*", re.MULTILINE)
 
 
 def _notetype_entry(row: object) -> dict[str, object] | None:
