@@ -116,6 +116,18 @@ def _body(header: object, blobs: Sequence[bytes]) -> list[bytes]:
     return parts
 
 
+def plain_data(text: bytes | str) -> Any:
+    """The JSON of a file anyone who can write the cache folder may have written.
+
+    Raises ValueError for anything but JSON, nesting too deep for Python's
+    reader (which recurses once per level) included.
+    """
+    try:
+        return json.loads(text)
+    except RecursionError as err:
+        raise ValueError("nested too deeply") from err
+
+
 def unpack(packed: bytes) -> tuple[Any, list[bytes]]:
     """What :func:`pack` packed: its plain data and its byte strings. Raises :class:`DamagedEntry`."""
     start = len(MAGIC) + 32
@@ -131,7 +143,7 @@ def unpack(packed: bytes) -> tuple[Any, list[bytes]]:
     if not pieces:
         raise DamagedEntry("an entry without its data")
     try:
-        return json.loads(pieces[0]), pieces[1:]
+        return plain_data(pieces[0]), pieces[1:]
     except ValueError as err:
         raise DamagedEntry(str(err)) from err
 

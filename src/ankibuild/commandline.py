@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from .atomic import write_if_changed
-from .cache import cache_root, digest, refusal
+from .cache import cache_root, digest, plain_data, refusal
 from .options import BuildOptions
 from .version import code_fingerprint
 
@@ -28,11 +28,12 @@ parsing: list[str] | None = None
 
 def remember(options: BuildOptions, quiet: bool) -> None:
     """Keep the options click made of the program's command line, for the next time it is the same."""
-    memo = _memo(parsing) if parsing is not None else None
-    if memo is None:
+    argv = parsing
+    memo = _memo(argv) if argv is not None else None
+    if argv is None or memo is None:
         return
     values = {option.name: _plain(getattr(options, option.name)) for option in fields(options)}
-    data = {"code": code_fingerprint(), "quiet": quiet, "options": values}
+    data = {"code": code_fingerprint(), "for": _for(argv), "quiet": quiet, "options": values}
     with contextlib.suppress(OSError):  # without it the next run only takes longer
         write_if_changed(memo, json.dumps(data).encode(), durable=False)
 
@@ -41,8 +42,9 @@ def recall(argv: list[str]) -> tuple[BuildOptions, bool] | None:
     """The options and the ``--quiet`` of ``argv`` as click made them the last time, if they are kept."""
     memo = _memo(argv)
     try:
-        data = json.loads(memo.read_bytes()) if memo is not None else None
-        if data is None or data["code"] != code_fingerprint():
+        data = plain_data(memo.read_bytes()) if memo is not None else None
+        # Its name is only a digest: the command line and folder it was made for are checked too.
+        if data is None or data["code"] != code_fingerprint() or data["for"] != _for(argv):
             return None
         values: dict[str, Any] = {name: _restored(value) for name, value in data["options"].items()}
         return BuildOptions(**values), data["quiet"] is True
@@ -63,12 +65,17 @@ def end(code: object) -> NoReturn:
     os._exit(code if isinstance(code, int) else int(code is not None))
 
 
+def _for(argv: list[str]) -> list[str]:
+    """What the options kept for ``argv`` were made of: the working folder and the command line."""
+    return [str(Path.cwd()), *argv]
+
+
 def _memo(argv: list[str]) -> Path | None:
     """Where the options of ``argv`` run from this folder are kept: in the cache folder, if it is safe."""
     if argv[:1] != ["build"]:
         return None
     root = cache_root()
-    return None if refusal(root) else root / f"command-{digest(str(Path.cwd()), *argv)[:16]}.json"
+    return None if refusal(root) else root / f"command-{digest(*_for(argv))[:16]}.json"
 
 
 def _plain(value: object) -> object:

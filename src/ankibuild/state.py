@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .atomic import write_if_changed
-from .cache import digest
+from .cache import digest, plain_data
 from .changelog import CHANGELOG_FILE, Changelog
 from .errors import Problem
 from .lock.format import LOCK_FILE
@@ -140,7 +140,7 @@ class BuildState:
 
     def _load(self) -> dict[str, Any] | None:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = plain_data(self.path.read_bytes())
         except (OSError, ValueError):
             return None
         return data if isinstance(data, dict) else None
