@@ -218,7 +218,7 @@ def _read_file(path: Path, file: io.BufferedReader, types: Types, *, latest: int
     if os.fstat(file.fileno()).st_size > MAX_COLLECTION:
         raise OddPackageError(f"it is larger than {MAX_COLLECTION} bytes")
     key = hashlib.file_digest(file, lambda: _hasher(types)).hexdigest()
-    found = _recalled(path, key, kept) if kept is not None else None
+    found = _recalled(path, key, kept, latest=latest) if kept is not None else None
     if found is None:
         found = _read_package(file, types, latest)
         if kept is not None:
@@ -226,15 +226,22 @@ def _read_file(path: Path, file: io.BufferedReader, types: Types, *, latest: int
     return found
 
 
-def _recalled(path: Path, key: str, kept: Path) -> Published | None:
+def _recalled(path: Path, key: str, kept: Path, *, latest: int) -> Published | None:
+    """What :func:`_keep` kept of the package whose bytes give ``key``; None when there is none of its shape.
+
+    The kept folder may be shared: its times pass the checks of a package's (see :func:`_time`).
+    """
     try:
         (kept_key, mtimes, notetypes), texts = unpack_columns(_memo(kept, path).read_bytes())
         if kept_key != key:
             return None
         guids, questions, langs, digests, parts, decks, names = texts
-        entries = map(NoteLock._make, zip(guids, questions, langs, digests, parts, mtimes, strict=True))
+        times = [_time(mtime, latest) for mtime in mtimes]
+        entries = map(NoteLock._make, zip(guids, questions, langs, digests, parts, times, strict=True))
         notes = dict(zip(guids, map(PublishedNote, entries, decks, names), strict=True))
-        types = {key: PublishedNotetype(digest, mtime) for key, (digest, mtime) in notetypes.items()}
+        types = {
+            key: PublishedNotetype(_text(digest), _time(mtime, latest)) for key, (digest, mtime) in notetypes.items()
+        }
         return Published(notes, types)
     except Exception:  # none, or damaged: the package is read instead
         return None

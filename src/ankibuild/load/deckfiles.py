@@ -12,9 +12,10 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
+from itertools import chain
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -115,13 +116,59 @@ def _columns(rows: Iterable[Sequence[object]], width: int) -> list[list[object]]
     return [list(column) for column in zip(*rows, strict=True)] or [[] for _ in range(width)]
 
 
-def _columns_of(columns: object, width: int) -> list[list[Any]]:
-    """What :func:`_columns` made of rows of ``width`` items. Raises ValueError for columns of another shape."""
-    if not isinstance(columns, list) or len(columns) != width:
-        raise ValueError(f"not {width} columns")
+def _columns_of(columns: object, *kinds: Callable[[Iterable[object]], bool]) -> list[list[Any]]:
+    """What :func:`_columns` made of rows, each of whose columns passes its check of ``kinds``.
+
+    Raises ValueError for columns of another shape or type: the cache folder may be shared.
+    """
+    if not isinstance(columns, list) or len(columns) != len(kinds):
+        raise ValueError(f"not {len(kinds)} columns")
     if not all(isinstance(column, list) for column in columns) or len({len(column) for column in columns}) != 1:
         raise ValueError("columns of different lengths")
+    if not all(kind(column) for kind, column in zip(kinds, columns, strict=True)):
+        raise ValueError("columns of another type")
     return columns
+
+
+def _rows_of(rows: object, *kinds: Callable[[Iterable[object]], bool]) -> list[list[Any]]:
+    """``rows``, each a list of one value passing each check of ``kinds``. Raises ValueError for others."""
+    if not isinstance(rows, list) or not all(isinstance(row, list) and len(row) == len(kinds) for row in rows):
+        raise ValueError(f"not rows of {len(kinds)} values")
+    if rows:
+        _columns_of([list(column) for column in zip(*rows, strict=True)], *kinds)
+    return rows
+
+
+def _of(*types: type) -> Callable[[Iterable[object]], bool]:
+    """A check that every value is of one of ``types`` exactly.
+
+    A set of their types, made in C: a build restores every note of the bank, and a test per value costs more.
+    """
+    allowed = frozenset(types)
+    return lambda values: set(map(type, values)) <= allowed
+
+
+def _lists_of(items: Callable[[Iterable[object]], bool]) -> Callable[[Iterable[object]], bool]:
+    """A check that every value is a list, of values that pass ``items``."""
+
+    def check(values: Iterable[object]) -> bool:
+        lists: list[Any] = list(values)
+        return _LISTS(lists) and items(chain.from_iterable(lists))
+
+    return check
+
+
+def _kinds(values: Iterable[object]) -> bool:
+    """Whether every value names a kind of question: a result names no other."""
+    names = set(values)
+    return _of(str)(names) and names <= KINDS.keys()
+
+
+_TEXTS, _NUMBERS, _LISTS = _of(str), _of(int), _of(list)
+#: A problem's values, as :meth:`FileResult.packed` packs them (its severity is :class:`Severity`'s value).
+_PROBLEM = (_TEXTS, _NUMBERS, _NUMBERS, _TEXTS, _TEXTS, _TEXTS, _TEXTS, _TEXTS, _TEXTS)
+#: A note's, as :class:`NoteHead` holds them.
+_NOTE = (_TEXTS, _TEXTS, _TEXTS, _TEXTS, _lists_of(_TEXTS), _TEXTS, _TEXTS, _kinds, _lists_of(_NUMBERS))
 
 
 def _place(place: Place) -> list[object]:
@@ -132,16 +179,17 @@ def restore(entry: tuple[Any, list[bytes]]) -> FileResult:
     """The result :meth:`FileResult.packed` packed. Raises :class:`DamagedEntry` for an entry of another shape."""
     header, blobs = entry
     try:
-        deck = header["deck"]
-        if deck is not None:
-            key, titles, (path, line, column) = deck
-            deck = Deck(key, dict(titles), (), Place(Path(path), line, column))
+        deck = _deck(header["deck"])
         problems = tuple(
             Problem(file, line, column, message, hint, question, Severity(severity), check, detail)
-            for file, line, column, message, hint, question, severity, check, detail in header["problems"]
+            for file, line, column, message, hint, question, severity, check, detail in _rows_of(
+                header["problems"], *_PROBLEM
+            )
         )
         notes = _notes(header["notes"])
         file = deck.place.path if deck is not None else Path()
+        if not _TEXTS([header["sha"], header["texts_sha"], *header["media"]]):
+            raise TypeError("a digest or an image's name is not a text")
         return FileResult(
             header["sha"],
             deck,
@@ -149,19 +197,19 @@ def restore(entry: tuple[Any, list[bytes]]) -> FileResult:
             notes,
             {},
             dict(zip(header["media"], blobs, strict=True)),
-            {Path(path): sha for path, sha in header["referenced"]},
-            tuple(map(QuestionRef, *_columns_of(header["questions"], len(QuestionRef._fields)))),
+            {Path(path): sha for path, sha in _rows_of(header["referenced"], _TEXTS, _of(str, type(None)))},
+            tuple(map(QuestionRef, *_columns_of(header["questions"], _TEXTS, _NUMBERS, _NUMBERS))),
             header["texts_sha"],
-            _text_refs(file, _columns_of(header["translated"], 5)),
-            tuple(zip(*_columns_of(header["blocks"], 2), strict=True)),
-            {str(kind): list(facts) for kind, facts in header["facts"]},
+            _text_refs(file, _columns_of(header["translated"], _TEXTS, _TEXTS, _TEXTS, _NUMBERS, _NUMBERS)),
+            tuple(zip(*_columns_of(header["blocks"], _TEXTS, _TEXTS), strict=True)),
+            dict(_rows_of(header["facts"], _kinds, _lists_of(_LISTS))),
         )
     except (KeyError, TypeError, ValueError) as err:
         raise DamagedEntry(f"a result of another shape ({err})") from err
 
 
 def _notes(columns: object) -> tuple[NoteHead, ...]:
-    guids, questions, langs, decks, media, digests, parts, kinds, cards = _columns_of(columns, len(NoteHead._fields))
+    guids, questions, langs, decks, media, digests, parts, kinds, cards = _columns_of(columns, *_NOTE)
     # A question's notes share its id, and a bank's notes a few languages, decks, kinds and card lists:
     # one object each, not one per note (some 6 MB at 10,000 questions).
     one: dict[Any, Any] = {}
@@ -169,6 +217,16 @@ def _notes(columns: object) -> tuple[NoteHead, ...]:
     cards = [one.setdefault(v, v) for v in map(tuple, cards)]
     heads = map(NoteHead, guids, questions, langs, decks, map(tuple, media), digests, parts, kinds, cards)
     return tuple(heads)
+
+
+def _deck(deck: object) -> Deck | None:
+    """A result's deck, without its questions. Raises TypeError or ValueError for one of another shape."""
+    if deck is None:
+        return None
+    key, titles, (path, line, column) = _rows_of([deck], _TEXTS, _of(dict), _LISTS)[0]
+    if not (_TEXTS([key, path, *titles.values()]) and _NUMBERS([line, column])):
+        raise TypeError("a deck of another type")
+    return Deck(key, dict(titles), (), Place(Path(path), line, column))
 
 
 def _text_refs(file: Path, columns: list[list[Any]]) -> tuple[TextRef, ...]:

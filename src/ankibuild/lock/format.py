@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from operator import attrgetter, itemgetter
@@ -310,6 +310,57 @@ _NOTE = {
     "parts": _are_checksums,
     "mtime": _is_time,
 }
+
+
+#: A note type's entry's keys, in the order of :class:`NotetypeLock`'s fields.
+_NOTETYPE_KEYS = ("notetype", *_NOTETYPE)
+
+
+def holds(bank: object, notetypes: Sequence[object], notes: Sequence[Sequence[object]]) -> bool:
+    """Whether a lock kept as values passes the checks its file's lines pass when read.
+
+    ``notetypes`` are rows in the order of :class:`NotetypeLock`'s fields,
+    ``notes`` columns in the order of :class:`NoteLock`'s: what is kept in the
+    cache (see :mod:`.memo`) may have been written by anyone.
+    """
+    head = {"ankibuild-lock": VERSION, "bank": bank}
+    if any(map(_line_problem, [head, *map(_notetype_entry, notetypes)])) or len(notes) != len(_NOTE):
+        return False
+    guids, questions, langs, digests, parts, mtimes = notes
+    try:
+        joined = [_lines(column) for column in (questions, digests, parts)]
+        known = all(map(is_language, set(langs)))
+    except TypeError:  # a value that is no text
+        return False
+    # A lock recalled holds every note: each column is checked at once, by the patterns a line's values are.
+    patterns = (_slug(), _HEX, _CHECKSUMS)
+    return (
+        known
+        and all(map(_is_text, guids))
+        and all(map(_is_time, mtimes))
+        and all(_every(pattern).fullmatch(text) for pattern, text in zip(patterns, joined, strict=True))
+    )
+
+
+def _lines(column: Sequence[object]) -> str:
+    """The texts of ``column``, each ended by a line break. Raises TypeError for anything else, or a line break."""
+    joined = "\n".join(column) + "\n" if column else ""  # type: ignore[arg-type]  # join() refuses any other type
+    if joined.count("\n") != len(column):
+        raise TypeError("a text of several lines")
+    return joined
+
+
+@cache
+def _every(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """``pattern`` repeated, each match ended by a line break (as :func:`_lines` ends each text)."""
+    return re.compile(f"(?:(?:{pattern.pattern})\n)*", re.MULTILINE)
+
+
+def _notetype_entry(row: object) -> dict[str, object] | None:
+    """A note type's row as the line of the file that holds it has it; None for a row of another shape."""
+    if isinstance(row, list) and len(row) == len(_NOTETYPE_KEYS):
+        return dict(zip(_NOTETYPE_KEYS, row, strict=True))
+    return None
 
 
 def _entry_problem(entry: object, shape: Mapping[str, Callable[[object], bool]]) -> str | None:

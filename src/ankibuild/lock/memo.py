@@ -10,7 +10,7 @@ from pathlib import Path
 from ..atomic import write_if_changed
 from ..cache import pack_columns, private_folder, unpack_columns
 from ..version import code_fingerprint
-from .format import Lock, NoteLock, NotetypeLock
+from .format import Lock, NoteLock, NotetypeLock, holds
 
 #: The last lock a build wrote, kept parsed in the cache's folder of things kept.
 LOCK_MEMO = "lock.memo"
@@ -39,7 +39,7 @@ def recall(memo: Path, raw: bytes) -> Lock | None:
     """The lock kept in ``memo`` while the file still holds ``raw``, the bytes it was kept for; else None."""
     try:
         (written, bank, types, mtimes), texts = unpack_columns(memo.read_bytes())
-        if written != _memo_key(raw).hex() or len(texts) != len(NoteLock._fields) - 1:
+        if written != _memo_key(raw).hex() or not holds(bank, types, [*texts, mtimes]):
             return None
         notetypes = {t[0]: NotetypeLock(t[0], t[1], tuple(t[2]), tuple(t[3]), t[4], t[5]) for t in types}
         notes = map(NoteLock._make, zip(*texts, mtimes, strict=True))

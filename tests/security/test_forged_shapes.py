@@ -1,0 +1,137 @@
+"""A cached entry whose digest holds but whose values are of another type or beyond bounds is a miss.
+
+The cache's digest tells a damaged entry, not a forged one: whoever can write a
+shared cache folder can write an entry the cache's way, holding values of any
+type. Each case below writes one such entry, then builds after an edit: the
+build does the work again and succeeds, as without the entry.
+"""
+
+from __future__ import annotations
+
+import copy
+import shutil
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from ankibuild.cache import Cache, pack, pack_columns, unpack, unpack_columns
+from ankibuild.lock.clock import MAX_TIME
+from ankibuild.lock.format import LOCK_FILE, read_lock
+
+from ..conftest import KIND_EXAMPLES, ROOT, Project
+
+EDIT = ("ai-hardware.yaml", "Die arithmetische Intensität", "Die Intensität")
+#: Far beyond any time a lock or package holds: 2**62 seconds.
+FAR_AHEAD = 2**62
+
+Change = Callable[[list[Any]], list[Any]]
+
+
+def _lock_memo(change: Change) -> Callable[[Project], None]:
+    """The kept lock, its header (key, bank, note types, times) changed."""
+
+    def forge(project: Project) -> None:
+        memo = Cache(project.decks).kept / "lock.memo"
+        header, texts = unpack_columns(memo.read_bytes())
+        memo.write_bytes(pack_columns(change(list(header)), texts))
+
+    return forge
+
+
+def _published(change: Change) -> Callable[[Project], None]:
+    """Each kept reading of a package, its header (key, times, note types) changed."""
+
+    def forge(project: Project) -> None:
+        memos = list(Cache(project.decks).kept.glob("published-*.memo"))
+        assert memos
+        for memo in memos:
+            header, texts = unpack_columns(memo.read_bytes())
+            memo.write_bytes(pack_columns(change(list(header)), texts))
+
+    return forge
+
+
+def _file_results(change: Callable[[dict[str, Any]], object]) -> Callable[[Project], None]:
+    """Each question file's cached result changed in place."""
+
+    def forge(project: Project) -> None:
+        forged = 0
+        for entry in Cache(project.decks).folder.glob("*.entry"):
+            header, blobs = unpack(entry.read_bytes())
+            if isinstance(header, dict):  # a result; the texts are a list
+                header = copy.deepcopy(header)
+                change(header)
+                entry.write_bytes(pack(header, blobs))
+                forged += 1
+        assert forged
+
+    return forge
+
+
+def _column(name: str, index: int, value: object) -> Callable[[dict[str, Any]], None]:
+    def change(header: dict[str, Any]) -> None:
+        header[name][index] = [value] * len(header[name][index])
+
+    return change
+
+
+def _set(name: str, value: object) -> Callable[[dict[str, Any]], None]:
+    def change(header: dict[str, Any]) -> None:
+        header[name] = value
+
+    return change
+
+
+def _deck_key(value: object) -> Callable[[dict[str, Any]], None]:
+    def change(header: dict[str, Any]) -> None:
+        if header["deck"] is not None:
+            header["deck"][0] = value
+
+    return change
+
+
+def _facts(value: object) -> Callable[[dict[str, Any]], None]:
+    def change(header: dict[str, Any]) -> None:
+        header["facts"] = [[kind, value] for kind, _ in header["facts"]]
+
+    return change
+
+
+FORGERIES: dict[str, Callable[[Project], None]] = {
+    "lock memo: a note type as an object": _lock_memo(lambda h: [h[0], h[1], [{"a": 1}], h[3]]),
+    "lock memo: times as texts": _lock_memo(lambda h: [h[0], h[1], h[2], [str(t) for t in h[3]]]),
+    "lock memo: times far ahead": _lock_memo(lambda h: [h[0], h[1], h[2], [FAR_AHEAD] * len(h[3])]),
+    "lock memo: the bank id as a number": _lock_memo(lambda h: [h[0], 7, h[2], h[3]]),
+    "published memo: times as texts": _published(lambda h: [h[0], [str(t) for t in h[1]], h[2]]),
+    "published memo: times far ahead": _published(lambda h: [h[0], [FAR_AHEAD] * len(h[1]), h[2]]),
+    "published memo: note type times far ahead": _published(
+        lambda h: [h[0], h[1], {key: [digest, FAR_AHEAD] for key, (digest, _) in h[2].items()}]
+    ),
+    "file result: GUIDs as numbers": _file_results(_column("notes", 0, 7)),
+    "file result: digests as null": _file_results(_column("notes", 5, None)),
+    "file result: an unknown kind": _file_results(_column("notes", 7, "no-such-kind")),
+    "file result: media as a text": _file_results(_column("notes", 4, "image.png")),
+    "file result: the deck key as a number": _file_results(_deck_key(7)),
+    "file result: facts as texts": _file_results(_facts(["a fact"])),
+    "file result: the sha as a number": _file_results(_set("sha", 7)),
+}
+
+
+@pytest.mark.parametrize("forge", list(FORGERIES), ids=list(FORGERIES))
+def test_a_forged_entry_of_another_type_is_a_miss(project: Project, forge: str) -> None:
+    """The whole sample bank, every kind in it, built; one entry forged; the next build succeeds.
+
+    The lock it writes passes the checks of a lock read from its file alone, and holds no time
+    as late as a lock may hold: no forged value went into it.
+    """
+    for name in KIND_EXAMPLES:
+        shutil.copy(ROOT / "decks" / name, project.decks / name)
+    expected = project.build()
+    FORGERIES[forge](project)
+    project.edit(*EDIT)
+    result = project.build()
+    lock = read_lock(project.decks / LOCK_FILE)
+    times = [note.mtime for note in lock.notes.values()] + [notetype.mtime for notetype in lock.notetypes.values()]
+    assert max(times) < MAX_TIME
+    assert [(o.path, o.notes) for o in result.outputs] == [(o.path, o.notes) for o in expected.outputs]
