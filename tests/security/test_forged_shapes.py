@@ -114,6 +114,8 @@ FORGERIES: dict[str, Callable[[Project], None]] = {
     "file result: media as a text": _file_results(_column("notes", 4, "image.png")),
     "file result: the deck key as a number": _file_results(_deck_key(7)),
     "file result: facts as texts": _file_results(_facts(["a fact"])),
+    "file result: facts of numbers": _file_results(_facts([[7, 7, 7]])),
+    "file result: facts of another length": _file_results(_facts([["A", True]])),
     "file result: the sha as a number": _file_results(_set("sha", 7)),
 }
 

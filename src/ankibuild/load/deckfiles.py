@@ -202,10 +202,18 @@ def restore(entry: tuple[Any, list[bytes]]) -> FileResult:
             header["texts_sha"],
             _text_refs(file, _columns_of(header["translated"], _TEXTS, _TEXTS, _TEXTS, _NUMBERS, _NUMBERS)),
             tuple(zip(*_columns_of(header["blocks"], _TEXTS, _TEXTS), strict=True)),
-            dict(_rows_of(header["facts"], _kinds, _lists_of(_LISTS))),
+            _facts(header["facts"]),
         )
     except (KeyError, TypeError, ValueError) as err:
         raise DamagedEntry(f"a result of another shape ({err})") from err
+
+
+def _facts(rows: object) -> dict[str, list[Fact]]:
+    """Each kind's facts, each one its kind could have given. Raises ValueError for others."""
+    facts: dict[str, list[Fact]] = dict(_rows_of(rows, _kinds, _lists_of(_LISTS)))
+    if not all(KINDS[kind].holds(fact) for kind, given in facts.items() for fact in given):
+        raise ValueError("facts of another shape")
+    return facts
 
 
 def _notes(columns: object) -> tuple[NoteHead, ...]:

@@ -34,7 +34,7 @@ from ..base import CardType, Fact, Kind, Reading, Render
 from ..checks import FileChecks
 from ..platform import PlatformOption, PlatformQuestion, Shape
 from ..schema import TEXT, Fragment, Schema, padded
-from .itemchecks import CHECKS, ItemChecker, check_bank
+from .itemchecks import CHECKS, ItemChecker, check_bank, holds
 from .options import LETTERS, Options, several_correct, written_options
 
 #: The note type's fields, in order. Never change this list after a release:
@@ -190,6 +190,9 @@ class Choice(Kind):
 
     def check_bank(self, bank_file: Path, facts: Sequence[Fact], files: int, *, problems: Problems) -> None:
         check_bank(bank_file, facts, files, problems=problems)
+
+    def holds(self, fact: object) -> bool:
+        return holds(fact)
 
     def platform_question(self, fields: Sequence[str], *, shuffle: bool) -> PlatformQuestion:
         stem = fields[FIELDS.index("Question")].removeprefix(SEVERAL_MARK)

@@ -368,6 +368,19 @@ def check_bank(bank_file: Path, facts: Sequence[Fact], files: int, *, problems: 
         ItemChecker(place, problems, shuffle=False).patterns(map(_facts, facts), place, "the bank")
 
 
+def holds(fact: object) -> bool:
+    """Whether ``fact`` has the shape :meth:`ItemChecker.check` gives facts as plain data."""
+    if not (isinstance(fact, list) and len(fact) == len(AnswerFacts._fields)):
+        return False
+    letter, longest, allow = fact
+    return (
+        isinstance(letter, str)
+        and isinstance(longest, bool)
+        and isinstance(allow, list)
+        and all(isinstance(name, str) for name in allow)
+    )
+
+
 def _facts(fact: Fact) -> AnswerFacts:
     """The facts :meth:`ItemChecker.check` gave as plain data, which the cache keeps."""
     letter, longest, allow = fact
