@@ -16,10 +16,10 @@ milliseconds; a second on some file systems), once before it was read and once
 after, would show the same status with another content. A file whose change
 time is not older than the marker's is read again at every build until it is.
 The marker lives in the cache folder, so a bank on another file system than the
-cache, or a system whose files have no change time (Windows), is hashed
-in full every time, as are files whose content changes without their times
-changing (written through a memory map) and a clock set back by hand are
-assumed away, as ``git`` does for its index.
+cache, or on a system whose files have no change time (Windows), is hashed in
+full every time. Content changed without its times changing (written through a
+memory map) and a clock set back by hand are assumed away, as ``git`` does for
+its index.
 """
 
 from __future__ import annotations
