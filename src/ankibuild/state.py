@@ -5,7 +5,7 @@ input file's content with the one recorded after the last build, and checking
 that its packages are still there, answers that question without loading the
 pipeline, parsing a single file or writing anything but a marker. A file whose
 status has not changed since it was last hashed is not read again
-(:mod:`.stamps` says when that is safe). The record also remembers what each package was made of, so that a
+(:mod:`.digests` says when that is safe). The record also remembers what each package was made of, so that a
 build after an edit writes only the packages the edit touches.
 """
 
@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any
 from .atomic import write_if_changed
 from .cache import digest, plain_data
 from .changelog import CHANGELOG_FILE, Changelog
+from .digests import Digests
 from .errors import Problem
 from .lock.format import LOCK_FILE
 from .paths import within
-from .stamps import Digests
 from .translations.record import TRANSLATIONS_FILE
 from .version import code_fingerprint
 
@@ -152,7 +152,7 @@ class BuildState:
         only if the files it read are still the same when it ends.
         """
         data = self._load()
-        self.digests.learn(data and data.get("stamps"))
+        self.digests.learn(data and data.get("readings"))
         self.digests.tick()
         self.seen = self.read_inputs()
         try:
@@ -192,7 +192,7 @@ class BuildState:
         """
         data = self._load() or {}
         try:
-            self.digests.learn(data.get("stamps"))
+            self.digests.learn(data.get("readings"))
             intact = [o for o in data.get("outputs", []) if self.digests.sha(Path(o["path"])) == o["sha"]]
             self.intact = {o["path"]: o["sha"] for o in intact}
             return {o["path"]: o["digest"] for o in intact}
@@ -235,7 +235,7 @@ class BuildState:
             "outputs": outputs,
             "exports": exports,
             "changelog": self.digests.sha(self.out / CHANGELOG_FILE),
-            "stamps": self.digests.settled,
+            "readings": self.digests.settled,
         }
         with contextlib.suppress(OSError):  # without a record the next build only takes longer
             write_if_changed(self.path, json.dumps(data, indent=1).encode())

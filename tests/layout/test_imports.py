@@ -20,7 +20,7 @@ PACKAGE = Path(ankibuild.__file__).resolve().parent
 #: A name is a module or a folder of modules (the longest name that matches counts).
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "paths", "version", "languages", "progress", "collector", "memory", "search", "markdowntext"),
-    ("atomic", "buildlock", "cache", "stamps"),
+    ("atomic", "buildlock", "cache", "digests"),
     ("yamlfiles", "text", "model", "study", "links"),
     ("cards", "kinds"),
     ("options", "packagenames", "lock", "translations.record", "changelog", "state", "summary", "commandline"),

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from ankibuild import stamps
+import ankibuild.digests
+from ankibuild.digests import Digests
 from ankibuild.paths import open_regular
-from ankibuild.stamps import Digests
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="only POSIX file systems keep a change time")
 
@@ -31,7 +31,7 @@ def _settled(tmp_path: Path, content: bytes) -> tuple[Path, Digests]:
 
 
 def _next(digests: Digests) -> Digests:
-    """The digests of the next build, which knows the stamps this one kept."""
+    """The digests of the next build, which knows the readings this one kept."""
     following = Digests(digests.marker)
     following.learn(digests.settled)
     following.tick()
@@ -45,7 +45,7 @@ def _reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
         read.append(path)
         return open_regular(path)
 
-    monkeypatch.setattr(stamps, "open_regular", counted)
+    monkeypatch.setattr(ankibuild.digests, "open_regular", counted)
     return read
 
 

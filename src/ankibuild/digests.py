@@ -32,8 +32,9 @@ from pathlib import Path
 
 from .paths import UnsafePathError, open_regular
 
-#: device, inode, size, modification and change time (ns), then the sha256 of the content.
-Stamp = list[int | str]
+#: A settled reading of a file: device, inode, size, modification and change time (ns), then the sha256
+#: of the content.
+Reading = list[int | str]
 
 
 def _status(info: os.stat_result) -> list[int]:
@@ -41,20 +42,20 @@ def _status(info: os.stat_result) -> list[int]:
 
 
 class Digests:
-    """The digests of the files one build reads or checks, with the stamps of those settled."""
+    """The digests of the files one build reads or checks, with the readings of those settled."""
 
     def __init__(self, marker: Path) -> None:
         self.marker = marker
-        #: The stamps a build kept, by path.
+        #: The readings a build kept, by path.
         self.known: dict[str, Sequence[object]] = {}
-        #: The stamps to keep for the next build: only settled ones, by path.
-        self.settled: dict[str, Stamp] = {}
+        #: The readings to keep for the next build: only settled ones, by path.
+        self.settled: dict[str, Reading] = {}
         self._clock: tuple[int, int] | None = None
 
-    def learn(self, stamps: object) -> None:
-        """Take the stamps a build kept (a record of another shape adds none)."""
-        if isinstance(stamps, dict):
-            self.known.update(stamps)
+    def learn(self, readings: object) -> None:
+        """Take the readings a build kept (a record of another shape adds none)."""
+        if isinstance(readings, dict):
+            self.known.update(readings)
 
     def tick(self) -> None:
         """Touch the marker: a file whose change time is older than it now is settled once read."""
