@@ -11,7 +11,7 @@ from collections.abc import Callable
 _IMAGE = re.compile(r'(<img src=")([^"]*)(")')
 _TAG = re.compile(r"<[^<>]*>")  # no "<" inside: a run of them is read once
 #: Tags that end a line or a block: a space in plain text, where an inline tag is nothing.
-_BREAK = re.compile(r"<(?:br|/p|/li|/div|/pre|/t[dh]|/h[1-6])\b[^>]*>", re.IGNORECASE)
+_BREAK = re.compile(r"<(?:br|/p|/li|/div|/pre|/t[dh]|/h[1-6])\b[^<>]*>", re.IGNORECASE)  # as _TAG: no "<" inside
 
 
 def images(text: str) -> list[str]:
