@@ -333,12 +333,13 @@ def holds(bank: object, notetypes: Sequence[object], notes: Sequence[Sequence[ob
     except TypeError:  # a value that is no text
         return False
     # A lock recalled holds every note: each column is checked at once, by the patterns a line's values are.
-    patterns = (_slug(), _HEX, _CHECKSUMS)
+    patterns = (_slug(), _HEX)
     return (
         known
         and all(map(_is_text, guids))
         and all(map(_is_time, mtimes))
-        and all(_every(pattern).fullmatch(text) for pattern, text in zip(patterns, joined, strict=True))
+        and all(_every(pattern).fullmatch(text) for pattern, text in zip(patterns, joined[:2], strict=True))
+        and _all_checksums(joined[2])
     )
 
 
@@ -348,6 +349,27 @@ def _lines(column: Sequence[object]) -> str:
     if joined.count("\n") != len(column):
         raise TypeError("a text of several lines")
     return joined
+
+
+#: What :func:`_all_checksums` makes of a hexadecimal digit, a space and a line break; any other byte stays.
+_CLASSES = bytes.maketrans(b"0123456789abcdef \n", b"xxxxxxxxxxxxxxxxsn")
+
+
+def _all_checksums(joined: str) -> bool:
+    """Whether every line of ``joined`` (each ended by a line break) is a note's checksums, as :data:`_CHECKSUMS`
+    matches them: none or more runs of 1 to 16 hexadecimal digits, one space between each two.
+
+    The same test as that pattern repeated, at a tenth of its cost: the engine takes a slow step per
+    repeated group, some 300,000 for a lock of 30,000 notes. Here each byte becomes its class, and
+    a few searches of the classes, each a pass in C, test their order.
+    """
+    classes = joined.encode("utf-8", "surrogatepass").translate(_CLASSES)
+    return (
+        not classes.translate(None, b"xsn")  # nothing but digits, spaces and line breaks
+        and not classes.startswith(b"s")
+        and not any(pair in classes for pair in (b"ss", b"sn", b"ns"))  # each space between two digits
+        and b"x" * 17 not in classes
+    )
 
 
 @cache
