@@ -386,17 +386,16 @@ def raise_times(lock: Lock, published: Published, clock: Clock) -> Lock:
     """
     notes = dict(lock.notes)
     known = notes.get
-    # Only a note not newer than its published copy, or as published but newer, may need another time:
-    # one pass for the rest.
+    # Only a note as published but with another time, or changed but not newer, gets another time
+    # (see _newer): one pass for the rest, nearly every note.
     for guid, copy in [
         (g, c.entry)
         for g, c in published.notes.items()
-        if (e := known(g)) is not None and (e.mtime <= c.entry.mtime or e.digest == c.entry.digest)
+        if (e := known(g)) is not None
+        and (e.mtime != c.entry.mtime if e.digest == c.entry.digest else e.mtime <= c.entry.mtime)
     ]:
         entry = notes[guid]
-        mtime = _newer(entry.mtime, entry.digest == copy.digest, copy.mtime, clock=clock)
-        if mtime != entry.mtime:
-            notes[guid] = entry._replace(mtime=mtime)
+        notes[guid] = entry._replace(mtime=_newer(entry.mtime, entry.digest == copy.digest, copy.mtime, clock=clock))
     notetypes = {
         key: replace(entry, mtime=_newer(entry.mtime, entry.digest == shipped.digest, shipped.mtime, clock=clock))
         if (shipped := published.notetypes.get(key)) is not None
