@@ -155,10 +155,19 @@ def pack_columns(header: object, columns: Sequence[Sequence[str]]) -> bytes:
     split from it several times quicker than JSON gives them back. A column
     with a line break in one of its texts goes into the JSON as a list.
     """
+    return pack(*_columns_entry(header, columns))
+
+
+def write_columns(path: Path, header: object, columns: Sequence[Sequence[str]]) -> None:
+    """Write what :func:`pack_columns` makes to ``path`` (not durably), a part at a time, never whole."""
+    write_packed(path, *_columns_entry(header, columns))
+
+
+def _columns_entry(header: object, columns: Sequence[Sequence[str]]) -> tuple[list[object], list[bytes]]:
     blobs = [_lines(column) for column in columns]
     lists = [list(column) if blob is None else None for column, blob in zip(columns, blobs, strict=True)]
     length = len(columns[0]) if columns else 0
-    return pack([header, length, lists], [blob or b"" for blob in blobs])
+    return [header, length, lists], [blob or b"" for blob in blobs]
 
 
 def _lines(texts: Sequence[str]) -> bytes | None:

@@ -95,30 +95,34 @@ class Lock:
     notes: dict[str, NoteLock] = field(default_factory=dict)
     #: Restored from what :func:`.memo.remember` kept, rather than parsed from the file.
     recalled: bool = field(default=False, compare=False, repr=False)
-    #: The file's text, when recalled: this very lock's :meth:`dumps`.
-    text: str = field(default="", compare=False, repr=False)
+    #: The file's bytes, when recalled: this very lock's :meth:`dumps`, encoded.
+    raw: bytes = field(default=b"", compare=False, repr=False)
 
-    def dumps(self, before: Lock | None = None) -> str:
+    def dumps(self) -> str:
         """A header, then one line per notetype and per note, each a JSON object complete in itself.
 
         Sorted by language and question, so a change shows as a small diff; and
         since no line depends on its neighbours, git can merge two branches'
         locks by keeping the lines of both (``merge=union``): :func:`read_lock`
         keeps the newest entry of a note that appears twice.
-
-        ``before``, a lock recalled with its text, spares writing every line
-        when only a few notes differ from it (see :meth:`_rewritten`).
         """
-        rewritten = self._rewritten(before) if before is not None else None
-        if rewritten is not None:
-            return rewritten
         types = sorted(self.notetypes.values(), key=lambda t: t.key)
         notes = sorted(self.notes.values(), key=attrgetter("question", "lang"))
         head = json.dumps({"ankibuild-lock": VERSION, "bank": self.bank})
         return "\n".join([HEADER, head, *(t.as_json() for t in types), *(n.as_json() for n in notes)]) + "\n"
 
-    def _rewritten(self, before: Lock) -> str | None:
-        """The text of :meth:`dumps`, made from ``before``'s with the lines of the notes that changed replaced.
+    def encoded(self, before: Lock | None = None) -> bytes:
+        """:meth:`dumps`, encoded: every line is ASCII (JSON escapes the rest).
+
+        ``before``, a lock recalled with its bytes, spares writing every line
+        when only a few notes differ from it (see :meth:`_rewritten`), and the
+        file is never held as text as well.
+        """
+        rewritten = self._rewritten(before) if before is not None else None
+        return rewritten if rewritten is not None else self.dumps().encode()
+
+    def _rewritten(self, before: Lock) -> bytes | None:
+        """The bytes of :meth:`encoded`, made from ``before``'s with the lines of the notes that changed replaced.
 
         Only where that gives the same text: the same bank, note types and notes
         (by GUID), each changed note under its question and language as before,
@@ -127,7 +131,7 @@ class Lock:
         quicker than writing them all. Otherwise None.
         """
         old, notes = before.notes, self.notes
-        if not before.text or (self.bank, self.notetypes) != (before.bank, before.notetypes):
+        if not before.raw or (self.bank, self.notetypes) != (before.bank, before.notetypes):
             return None
         if notes.keys() != old.keys():
             return None
@@ -136,13 +140,14 @@ class Lock:
             return None
         if len(set(map(itemgetter(1, 2), notes.values()))) != len(notes):  # question and language
             return None
-        text, pieces, end = before.text, [], 0
-        for start, was, now in sorted((before.text.find(f"\n{a.as_json()}\n"), a, b) for a, b in changed):
+        raw, pieces, end = before.raw, [], 0
+        lines = ((f"\n{a.as_json()}\n".encode(), b.as_json().encode()) for a, b in changed)
+        for start, was, now in sorted((raw.find(was), was, now) for was, now in lines):
             if start < 0:
                 return None
-            pieces += [text[end : start + 1], now.as_json()]
-            end = start + 1 + len(was.as_json())
-        return "".join([*pieces, text[end:]])
+            pieces += [raw[end : start + 1], now]
+            end = start + len(was) - 1
+        return b"".join([*pieces, raw[end:]])
 
 
 #: Above this many changed notes, writing every line is as quick as finding theirs.

@@ -7,8 +7,7 @@ import hashlib
 from dataclasses import astuple
 from pathlib import Path
 
-from ..atomic import write_if_changed
-from ..cache import pack_columns, private_folder, unpack_columns
+from ..cache import private_folder, unpack_columns, write_columns
 from ..version import code_fingerprint
 from .format import Lock, NoteLock, NotetypeLock, holds
 
@@ -27,7 +26,8 @@ def remember(lock: Lock, text: bytes, memo: Path) -> None:
     types = [list(astuple(t)) for t in lock.notetypes.values()]
     with contextlib.suppress(OSError):
         private_folder(memo.parent)
-        write_if_changed(memo, pack_columns([written.hex(), lock.bank, types, mtimes], texts), durable=False)
+        # A part at a time: the memo of a large bank is some megabytes, which a build would otherwise hold twice.
+        write_columns(memo, [written.hex(), lock.bank, types, mtimes], texts)
 
 
 def _memo_key(text: bytes) -> bytes:
@@ -44,6 +44,6 @@ def recall(memo: Path, raw: bytes) -> Lock | None:
         notetypes = {t[0]: NotetypeLock(t[0], t[1], tuple(t[2]), tuple(t[3]), t[4], t[5]) for t in types}
         notes = map(NoteLock._make, zip(*texts, mtimes, strict=True))
         by_guid = dict(zip(texts[0], notes, strict=True))
-        return Lock(bank, notetypes, by_guid, recalled=True, text=raw.decode())
+        return Lock(bank, notetypes, by_guid, recalled=True, raw=raw)
     except (OSError, ValueError, TypeError, IndexError):  # none, or damaged: the file is parsed instead
         return None
