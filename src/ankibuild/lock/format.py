@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -95,8 +96,8 @@ class Lock:
     notes: dict[str, NoteLock] = field(default_factory=dict)
     #: Restored from what :func:`.memo.remember` kept, rather than parsed from the file.
     recalled: bool = field(default=False, compare=False, repr=False)
-    #: The file's bytes, when recalled: this very lock's :meth:`dumps`, encoded.
-    raw: bytes = field(default=b"", compare=False, repr=False)
+    #: The sha256 of the file's bytes, when recalled: of this very lock's :meth:`encoded`.
+    sha: bytes = field(default=b"", compare=False, repr=False)
 
     def dumps(self) -> str:
         """A header, then one line per notetype and per note, each a JSON object complete in itself.
@@ -111,18 +112,18 @@ class Lock:
         head = json.dumps({"ankibuild-lock": VERSION, "bank": self.bank})
         return "\n".join([HEADER, head, *(t.as_json() for t in types), *(n.as_json() for n in notes)]) + "\n"
 
-    def encoded(self, before: Lock | None = None) -> bytes:
+    def encoded(self, before: Lock | None = None, *, file: bytes = b"") -> bytes:
         """:meth:`dumps`, encoded: every line is ASCII (JSON escapes the rest).
 
-        ``before``, a lock recalled with its bytes, spares writing every line
-        when only a few notes differ from it (see :meth:`_rewritten`), and the
-        file is never held as text as well.
+        ``file`` is the lock file's bytes as they are now: while they are still those
+        ``before`` was recalled from, only the lines of the notes that differ are
+        replaced there, and the lock is never held as text (see :meth:`_rewritten`).
         """
-        rewritten = self._rewritten(before) if before is not None else None
+        rewritten = self._rewritten(before, file) if before is not None and before.sha else None
         return rewritten if rewritten is not None else self.dumps().encode()
 
-    def _rewritten(self, before: Lock) -> bytes | None:
-        """The bytes of :meth:`encoded`, made from ``before``'s with the lines of the notes that changed replaced.
+    def _rewritten(self, before: Lock, raw: bytes) -> bytes | None:
+        """The bytes of :meth:`encoded`: ``before``'s, ``raw``, with the lines of the notes that changed replaced.
 
         Only where that gives the same text: the same bank, note types and notes
         (by GUID), each changed note under its question and language as before,
@@ -131,7 +132,7 @@ class Lock:
         quicker than writing them all. Otherwise None.
         """
         old, notes = before.notes, self.notes
-        if not before.raw or (self.bank, self.notetypes) != (before.bank, before.notetypes):
+        if (self.bank, self.notetypes) != (before.bank, before.notetypes) or hashlib.sha256(raw).digest() != before.sha:
             return None
         if notes.keys() != old.keys():
             return None
@@ -140,14 +141,15 @@ class Lock:
             return None
         if len(set(map(itemgetter(1, 2), notes.values()))) != len(notes):  # question and language
             return None
-        raw, pieces, end = before.raw, [], 0
+        pieces: list[bytes | memoryview] = []
+        whole, end = memoryview(raw), 0  # pieces of it are joined as they are, not copied first
         lines = ((f"\n{a.as_json()}\n".encode(), b.as_json().encode()) for a, b in changed)
         for start, was, now in sorted((raw.find(was), was, now) for was, now in lines):
             if start < 0:
                 return None
-            pieces += [raw[end : start + 1], now]
+            pieces += [whole[end : start + 1], now]
             end = start + len(was) - 1
-        return b"".join([*pieces, raw[end:]])
+        return b"".join([*pieces, whole[end:]])
 
 
 #: Above this many changed notes, writing every line is as quick as finding theirs.

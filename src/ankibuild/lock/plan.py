@@ -48,8 +48,9 @@ class LockPlan:
     @classmethod
     def of(cls, lock: Lock, options: BuildOptions, *, before: Lock) -> LockPlan:
         """The plan to write ``lock``, which the build made from the bank's lock ``before``."""
-        data = lock.encoded(before)
-        return cls(lock, data, data != _current(options.decks / LOCK_FILE), before.recalled)
+        current = _current(options.decks / LOCK_FILE)
+        data = lock.encoded(before, file=current)
+        return cls(lock, data, data != current, before.recalled)
 
     def save(self, options: BuildOptions) -> bool:
         """Write the lock if it changed, and keep it parsed in the cache; tell whether it was written.
