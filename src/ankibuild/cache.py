@@ -92,7 +92,7 @@ def packed_digest(packed: bytes) -> str:
     return packed[len(MAGIC) : len(MAGIC) + 32].hex()
 
 
-def write_packed(path: Path, header: object, blobs: Sequence[bytes]) -> None:
+def write_packed(path: Path, header: object, blobs: Sequence[bytes | memoryview]) -> None:
     """Write what :func:`pack` makes of ``header`` and ``blobs`` to ``path`` (not durably), a part at a time.
 
     For large byte strings, such as a collection's deflated pieces: joined, and
@@ -105,12 +105,12 @@ def write_packed(path: Path, header: object, blobs: Sequence[bytes]) -> None:
     write_parts(path, [MAGIC, whole.digest(), *parts], durable=False)
 
 
-def _body(header: object, blobs: Sequence[bytes]) -> list[bytes]:
+def _body(header: object, blobs: Sequence[bytes | memoryview]) -> list[bytes | memoryview]:
     try:
         head = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode()
     except UnicodeEncodeError:  # a path whose name is not UTF-8: escaped, JSON gives it back as it was
         head = json.dumps(header, separators=(",", ":")).encode()
-    parts = [len(head).to_bytes(_LENGTH, "little"), head]
+    parts: list[bytes | memoryview] = [len(head).to_bytes(_LENGTH, "little"), head]
     for blob in blobs:
         parts += [len(blob).to_bytes(_LENGTH, "little"), blob]
     return parts
@@ -130,20 +130,26 @@ def plain_data(text: bytes | str) -> Any:
 
 def unpack(packed: bytes) -> tuple[Any, list[bytes]]:
     """What :func:`pack` packed: its plain data and its byte strings. Raises :class:`DamagedEntry`."""
+    header, blobs = unpack_views(packed)
+    return header, [bytes(blob) for blob in blobs]
+
+
+def unpack_views(packed: bytes) -> tuple[Any, list[memoryview]]:
+    """:func:`unpack`, its byte strings left in ``packed`` as views of it: megabytes of them are not copied."""
     start = len(MAGIC) + 32
     view = memoryview(packed)
     if packed[: len(MAGIC)] != MAGIC or hashlib.sha256(view[start:]).digest() != packed[len(MAGIC) : start]:
         raise DamagedEntry("not an entry of this version, or damaged")
-    pieces: list[bytes] = []
+    pieces: list[memoryview] = []
     while start < len(packed):
         size = int.from_bytes(view[start : start + _LENGTH], "little")
         start += _LENGTH
-        pieces.append(bytes(view[start : start + size]))
+        pieces.append(view[start : start + size])
         start += size
     if not pieces:
         raise DamagedEntry("an entry without its data")
     try:
-        return plain_data(pieces[0]), pieces[1:]
+        return plain_data(bytes(pieces[0])), pieces[1:]
     except ValueError as err:
         raise DamagedEntry(str(err)) from err
 
