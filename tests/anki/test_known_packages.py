@@ -126,3 +126,18 @@ def test_an_older_package_in_the_output_folder_has_every_package_read(
     shutil.move(older, project.out / "older-en.apkg")
     project.edit(FILE, *DE)
     assert set(_both_ways(project, builds, monkeypatch)) == {f"ai-stack-{lang}.apkg" for lang in LANGS} | {older.name}
+
+
+def test_a_lock_put_back_as_it_was_has_the_packages_it_no_longer_made_read(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After the lock is reverted, the times it holds are not those of the packages: each is followed again."""
+    builds = Builds(project)
+    builds()
+    lock = project.decks / "ankibuild.lock"
+    reverted = lock.read_bytes()
+    project.edit(FILE, *EN)
+    builds()
+    lock.write_bytes(reverted)
+    project.edit(FILE, *DE)
+    assert sorted(_both_ways(project, builds, monkeypatch)) == ["ai-stack-de.apkg", "ai-stack-en.apkg"]
