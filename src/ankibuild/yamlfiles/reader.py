@@ -16,10 +16,13 @@ or "0.10", must not turn into booleans or ``0.1``).
 from __future__ import annotations
 
 import bisect
+import codecs
+from array import array
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, overload
 
 import yaml
 
@@ -27,7 +30,7 @@ from ..collector import paused
 from ..errors import Problems, Severity
 from ..paths import UnsafePathError, read_inside, within
 from .conflicts import report_conflict
-from .words import Explained, cut_by_comment, explain, joined_items, missing_dash, yaml_lines
+from .words import OTHER_BREAKS, Explained, cut_by_comment, explain, joined_items, missing_dash, yaml_lines
 
 try:
     from yaml._yaml import CParser as _Parser
@@ -142,9 +145,11 @@ class _Open:
 class _Builder:
     """Builds one document from parser events: bounded, positioned, with duplicates noted."""
 
-    def __init__(self, parser: Any, lines: list[str]) -> None:
+    def __init__(self, parser: Any, lines: Sequence[str]) -> None:
         self.parser = parser
         self.lines = lines
+        #: The lines with a ``#``, beside which a text may have been cut short by a comment.
+        self.commented = lines.commented() if isinstance(lines, Lines) else _commented(lines)
         #: (key, where, where it was first written, where its mapping's first key was written)
         self.duplicates: list[tuple[str, tuple[int, int], tuple[int, int], tuple[int, int]]] = []
         #: What YAML read differently from how the lines look.
@@ -219,7 +224,7 @@ class _Builder:
             self.anchors[event.anchor] = value
             self.sizes[event.anchor] = 1
         start, end = event.start_mark, event.end_mark.line
-        if end != start.line or (not event.style and end < len(self.lines) and "#" in self.lines[end]):
+        if end != start.line or (not event.style and end in self.commented):
             self._look(event, value, parent.value if parent is not None else None)
         return value, (start.line + 1, start.column + 1)
 
@@ -295,6 +300,10 @@ class _Builder:
         raise RefusedError(f"tag '{shown}' is not allowed", event.start_mark, hint)
 
 
+def _commented(lines: Sequence[str]) -> frozenset[int]:
+    return frozenset(number for number, line in enumerate(lines) if "#" in line)
+
+
 def _merge(target: Map, merges: list[tuple[Any, Any]]) -> None:
     """Apply ``<<: *base`` keys: the mapping's own keys win, then the first merged mapping."""
     merged: list[Map] = []
@@ -311,6 +320,67 @@ def _merge(target: Map, merges: list[tuple[Any, Any]]) -> None:
         target.marks.update(mapping.marks)
     target.update(own)
     target.marks.update(own_marks)
+
+
+class Lines(Sequence[str]):
+    """The lines of a file as YAML counts them, without their breaks, each decoded only when asked for.
+
+    A list of them would cost about twice the file again (a large one's text is two bytes a
+    letter as soon as one letter needs it), held while the file's values are built; the
+    places where lines begin cost eight bytes a line, and only texts that span lines or
+    sit beside a ``#`` ever need their lines.
+    """
+
+    def __init__(self, raw: bytes) -> None:
+        """``raw``: valid UTF-8 (a BOM is skipped) whose only line break is ``\\n``."""
+        self._raw = raw
+        self._first = len(codecs.BOM_UTF8) if raw.startswith(codecs.BOM_UTF8) else 0
+        self._count = raw.count(b"\n") + 1
+        self._starts: array[int] | None = None
+
+    @classmethod
+    def of(cls, raw: bytes, text: str) -> Sequence[str]:
+        """The lines of ``text``, the decoded ``raw``: kept as texts only when a break other than ``\\n`` is in it."""
+        return yaml_lines(text) if any(other in text for other in OTHER_BREAKS) else cls(raw)
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self[at] for at in range(self._count)[index]]
+        if index < 0:
+            index += self._count
+        if not 0 <= index < self._count:
+            raise IndexError("line out of range")
+        starts = self._line_starts()
+        end = starts[index + 1] - 1 if index + 1 < self._count else len(self._raw)
+        return self._raw[starts[index] : end].decode("utf-8")
+
+    def _line_starts(self) -> array[int]:
+        if self._starts is None:
+            lengths = accumulate((len(line) + 1 for line in self._raw.split(b"\n")), initial=0)
+            self._starts = array("q", lengths)
+            self._starts[0] = self._first
+        return self._starts
+
+    def commented(self) -> frozenset[int]:
+        """The lines (from 0) with a ``#`` in them, found in the bytes: a ``#`` is one byte in UTF-8."""
+        found: set[int] = set()
+        line, counted = 0, 0
+        at = self._raw.find(b"#")
+        while at != -1:
+            line += self._raw.count(b"\n", counted, at)
+            counted = at
+            found.add(line)
+            at = self._raw.find(b"#", self._raw.find(b"\n", at) + 1 or len(self._raw))
+        return frozenset(found)
 
 
 @dataclass
@@ -377,16 +447,19 @@ def parse_file(path: Path, raw: bytes, problems: Problems) -> YamlFile:
     text = decode(path, raw, problems)
     if text is None or report_conflict(path, text, problems):
         return YamlFile(path, raw=raw)
+    lines = Lines.of(raw, text)
+    del text  # as large as the values about to be built, or twice: made again if the file cannot be read
     parser = _Parser(raw)  # the bytes, valid UTF-8 now: a str would only be encoded back to them
-    builder = _Builder(parser, yaml_lines(text))
+    builder = _Builder(parser, lines)
     try:
         with paused():
             data = builder.document()
     except yaml.MarkedYAMLError as raised:
-        _report_yaml(path, _in_our_words(raised), text, problems=problems)
+        _report_yaml(path, _in_our_words(raised), raw.decode("utf-8-sig"), problems=problems)
         return YamlFile(path, raw=raw)
     except yaml.reader.ReaderError as err:
         # The reader stops at the first such character (libyaml counts its position in bytes)
+        text = raw.decode("utf-8-sig")
         line, column = text_position(text, text.find(chr(err.character)))
         hint = "remove the character: it is invisible and has no place in text"
         problems.add(path, f"YAML: character U+{err.character:04X} is not allowed", line=line, column=column, hint=hint)
