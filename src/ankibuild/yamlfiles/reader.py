@@ -18,7 +18,7 @@ from __future__ import annotations
 import bisect
 import codecs
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 from pathlib import Path
@@ -129,12 +129,13 @@ _MAP_END, _SEQ_END = yaml.MappingEndEvent, yaml.SequenceEndEvent
 class _Open:
     """A mapping or list being filled, with what its next value needs."""
 
-    __slots__ = ("anchor", "is_map", "key", "key_mark", "marks", "merges", "start", "value")
+    __slots__ = ("anchor", "is_map", "items", "key", "key_mark", "marks", "merges", "start", "value")
 
     def __init__(self, value: Map | Seq, anchor: str | None, start: int) -> None:
         self.is_map = isinstance(value, Map)
         self.value: Any = value  # a Map when is_map, else a Seq
         self.marks: Any = value.marks  # here too: found faster than on the value, once per item
+        self.items: Any = value  # what a list's items are added to (see _HandOver)
         self.anchor = anchor
         self.start = start  # values built before it: its size is what it adds to that
         self.key: Any = None  # the event of the key waiting for its value
@@ -142,12 +143,46 @@ class _Open:
         self.merges: list[tuple[Any, Any]] = []  # (value, the '<<' key's event)
 
 
-class _Builder:
-    """Builds one document from parser events: bounded, positioned, with duplicates noted."""
+#: Takes each question of a file as soon as it is read: the file's mapping so far, the question, its place.
+Take = Callable[["Map", Any, tuple[int, int]], None]
+#: The key of a question file's questions.
+QUESTIONS = "questions"
 
-    def __init__(self, parser: Any, lines: Sequence[str]) -> None:
+
+class _HandOver:
+    """Stands in for both the items of a list of questions and their places: each item,
+    once its place is added after it, goes to ``take`` instead of into the list."""
+
+    __slots__ = ("item", "take", "top")
+
+    def __init__(self, take: Take, top: Map) -> None:
+        self.take, self.top = take, top
+        self.item: Any = _NOTHING
+
+    def append(self, value: Any) -> None:
+        if self.item is _NOTHING:
+            self.item = value
+            return
+        item, self.item = self.item, _NOTHING
+        self.take(self.top, item, value)
+
+
+_NOTHING = object()  # no item waiting for its place (an item may be None)
+
+
+class _Builder:
+    """Builds one document from parser events: bounded, positioned, with duplicates noted.
+
+    With ``take``, the items of the top mapping's list of questions are handed to it
+    one at a time instead of being kept (see :func:`parse_file`).
+    """
+
+    def __init__(self, parser: Any, lines: Sequence[str], take: Take | None = None) -> None:
         self.parser = parser
         self.lines = lines
+        self.take = take
+        self.top: _Open | None = None  # the outermost mapping or list
+        self.handed_over = 0  # lists of questions whose items went to ``take``
         #: The lines with a ``#``, beside which a text may have been cut short by a comment.
         self.commented = lines.commented() if isinstance(lines, Lines) else _commented(lines)
         #: (key, where, where it was first written, where its mapping's first key was written)
@@ -202,7 +237,7 @@ class _Builder:
             if top is None:
                 return value
             if not top.is_map:
-                top.value.append(value)
+                top.items.append(value)
                 top.marks.append(where)
             elif top.key is None:  # a key: its text as written ('no' is Norwegian, not false)
                 top.key = event if kind is _SCALAR else _refuse_key(event)
@@ -254,7 +289,28 @@ class _Builder:
         self.values += 1
         if event.anchor is not None:
             self.anchors[event.anchor] = value  # known, not yet complete: see _alias
-        return _Open(value, event.anchor, self.values)
+        opened = _Open(value, event.anchor, self.values)
+        if depth == 0:
+            self.top = opened
+        elif depth == 1 and self.take is not None and self.top is not None and _hands_over(self.top, opened):
+            opened.items = opened.marks = _HandOver(self.take, self.top.value)
+            self.handed_over += 1
+        return opened
+
+    def handed_over_as_kept(self) -> bool:
+        """Whether the questions handed over are those the file holds, read with the settings written before them.
+
+        Not so when ``questions`` or ``languages`` is written twice, when ``languages``
+        comes after the questions, or when a ``<<`` merges keys into the file's mapping.
+        """
+        top = self.top
+        if self.handed_over != 1 or top is None or not top.is_map or top.merges:
+            return False
+        place = (top.value.line, top.value.column)
+        if any(key in (QUESTIONS, "languages") and at == place for key, _, _, at in self.duplicates):
+            return False
+        marks = top.marks
+        return "languages" not in marks or marks["languages"] < marks[QUESTIONS]
 
     def _close(self, open_: _Open) -> Any:
         value = open_.value
@@ -298,6 +354,13 @@ class _Builder:
         shown = str(event.tag).replace(_CORE, "!!", 1)
         hint = "a question bank holds only text, lists and mappings: remove the tag"
         raise RefusedError(f"tag '{shown}' is not allowed", event.start_mark, hint)
+
+
+def _hands_over(top: _Open, opened: _Open) -> bool:
+    """Whether ``opened``, just inside ``top``, is the list of questions of a question file
+    (an anchored list, which an alias could name again, is kept whole)."""
+    key = top.key
+    return not opened.is_map and opened.anchor is None and key is not None and key.value == QUESTIONS
 
 
 def _commented(lines: Sequence[str]) -> frozenset[int]:
@@ -385,12 +448,17 @@ class Lines(Sequence[str]):
 
 @dataclass
 class YamlFile:
-    """One YAML file of the bank; ``parsed`` is False when it could not be read or parsed."""
+    """One YAML file of the bank; ``parsed`` is False when it could not be read or parsed.
+
+    ``handed_over`` is True when its questions went, one at a time, to the ``take`` given
+    to :func:`parse_file`: its ``questions`` list is then empty.
+    """
 
     path: Path
     data: Any = None
     raw: bytes = field(default=b"", repr=False)
     parsed: bool = False
+    handed_over: bool = False
 
 
 def text_position(text: str, offset: int) -> tuple[int, int]:
@@ -442,15 +510,28 @@ def parse(path: Path, raw: bytes, problems: Problems) -> Any:
     return parse_file(path, raw, problems).data
 
 
-def parse_file(path: Path, raw: bytes, problems: Problems) -> YamlFile:
-    """The YAML document in ``raw`` as a file of the bank; when it cannot be had, every problem is reported."""
+def parse_file(path: Path, raw: bytes, problems: Problems, *, take: Take | None = None) -> YamlFile:
+    """The YAML document in ``raw`` as a file of the bank; when it cannot be had, every problem is reported.
+
+    With ``take``, a question file's questions are handed to it as each is read and
+    not kept: a large file's values are never all held at once. When the file turns
+    out to be one whose questions cannot be read that way (see
+    :meth:`_Builder.handed_over_as_kept`), it is read again whole, with
+    ``handed_over`` False: what ``take`` was given is then not the file's.
+    """
     text = decode(path, raw, problems)
     if text is None or report_conflict(path, text, problems):
         return YamlFile(path, raw=raw)
     lines = Lines.of(raw, text)
     del text  # as large as the values about to be built, or twice: made again if the file cannot be read
+    file = _build(path, raw, lines, problems=problems, take=take)
+    return file or _build(path, raw, lines, problems=problems, take=None) or YamlFile(path, raw=raw)
+
+
+def _build(path: Path, raw: bytes, lines: Sequence[str], *, problems: Problems, take: Take | None) -> YamlFile | None:
+    """:func:`parse_file` of a file found valid UTF-8 without conflict markers; None for one to read again whole."""
     parser = _Parser(raw)  # the bytes, valid UTF-8 now: a str would only be encoded back to them
-    builder = _Builder(parser, lines)
+    builder = _Builder(parser, lines, take)
     try:
         with paused():
             data = builder.document()
@@ -466,6 +547,8 @@ def parse_file(path: Path, raw: bytes, problems: Problems) -> YamlFile:
         return YamlFile(path, raw=raw)
     finally:
         parser.dispose()
+    if builder.handed_over and not builder.handed_over_as_kept():
+        return None
     _report_duplicates(path, builder, problems)
     for found in builder.surprises:
         problems.add(
@@ -477,7 +560,7 @@ def parse_file(path: Path, raw: bytes, problems: Problems) -> YamlFile:
             severity=Severity.WARNING,
             detail=found.detail,
         )
-    return YamlFile(path, data, raw, parsed=True)
+    return YamlFile(path, data, raw, parsed=True, handed_over=bool(builder.handed_over))
 
 
 def _report_duplicates(path: Path, builder: _Builder, problems: Problems) -> None:
