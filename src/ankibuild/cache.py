@@ -83,8 +83,8 @@ def pack(header: object, blobs: Sequence[bytes] = ()) -> bytes:
     Byte strings (images, deflated collections) travel beside the JSON rather than
     inside it, so that they are neither escaped nor copied into a text.
     """
-    body = b"".join(_body(header, blobs))
-    return MAGIC + hashlib.sha256(body).digest() + body
+    parts = _body(header, blobs)
+    return b"".join([MAGIC, _digest(parts), *parts])  # joined once: a large file's texts are not copied twice
 
 
 def packed_digest(packed: bytes) -> str:
@@ -99,10 +99,15 @@ def write_packed(path: Path, header: object, blobs: Sequence[bytes]) -> None:
     joined again behind the digest, they would be held twice more.
     """
     parts = _body(header, blobs)
+    write_parts(path, [MAGIC, _digest(parts), *parts], durable=False)
+
+
+def _digest(parts: Sequence[bytes]) -> bytes:
+    """The sha256 of ``parts`` joined, without joining them."""
     whole = hashlib.sha256()
     for part in parts:
         whole.update(part)
-    write_parts(path, [MAGIC, whole.digest(), *parts], durable=False)
+    return whole.digest()
 
 
 def _body(header: object, blobs: Sequence[bytes]) -> list[bytes]:
