@@ -135,20 +135,29 @@ def plain_data(text: bytes | str) -> Any:
 
 def unpack(packed: bytes) -> tuple[Any, list[bytes]]:
     """What :func:`pack` packed: its plain data and its byte strings. Raises :class:`DamagedEntry`."""
+    header, views = unpack_views(packed)
+    return header, [bytes(view) for view in views]
+
+
+def unpack_views(packed: bytes) -> tuple[Any, list[memoryview]]:
+    """:func:`unpack`, its byte strings left in ``packed``: only those a caller needs are copied out.
+
+    Raises :class:`DamagedEntry`.
+    """
     start = len(MAGIC) + 32
     view = memoryview(packed)
     if packed[: len(MAGIC)] != MAGIC or hashlib.sha256(view[start:]).digest() != packed[len(MAGIC) : start]:
         raise DamagedEntry("not an entry of this version, or damaged")
-    pieces: list[bytes] = []
+    pieces: list[memoryview] = []
     while start < len(packed):
         size = int.from_bytes(view[start : start + _LENGTH], "little")
         start += _LENGTH
-        pieces.append(bytes(view[start : start + size]))
+        pieces.append(view[start : start + size])
         start += size
     if not pieces:
         raise DamagedEntry("an entry without its data")
     try:
-        return plain_data(pieces[0]), pieces[1:]
+        return plain_data(bytes(pieces[0])), pieces[1:]
     except ValueError as err:
         raise DamagedEntry(str(err)) from err
 

@@ -19,7 +19,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..cache import Cache, DamagedEntry, digest, file_sha, pack, packed_digest, plain_data, unpack
+from ..cache import Cache, DamagedEntry, digest, file_sha, pack, packed_digest, plain_data, unpack, unpack_views
 from ..errors import CacheChangedError, Problem, Problems, Severity
 from ..kinds import KINDS
 from ..kinds.base import Fact
@@ -246,8 +246,9 @@ def _pack_texts(texts: Mapping[str, bytes]) -> bytes:
     return pack(list(texts), list(texts.values()))
 
 
-def _unpack_texts(packed: bytes) -> dict[str, bytes]:
-    langs, blobs = unpack(packed)
+def _unpack_texts(packed: bytes) -> dict[str, memoryview]:
+    """Each language's texts, left in ``packed``: a package needs one language's, and copies only those."""
+    langs, blobs = unpack_views(packed)
     if not isinstance(langs, list) or len(langs) != len(blobs):
         raise DamagedEntry("texts of another shape")
     return dict(zip(map(str, langs), blobs, strict=True))
@@ -369,7 +370,7 @@ def _note_texts(texts: Mapping[str, bytes], lang: str, count: int) -> list[list[
         if not isinstance(texts, _CachedTexts):
             raise
     try:
-        return _checked(texts.remade()[lang], count)
+        return _checked(bytes(texts.remade()[lang]), count)
     except ValueError:  # the result's notes were not the file's either: it is made again next time
         raise CacheChangedError("a question file's record in the cache was damaged: build again") from None
 
@@ -401,7 +402,7 @@ class _CachedTexts(Mapping[str, bytes]):
     def __init__(self, recipe: _Recipe, result: FileResult) -> None:
         self._recipe, self._result = recipe, result
 
-    def _texts(self) -> Mapping[str, bytes]:
+    def _texts(self) -> Mapping[str, memoryview]:
         packed = self._recipe.cache.get_bytes(_texts_key(self._recipe.key))
         # Unpacking checks the texts against their digest: the same digest is the same texts.
         if packed is not None and packed_digest(packed) == self._result.texts_sha:
@@ -410,9 +411,9 @@ class _CachedTexts(Mapping[str, bytes]):
         return self.remade()
 
     def __getitem__(self, lang: str) -> bytes:
-        return self._texts()[lang]
+        return bytes(self._texts()[lang])
 
-    def remade(self) -> Mapping[str, bytes]:
+    def remade(self) -> Mapping[str, memoryview]:
         """The texts made again from the file, whatever the cache holds."""
         return _unpack_texts(self._recipe.remake(self._result.sha))
 
