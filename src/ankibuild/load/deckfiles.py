@@ -325,7 +325,8 @@ def _process_packed(bank: Bank, path: Path, raw: bytes, *, langs: Sequence[str])
     """
     result = process(bank, path, raw, langs=langs, keep_texts=False)
     texts = _pack_texts(result.texts)
-    return replace(result, texts={}, texts_sha=packed_digest(texts)).packed(), texts
+    result = replace(result, texts={}, texts_sha=packed_digest(texts))  # the texts, now packed, are let go
+    return result.packed(), texts
 
 
 def _dumps(value: object) -> bytes:
