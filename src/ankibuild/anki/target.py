@@ -286,7 +286,8 @@ def _plan(
             about = description(bank, lang, times, labels=loaded.templates[keys[0]].labels)
             infos, parents = _decks(bank, lang, decks, about=about)
             preset = class_preset(bank.id, lang, bank.name_in(bank.titles, lang) or bank.id, study=bank.study)
-            spec = PackageSpec(models, infos, notes, partial(_texts, files, lang), media, preset, parents)
+            rows = sorted({db for file in files if (db := file.rows.get(lang))})
+            spec = PackageSpec(models, infos, notes, partial(_texts, files, lang), media, preset, parents, rows)
             packages.append(_Package(path, lang, spec))
     return packages
 

@@ -1,0 +1,181 @@
+"""Notes as a collection holds them, written while the question files are still being processed.
+
+A new collection's notes used to be inserted only once every question file was
+processed: each file's texts read back from the cache, decoded, turned into
+rows, and inserted, a package at a time, on the one core the interpreter lock
+leaves (about a third of a cold build's time after the files). Here the process
+that renders a file also writes its notes as rows (ids, fields, tags, sort
+field, card ids) into a scratch database of its own, beside the kept
+collections; a collection made from nothing then copies them in one statement
+per table, with the times, decks and places its plan gives them.
+
+A row is copied only for a note of the plan with the same id, digest and sort
+field, with all its cards; any other note is inserted from its texts as
+before. ``VACUUM INTO`` writes the collection out the same either way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import sqlite3
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..kinds import KINDS
+from ..model import stable_int
+
+if TYPE_CHECKING:
+    from ..load.deckfiles import FileResult
+    from ..load.render import RenderedNote
+    from .spec import PackageSpec
+
+_SCHEMA = (
+    "CREATE TABLE notes (id INTEGER PRIMARY KEY, guid TEXT, digest TEXT, sort INTEGER, tags TEXT, flds TEXT, sfld)",
+    "CREATE TABLE cards (id INTEGER PRIMARY KEY, nid INTEGER, ord INTEGER)",
+)
+#: A note already written for another file of the bank (a duplicate id, which fails the build) stays as it is.
+_NOTE = "INSERT OR IGNORE INTO notes VALUES (?, ?, ?, ?, ?, ?, ?)"
+_CARD = "INSERT OR IGNORE INTO cards VALUES (?, ?, ?)"
+
+#: The notes a package plans, with what each must have to be copied and what the plan gives it.
+_PLANNED = "CREATE TEMP TABLE planned (nid INTEGER PRIMARY KEY, digest TEXT, sort INTEGER, mid, mod, did, due)"
+_COPY_NOTES = """INSERT OR IGNORE INTO main.notes
+SELECT n.id, n.guid, p.mid, p.mod, -1, n.tags, n.flds, n.sfld, 0, 0, ''
+FROM rows.notes n JOIN planned p ON p.nid = n.id AND p.digest = n.digest AND p.sort = n.sort"""
+_COPY_CARDS = """INSERT OR IGNORE INTO main.cards
+SELECT c.id, c.nid, p.did, c.ord, p.mod, -1, 0, 0, p.due, 0, 0, 0, 0, 0, 0, 0, 0, ''
+FROM rows.cards c JOIN rows.notes n ON n.id = c.nid
+JOIN planned p ON p.nid = n.id AND p.digest = n.digest AND p.sort = n.sort"""
+
+#: This process's connection to each scratch database it writes, kept open from one file to the next.
+_WRITING: dict[Path, sqlite3.Connection] = {}
+
+
+def note_id(guid: str) -> int:
+    return stable_int("note", guid)
+
+
+def card_id(guid: str, ord_: int) -> int:
+    return stable_int("card", guid, str(ord_))
+
+
+def note_tags(tags: Sequence[str]) -> str:
+    """A note's tags as its row holds them."""
+    return f" {' '.join(tags)} " if tags else ""
+
+
+def _sort_index(kind: str) -> int:
+    """The place of the field Anki's browser sorts notes of ``kind`` by."""
+    return KINDS[kind].fields.index(KINDS[kind].sort_field)
+
+
+@dataclass(frozen=True)
+class NoteRows:
+    """Where the processes of one build write the rows of the notes they render: in ``folder``, a database
+    per process and language (a package scans only its own language's).
+
+    Called with a question file's result, in the process that rendered it; it
+    is sent to worker processes as it is, a folder's name.
+    """
+
+    folder: Path
+
+    def __call__(self, result: FileResult) -> dict[str, Path]:
+        """Write the rows of ``result``'s notes, a database per language: where, by language (none on failure)."""
+        sorts = {name: _sort_index(name) for name in {head.kind for head in result.notes}}
+        written = {}
+        for lang in result.texts:
+            path, notes = self.folder / f"{os.getpid()}-{lang}.db", list(result.rendered(lang))
+            try:
+                connection = _WRITING.get(path) or _open(path)
+                with connection:  # committed at once: the collections read them from another connection
+                    connection.executemany(_NOTE, (_row(note, sorts[note.kind]) for note in notes))
+                    cards = ((card_id(n.guid, o), note_id(n.guid), o) for n in notes for o in n.cards)
+                    connection.executemany(_CARD, cards)
+            except (OSError, sqlite3.Error):  # a full disk: the packages insert these notes from their texts
+                return {}
+            written[lang] = path
+        return written
+
+
+def _row(note: RenderedNote, sort: int) -> tuple[int, str, str, int, str, str, str]:
+    text = "\x1f".join(note.fields)
+    return note_id(note.guid), note.guid, note.digest, sort, note_tags(note.tags), text, note.fields[sort]
+
+
+def _open(path: Path) -> sqlite3.Connection:
+    connection = sqlite3.connect(path)
+    # Scratch: no journal, no syncing; a database another build left is never opened (a new folder each build).
+    connection.execute("PRAGMA journal_mode=OFF")
+    connection.execute("PRAGMA synchronous=OFF")
+    for statement in _SCHEMA:
+        connection.execute(statement)
+    _WRITING[path] = connection
+    return connection
+
+
+@contextlib.contextmanager
+def note_rows(kept: Path) -> Iterator[NoteRows | None]:
+    """A scratch folder for one build's rows beside the kept collections, removed afterwards; None if it cannot be.
+
+    A folder named like :mod:`.package`'s scratch folders: one left by a killed build is tidied away later.
+    """
+    try:
+        folder = Path(tempfile.mkdtemp(prefix=".ankibuild-", dir=kept))
+    except OSError:
+        yield None
+        return
+    try:
+        yield NoteRows(folder)
+    finally:
+        for path in [path for path in _WRITING if path.parent == folder]:
+            _WRITING.pop(path).close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def copy_rows(connection: sqlite3.Connection, spec: PackageSpec, sorts: dict[int, int]) -> set[str]:
+    """Copy the rows written for ``spec``'s notes into the new collection open in ``connection``; their GUIDs.
+
+    ``sorts`` is the sort field's place by note type id. A note is copied with
+    all its cards; should one lack any, none is kept, and every note is
+    inserted from its texts instead.
+    """
+    if not spec.rows:
+        return set()
+    connection.execute("PRAGMA temp_store = MEMORY")
+    connection.execute(_PLANNED)
+    connection.executemany(
+        "INSERT INTO temp.planned VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            (note_id(n.guid), n.digest, sorts[n.notetype_id], n.notetype_id, n.mtime, n.deck_id, position)
+            for position, n in enumerate(spec.notes, start=1)
+        ),
+    )
+    cards = [_copy(connection, path) for path in spec.rows]
+    connection.execute("DROP TABLE temp.planned")
+    copied = {guid for (guid,) in connection.execute("SELECT guid FROM main.notes")}
+    wanted = sum(len(note.cards) for note in spec.notes if note.guid in copied)
+    if None not in cards and sum(filter(None, cards)) == wanted:
+        return copied
+    connection.execute("DELETE FROM main.notes")
+    connection.execute("DELETE FROM main.cards")
+    return set()
+
+
+def _copy(connection: sqlite3.Connection, path: Path) -> int | None:
+    """Copy the planned notes found in the rows at ``path``, with their cards; how many cards, or None."""
+    connection.commit()  # a database is attached outside a transaction
+    connection.execute("ATTACH DATABASE ? AS rows", (str(path),))
+    try:
+        connection.execute(_COPY_NOTES)
+        return int(connection.execute(_COPY_CARDS).rowcount)
+    except sqlite3.Error:  # rows gone meanwhile: the notes are inserted from their texts
+        return None
+    finally:
+        connection.commit()
+        connection.execute("DETACH DATABASE rows")
