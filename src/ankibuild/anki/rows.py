@@ -17,6 +17,7 @@ before. ``VACUUM INTO`` writes the collection out the same either way.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import sqlite3
@@ -31,26 +32,27 @@ from ..model import stable_int
 
 if TYPE_CHECKING:
     from ..load.deckfiles import FileResult
-    from ..load.render import RenderedNote
+    from ..load.render import NoteHead
     from .spec import PackageSpec
 
+#: Tables without keys: rows are only ever appended, the quickest insert there is.
 _SCHEMA = (
-    "CREATE TABLE notes (id INTEGER PRIMARY KEY, guid TEXT, digest TEXT, sort INTEGER, tags TEXT, flds TEXT, sfld)",
-    "CREATE TABLE cards (id INTEGER PRIMARY KEY, nid INTEGER, ord INTEGER)",
+    "CREATE TABLE notes (id INTEGER, guid TEXT, digest TEXT, sort INTEGER, tags TEXT, flds TEXT, sfld)",
+    "CREATE TABLE cards (id INTEGER, nid INTEGER, ord INTEGER)",
 )
-#: A note already written for another file of the bank (a duplicate id, which fails the build) stays as it is.
-_NOTE = "INSERT OR IGNORE INTO notes VALUES (?, ?, ?, ?, ?, ?, ?)"
-_CARD = "INSERT OR IGNORE INTO cards VALUES (?, ?, ?)"
+_NOTE = "INSERT INTO notes VALUES (?, ?, ?, ?, ?, ?, ?)"
+_CARD = "INSERT INTO cards VALUES (?, ?, ?)"
 
 #: The notes a package plans, with what each must have to be copied and what the plan gives it.
 _PLANNED = "CREATE TEMP TABLE planned (nid INTEGER PRIMARY KEY, digest TEXT, sort INTEGER, mid, mod, did, due)"
+#: A note found twice (a duplicate id, which fails the build anyway) is copied once.
 _COPY_NOTES = """INSERT OR IGNORE INTO main.notes
 SELECT n.id, n.guid, p.mid, p.mod, -1, n.tags, n.flds, n.sfld, 0, 0, ''
 FROM rows.notes n JOIN planned p ON p.nid = n.id AND p.digest = n.digest AND p.sort = n.sort"""
+#: The cards of the notes copied.
 _COPY_CARDS = """INSERT OR IGNORE INTO main.cards
 SELECT c.id, c.nid, p.did, c.ord, p.mod, -1, 0, 0, p.due, 0, 0, 0, 0, 0, 0, 0, 0, ''
-FROM rows.cards c JOIN rows.notes n ON n.id = c.nid
-JOIN planned p ON p.nid = n.id AND p.digest = n.digest AND p.sort = n.sort"""
+FROM rows.cards c JOIN planned p ON p.nid = c.nid WHERE c.nid IN (SELECT id FROM main.notes)"""
 
 #: This process's connection to each scratch database it writes, kept open from one file to the next.
 _WRITING: dict[Path, sqlite3.Connection] = {}
@@ -89,13 +91,14 @@ class NoteRows:
         """Write the rows of ``result``'s notes, a database per language: where, by language (none on failure)."""
         sorts = {name: _sort_index(name) for name in {head.kind for head in result.notes}}
         written = {}
-        for lang in result.texts:
-            path, notes = self.folder / f"{os.getpid()}-{lang}.db", list(result.rendered(lang))
+        for lang, texts in result.texts.items():
+            path = self.folder / f"{os.getpid()}-{lang}.db"
             try:
+                # The texts just made in this process, as :func:`process` packs them: each note's fields and tags.
+                notes, cards = _rows([head for head in result.notes if head.lang == lang], json.loads(texts), sorts)
                 connection = _WRITING.get(path) or _open(path)
                 with connection:  # committed at once: the collections read them from another connection
-                    connection.executemany(_NOTE, (_row(note, sorts[note.kind]) for note in notes))
-                    cards = ((card_id(n.guid, o), note_id(n.guid), o) for n in notes for o in n.cards)
+                    connection.executemany(_NOTE, notes)
                     connection.executemany(_CARD, cards)
             except (OSError, sqlite3.Error):  # a full disk: the packages insert these notes from their texts
                 return {}
@@ -103,9 +106,16 @@ class NoteRows:
         return written
 
 
-def _row(note: RenderedNote, sort: int) -> tuple[int, str, str, int, str, str, str]:
-    text = "\x1f".join(note.fields)
-    return note_id(note.guid), note.guid, note.digest, sort, note_tags(note.tags), text, note.fields[sort]
+def _rows(
+    heads: Sequence[NoteHead], texts: Sequence[tuple[Sequence[str], Sequence[str]]], sorts: dict[str, int]
+) -> tuple[list[tuple[int, str, str, int, str, str, str]], list[tuple[int, int, int]]]:
+    """The rows of notes and of their cards."""
+    notes, cards = [], []
+    for head, (fields, tags) in zip(heads, texts, strict=True):
+        nid, sort = note_id(head.guid), sorts[head.kind]
+        notes.append((nid, head.guid, head.digest, sort, note_tags(tags), "\x1f".join(fields), fields[sort]))
+        cards += [(card_id(head.guid, o), nid, o) for o in head.cards]
+    return notes, cards
 
 
 def _open(path: Path) -> sqlite3.Connection:
