@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import sqlite3
@@ -10,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from ankibuild.anki import collection, rows
+from ankibuild.anki import collection, package, rows, target
 from ankibuild.cache import Cache
 from ankibuild.load import deckfiles
 
@@ -75,6 +76,32 @@ def test_a_first_build_copies_every_note_and_makes_the_packages_its_texts_make(
     assert not list(Cache(project.decks).kept.glob(".ankibuild-*"))  # the rows went with their build
     _, cards = imported_cards(tmp_path / "collection.anki2", [project.out / "ai-stack-de.apkg"])
     assert len(cards) == result.outputs[0].notes
+
+
+def test_packages_made_in_processes_of_their_own_are_those_made_on_threads(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With enough notes to write, each package is made in a forked process: the same bytes as on threads."""
+    project.build()
+    expected = _packages(project.out)
+    shutil.rmtree(Cache(project.decks).folder)
+    shutil.rmtree(project.out)
+    monkeypatch.setattr(target, "PROCESS_NOTES", 0)
+    monkeypatch.setattr(deckfiles, "PARALLEL_BYTES", 0)
+    makers = project.root / "makers"
+    makers.mkdir()
+    made = package.package_bytes
+
+    def making(*args: Any) -> bytes:
+        (makers / str(os.getpid())).touch()  # what a forked process does is seen only in the files it writes
+        return made(*args)
+
+    monkeypatch.setattr(target, "package_bytes", making)
+    result = project.build()
+    assert [output.written for output in result.outputs] == [True] * 3
+    assert _packages(project.out) == expected
+    assert len({path.name for path in makers.iterdir()} - {str(os.getpid())}) == 3
+    assert len(list(Cache(project.decks).kept.glob("*.record"))) == 3  # each process kept its collection
 
 
 def test_rows_of_some_files_are_copied_and_the_other_notes_inserted(
