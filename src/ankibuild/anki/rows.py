@@ -45,14 +45,15 @@ _CARD = "INSERT INTO cards VALUES (?, ?, ?)"
 
 #: The notes a package plans, with what each must have to be copied and what the plan gives it.
 _PLANNED = "CREATE TEMP TABLE planned (nid INTEGER PRIMARY KEY, digest TEXT, sort INTEGER, mid, mod, did, due)"
-#: A note found twice (a duplicate id, which fails the build anyway) is copied once.
+#: A note found twice (a duplicate id, which fails the build anyway) is copied once. Rows go in by id:
+#: appended to the tables where they can be, rather than all over them.
 _COPY_NOTES = """INSERT OR IGNORE INTO main.notes
 SELECT n.id, n.guid, p.mid, p.mod, -1, n.tags, n.flds, n.sfld, 0, 0, ''
-FROM rows.notes n JOIN planned p ON p.nid = n.id AND p.digest = n.digest AND p.sort = n.sort"""
-#: The cards of the notes copied.
+FROM rows.notes n JOIN planned p ON p.nid = n.id AND p.digest = n.digest AND p.sort = n.sort ORDER BY n.id"""
+#: The cards of the planned notes: those of a note not copied make the count of cards copied wrong.
 _COPY_CARDS = """INSERT OR IGNORE INTO main.cards
 SELECT c.id, c.nid, p.did, c.ord, p.mod, -1, 0, 0, p.due, 0, 0, 0, 0, 0, 0, 0, 0, ''
-FROM rows.cards c JOIN planned p ON p.nid = c.nid WHERE c.nid IN (SELECT id FROM main.notes)"""
+FROM rows.cards c JOIN planned p ON p.nid = c.nid ORDER BY c.id"""
 
 #: This process's connection to each scratch database it writes, kept open from one file to the next.
 _WRITING: dict[Path, sqlite3.Connection] = {}
@@ -159,31 +160,30 @@ def copy_rows(connection: sqlite3.Connection, spec: PackageSpec, sorts: dict[int
         return set()
     connection.execute("PRAGMA temp_store = MEMORY")
     connection.execute(_PLANNED)
-    connection.executemany(
-        "INSERT INTO temp.planned VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (
-            (note_id(n.guid), n.digest, sorts[n.notetype_id], n.notetype_id, n.mtime, n.deck_id, position)
-            for position, n in enumerate(spec.notes, start=1)
-        ),
+    planned = (
+        (note_id(n.guid), n.digest, sorts[n.notetype_id], n.notetype_id, n.mtime, n.deck_id, position)
+        for position, n in enumerate(spec.notes, start=1)
     )
-    cards = [_copy(connection, path) for path in spec.rows]
+    connection.executemany("INSERT INTO temp.planned VALUES (?, ?, ?, ?, ?, ?, ?)", sorted(planned))
+    counts = [_copy(connection, path) for path in spec.rows]
     connection.execute("DROP TABLE temp.planned")
-    copied = {guid for (guid,) in connection.execute("SELECT guid FROM main.notes")}
-    wanted = sum(len(note.cards) for note in spec.notes if note.guid in copied)
-    if None not in cards and sum(filter(None, cards)) == wanted:
-        return copied
+    if None not in counts:
+        notes, cards = (sum(column) for column in zip(*filter(None, counts), strict=True))
+        every = notes == len(spec.notes)  # as in a first build, else some files' notes only
+        copied = {n.guid for n in spec.notes} if every else {g for (g,) in connection.execute("SELECT guid FROM notes")}
+        if cards == sum(len(note.cards) for note in spec.notes if note.guid in copied):
+            return copied
     connection.execute("DELETE FROM main.notes")
     connection.execute("DELETE FROM main.cards")
     return set()
 
 
-def _copy(connection: sqlite3.Connection, path: Path) -> int | None:
-    """Copy the planned notes found in the rows at ``path``, with their cards; how many cards, or None."""
+def _copy(connection: sqlite3.Connection, path: Path) -> tuple[int, int] | None:
+    """Copy the planned notes found in the rows at ``path``, with their cards; how many of each, or None."""
     connection.commit()  # a database is attached outside a transaction
     connection.execute("ATTACH DATABASE ? AS rows", (str(path),))
     try:
-        connection.execute(_COPY_NOTES)
-        return int(connection.execute(_COPY_CARDS).rowcount)
+        return connection.execute(_COPY_NOTES).rowcount, connection.execute(_COPY_CARDS).rowcount
     except sqlite3.Error:  # rows gone meanwhile: the notes are inserted from their texts
         return None
     finally:
