@@ -2,12 +2,11 @@
 
 A new collection's notes used to be inserted only once every question file was
 processed: each file's texts read back from the cache, decoded, turned into
-rows, and inserted, a package at a time, on the one core the interpreter lock
-leaves (about a third of a cold build's time after the files). Here the process
+rows and inserted, on the one core the interpreter lock left. Here the process
 that renders a file also writes its notes as rows (ids, fields, tags, sort
-field, card ids) into a scratch database of its own, beside the kept
-collections; a collection made from nothing then copies them in one statement
-per table, with the times, decks and places its plan gives them.
+field, card ids) into scratch databases of its own, one per language, beside
+the kept collections; a collection made from nothing then copies them with one
+statement per table, with the times, decks and places its plan gives them.
 
 A row is copied only for a note of the plan with the same id, digest and sort
 field, with all its cards; any other note is inserted from its texts as
@@ -101,7 +100,8 @@ class NoteRows:
                 with connection:  # committed at once: the collections read them from another connection
                     connection.executemany(_NOTE, notes)
                     connection.executemany(_CARD, cards)
-            except (OSError, sqlite3.Error):  # a full disk: the packages insert these notes from their texts
+            except (OSError, ValueError, sqlite3.Error):  # a full disk: the notes are inserted from their texts
+                _forget(path)
                 return {}
             written[lang] = path
         return written
@@ -128,6 +128,14 @@ def _open(path: Path) -> sqlite3.Connection:
         connection.execute(statement)
     _WRITING[path] = connection
     return connection
+
+
+def _forget(path: Path) -> None:
+    """Remove a database that failed to take a file's rows: what it holds is copied from no more."""
+    with contextlib.suppress(OSError, sqlite3.Error):
+        if path in _WRITING:
+            _WRITING.pop(path).close()
+        path.unlink(missing_ok=True)
 
 
 @contextlib.contextmanager
