@@ -83,8 +83,8 @@ def pack(header: object, blobs: Sequence[bytes] = ()) -> bytes:
     Byte strings (images, deflated collections) travel beside the JSON rather than
     inside it, so that they are neither escaped nor copied into a text.
     """
-    body = b"".join(_body(header, blobs))
-    return MAGIC + hashlib.sha256(body).digest() + body
+    parts = _body(header, blobs)
+    return b"".join([MAGIC, _digest(parts), *parts])  # joined once: a large file's texts are not copied twice
 
 
 def packed_digest(packed: bytes) -> str:
@@ -99,10 +99,15 @@ def write_packed(path: Path, header: object, blobs: Sequence[bytes]) -> None:
     joined again behind the digest, they would be held twice more.
     """
     parts = _body(header, blobs)
+    write_parts(path, [MAGIC, _digest(parts), *parts], durable=False)
+
+
+def _digest(parts: Sequence[bytes]) -> bytes:
+    """The sha256 of ``parts`` joined, without joining them."""
     whole = hashlib.sha256()
     for part in parts:
         whole.update(part)
-    write_parts(path, [MAGIC, whole.digest(), *parts], durable=False)
+    return whole.digest()
 
 
 def _body(header: object, blobs: Sequence[bytes]) -> list[bytes]:
@@ -130,20 +135,29 @@ def plain_data(text: bytes | str) -> Any:
 
 def unpack(packed: bytes) -> tuple[Any, list[bytes]]:
     """What :func:`pack` packed: its plain data and its byte strings. Raises :class:`DamagedEntry`."""
+    header, views = unpack_views(packed)
+    return header, [bytes(view) for view in views]
+
+
+def unpack_views(packed: bytes) -> tuple[Any, list[memoryview]]:
+    """:func:`unpack`, its byte strings left in ``packed``: only those a caller needs are copied out.
+
+    Raises :class:`DamagedEntry`.
+    """
     start = len(MAGIC) + 32
     view = memoryview(packed)
     if packed[: len(MAGIC)] != MAGIC or hashlib.sha256(view[start:]).digest() != packed[len(MAGIC) : start]:
         raise DamagedEntry("not an entry of this version, or damaged")
-    pieces: list[bytes] = []
+    pieces: list[memoryview] = []
     while start < len(packed):
         size = int.from_bytes(view[start : start + _LENGTH], "little")
         start += _LENGTH
-        pieces.append(bytes(view[start : start + size]))
+        pieces.append(view[start : start + size])
         start += size
     if not pieces:
         raise DamagedEntry("an entry without its data")
     try:
-        return plain_data(pieces[0]), pieces[1:]
+        return plain_data(bytes(pieces[0])), pieces[1:]
     except ValueError as err:
         raise DamagedEntry(str(err)) from err
 

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import codecs
 from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ankibuild.errors import Problems
 from ankibuild.yamlfiles.checker import CONTROL
-from ankibuild.yamlfiles.reader import Map, Seq, parse
+from ankibuild.yamlfiles.reader import Lines, Map, Seq, parse
+from ankibuild.yamlfiles.words import yaml_lines
 
 DOCUMENT = b"""\
 base: &base
@@ -104,3 +109,22 @@ def test_every_character_a_text_may_not_hold_is_unprintable() -> None:
     """A text is searched for them only when it is not printable (str.isprintable)."""
     held = [code for code in range(0x110000) if CONTROL.match(chr(code)) and chr(code).isprintable()]
     assert not held
+
+
+@given(st.text(alphabet="ab#é€\n\r\x85\u2028 -:", max_size=40), st.booleans())
+def test_lines_read_from_the_bytes_are_the_lines_of_the_text(text: str, bom: bool) -> None:
+    """A file's lines, kept as places in its bytes, are those YAML counts, with those that hold a '#'."""
+    raw = (codecs.BOM_UTF8 if bom else b"") + text.encode()
+    lines = Lines.of(raw, raw.decode("utf-8-sig"))
+    expected = yaml_lines(text)
+    assert list(lines) == expected and len(lines) == len(expected)
+    assert [lines[-index] for index in range(1, len(lines) + 1)] == expected[::-1]
+    commented = lines.commented() if isinstance(lines, Lines) else None
+    assert commented is None or commented == {number for number, line in enumerate(expected) if "#" in line}
+
+
+def test_a_large_file_keeps_no_text_of_its_lines() -> None:
+    """Only where lines begin is kept while values are built: a list of them would cost twice the file."""
+    raw = b"questions:\n" + b"  - id: q\n    en: {question: \xc5\x93uvre}\n" * 1000
+    lines = Lines.of(raw, raw.decode())
+    assert isinstance(lines, Lines) and lines[2] == "    en: {question: œuvre}"

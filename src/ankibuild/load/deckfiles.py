@@ -19,7 +19,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..cache import Cache, DamagedEntry, digest, file_sha, pack, packed_digest, plain_data, unpack
+from ..cache import Cache, DamagedEntry, digest, file_sha, pack, packed_digest, plain_data, unpack, unpack_views
 from ..errors import CacheChangedError, Problem, Problems, Severity
 from ..kinds import KINDS
 from ..kinds.base import Fact
@@ -33,7 +33,7 @@ from ..translations.record import TextRef, current_blocks, text_refs
 from ..version import code_fingerprint
 from ..yamlfiles.reader import parse_file, read, read_pending
 from .render import NoteHead, RenderedNote, render_note
-from .validate import validate_deck_file
+from .validate import Questions, validate_deck_file
 
 #: Below this many bytes to parse, starting processes costs more than it saves.
 PARALLEL_BYTES = 2 * 1024 * 1024
@@ -248,8 +248,9 @@ def _pack_texts(texts: Mapping[str, bytes]) -> bytes:
     return pack(list(texts), list(texts.values()))
 
 
-def _unpack_texts(packed: bytes) -> dict[str, bytes]:
-    langs, blobs = unpack(packed)
+def _unpack_texts(packed: bytes) -> dict[str, memoryview]:
+    """Each language's texts, left in ``packed``: a package needs one language's, and copies only those."""
+    langs, blobs = unpack_views(packed)
     if not isinstance(langs, list) or len(langs) != len(blobs):
         raise DamagedEntry("texts of another shape")
     return dict(zip(map(str, langs), blobs, strict=True))
@@ -264,7 +265,7 @@ def process(bank: Bank, path: Path, raw: bytes, *, langs: Sequence[str], keep_te
     """
     problems = Problems()
     sha = hashlib.sha256(raw).hexdigest()
-    deck = validate_deck_file(parse_file(path, raw, problems), bank, problems)
+    deck = _read_deck(bank, path, raw, problems=problems)
     if deck is None:
         return FileResult(sha, None, tuple(problems.items), (), {}, {}, {})
     media = Media(bank.root)
@@ -277,24 +278,32 @@ def process(bank: Bank, path: Path, raw: bytes, *, langs: Sequence[str], keep_te
     for draft in deck.drafts:  # rendered for the problems of its texts alone
         for lang in draft.translations.keys() & set(langs):
             render_note(bank, deck.key, draft, lang=lang, media=media, problems=problems)
-    texts = {lang: _dumps([(n.fields, n.tags) for n in notes if n.lang == lang]) for lang in langs}
     questions = tuple(QuestionRef(q.id, q.place.line, q.place.column) for q in deck.questions)
     facts = _check_items(FileChecks(deck.place, problems, bank.shuffle), deck.questions, notes)
     bidi.check_deck(path, deck, problems)
     translated = text_refs(deck)
+    blocks = current_blocks(deck, translated)
+    if not keep_texts:  # let the questions go before their notes' texts are packed (a large file's peak)
+        deck = replace(deck, questions=(), drafts=())
     return FileResult(
         sha,
-        deck if keep_texts else replace(deck, questions=(), drafts=()),
+        deck,
         tuple(problems.items),
         tuple(note.head for note in notes),
-        texts,
+        {lang: _dumps([(n.fields, n.tags) for n in notes if n.lang == lang]) for lang in langs},
         media.files,
         {p: file_sha(p) for p in media.referenced},
         questions,
         translated=translated,
-        blocks=current_blocks(deck, translated),
+        blocks=blocks,
         facts=facts,
     )
+
+
+def _read_deck(bank: Bank, path: Path, raw: bytes, *, problems: Problems) -> Deck | None:
+    """The question file as a deck, its questions validated as they are parsed: its values are never all held."""
+    read = Questions(path, bank)
+    return validate_deck_file(parse_file(path, raw, problems, take=read), bank, problems, read=read)
 
 
 def _check_items(
@@ -322,7 +331,8 @@ def _packed(result: FileResult) -> tuple[bytes, bytes]:
     result, but the texts only of those whose notes go into a package anew.
     """
     texts = _pack_texts(result.texts)
-    return replace(result, texts={}, texts_sha=packed_digest(texts)).packed(), texts
+    result = replace(result, texts={}, texts_sha=packed_digest(texts))  # the texts, now packed, are let go
+    return result.packed(), texts
 
 
 def _dumps(value: object) -> bytes:
@@ -367,7 +377,7 @@ def _note_texts(texts: Mapping[str, bytes], lang: str, count: int) -> list[list[
         if not isinstance(texts, _CachedTexts):
             raise
     try:
-        return _checked(texts.remade()[lang], count)
+        return _checked(bytes(texts.remade()[lang]), count)
     except ValueError:  # the result's notes were not the file's either: it is made again next time
         raise CacheChangedError("a question file's record in the cache was damaged: build again") from None
 
@@ -399,7 +409,7 @@ class _CachedTexts(Mapping[str, bytes]):
     def __init__(self, recipe: _Recipe, result: FileResult) -> None:
         self._recipe, self._result = recipe, result
 
-    def _texts(self) -> Mapping[str, bytes]:
+    def _texts(self) -> Mapping[str, memoryview]:
         packed = self._recipe.cache.get_bytes(_texts_key(self._recipe.key))
         # Unpacking checks the texts against their digest: the same digest is the same texts.
         if packed is not None and packed_digest(packed) == self._result.texts_sha:
@@ -408,9 +418,9 @@ class _CachedTexts(Mapping[str, bytes]):
         return self.remade()
 
     def __getitem__(self, lang: str) -> bytes:
-        return self._texts()[lang]
+        return bytes(self._texts()[lang])
 
-    def remade(self) -> Mapping[str, bytes]:
+    def remade(self) -> Mapping[str, memoryview]:
         """The texts made again from the file, whatever the cache holds."""
         return _unpack_texts(self._recipe.remake(self._result.sha))
 
@@ -548,9 +558,12 @@ def _compute(
 
     On two cores the largest files go first, so that neither worker is left with a large one at the end.
     """
-    workers = min(len(jobs), os.cpu_count() or 1, 2 if sum(job.size for job in jobs.values()) > PARALLEL_BYTES else 1)
+    large = sum(job.size for job in jobs.values()) > PARALLEL_BYTES
+    workers = min(len(jobs), os.cpu_count() or 1, 2 if large else 1)
     job = partial(_process_job, bank, langs=langs, sink=sink)
     if workers <= 1:
+        if large:  # one large file, processed here: its texts' blocks would stay resident while packages are made
+            give_back_large_blocks()
         yield from ((path, job(path, todo)) for path, todo in jobs.items())
         return
     import multiprocessing  # loaded only when there is this much to do, unlike after one edit

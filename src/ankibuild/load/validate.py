@@ -210,8 +210,34 @@ def _stand_ins(
             )
 
 
-def validate_deck_file(file: YamlFile, bank: Bank, problems: Problems) -> Deck | None:
-    """One question file as a deck; problems are reported, valid questions kept."""
+class Questions:
+    """A question file's questions, each validated as soon as it is read (the ``take`` of
+    :func:`~ankibuild.yamlfiles.reader.parse_file`), so that its values can go at once.
+
+    Their problems are kept apart until :func:`validate_deck_file` has reported the
+    file's own, which come first.
+    """
+
+    def __init__(self, path: Path, bank: Bank) -> None:
+        self.path, self.bank = path, bank
+        self.problems = Problems()
+        self.found: list[tuple[Question, bool]] = []
+        self._written: tuple[str, ...] | None = None
+
+    def __call__(self, data: Map, item: Any, where: tuple[int, int]) -> None:
+        """Validate one question; ``data`` is the file's mapping as read so far, with every setting before it."""
+        if self._written is None:  # reported with the file's own problems
+            self._written = _file_languages(Checker(self.path, Problems()), data, self.bank)
+        found = _question(Checker(self.path, self.problems), item, where, bank=self.bank, written=self._written)
+        if found is not None:
+            self.found.append(found)
+
+
+def validate_deck_file(file: YamlFile, bank: Bank, problems: Problems, *, read: Questions | None = None) -> Deck | None:
+    """One question file as a deck; problems are reported, valid questions kept.
+
+    ``read``: the :class:`Questions` the file's questions were handed to as it was parsed, if they were.
+    """
     check = Checker(file.path, problems)
     data = _top(check, file, "a question file", hint="add 'questions:' or delete the file")
     if data is None:
@@ -222,6 +248,9 @@ def validate_deck_file(file: YamlFile, bank: Bank, problems: Problems) -> Deck |
     titles = _deck_titles(check, data, replace(bank, languages=written), key=key)
     _todo(check, data)
     questions = _questions(check, data, bank, written=written)
+    if file.handed_over and read is not None:
+        problems.extend(read.problems.items)
+        questions = read.found
     valid = tuple(question for question, ok in questions if ok)
     drafts = tuple(question for question, ok in questions if not ok)
     return Deck(key, titles, valid, Place(file.path, data.line, data.column), drafts)

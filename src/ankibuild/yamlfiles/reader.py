@@ -16,10 +16,13 @@ or "0.10", must not turn into booleans or ``0.1``).
 from __future__ import annotations
 
 import bisect
-from collections.abc import Mapping, Sequence
+import codecs
+from array import array
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, overload
 
 import yaml
 
@@ -27,7 +30,7 @@ from ..collector import paused
 from ..errors import Problems, Severity
 from ..paths import UnsafePathError, read_inside, within
 from .conflicts import report_conflict
-from .words import Explained, cut_by_comment, explain, joined_items, missing_dash, yaml_lines
+from .words import OTHER_BREAKS, Explained, cut_by_comment, explain, joined_items, missing_dash, yaml_lines
 
 try:
     from yaml._yaml import CParser as _Parser
@@ -126,12 +129,13 @@ _MAP_END, _SEQ_END = yaml.MappingEndEvent, yaml.SequenceEndEvent
 class _Open:
     """A mapping or list being filled, with what its next value needs."""
 
-    __slots__ = ("anchor", "is_map", "key", "key_mark", "marks", "merges", "start", "value")
+    __slots__ = ("anchor", "is_map", "items", "key", "key_mark", "marks", "merges", "start", "value")
 
     def __init__(self, value: Map | Seq, anchor: str | None, start: int) -> None:
         self.is_map = isinstance(value, Map)
         self.value: Any = value  # a Map when is_map, else a Seq
         self.marks: Any = value.marks  # here too: found faster than on the value, once per item
+        self.items: Any = value  # what a list's items are added to (see _HandOver)
         self.anchor = anchor
         self.start = start  # values built before it: its size is what it adds to that
         self.key: Any = None  # the event of the key waiting for its value
@@ -139,12 +143,48 @@ class _Open:
         self.merges: list[tuple[Any, Any]] = []  # (value, the '<<' key's event)
 
 
-class _Builder:
-    """Builds one document from parser events: bounded, positioned, with duplicates noted."""
+#: Takes each question of a file as soon as it is read: the file's mapping so far, the question, its place.
+Take = Callable[["Map", Any, tuple[int, int]], None]
+#: The key of a question file's questions.
+QUESTIONS = "questions"
 
-    def __init__(self, parser: Any, lines: list[str]) -> None:
+
+class _HandOver:
+    """Stands in for both the items of a list of questions and their places: each item,
+    once its place is added after it, goes to ``take`` instead of into the list."""
+
+    __slots__ = ("item", "take", "top")
+
+    def __init__(self, take: Take, top: Map) -> None:
+        self.take, self.top = take, top
+        self.item: Any = _NOTHING
+
+    def append(self, value: Any) -> None:
+        if self.item is _NOTHING:
+            self.item = value
+            return
+        item, self.item = self.item, _NOTHING
+        self.take(self.top, item, value)
+
+
+_NOTHING = object()  # no item waiting for its place (an item may be None)
+
+
+class _Builder:
+    """Builds one document from parser events: bounded, positioned, with duplicates noted.
+
+    With ``take``, the items of the top mapping's list of questions are handed to it
+    one at a time instead of being kept (see :func:`parse_file`).
+    """
+
+    def __init__(self, parser: Any, lines: Sequence[str], take: Take | None = None) -> None:
         self.parser = parser
         self.lines = lines
+        self.take = take
+        self.top: _Open | None = None  # the outermost mapping or list
+        self.handed_over = 0  # lists of questions whose items went to ``take``
+        #: The lines with a ``#``, beside which a text may have been cut short by a comment.
+        self.commented = lines.commented() if isinstance(lines, Lines) else _commented(lines)
         #: (key, where, where it was first written, where its mapping's first key was written)
         self.duplicates: list[tuple[str, tuple[int, int], tuple[int, int], tuple[int, int]]] = []
         #: What YAML read differently from how the lines look.
@@ -197,7 +237,7 @@ class _Builder:
             if top is None:
                 return value
             if not top.is_map:
-                top.value.append(value)
+                top.items.append(value)
                 top.marks.append(where)
             elif top.key is None:  # a key: its text as written ('no' is Norwegian, not false)
                 top.key = event if kind is _SCALAR else _refuse_key(event)
@@ -219,7 +259,7 @@ class _Builder:
             self.anchors[event.anchor] = value
             self.sizes[event.anchor] = 1
         start, end = event.start_mark, event.end_mark.line
-        if end != start.line or (not event.style and end < len(self.lines) and "#" in self.lines[end]):
+        if end != start.line or (not event.style and end in self.commented):
             self._look(event, value, parent.value if parent is not None else None)
         return value, (start.line + 1, start.column + 1)
 
@@ -249,7 +289,28 @@ class _Builder:
         self.values += 1
         if event.anchor is not None:
             self.anchors[event.anchor] = value  # known, not yet complete: see _alias
-        return _Open(value, event.anchor, self.values)
+        opened = _Open(value, event.anchor, self.values)
+        if depth == 0:
+            self.top = opened
+        elif depth == 1 and self.take is not None and self.top is not None and _hands_over(self.top, opened):
+            opened.items = opened.marks = _HandOver(self.take, self.top.value)
+            self.handed_over += 1
+        return opened
+
+    def handed_over_as_kept(self) -> bool:
+        """Whether the questions handed over are those the file holds, read with the settings written before them.
+
+        Not so when ``questions`` or ``languages`` is written twice, when ``languages``
+        comes after the questions, or when a ``<<`` merges keys into the file's mapping.
+        """
+        top = self.top
+        if self.handed_over != 1 or top is None or not top.is_map or top.merges:
+            return False
+        place = (top.value.line, top.value.column)
+        if any(key in (QUESTIONS, "languages") and at == place for key, _, _, at in self.duplicates):
+            return False
+        marks = top.marks
+        return "languages" not in marks or marks["languages"] < marks[QUESTIONS]
 
     def _close(self, open_: _Open) -> Any:
         value = open_.value
@@ -295,6 +356,17 @@ class _Builder:
         raise RefusedError(f"tag '{shown}' is not allowed", event.start_mark, hint)
 
 
+def _hands_over(top: _Open, opened: _Open) -> bool:
+    """Whether ``opened``, just inside ``top``, is the list of questions of a question file
+    (an anchored list, which an alias could name again, is kept whole)."""
+    key = top.key
+    return not opened.is_map and opened.anchor is None and key is not None and key.value == QUESTIONS
+
+
+def _commented(lines: Sequence[str]) -> frozenset[int]:
+    return frozenset(number for number, line in enumerate(lines) if "#" in line)
+
+
 def _merge(target: Map, merges: list[tuple[Any, Any]]) -> None:
     """Apply ``<<: *base`` keys: the mapping's own keys win, then the first merged mapping."""
     merged: list[Map] = []
@@ -313,14 +385,80 @@ def _merge(target: Map, merges: list[tuple[Any, Any]]) -> None:
     target.marks.update(own_marks)
 
 
+class Lines(Sequence[str]):
+    """The lines of a file as YAML counts them, without their breaks, each decoded only when asked for.
+
+    A list of them would cost about twice the file again (a large one's text is two bytes a
+    letter as soon as one letter needs it), held while the file's values are built; the
+    places where lines begin cost eight bytes a line, and only texts that span lines or
+    sit beside a ``#`` ever need their lines.
+    """
+
+    def __init__(self, raw: bytes) -> None:
+        """``raw``: valid UTF-8 (a BOM is skipped) whose only line break is ``\\n``."""
+        self._raw = raw
+        self._first = len(codecs.BOM_UTF8) if raw.startswith(codecs.BOM_UTF8) else 0
+        self._count = raw.count(b"\n") + 1
+        self._starts: array[int] | None = None
+
+    @classmethod
+    def of(cls, raw: bytes, text: str) -> Sequence[str]:
+        """The lines of ``text``, the decoded ``raw``: kept as texts only when a break other than ``\\n`` is in it."""
+        return yaml_lines(text) if any(other in text for other in OTHER_BREAKS) else cls(raw)
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self[at] for at in range(self._count)[index]]
+        if index < 0:
+            index += self._count
+        if not 0 <= index < self._count:
+            raise IndexError("line out of range")
+        starts = self._line_starts()
+        end = starts[index + 1] - 1 if index + 1 < self._count else len(self._raw)
+        return self._raw[starts[index] : end].decode("utf-8")
+
+    def _line_starts(self) -> array[int]:
+        if self._starts is None:
+            lengths = accumulate((len(line) + 1 for line in self._raw.split(b"\n")), initial=0)
+            self._starts = array("q", lengths)
+            self._starts[0] = self._first
+        return self._starts
+
+    def commented(self) -> frozenset[int]:
+        """The lines (from 0) with a ``#`` in them, found in the bytes: a ``#`` is one byte in UTF-8."""
+        found: set[int] = set()
+        line, counted = 0, 0
+        at = self._raw.find(b"#")
+        while at != -1:
+            line += self._raw.count(b"\n", counted, at)
+            counted = at
+            found.add(line)
+            at = self._raw.find(b"#", self._raw.find(b"\n", at) + 1 or len(self._raw))
+        return frozenset(found)
+
+
 @dataclass
 class YamlFile:
-    """One YAML file of the bank; ``parsed`` is False when it could not be read or parsed."""
+    """One YAML file of the bank; ``parsed`` is False when it could not be read or parsed.
+
+    ``handed_over`` is True when its questions went, one at a time, to the ``take`` given
+    to :func:`parse_file`: its ``questions`` list is then empty.
+    """
 
     path: Path
     data: Any = None
     raw: bytes = field(default=b"", repr=False)
     parsed: bool = False
+    handed_over: bool = False
 
 
 def text_position(text: str, offset: int) -> tuple[int, int]:
@@ -372,27 +510,45 @@ def parse(path: Path, raw: bytes, problems: Problems) -> Any:
     return parse_file(path, raw, problems).data
 
 
-def parse_file(path: Path, raw: bytes, problems: Problems) -> YamlFile:
-    """The YAML document in ``raw`` as a file of the bank; when it cannot be had, every problem is reported."""
+def parse_file(path: Path, raw: bytes, problems: Problems, *, take: Take | None = None) -> YamlFile:
+    """The YAML document in ``raw`` as a file of the bank; when it cannot be had, every problem is reported.
+
+    With ``take``, a question file's questions are handed to it as each is read and
+    not kept: a large file's values are never all held at once. When the file turns
+    out to be one whose questions cannot be read that way (see
+    :meth:`_Builder.handed_over_as_kept`), it is read again whole, with
+    ``handed_over`` False: what ``take`` was given is then not the file's.
+    """
     text = decode(path, raw, problems)
     if text is None or report_conflict(path, text, problems):
         return YamlFile(path, raw=raw)
+    lines = Lines.of(raw, text)
+    del text  # as large as the values about to be built, or twice: made again if the file cannot be read
+    file = _build(path, raw, lines, problems=problems, take=take)
+    return file or _build(path, raw, lines, problems=problems, take=None) or YamlFile(path, raw=raw)
+
+
+def _build(path: Path, raw: bytes, lines: Sequence[str], *, problems: Problems, take: Take | None) -> YamlFile | None:
+    """:func:`parse_file` of a file found valid UTF-8 without conflict markers; None for one to read again whole."""
     parser = _Parser(raw)  # the bytes, valid UTF-8 now: a str would only be encoded back to them
-    builder = _Builder(parser, yaml_lines(text))
+    builder = _Builder(parser, lines, take)
     try:
         with paused():
             data = builder.document()
     except yaml.MarkedYAMLError as raised:
-        _report_yaml(path, _in_our_words(raised), text, problems=problems)
+        _report_yaml(path, _in_our_words(raised), raw.decode("utf-8-sig"), problems=problems)
         return YamlFile(path, raw=raw)
     except yaml.reader.ReaderError as err:
         # The reader stops at the first such character (libyaml counts its position in bytes)
+        text = raw.decode("utf-8-sig")
         line, column = text_position(text, text.find(chr(err.character)))
         hint = "remove the character: it is invisible and has no place in text"
         problems.add(path, f"YAML: character U+{err.character:04X} is not allowed", line=line, column=column, hint=hint)
         return YamlFile(path, raw=raw)
     finally:
         parser.dispose()
+    if builder.handed_over and not builder.handed_over_as_kept():
+        return None
     _report_duplicates(path, builder, problems)
     for found in builder.surprises:
         problems.add(
@@ -404,7 +560,7 @@ def parse_file(path: Path, raw: bytes, problems: Problems) -> YamlFile:
             severity=Severity.WARNING,
             detail=found.detail,
         )
-    return YamlFile(path, data, raw, parsed=True)
+    return YamlFile(path, data, raw, parsed=True, handed_over=bool(builder.handed_over))
 
 
 def _report_duplicates(path: Path, builder: _Builder, problems: Problems) -> None:

@@ -14,6 +14,7 @@ Those are named too, where the raw lines show them.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,12 +70,12 @@ class _Where:
 _GENERIC_HINT = "check the indentation, colons and quotes on this line and the one before"
 #: What YAML counts as a line break (its marks count lines by these).
 _BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
-_OTHER_BREAKS = ("\r", "\x85", "\u2028", "\u2029")
+OTHER_BREAKS = ("\r", "\x85", "\u2028", "\u2029")
 
 
 def yaml_lines(text: str) -> list[str]:
     """The lines of ``text`` as YAML counts them, without their breaks."""
-    if any(other in text for other in _OTHER_BREAKS):
+    if any(other in text for other in OTHER_BREAKS):
         return _BREAK.split(text)
     return text.split("\n")  # nearly every file: ten times faster than the pattern
 
@@ -262,7 +263,7 @@ _COMMENT = re.compile(r"[ \t]+#(?=\S)")
 _SHOWN = 24
 
 
-def joined_items(event: Any, value: str, lines: list[str], *, item_column: int | None) -> Explained | None:
+def joined_items(event: Any, value: str, lines: Sequence[str], *, item_column: int | None) -> Explained | None:
     """Lines of one text that look like list items but were joined to the line above.
 
     An option pasted two spaces too far becomes part of the option above it,
@@ -311,7 +312,7 @@ def _joined(item: re.Match[str], joined: str, line: int, *, item_column: int | N
     return Explained(message, hint, line, column, detail)
 
 
-def cut_by_comment(event: Any, value: str, lines: list[str]) -> Explained | None:
+def cut_by_comment(event: Any, value: str, lines: Sequence[str]) -> Explained | None:
     """Unquoted text followed by `` #word``: YAML drops the rest of the line as a comment."""
     end = event.end_mark
     if " " not in value or event.start_mark.line != end.line or end.line >= len(lines):
@@ -326,7 +327,7 @@ def cut_by_comment(event: Any, value: str, lines: list[str]) -> Explained | None
     return Explained(message, _quote_hint(row, _KEY.match(row)), end.line + 1, comment.end(), detail)
 
 
-def missing_dash(key: str, line: int, column: int, *, first: int, lines: list[str]) -> Explained | None:
+def missing_dash(key: str, line: int, column: int, *, first: int, lines: Sequence[str]) -> Explained | None:
     """A mapping's first key written again: a new list item that lacks its ``- ``.
 
     Without the dash, the next question's keys all land in the one above, each
