@@ -92,13 +92,13 @@ class NoteRows:
         sorts = {name: _sort_index(name) for name in {head.kind for head in result.notes}}
         written = {}
         for lang, texts in result.texts.items():
-            path = self.folder / f"{os.getpid()}-{lang}.db"
+            path, heads = self.folder / f"{os.getpid()}-{lang}.db", [head for head in result.notes if head.lang == lang]
             try:
-                # The texts just made in this process, as :func:`process` packs them: each note's fields and tags.
-                notes, cards = _rows([head for head in result.notes if head.lang == lang], json.loads(texts), sorts)
                 connection = _WRITING.get(path) or _open(path)
                 with connection:  # committed at once: the collections read them from another connection
-                    connection.executemany(_NOTE, notes)
+                    # The texts just made in this process, as :func:`process` packs them: each note's fields and tags.
+                    connection.executemany(_NOTE, _note_rows(heads, json.loads(texts), sorts))
+                    cards = ((card_id(head.guid, o), note_id(head.guid), o) for head in heads for o in head.cards)
                     connection.executemany(_CARD, cards)
             except (OSError, ValueError, sqlite3.Error):  # a full disk: the notes are inserted from their texts
                 _forget(path)
@@ -107,16 +107,13 @@ class NoteRows:
         return written
 
 
-def _rows(
+def _note_rows(
     heads: Sequence[NoteHead], texts: Sequence[tuple[Sequence[str], Sequence[str]]], sorts: dict[str, int]
-) -> tuple[list[tuple[int, str, str, int, str, str, str]], list[tuple[int, int, int]]]:
-    """The rows of notes and of their cards."""
-    notes, cards = [], []
+) -> Iterator[tuple[int, str, str, int, str, str, str]]:
+    """The rows of notes, one at a time: a large file's rows are never all held."""
     for head, (fields, tags) in zip(heads, texts, strict=True):
-        nid, sort = note_id(head.guid), sorts[head.kind]
-        notes.append((nid, head.guid, head.digest, sort, note_tags(tags), "\x1f".join(fields), fields[sort]))
-        cards += [(card_id(head.guid, o), nid, o) for o in head.cards]
-    return notes, cards
+        sort = sorts[head.kind]
+        yield note_id(head.guid), head.guid, head.digest, sort, note_tags(tags), "\x1f".join(fields), fields[sort]
 
 
 def _open(path: Path) -> sqlite3.Connection:
