@@ -476,6 +476,8 @@ def changes_since(
         if (shipped := published.notetypes.get(key)) is not None and shipped.digest != t.digest
     )
     changes = [Change(lang, "", ChangeKind.TEMPLATES) for lang in dict.fromkeys(changed)]
+    if not published.notes:  # nothing published: every note is new, none removed
+        return changes + [Change(h.lang, h.question_id, ChangeKind.NEW) for h, _ in notes if h.lang not in unread]
     known = published.notes.get
     # One pass for the notes as published, nearly all of them; the loop sees only the rest.
     for head, deck in [
