@@ -39,6 +39,18 @@ def _lock_memo(change: Change) -> Callable[[Project], None]:
     return forge
 
 
+def _lock_memo_checksums(parts: str) -> Callable[[Project], None]:
+    """The kept lock, every note's checksums (the last of its columns of texts) made ``parts``."""
+
+    def forge(project: Project) -> None:
+        memo = Cache(project.decks).kept / "lock.memo"
+        header, texts = unpack_columns(memo.read_bytes())
+        *others, checksums = texts
+        memo.write_bytes(pack_columns(header, [*others, [parts] * len(checksums)]))
+
+    return forge
+
+
 def _published(change: Change) -> Callable[[Project], None]:
     """Each kept reading of a package, its header (key, times, note types) changed."""
 
@@ -103,6 +115,8 @@ FORGERIES: dict[str, Callable[[Project], None]] = {
     "lock memo: times as texts": _lock_memo(lambda h: [h[0], h[1], h[2], [str(t) for t in h[3]]]),
     "lock memo: times far ahead": _lock_memo(lambda h: [h[0], h[1], h[2], [FAR_AHEAD] * len(h[3])]),
     "lock memo: the bank id as a number": _lock_memo(lambda h: [h[0], 7, h[2], h[3]]),
+    # Letters no checksum holds, and a line of the file may not: the test of the whole column must refuse them too
+    "lock memo: checksums of letters": _lock_memo_checksums("1s2x"),
     "published memo: times as texts": _published(lambda h: [h[0], [str(t) for t in h[1]], h[2]]),
     "published memo: times far ahead": _published(lambda h: [h[0], [FAR_AHEAD] * len(h[1]), h[2]]),
     "published memo: note type times far ahead": _published(
