@@ -64,6 +64,19 @@ def _published(change: Change) -> Callable[[Project], None]:
     return forge
 
 
+def _kept_record(change: Change) -> Callable[[Project], None]:
+    """Each package's kept record, its header (frame, digest, notes, order of pieces) changed."""
+
+    def forge(project: Project) -> None:
+        records = list(Cache(project.decks).kept.glob("*.record"))
+        assert records
+        for record in records:
+            header, pieces = unpack(record.read_bytes())
+            record.write_bytes(pack(change(list(header)), pieces))
+
+    return forge
+
+
 def _file_results(change: Callable[[dict[str, Any]], object]) -> Callable[[Project], None]:
     """Each question file's cached result changed in place."""
 
@@ -122,6 +135,8 @@ FORGERIES: dict[str, Callable[[Project], None]] = {
     "published memo: note type times far ahead": _published(
         lambda h: [h[0], h[1], {key: [digest, FAR_AHEAD] for key, (digest, _) in h[2].items()}]
     ),
+    "kept record: the digest as a number": _kept_record(lambda h: [h[0], 7, h[2], h[3]]),
+    "kept record: notes of numbers": _kept_record(lambda h: [h[0], h[1], [[7] * 5 + [[7]] for _ in h[2]], h[3]]),
     "file result: GUIDs as numbers": _file_results(_column("notes", 0, 7)),
     "file result: digests as null": _file_results(_column("notes", 5, None)),
     "file result: an unknown kind": _file_results(_column("notes", 7, "no-such-kind")),
