@@ -53,26 +53,25 @@ def _lock_memo_checksums(parts: str) -> Callable[[Project], None]:
 
 def _published(change: Change) -> Callable[[Project], None]:
     """Each kept reading of a package, its header (key, times, note types) changed."""
-
-    def forge(project: Project) -> None:
-        memos = list(Cache(project.decks).kept.glob("published-*.memo"))
-        assert memos
-        for memo in memos:
-            header, texts = unpack_columns(memo.read_bytes())
-            memo.write_bytes(pack_columns(change(list(header)), texts))
-
-    return forge
+    return _kept_entries("published-*.memo", change, columns=True)
 
 
 def _kept_record(change: Change) -> Callable[[Project], None]:
     """Each package's kept record, its header (frame, digest, notes, order of pieces) changed."""
+    return _kept_entries("*.record", change, columns=False)
+
+
+def _kept_entries(pattern: str, change: Change, *, columns: bool) -> Callable[[Project], None]:
+    """Each entry of the kept folder that ``pattern`` names, its header changed; ``columns``: packed in columns."""
+    read: Callable[[bytes], tuple[Any, Any]] = unpack_columns if columns else unpack
+    write: Callable[[Any, Any], bytes] = pack_columns if columns else pack
 
     def forge(project: Project) -> None:
-        records = list(Cache(project.decks).kept.glob("*.record"))
-        assert records
-        for record in records:
-            header, pieces = unpack(record.read_bytes())
-            record.write_bytes(pack(change(list(header)), pieces))
+        entries = list(Cache(project.decks).kept.glob(pattern))
+        assert entries
+        for entry in entries:
+            header, rest = read(entry.read_bytes())
+            entry.write_bytes(write(change(list(header)), rest))
 
     return forge
 
