@@ -84,7 +84,8 @@ class Digests:
             with open_regular(path) as file:
                 info = os.fstat(file.fileno())  # before reading: what was read is at least as new
                 sha = hashlib.file_digest(file, "sha256").hexdigest()
-        except (OSError, UnsafePathError):  # a pipe or a device is never read: it has no digest
+        # A pipe or a device is never read, nor a path no file can have (a NUL byte, from a forged record): no digest.
+        except (OSError, UnsafePathError, ValueError):
             return None
         if self._clock is not None and info.st_dev == self._clock[0] and info.st_ctime_ns < self._clock[1]:
             self.settled[key] = [*_status(info), sha]

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from random import Random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ankibuild.lock.format import _CHECKSUMS, _all_checksums, _every
 
 #: The characters a checksum is made of, those that separate them, and those beside them.
-NEAR = st.sampled_from([*"0123456789abcdef \n", "A", "g", "é", "\ud800", "\x00", "\r", "\t", "\u2028"])
+NEAR = st.sampled_from([*"0123456789abcdef \n", "A", "g", "é", "\ud800", "\x00", "\r", "\t", "\u2028", *"nsx"])
 #: Lines of runs of digits around the longest a checksum may be.
 RUNS = st.lists(st.lists(st.integers(1, 18), max_size=6), max_size=5)
 
@@ -33,3 +34,11 @@ def test_runs_of_digits_of_every_length_are_taken_as_the_pattern_takes_them(
 ) -> None:
     joined = _joined([" ".join("".join(random.choices("0123456789abcdef", k=n)) for n in line) for line in runs])
     assert _all_checksums(joined) == (_every(_CHECKSUMS).fullmatch(joined) is not None)
+
+
+@pytest.mark.parametrize("text", ["x", "1x", "1s2", "n", "12n34"])
+def test_a_letter_that_is_no_digit_is_no_checksum_whatever_it_stands_for_when_tested(text: str) -> None:
+    """The test turns each digit, space and line break into a letter of its own: the same letters
+    found in the text itself are none of those."""
+    assert not _CHECKSUMS.fullmatch(text)
+    assert not _all_checksums(f"{text}\n")

@@ -109,3 +109,20 @@ def test_forged_note_texts_are_made_again_from_the_file(project: Project, texts:
         path.unlink()
     project.build()
     assert {path.name: path.read_bytes() for path in project.out.glob("*.apkg")} == made == made_before
+
+
+def test_a_build_record_naming_a_package_no_file_can_be_is_a_miss(project: Project) -> None:
+    """A path with a NUL byte, which the system refuses to open: the package is taken as changed, and made."""
+    project.build()
+    records = list(Cache(project.decks).folder.glob("build-*.json"))
+    assert records
+    for record in records:
+        data = json.loads(record.read_bytes())
+        data["outputs"][0]["path"] += "\0"
+        record.write_text(json.dumps(data))
+    project.edit("ai-hardware.yaml", "Die arithmetische Intensität", "Die Intensität")
+    assert [output.path.name for output in project.build().outputs] == [
+        "ai-stack-de.apkg",
+        "ai-stack-fr.apkg",
+        "ai-stack-en.apkg",
+    ]

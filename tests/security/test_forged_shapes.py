@@ -39,15 +39,39 @@ def _lock_memo(change: Change) -> Callable[[Project], None]:
     return forge
 
 
-def _published(change: Change) -> Callable[[Project], None]:
-    """Each kept reading of a package, its header (key, times, note types) changed."""
+def _lock_memo_checksums(parts: str) -> Callable[[Project], None]:
+    """The kept lock, every note's checksums (the last of its columns of texts) made ``parts``."""
 
     def forge(project: Project) -> None:
-        memos = list(Cache(project.decks).kept.glob("published-*.memo"))
-        assert memos
-        for memo in memos:
-            header, texts = unpack_columns(memo.read_bytes())
-            memo.write_bytes(pack_columns(change(list(header)), texts))
+        memo = Cache(project.decks).kept / "lock.memo"
+        header, texts = unpack_columns(memo.read_bytes())
+        *others, checksums = texts
+        memo.write_bytes(pack_columns(header, [*others, [parts] * len(checksums)]))
+
+    return forge
+
+
+def _published(change: Change) -> Callable[[Project], None]:
+    """Each kept reading of a package, its header (key, times, note types) changed."""
+    return _kept_entries("published-*.memo", change, columns=True)
+
+
+def _kept_record(change: Change) -> Callable[[Project], None]:
+    """Each package's kept record, its header (frame, digest, notes, order of pieces) changed."""
+    return _kept_entries("*.record", change, columns=False)
+
+
+def _kept_entries(pattern: str, change: Change, *, columns: bool) -> Callable[[Project], None]:
+    """Each entry of the kept folder that ``pattern`` names, its header changed; ``columns``: packed in columns."""
+    read: Callable[[bytes], tuple[Any, Any]] = unpack_columns if columns else unpack
+    write: Callable[[Any, Any], bytes] = pack_columns if columns else pack
+
+    def forge(project: Project) -> None:
+        entries = list(Cache(project.decks).kept.glob(pattern))
+        assert entries
+        for entry in entries:
+            header, rest = read(entry.read_bytes())
+            entry.write_bytes(write(change(list(header)), rest))
 
     return forge
 
@@ -103,11 +127,15 @@ FORGERIES: dict[str, Callable[[Project], None]] = {
     "lock memo: times as texts": _lock_memo(lambda h: [h[0], h[1], h[2], [str(t) for t in h[3]]]),
     "lock memo: times far ahead": _lock_memo(lambda h: [h[0], h[1], h[2], [FAR_AHEAD] * len(h[3])]),
     "lock memo: the bank id as a number": _lock_memo(lambda h: [h[0], 7, h[2], h[3]]),
+    # Letters no checksum holds, and a line of the file may not: the test of the whole column must refuse them too
+    "lock memo: checksums of letters": _lock_memo_checksums("1s2x"),
     "published memo: times as texts": _published(lambda h: [h[0], [str(t) for t in h[1]], h[2]]),
     "published memo: times far ahead": _published(lambda h: [h[0], [FAR_AHEAD] * len(h[1]), h[2]]),
     "published memo: note type times far ahead": _published(
         lambda h: [h[0], h[1], {key: [digest, FAR_AHEAD] for key, (digest, _) in h[2].items()}]
     ),
+    "kept record: the digest as a number": _kept_record(lambda h: [h[0], 7, h[2], h[3]]),
+    "kept record: notes of numbers": _kept_record(lambda h: [h[0], h[1], [[7] * 5 + [[7]] for _ in h[2]], h[3]]),
     "file result: GUIDs as numbers": _file_results(_column("notes", 0, 7)),
     "file result: digests as null": _file_results(_column("notes", 5, None)),
     "file result: an unknown kind": _file_results(_column("notes", 7, "no-such-kind")),

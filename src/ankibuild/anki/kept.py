@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import time
 from collections.abc import Mapping, Sequence
+from itertools import chain
 from pathlib import Path
 from typing import NamedTuple
 
@@ -32,6 +34,29 @@ class Record(NamedTuple):
     order: Sequence[bytes]
     #: The collection deflated in pieces, by digest (see :class:`Deflate`): views of the record read.
     pieces: Mapping[bytes, bytes | memoryview]
+
+
+#: The type of each of a note's values, in the order of :class:`NoteKey`'s fields.
+_NOTE_TYPES = (str, str, int, int, int, tuple)
+
+
+def _holds(frame: object, digest: object, notes: Sequence[NoteKey]) -> bool:
+    """Whether a record read holds values of the types a build keeps: the cache folder's entries may be forged.
+
+    The digest names a file; the notes' values are digested and compared. Tested a column at a time.
+    """
+    columns = list(zip(*notes, strict=True)) or [()] * len(_NOTE_TYPES)
+    return (
+        type(frame) is str
+        and type(digest) is str
+        and _DIGEST.fullmatch(digest) is not None
+        and all(set(map(type, column)) <= {kind} for column, kind in zip(columns, _NOTE_TYPES, strict=True))
+        and set(map(type, chain.from_iterable(columns[-1]))) <= {int}  # each card's place
+    )
+
+
+#: A package's digest (see :attr:`PackageSpec.digest`).
+_DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
 #: What no build has kept again for this long (a package no longer built) is forgotten.
@@ -58,6 +83,8 @@ class Kept:
             digests = [bytes.fromhex(piece) for piece in order]
             by_digest = dict(zip(digests, pieces, strict=True))
             keys = [NoteKey._make((*note[:5], tuple(note[5]))) for note in notes]
+            if not _holds(frame, digest, keys):
+                return None
             return Record(frame, digest, keys, digests, by_digest)
         # None, damaged, or kept by another version in another shape: the package is made from nothing.
         except (OSError, ValueError, TypeError, IndexError):

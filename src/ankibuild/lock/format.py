@@ -363,8 +363,10 @@ def _lines(column: Sequence[object]) -> str:
     return joined
 
 
-#: What :func:`_all_checksums` makes of a hexadecimal digit, a space and a line break; any other byte stays.
-_CLASSES = bytes.maketrans(b"0123456789abcdef \n", b"xxxxxxxxxxxxxxxxsn")
+#: The bytes a column of checksums is made of: hexadecimal digits, spaces and line breaks.
+_CHECKSUM_BYTES = b"0123456789abcdef \n"
+#: What :func:`_all_checksums` makes of each of those: its class.
+_CLASSES = bytes.maketrans(_CHECKSUM_BYTES, b"xxxxxxxxxxxxxxxxsn")
 
 
 def _all_checksums(joined: str) -> bool:
@@ -375,9 +377,11 @@ def _all_checksums(joined: str) -> bool:
     repeated group, some 300,000 for a lock of 30,000 notes. Here each byte becomes its class, and
     a few searches of the classes, each a pass in C, test their order.
     """
-    classes = joined.encode("utf-8", "surrogatepass").translate(_CLASSES)
+    data = joined.encode("utf-8", "surrogatepass")
+    classes = data.translate(_CLASSES)
     return (
-        not classes.translate(None, b"xsn")  # nothing but digits, spaces and line breaks
+        # Nothing but digits, spaces and line breaks: tested before the classes, whose letters a text may hold.
+        not data.translate(None, _CHECKSUM_BYTES)
         and not classes.startswith(b"s")
         and not any(pair in classes for pair in (b"ss", b"sn", b"ns"))  # each space between two digits
         and b"x" * 17 not in classes
