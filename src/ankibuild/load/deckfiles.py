@@ -38,6 +38,8 @@ from .validate import Questions, validate_deck_file
 
 #: Below this many bytes to parse, starting processes costs more than it saves.
 PARALLEL_BYTES = 2 * 1024 * 1024
+#: A language's texts of one file up to this size are decoded at once and held while they are read.
+HELD_TEXTS = 4 * 1024 * 1024
 
 
 class QuestionRef(NamedTuple):
@@ -446,22 +448,19 @@ class _Shown(Media):
 
 
 class _Texts:
-    """One language's note texts, each note's fields and tags, appended in JSON as they come."""
+    """One language's note texts, each note's fields and tags, a line of JSON each, appended as they come.
+
+    A line a note: a build reads a large file's texts back one note at a time (see :func:`_checked`).
+    """
 
     def __init__(self) -> None:
-        self._out = io.BytesIO(b"[")
-        self._out.seek(1)
-        self._count = 0
+        self._out = io.BytesIO()
 
     def add(self, fields: Sequence[str], tags: Sequence[str]) -> None:
-        if self._count:
-            self._out.write(b",")
-        self._out.write(_JSON.encode((fields, tags)).encode())
-        self._count += 1
+        # JSON writes a line break in a text as \n: the only one is the line's end.
+        self._out.write(_JSON.encode((fields, tags)).encode() + b"\n")
 
     def packed(self) -> bytes:
-        """The texts as one JSON list."""
-        self._out.write(b"]")
         return self._out.getvalue()
 
 
@@ -506,7 +505,7 @@ def _process_again(bank: Bank, path: Path, sha: str, *, langs: Sequence[str]) ->
     return _process_packed(bank, path, raw, langs=langs)
 
 
-def _note_texts(texts: Mapping[str, bytes], lang: str, count: int) -> list[list[list[str]]]:
+def _note_texts(texts: Mapping[str, bytes], lang: str, count: int) -> Iterable[list[list[str]]]:
     """A language's texts of ``count`` notes: each note's fields and tags.
 
     Texts read from the cache that are not that (anyone who shares the cache
@@ -523,11 +522,31 @@ def _note_texts(texts: Mapping[str, bytes], lang: str, count: int) -> list[list[
         raise CacheChangedError("a question file's record in the cache was damaged: build again") from None
 
 
-def _checked(blob: bytes, count: int) -> list[list[list[str]]]:
-    texts = plain_data(blob)
-    if not (isinstance(texts, list) and len(texts) == count and all(map(_is_note_texts, texts))):
+def _checked(blob: bytes, count: int) -> Iterable[list[list[str]]]:
+    """The texts of ``count`` notes, a line of JSON each (see :class:`_Texts`). Raises ValueError for others.
+
+    Those of a large file are each decoded as they are read, after a first reading that
+    checks them all: held decoded, they would take several times their size.
+    """
+    if blob and not blob.endswith(b"\n"):
         raise ValueError("texts of another shape")
-    return texts
+    if len(blob) <= HELD_TEXTS:
+        texts = plain_data(b"[" + blob[:-1].replace(b"\n", b",") + b"]")  # no line of JSON holds a line break
+        if not (isinstance(texts, list) and len(texts) == count and all(map(_is_note_texts, texts))):
+            raise ValueError("texts of another shape")
+        return texts
+    if sum(1 for _ in filter(_is_note_texts, map(plain_data, _lines(blob)))) != count or blob.count(b"\n") != count:
+        raise ValueError("texts of another shape")
+    return map(plain_data, _lines(blob))
+
+
+def _lines(blob: bytes) -> Iterator[bytes]:
+    """The lines of ``blob``, each ended by a line break (which is left out)."""
+    start = 0
+    while start < len(blob):
+        end = blob.index(b"\n", start)
+        yield blob[start:end]
+        start = end + 1
 
 
 def _is_note_texts(item: object) -> bool:
