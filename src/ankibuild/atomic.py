@@ -44,7 +44,7 @@ def write_if_changed(path: Path, content: bytes, *, durable: bool = True) -> boo
     return True
 
 
-def write_parts(path: Path, parts: Iterable[bytes], *, durable: bool = True) -> None:
+def write_parts(path: Path, parts: Iterable[bytes | memoryview], *, durable: bool = True) -> None:
     """Atomically replace ``path`` with ``parts`` one after the other, never joined in memory."""
     try:
         _replace(path, parts, durable=durable)
@@ -52,7 +52,7 @@ def write_parts(path: Path, parts: Iterable[bytes], *, durable: bool = True) -> 
         raise OSError(err.errno, err.strerror, str(path)) from err
 
 
-def _replace(path: Path, parts: Iterable[bytes], *, durable: bool) -> None:
+def _replace(path: Path, parts: Iterable[bytes | memoryview], *, durable: bool) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     import tempfile  # not loaded by a build with nothing to write
 

@@ -92,7 +92,7 @@ def packed_digest(packed: bytes) -> str:
     return packed[len(MAGIC) : len(MAGIC) + 32].hex()
 
 
-def write_packed(path: Path, header: object, blobs: Sequence[bytes]) -> None:
+def write_packed(path: Path, header: object, blobs: Sequence[bytes | memoryview]) -> None:
     """Write what :func:`pack` makes of ``header`` and ``blobs`` to ``path`` (not durably), a part at a time.
 
     For large byte strings, such as a collection's deflated pieces: joined, and
@@ -102,7 +102,7 @@ def write_packed(path: Path, header: object, blobs: Sequence[bytes]) -> None:
     write_parts(path, [MAGIC, _digest(parts), *parts], durable=False)
 
 
-def _digest(parts: Sequence[bytes]) -> bytes:
+def _digest(parts: Sequence[bytes | memoryview]) -> bytes:
     """The sha256 of ``parts`` joined, without joining them."""
     whole = hashlib.sha256()
     for part in parts:
@@ -110,12 +110,12 @@ def _digest(parts: Sequence[bytes]) -> bytes:
     return whole.digest()
 
 
-def _body(header: object, blobs: Sequence[bytes]) -> list[bytes]:
+def _body(header: object, blobs: Sequence[bytes | memoryview]) -> list[bytes | memoryview]:
     try:
         head = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode()
     except UnicodeEncodeError:  # a path whose name is not UTF-8: escaped, JSON gives it back as it was
         head = json.dumps(header, separators=(",", ":")).encode()
-    parts = [len(head).to_bytes(_LENGTH, "little"), head]
+    parts: list[bytes | memoryview] = [len(head).to_bytes(_LENGTH, "little"), head]
     for blob in blobs:
         parts += [len(blob).to_bytes(_LENGTH, "little"), blob]
     return parts
@@ -169,10 +169,19 @@ def pack_columns(header: object, columns: Sequence[Sequence[str]]) -> bytes:
     split from it several times quicker than JSON gives them back. A column
     with a line break in one of its texts goes into the JSON as a list.
     """
+    return pack(*_columns_entry(header, columns))
+
+
+def write_columns(path: Path, header: object, columns: Sequence[Sequence[str]]) -> None:
+    """Write what :func:`pack_columns` makes to ``path`` (not durably), a part at a time, never whole."""
+    write_packed(path, *_columns_entry(header, columns))
+
+
+def _columns_entry(header: object, columns: Sequence[Sequence[str]]) -> tuple[list[object], list[bytes]]:
     blobs = [_lines(column) for column in columns]
     lists = [list(column) if blob is None else None for column, blob in zip(columns, blobs, strict=True)]
     length = len(columns[0]) if columns else 0
-    return pack([header, length, lists], [blob or b"" for blob in blobs])
+    return [header, length, lists], [blob or b"" for blob in blobs]
 
 
 def _lines(texts: Sequence[str]) -> bytes | None:

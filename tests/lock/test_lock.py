@@ -181,7 +181,23 @@ def test_a_lock_made_from_a_recalled_one_is_written_as_from_nothing(tmp_path: Pa
     before = read_lock(path, partial(recall, memo))
     assert before.recalled
     edited = Lock("bank", {}, {**dict(reversed(before.notes.items())), **edit})  # in another order
-    assert edited.dumps(before) == edited.dumps()
+    assert edited.encoded(before, file=path.read_bytes()) == edited.dumps().encode()
+
+
+def test_only_the_lines_of_the_notes_that_changed_are_replaced_while_the_file_is_the_one_recalled(
+    tmp_path: Path,
+) -> None:
+    notes = [NoteLock("a", "q1", "de", "aaaa", "aa", 5), NoteLock("b", "q2", "de", "bbbb", "bb", 5)]
+    lock = Lock("bank", {}, {note.guid: note for note in notes})
+    path, memo = tmp_path / LOCK_FILE, tmp_path / "kept" / "lock.memo"
+    path.write_text(lock.dumps(), encoding="utf-8")
+    remember(lock, path.read_bytes(), memo)
+    before = read_lock(path, partial(recall, memo))
+    edited = Lock("bank", {}, {**before.notes, "b": NoteLock("b", "q2", "de", "cccc", "cc", 6)})
+    rewritten = edited._rewritten(before, path.read_bytes())
+    assert rewritten == edited.dumps().encode()
+    # The file changed since it was read (its first line here): every line is written.
+    assert edited._rewritten(before, path.read_bytes().replace(b"#", b"%", 1)) is None
 
 
 @pytest.mark.parametrize("guid", ["plain", "a\nb", "\ud800\udfff", "\udc80", "é\u2028", ""])

@@ -59,13 +59,13 @@ class Deflate:
     #: Pieces being deflated at once, at most: bounds the uncompressed ones held.
     AHEAD = 4
 
-    def __init__(self, pool: ThreadPoolExecutor, known: Mapping[bytes, bytes]) -> None:
+    def __init__(self, pool: ThreadPoolExecutor, known: Mapping[bytes, bytes | memoryview]) -> None:
         self._pool, self._known = pool, known
         self._buffer = b""
         self._primer = b""
-        self._running: deque[tuple[bytes, Future[bytes]]] = deque()
+        self._running: deque[tuple[bytes, Future[bytes | memoryview]]] = deque()
         #: The stream's pieces, deflated, by digest, and their digests in order: kept for the next build.
-        self.pieces: dict[bytes, bytes] = {}
+        self.pieces: dict[bytes, bytes | memoryview] = {}
         self.order: list[bytes] = []
 
     def compress(self, data: bytes) -> bytes:
@@ -89,7 +89,7 @@ class Deflate:
     def _start(self, piece: bytes, last: bool) -> None:
         digest = _digest(self._primer, piece, last)
         if digest in self._known:
-            future: Future[bytes] = Future()
+            future: Future[bytes | memoryview] = Future()
             future.set_result(self._known[digest])
         else:
             future = self._pool.submit(_deflate, piece, self._primer, last)
@@ -97,7 +97,7 @@ class Deflate:
         self.order.append(digest)
         self._primer = piece[-WINDOW:]
 
-    def _finish(self) -> bytes:
+    def _finish(self) -> bytes | memoryview:
         digest, future = self._running.popleft()
         self.pieces[digest] = future.result()
         return self.pieces[digest]
@@ -109,7 +109,7 @@ def _deflate(piece: bytes, primer: bytes, last: bool) -> bytes:
 
 
 def write_deflated(
-    archive: zipfile.ZipFile, entry: zipfile.ZipInfo, collection: Path, *, known: Mapping[bytes, bytes]
+    archive: zipfile.ZipFile, entry: zipfile.ZipInfo, collection: Path, *, known: Mapping[bytes, bytes | memoryview]
 ) -> Deflate:
     """Write the file ``collection`` into ``archive`` as ``entry``, deflated by a :class:`Deflate`.
 

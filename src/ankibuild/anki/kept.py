@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from ..cache import STALE_SECONDS, private_folder, unpack, write_packed
+from ..cache import STALE_SECONDS, private_folder, unpack_views, write_packed
 from .deflate import Deflate
 from .spec import NoteKey, PackageSpec
 
@@ -30,8 +30,8 @@ class Record(NamedTuple):
     notes: Sequence[NoteKey]
     #: The digests of the collection's pieces, in order: what the kept file must still be.
     order: Sequence[bytes]
-    #: The collection deflated in pieces, by digest (see :class:`Deflate`).
-    pieces: Mapping[bytes, bytes]
+    #: The collection deflated in pieces, by digest (see :class:`Deflate`): views of the record read.
+    pieces: Mapping[bytes, bytes | memoryview]
 
 
 #: What no build has kept again for this long (a package no longer built) is forgotten.
@@ -54,7 +54,7 @@ class Kept:
 
     def read(self) -> Record | None:
         try:
-            (frame, digest, notes, order), pieces = unpack(self.record.read_bytes())
+            (frame, digest, notes, order), pieces = unpack_views(self.record.read_bytes())
             digests = [bytes.fromhex(piece) for piece in order]
             by_digest = dict(zip(digests, pieces, strict=True))
             keys = [NoteKey._make((*note[:5], tuple(note[5]))) for note in notes]

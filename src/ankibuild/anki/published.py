@@ -116,6 +116,8 @@ class Published:
 
     notes: dict[str, PublishedNote] = field(default_factory=dict)
     notetypes: dict[str, PublishedNotetype] = field(default_factory=dict)
+    #: The languages whose packages were not read, each known to hold the build's notes as the lock has them.
+    unread: frozenset[str] = frozenset()
 
     def add(self, other: Published) -> None:
         for guid, note in other.notes.items():
@@ -126,6 +128,14 @@ class Published:
                 self.notetypes[key] = notetype
 
 
+class Known(NamedTuple):
+    """A published package the build knows as its own: it holds what the build would make of the lock as it is."""
+
+    lang: str
+    #: The newest time it holds.
+    latest: int
+
+
 def read_published(
     out: Path,
     bank_id: str,
@@ -134,6 +144,7 @@ def read_published(
     problems: Problems,
     kept: Path | None = None,
     clock: Clock = _CLOCK,
+    known: Mapping[Path, Known] | None = None,
 ) -> Published:
     """The published notes of ``bank_id`` in the languages of ``templates``, from every ``.apkg`` directly in ``out``.
 
@@ -145,11 +156,39 @@ def read_published(
     A package is anyone's file: only its real tables are read, with a bounded
     number of steps, and a time later than a year after ``clock``'s, or an id
     no build makes, leaves the whole package out with a warning.
+
+    The packages ``known`` hold every note of their language as the lock has it:
+    each copy has the lock's digest and time, and changes nothing. A language
+    whose every package is known is not read (see :attr:`Published.unread`), unless
+    another package holds its notes or note types, whose copies would compete.
     """
     types = notetype_keys(bank_id, templates)
-    published = Published()
     latest = min(clock.now() + AHEAD, MAX_TIME)
-    for path in sorted(out.glob("*.apkg")) if out.is_dir() else ():
+    paths = sorted(out.glob("*.apkg")) if out.is_dir() else []
+    unread = _unread(paths, known or {}, latest=latest)
+    found = Problems()
+    published = _read_all([path for path in paths if path not in unread], types, found, latest=latest, kept=kept)
+    langs = frozenset(unread.values())
+    key_langs = {notetype.key: notetype.lang for notetype in types.values()}
+    if any(note.entry.lang in langs for note in published.notes.values()) or langs & {
+        key_langs[key] for key in published.notetypes
+    }:
+        return _read_all(paths, types, problems, latest=latest, kept=kept)
+    problems.extend(found.items)
+    return replace(published, unread=langs)
+
+
+def _unread(paths: Sequence[Path], known: Mapping[Path, Known], *, latest: int) -> dict[Path, str]:
+    """The known packages of ``paths``, with their languages, but those of a language with a package that a
+    reading would not take as it is: one with a time over a year ahead (left out, with a warning), or a link."""
+    odd = {package.lang for path, package in known.items() if package.latest > latest or path.is_symlink()}
+    return {path: known[path].lang for path in paths if path in known and known[path].lang not in odd}
+
+
+def _read_all(paths: Sequence[Path], types: Types, problems: Problems, *, latest: int, kept: Path | None) -> Published:
+    """The notes of the packages ``paths``, as :func:`read_published` reads each."""
+    published = Published()
+    for path in paths:
         try:
             # A link planted in the output folder is not followed outside it; the file is read once, a piece at a time.
             with open_inside(path, (path.parent,)) as file:
@@ -382,28 +421,31 @@ def raise_times(lock: Lock, published: Published, clock: Clock) -> Lock:
     """``lock`` with the published copy's time where the content is the same, and a newer one where it differs.
 
     This is what carries a revert to classmates: the reverted note's content
-    differs from what they have, so it gets a time after theirs.
+    differs from what they have, so it gets a time after theirs. Where no time
+    changes, ``lock`` itself.
     """
-    notes = dict(lock.notes)
-    known = notes.get
-    # Only a note not newer than its published copy, or as published but newer, may need another time:
-    # one pass for the rest.
-    for guid, copy in [
-        (g, c.entry)
+    known = lock.notes.get
+    # Only a note as published but with another time, or changed but not newer, gets another time
+    # (see _newer): one pass for the rest, nearly every note.
+    moved = [
+        (g, c.entry, e)
         for g, c in published.notes.items()
-        if (e := known(g)) is not None and (e.mtime <= c.entry.mtime or e.digest == c.entry.digest)
-    ]:
-        entry = notes[guid]
-        mtime = _newer(entry.mtime, entry.digest == copy.digest, copy.mtime, clock=clock)
-        if mtime != entry.mtime:
-            notes[guid] = entry._replace(mtime=mtime)
+        if (e := known(g)) is not None
+        and (e.mtime != c.entry.mtime if e.digest == c.entry.digest else e.mtime <= c.entry.mtime)
+    ]
+    raised = {
+        guid: entry._replace(mtime=_newer(entry.mtime, entry.digest == copy.digest, copy.mtime, clock=clock))
+        for guid, copy, entry in moved
+    }
     notetypes = {
         key: replace(entry, mtime=_newer(entry.mtime, entry.digest == shipped.digest, shipped.mtime, clock=clock))
         if (shipped := published.notetypes.get(key)) is not None
         else entry
         for key, entry in lock.notetypes.items()
     }
-    return Lock(lock.bank, notetypes, notes)
+    if not raised and notetypes == lock.notetypes:
+        return lock
+    return Lock(lock.bank, notetypes, {**lock.notes, **raised})
 
 
 def _newer(mtime: int, same: bool, published: int, *, clock: Clock) -> int:
@@ -425,8 +467,9 @@ def changes_since(
     """What changed since the published packages: the notes added, changed, moved and removed.
 
     ``notes`` are the bank's notes with the names of their decks; ``templates``
-    those of each note type built, by key.
+    those of each note type built, by key. The languages not read have no changes.
     """
+    unread = published.unread
     changed = (
         t.lang
         for key, t in templates.items()
@@ -436,7 +479,9 @@ def changes_since(
     known = published.notes.get
     # One pass for the notes as published, nearly all of them; the loop sees only the rest.
     for head, deck in [
-        (h, d) for h, d in notes if (c := known(h.guid)) is None or (c.entry.digest, c.deck) != (h.digest, d)
+        (h, d)
+        for h, d in notes
+        if h.lang not in unread and ((c := known(h.guid)) is None or (c.entry.digest, c.deck) != (h.digest, d))
     ]:
         changes += _note_changes(known(head.guid), head, deck)
     gone = [published.notes[guid] for guid in published.notes.keys() - {head.guid for head, _ in notes}]

@@ -103,6 +103,7 @@ class PackageSpec:
     @cached_property
     def digest(self) -> str:
         """A digest of everything the package's bytes are made from, known without the notes' texts."""
-        rows = "\n".join("\x1f".join(map(str, note)) for note in self.notes)
+        # Column by column (every GUID, then every digest...), written by repr in C: a third of the time of JSON.
+        rows = repr(list(zip(*self.notes, strict=True)))
         media = [(name, hashlib.sha256(content).hexdigest()) for name, content in self.media]
         return hashlib.sha256(f"{self.frame}\n{media}\n{rows}".encode()).hexdigest()

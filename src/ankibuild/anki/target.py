@@ -39,6 +39,7 @@ from .kept import Kept
 from .package import package_bytes
 from .preset import class_preset
 from .published import (
+    Known,
     Published,
     PublishedNote,
     PublishedNotetype,
@@ -77,15 +78,30 @@ class AnkiTarget:
         )
         types = notetypes(bank, loaded.templates)
         _guard_shape(old, loaded.templates, options.allow_shape_change, result=result)
-        new = _stamp(loaded, types, result=result, clock=self.clock)
-        check_frozen(old, new, options)
-        new, previous = _follow_published(loaded, new, options, clock=self.clock, result=result)
-        packages = _plan(bank, loaded, types, lock=new, out=options.out, split=options.split)
+        stamped = _stamp(loaded, types, result=result, clock=self.clock)
+        check_frozen(old, stamped, options)
+        packages = _plan(bank, loaded, types, lock=stamped, out=options.out, split=options.split)
+        known = self._known(packages)
+        new, previous = _follow_published(loaded, stamped, options, clock=self.clock, result=result, known=known)
+        if new is not stamped:  # times raised above the published ones: the packages hold those
+            packages = _plan(bank, loaded, types, lock=new, out=options.out, split=options.split)
         result.package_digests = {str(package.path): package.spec.digest for package in packages}
         result.retired_searches = _retired_searches(types, loaded)
         todo = [package for package in packages if self.built.get(str(package.path)) != package.spec.digest]
         lock = LockPlan.of(new, options, before=old)
         return AnkiPlan(options, result, loaded.templates, types, packages, todo, lock, previous, self.progress)
+
+    def _known(self, packages: list[_Package]) -> dict[Path, Known]:
+        """The packages of each language all of whose packages are as the last build made them.
+
+        Made of the same lock, such a package holds each of its notes with the lock's digest and time.
+        """
+        changed = {package.lang for package in packages if self.built.get(str(package.path)) != package.spec.digest}
+        return {
+            package.path: Known(package.lang, _newest(package.spec))
+            for package in packages
+            if package.lang not in changed
+        }
 
 
 @dataclass(frozen=True)
@@ -154,17 +170,24 @@ def _cache_warnings(cache: Cache) -> list[Problem]:
 
 
 def _follow_published(
-    loaded: LoadedBank, lock: Lock, options: BuildOptions, *, clock: Clock, result: BuildResult
+    loaded: LoadedBank,
+    lock: Lock,
+    options: BuildOptions,
+    *,
+    clock: Clock,
+    result: BuildResult,
+    known: Mapping[Path, Known],
 ) -> tuple[Lock, str]:
     """The lock with its times raised above those of the packages published in ``out``; the changelog published.
 
     The changes are those since the packages in ``out``: what classmates will
     see, whatever git did to the bank and its lock meanwhile. Where there are
-    none, nothing was published yet, and every note is new.
+    none, nothing was published yet, and every note is new. The packages
+    ``known`` hold the notes as ``lock`` has them (see :func:`read_published`).
     """
-    bank, problems, out = loaded.bank, Problems(), options.out
+    bank, problems, out, kept = loaded.bank, Problems(), options.out, options.cache.kept
     previous = previous_changelog(out, bank.root / CHANGELOG_FILE, problems)
-    published = read_published(out, bank.id, loaded.templates, problems=problems, kept=options.cache.kept, clock=clock)
+    published = read_published(out, bank.id, loaded.templates, problems=problems, kept=kept, clock=clock, known=known)
     problems.raise_for()
     result.warnings += problems.warnings
     raised = raise_times(lock, published, clock)
@@ -174,6 +197,11 @@ def _follow_published(
     result.changes.items += changes_since(published, notes, loaded.templates)
     result.changes.when = _latest(raised)
     return raised, previous
+
+
+def _newest(spec: PackageSpec) -> int:
+    """The newest time a package holds."""
+    return max([*(mtime for _, mtime in spec.notetypes), *(note.mtime for note in spec.notes)], default=0)
 
 
 def _latest(lock: Lock) -> int:

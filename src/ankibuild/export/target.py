@@ -8,10 +8,10 @@ the same bank gives the same bytes.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..atomic import remove_stale_temporaries, write_if_changed
 from ..errors import Problem, Problems, Severity
@@ -23,7 +23,11 @@ from ..load.stage import LoadedBank
 from ..model import Bank, Deck, Place
 from ..options import BuildOptions
 from ..state import Output
-from .files import MAKERS, Exportable, ExportFile
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from .files import Exportable, ExportFile
 
 
 @dataclass(frozen=True)
@@ -47,7 +51,7 @@ class ExportTarget:
         questions need no check here.
         """
         for name in self.options.exports:
-            if name not in MAKERS:
+            if name not in _makers():
                 problems.add(self.options.decks, f"unknown export format '{name}'", hint=_formats_hint(name))
 
     def plan(self, loaded: LoadedBank) -> ExportPlan:
@@ -55,7 +59,7 @@ class ExportTarget:
         if not formats:
             return ExportPlan(self.options.out, [], [], dry_run=self.options.dry_run)
         exportable = _exportable(loaded)
-        files = [file for name in formats for file in MAKERS[name](exportable)]
+        files = [file for name in formats for file in _makers()[name](exportable)]
         problems = Problems()
         places = _places(loaded)
         for file in files:
@@ -88,8 +92,17 @@ class ExportPlan:
 
 
 def _formats_hint(name: str) -> str:
-    close = difflib.get_close_matches(name, list(MAKERS), n=1)
-    return f"{f'did you mean {close[0]!r}? ' if close else ''}The formats: {', '.join(MAKERS)}"
+    import difflib  # only for a format misspelled
+
+    close = difflib.get_close_matches(name, list(_makers()), n=1)
+    return f"{f'did you mean {close[0]!r}? ' if close else ''}The formats: {', '.join(_makers())}"
+
+
+def _makers() -> Mapping[str, Callable[[Exportable], list[ExportFile]]]:
+    """Each format's maker, loaded only by a build that exports or names a format: packages need none."""
+    from .files import MAKERS
+
+    return MAKERS
 
 
 def _exportable(loaded: LoadedBank) -> Exportable:
@@ -100,6 +113,8 @@ def _exportable(loaded: LoadedBank) -> Exportable:
     questions = {lang: [_exported(bank, decks, note) for note in loaded.rendered(lang)] for lang in langs}
     labels = {templates.lang: templates.labels for templates in loaded.templates.values()}
     titles = {lang: bank.name_in(bank.titles, lang) or "" for lang in langs}
+    from .files import Exportable
+
     return Exportable(bank.id, titles, questions, loaded.media, labels)
 
 

@@ -119,9 +119,9 @@ class Kind(ABC):
         :meth:`check_question` gave in each (reported at ``bank_file``)."""
         return None  # a kind without such checks has nothing to compare
 
-    def holds(self, fact: object) -> bool:
-        """Whether ``fact``, as the cache gave it back, is one :meth:`check_question` could have given."""
-        return False  # a kind that gives none: any is forged
+    def holds(self, facts: Sequence[object]) -> bool:
+        """Whether each of ``facts``, plain data as the cache gave it back, is one :meth:`check_question` could give."""
+        return not facts  # a kind that gives none: any is forged
 
     def label_problem(self, key: str, value: str) -> tuple[str, str] | None:
         """What is wrong with a card label its templates read (a message and a hint), or None.

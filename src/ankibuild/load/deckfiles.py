@@ -214,7 +214,7 @@ def restore(entry: tuple[Any, list[bytes]]) -> FileResult:
 def _facts(rows: object) -> dict[str, list[Fact]]:
     """Each kind's facts, each one its kind could have given (:meth:`Kind.holds`). Raises ValueError for others."""
     facts: dict[str, list[Fact]] = dict(_rows_of(rows, _kinds, _LISTS))
-    if not all(KINDS[kind].holds(fact) for kind, given in facts.items() for fact in given):
+    if not all(KINDS[kind].holds(given) for kind, given in facts.items()):
         raise ValueError("facts of another shape")
     return facts
 

@@ -7,8 +7,7 @@ import hashlib
 from dataclasses import astuple
 from pathlib import Path
 
-from ..atomic import write_if_changed
-from ..cache import pack_columns, private_folder, unpack_columns
+from ..cache import private_folder, unpack_columns, write_columns
 from ..version import code_fingerprint
 from .format import Lock, NoteLock, NotetypeLock, holds
 
@@ -22,28 +21,33 @@ def remember(lock: Lock, text: bytes, memo: Path) -> None:
     The notes go in as columns (all GUIDs, all questions...): texts restore
     several times quicker than tens of thousands of small objects, or than JSON.
     """
-    written = _memo_key(text)
+    written = _memo_key(hashlib.sha256(text).digest())
     *texts, mtimes = zip(*lock.notes.values(), strict=True) if lock.notes else [()] * len(NoteLock._fields)
     types = [list(astuple(t)) for t in lock.notetypes.values()]
     with contextlib.suppress(OSError):
         private_folder(memo.parent)
-        write_if_changed(memo, pack_columns([written.hex(), lock.bank, types, mtimes], texts), durable=False)
+        # A part at a time: the memo of a large bank is some megabytes, which a build would otherwise hold twice.
+        write_columns(memo, [written.hex(), lock.bank, types, mtimes], texts)
 
 
-def _memo_key(text: bytes) -> bytes:
-    # The code is part of it: another version may keep the lock in another shape.
-    return hashlib.sha256(code_fingerprint().encode() + b"\0" + text).digest()
+def _memo_key(sha: bytes) -> bytes:
+    """The key of the memo of a lock file whose bytes have the sha256 ``sha``.
+
+    The code is part of it: another version may keep the lock in another shape.
+    """
+    return hashlib.sha256(f"{code_fingerprint()}\0".encode() + sha).digest()
 
 
 def recall(memo: Path, raw: bytes) -> Lock | None:
     """The lock kept in ``memo`` while the file still holds ``raw``, the bytes it was kept for; else None."""
     try:
         (written, bank, types, mtimes), texts = unpack_columns(memo.read_bytes())
-        if written != _memo_key(raw).hex() or not holds(bank, types, [*texts, mtimes]):
+        sha = hashlib.sha256(raw).digest()
+        if written != _memo_key(sha).hex() or not holds(bank, types, [*texts, mtimes]):
             return None
         notetypes = {t[0]: NotetypeLock(t[0], t[1], tuple(t[2]), tuple(t[3]), t[4], t[5]) for t in types}
         notes = map(NoteLock._make, zip(*texts, mtimes, strict=True))
         by_guid = dict(zip(texts[0], notes, strict=True))
-        return Lock(bank, notetypes, by_guid, recalled=True, text=raw.decode())
+        return Lock(bank, notetypes, by_guid, recalled=True, sha=sha)
     except (OSError, ValueError, TypeError, IndexError):  # none, or damaged: the file is parsed instead
         return None

@@ -37,10 +37,10 @@ def check_frozen(old: Lock, new: Lock, options: BuildOptions) -> None:
 
 @dataclass(frozen=True)
 class LockPlan:
-    """The lock a build writes, as text, and whether it differs from the bank's."""
+    """The lock a build writes, encoded, and whether it differs from the bank's."""
 
     lock: Lock
-    text: str
+    data: bytes
     changed: bool
     #: The bank's lock was recalled parsed from the cache (see :func:`read_lock`).
     recalled: bool
@@ -48,8 +48,9 @@ class LockPlan:
     @classmethod
     def of(cls, lock: Lock, options: BuildOptions, *, before: Lock) -> LockPlan:
         """The plan to write ``lock``, which the build made from the bank's lock ``before``."""
-        text = lock.dumps(before)
-        return cls(lock, text, text != _current_text(options.decks / LOCK_FILE), before.recalled)
+        current = _current(options.decks / LOCK_FILE)
+        data = lock.encoded(before, file=current)
+        return cls(lock, data, data != current, before.recalled)
 
     def save(self, options: BuildOptions) -> bool:
         """Write the lock if it changed, and keep it parsed in the cache; tell whether it was written.
@@ -64,17 +65,17 @@ class LockPlan:
         remove_stale_temporaries(decks / LOCK_FILE)
         if options.leaves_bank:
             return False
-        written = self.changed and write_if_changed(decks / LOCK_FILE, self.text.encode())
+        written = self.changed and write_if_changed(decks / LOCK_FILE, self.data)
         if written:
             ask_git_to_merge(decks)
         if self.changed or not self.recalled:
-            remember(self.lock, self.text.encode(), options.cache.kept / LOCK_MEMO)
+            remember(self.lock, self.data, options.cache.kept / LOCK_MEMO)
         return written
 
 
-def _current_text(path: Path) -> str:
-    """The text of a file of the bank as it is now, or nothing."""
+def _current(path: Path) -> bytes:
+    """The bytes of a file of the bank as they are now, or none."""
     try:
-        return read_inside(path, (path.parent,)).decode("utf-8", errors="replace")
+        return read_inside(path, (path.parent,))
     except FileNotFoundError:
-        return ""
+        return b""

@@ -190,8 +190,8 @@ class Choice(Kind):
     def check_bank(self, bank_file: Path, facts: Sequence[Fact], files: int, *, problems: Problems) -> None:
         check_bank(bank_file, facts, files, problems=problems)
 
-    def holds(self, fact: object) -> bool:
-        return holds(fact)
+    def holds(self, facts: Sequence[object]) -> bool:
+        return holds(facts)
 
     def platform_question(self, fields: Sequence[str], *, shuffle: bool) -> PlatformQuestion:
         stem = fields[FIELDS.index("Question")].removeprefix(SEVERAL_MARK)
