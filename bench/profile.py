@@ -4,9 +4,9 @@
 
 A bank is generated (``bench/generate.py``) and built three times in this
 process: cold, with nothing changed, and after one edit, as ``bench.run``
-does. Every question file is processed here, one after the other, so that
-each stage's processor time is its own (a real build shares the work among
-worker processes). Each stage is a function of ankibuild wrapped with a timer;
+does. Every question file is processed here, one after the other, and every
+package made here, so that each stage's processor time is its own (a real
+build shares the work among worker processes). Each stage is a function of ankibuild wrapped with a timer;
 the table gives its processor and wall time, summed over its calls (inner
 stages are also counted in the stage around them), and the peak resident
 memory of the process when the stage last ended.
@@ -165,10 +165,12 @@ def table(run: str, recorder: Recorder, seconds: float) -> Table:
 
 
 def _serial() -> None:
-    """Process every question file in this process: each stage's time is then its own."""
+    """Process every question file and make every package in this process: each stage's time is then its own."""
+    from ankibuild.anki import target
     from ankibuild.load import deckfiles
 
     deckfiles.PARALLEL_BYTES = sys.maxsize
+    target.PROCESS_NOTES = sys.maxsize
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 
+from .anki.rows import note_rows
 from .anki.target import AnkiTarget
 from .buildlock import exclusive
 from .export.target import ExportResult, ExportTarget
@@ -32,11 +33,15 @@ def run(
     recorded there, unless a file it read changed since ``state`` read it.
     """
     clock = clock or Clock()
-    with nullcontext() if options.dry_run else exclusive(options.decks, wait=options.wait):
+    with (
+        nullcontext() if options.dry_run else exclusive(options.decks, wait=options.wait),
+        note_rows(options.cache.kept) as rows,
+    ):
         # What the last build made is read under the lock: another build may just have written.
         packages = AnkiTarget(options, clock, state.package_digests(), progress)
         exports: Target[ExportResult] = ExportTarget(options)
-        loaded = load_all(options, progress, state.known(), checks=[packages.check, exports.check])
+        # Each question file's notes are written as collection rows as soon as it is processed.
+        loaded = load_all(options, progress, state.known(), checks=[packages.check, exports.check], sink=rows)
         planned, exports_planned = packages.plan(loaded), exports.plan(loaded)  # every plan before any write
         seen = loaded.translations.text(today(clock.first()))
         exported = exports_planned.write()

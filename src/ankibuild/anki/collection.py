@@ -18,8 +18,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..model import stable_int
 from .preset import add_preset
+from .rows import card_id, copy_rows, note_id, note_tags
 from .spec import NoteKey, Notetype, PackageSpec
 
 if TYPE_CHECKING:
@@ -46,14 +46,6 @@ def notetype(bank_id: str, templates: CardTemplates) -> Notetype:
     )
 
 
-def _note_id(guid: str) -> int:
-    return stable_int("note", guid)
-
-
-def card_id(guid: str, ord_: int) -> int:
-    return stable_int("card", guid, str(ord_))
-
-
 def _card_ids(guid: str, cards: Sequence[int]) -> Iterator[tuple[int]]:
     return ((card_id(guid, ord_),) for ord_ in cards)
 
@@ -74,8 +66,8 @@ def _write_notes(cursor: sqlite3.Cursor, spec: PackageSpec, added: Sequence[tupl
         for guid, (fields, tags) in spec.texts(None if len(place) == len(spec.notes) else place):
             if guid in place:
                 note = place[guid]
-                mid = note.notetype_id
-                yield _note_id(guid), guid, mid, note.mtime, _tags(tags), "\x1f".join(fields), fields[sort_index[mid]]
+                mid, text = note.notetype_id, "\x1f".join(fields)
+                yield note_id(guid), guid, mid, note.mtime, note_tags(tags), text, fields[sort_index[mid]]
 
     cursor.executemany(_NOTE, notes())
     _write_cards(cursor, added)
@@ -86,7 +78,7 @@ def _write_cards(cursor: sqlite3.Cursor, notes: Sequence[tuple[int, NoteKey]]) -
     cursor.executemany(
         _CARD,
         (
-            (card_id(n.guid, o), _note_id(n.guid), n.deck_id, o, n.mtime, position)
+            (card_id(n.guid, o), note_id(n.guid), n.deck_id, o, n.mtime, position)
             for position, n in notes
             for o in n.cards
         ),
@@ -96,10 +88,6 @@ def _write_cards(cursor: sqlite3.Cursor, notes: Sequence[tuple[int, NoteKey]]) -
 def _sort_fields(spec: PackageSpec) -> dict[int, int]:
     """The place of the field Anki's browser sorts by, by note type id."""
     return {model.model_id: model.sort_field_index for model, _ in spec.notetypes}
-
-
-def _tags(tags: tuple[str, ...]) -> str:
-    return f" {' '.join(tags)} " if tags else ""
 
 
 def create(spec: PackageSpec, path: Path) -> None:
@@ -119,7 +107,10 @@ def create(spec: PackageSpec, path: Path) -> None:
             add_preset(cursor, spec.preset, [deck.deck_id for deck in decks])
         if len(spec.notetypes) > 1:
             _note_type_times(cursor, spec)
-        _write_notes(cursor, spec, list(enumerate(spec.notes, start=1)))
+        # The notes whose rows this build wrote as it processed their files are copied; the rest inserted.
+        copied = copy_rows(conn, spec, _sort_fields(spec))
+        numbered = enumerate(spec.notes, start=1)
+        _write_notes(conn.cursor(), spec, [(position, n) for position, n in numbered if n.guid not in copied])
 
 
 def _note_type_times(cursor: sqlite3.Cursor, spec: PackageSpec) -> None:
@@ -145,7 +136,7 @@ def update(spec: PackageSpec, path: Path, old: Sequence[NoteKey]) -> None:
     recarded = [(p, n) for p, n in kept if before[n.guid][1].cards != n.cards]
     dropped = [*gone, *(n.guid for _, n in recarded)]
     with _connect(path) as conn:
-        conn.executemany("DELETE FROM notes WHERE id = ?", ((_note_id(guid),) for guid in gone))
+        conn.executemany("DELETE FROM notes WHERE id = ?", ((note_id(guid),) for guid in gone))
         conn.executemany(
             "DELETE FROM cards WHERE id = ?", (card for g in dropped for card in _card_ids(g, before[g][1].cards))
         )
@@ -156,10 +147,10 @@ def update(spec: PackageSpec, path: Path, old: Sequence[NoteKey]) -> None:
             (
                 (
                     n.mtime,
-                    _tags(texts[n.guid][1]),
+                    note_tags(texts[n.guid][1]),
                     "\x1f".join(texts[n.guid][0]),
                     texts[n.guid][0][sort_index[n.notetype_id]],
-                    _note_id(n.guid),
+                    note_id(n.guid),
                 )
                 for _, n in kept
                 if n.guid in edited

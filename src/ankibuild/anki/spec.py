@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..version import code_fingerprint
@@ -91,6 +92,8 @@ class PackageSpec:
     preset: Preset | None = None
     #: Decks with no cards of their own that it carries for their preset (the bank's parent deck).
     parents: Sequence[DeckInfo] = ()
+    #: Where this build wrote the rows of its notes (see :mod:`.rows`), to copy them from: how, not what.
+    rows: Sequence[Path] = ()
 
     @cached_property
     def frame(self) -> str:

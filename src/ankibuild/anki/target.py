@@ -9,9 +9,10 @@ times come from is saved by the build, after them.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from collections.abc import Collection, Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -224,18 +225,51 @@ def _keep_published(package: _Package, content: bytes, *, types: Types, lock: Lo
     keep(kept, package.path, content, types=types, found=Published(notes, notetypes))
 
 
-def _make_packages(todo: list[_Package], kept: Path, progress: Progress) -> Iterator[tuple[_Package, bytes]]:
-    """Each package to make with its bytes, as it is made, two at a time: zlib and SQLite let go of the interpreter.
+#: From this many notes to write, each package is made in a process of its own.
+PROCESS_NOTES = 3000
+#: In a process forked to make packages: those to make and where their collections are kept.
+_MAKING: list[tuple[_Package, Path]] = []
 
-    Each package's collection is kept in the folder ``kept`` for its next build.
+
+def _make_packages(todo: list[_Package], kept: Path, progress: Progress) -> Iterator[tuple[_Package, bytes]]:
+    """Each package to make with its bytes, as it is made, several at a time.
+
+    With this many notes to write, each package is made in a process of its
+    own, on every core: it is forked with what it needs, and sends back only
+    the package's bytes. On threads, the interpreter lock held back inserting,
+    vacuuming and deflating, and the buffers of two packages were held in this
+    one process. Each package's collection is kept in the folder ``kept`` for
+    its next build.
     """
-    written, total = 0, sum(len(package.spec.notes) for package in todo)
-    with ThreadPoolExecutor(min(2, os.cpu_count() or 1)) as pool:
-        contents = pool.map(lambda p: package_bytes(p.spec, Kept(kept, digest(str(p.path.resolve()))[:16])), todo)
+    written, total, cores = 0, sum(len(package.spec.notes) for package in todo), os.cpu_count() or 1
+    pool: Executor
+    if total >= PROCESS_NOTES and len(todo) > 1 and "fork" in multiprocessing.get_all_start_methods():
+        # Three packages on two cores: none waits for the others. Forked, the processes are given what they make.
+        workers, fork = min(len(todo), cores + 1), multiprocessing.get_context("fork")
+        pool = ProcessPoolExecutor(workers, mp_context=fork, initializer=_adopt, initargs=(todo, kept))
+        contents = pool.map(_made, range(len(todo)))
+    else:
+        pool = ThreadPoolExecutor(min(2, cores))  # SQLite and zlib let go of the interpreter now and then
+        contents = pool.map(partial(_package_bytes, kept=kept), todo)
+    with pool:
         for package, content in zip(todo, contents, strict=True):
             written += len(package.spec.notes)
             progress(f"notes written ({package.lang})", written, total)
             yield package, content
+
+
+def _adopt(todo: list[_Package], kept: Path) -> None:
+    _MAKING[:] = [(package, kept) for package in todo]
+
+
+def _made(index: int) -> bytes:
+    """The bytes of the package at ``index`` of those this process was forked to make."""
+    package, kept = _MAKING[index]
+    return _package_bytes(package, kept=kept)
+
+
+def _package_bytes(package: _Package, *, kept: Path) -> bytes:
+    return package_bytes(package.spec, Kept(kept, digest(str(package.path.resolve()))[:16]))
 
 
 def _write(path: Path, content: bytes, dry_run: bool) -> bool:
@@ -314,7 +348,8 @@ def _plan(
             about = description(bank, lang, times, labels=loaded.templates[keys[0]].labels)
             infos, parents = _decks(bank, lang, decks, about=about)
             preset = class_preset(bank.id, lang, bank.name_in(bank.titles, lang) or bank.id, study=bank.study)
-            spec = PackageSpec(models, infos, notes, partial(_texts, files, lang), media, preset, parents)
+            rows = sorted({db for file in files if (db := file.rows.get(lang))})
+            spec = PackageSpec(models, infos, notes, partial(_texts, files, lang), media, preset, parents, rows)
             packages.append(_Package(path, lang, spec))
     return packages
 

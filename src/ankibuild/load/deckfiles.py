@@ -78,6 +78,8 @@ class FileResult:
     blocks: tuple[tuple[str, str], ...] = ()
     #: What the item-writing checks across the bank need of each of its questions, by the name of its kind.
     facts: Mapping[str, Sequence[Fact]] = field(default_factory=dict)
+    #: Where this build wrote its notes, texts and all, as it processed the file, by language (see :data:`NoteSink`).
+    rows: Mapping[str, Path] = field(default_factory=dict)
 
     def rendered(self, lang: str) -> Iterator[RenderedNote]:
         """Its notes in one language, with their texts."""
@@ -467,13 +469,17 @@ class _Texts:
 _JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
-def _process_packed(bank: Bank, path: Path, raw: bytes, *, langs: Sequence[str]) -> tuple[bytes, bytes]:
-    """:func:`process` for a build, packed for the cache (and, from a worker, for the way back).
+#: What a build does with each question file's result as soon as it is processed, in the process that
+#: processed it (a worker, or this one): it writes its notes somewhere, and tells where, by language.
+NoteSink = Callable[[FileResult], Mapping[str, Path]]
+
+
+def _packed(result: FileResult) -> tuple[bytes, bytes]:
+    """A result of :func:`process` for a build, packed for the cache (and, from a worker, for the way back).
 
     The result and its texts are packed apart: a build restores every file's
     result, but the texts only of those whose notes go into a package anew.
     """
-    result = process(bank, path, raw, langs=langs, keep_texts=False)
     texts = _pack_texts(result.texts)
     result = replace(result, texts={}, texts_sha=packed_digest(texts))  # the texts, now packed, are let go
     return result.packed(), texts
@@ -491,18 +497,18 @@ class _Recipe:
 
     def remake(self, sha: str) -> bytes:
         """Process the file again and store it; its bytes must still be those of ``sha``."""
-        packed, texts = _process_again(self.bank, self.path, sha, langs=self.langs)
+        packed, texts = _packed(_process_again(self.bank, self.path, sha, langs=self.langs))
         self.cache.put(self.key, packed)
         self.cache.put(_texts_key(self.key), texts)
         return texts
 
 
-def _process_again(bank: Bank, path: Path, sha: str, *, langs: Sequence[str]) -> tuple[bytes, bytes]:
-    """:func:`_process_packed` of a file read once already, whose bytes must still be those of ``sha``."""
+def _process_again(bank: Bank, path: Path, sha: str, *, langs: Sequence[str]) -> FileResult:
+    """:func:`process` for a build of a file read once already, whose bytes must still be those of ``sha``."""
     raw = read(path, Problems(), (bank.root,))
     if raw is None or hashlib.sha256(raw).hexdigest() != sha:
         raise CacheChangedError(f"{path} changed during the build: build again")
-    return _process_packed(bank, path, raw, langs=langs)
+    return process(bank, path, raw, langs=langs, keep_texts=False)
 
 
 def _note_texts(texts: Mapping[str, bytes], lang: str, count: int) -> Iterable[list[list[str]]]:
@@ -617,11 +623,12 @@ def process_all(
     cache: Cache | None,
     progress: Progress = silent,
     known: Mapping[Path, str] | None = None,
+    sink: NoteSink | None = None,
 ) -> dict[Path, FileResult]:
     """Every readable question file's result, in order.
 
     With a ``cache`` (a build), results are looked up there first, what is missing
-    is computed (in parallel if large) and stored, and texts are left out.
+    is computed (in parallel if large), given to ``sink`` and stored, and texts are left out.
     Without one (checking a bank about to be written), everything is computed here.
     ``known`` has the sha256 of files just read: those found in the cache under
     it are not read again.
@@ -641,13 +648,14 @@ def process_all(
         if job and not _found(_Recipe(bank, path, langs, cache, _key(context, path, job.sha)), recipes, found):
             missing[path] = job
     total = len(found) + len(missing)
-    for done, (path, (packed, texts)) in enumerate(_compute(bank, missing, langs), start=len(found) + 1):
+    computed = _compute(bank, missing, langs, sink=sink)
+    for done, (path, (packed, texts, rows)) in enumerate(computed, start=len(found) + 1):
         recipe = recipes[path]
         cache.put(recipe.key, packed)
         cache.put(_texts_key(recipe.key), texts)
         result = restore(unpack(packed))
-        # Its texts are read back from the cache a language at a time, as each package is made.
-        found[path] = replace(result, texts=_CachedTexts(recipe, result))
+        # Its texts are read back from the cache a language at a time, as each package needs them.
+        found[path] = replace(result, texts=_CachedTexts(recipe, result), rows=rows)
         progress("files read", done, total)
     keys = [recipe.key for recipe in recipes.values()]
     cache.keep_only([*keys, *map(_texts_key, keys)])
@@ -697,23 +705,32 @@ def _job(path: Path, pending: Mapping[Path, bytes], problems: Problems, *, root:
     return _Job(hashlib.sha256(raw).hexdigest(), raw if path in pending else None, len(raw))
 
 
-def _process_job(bank: Bank, path: Path, job: _Job, *, langs: Sequence[str]) -> tuple[bytes, bytes]:
+#: A processed file's result and texts, packed, and where its notes were written.
+_Done = tuple[bytes, bytes, Mapping[str, Path]]
+
+
+def _process_job(bank: Bank, path: Path, job: _Job, *, langs: Sequence[str], sink: NoteSink | None) -> _Done:
     if job.raw is not None:
-        return _process_packed(bank, path, job.raw, langs=langs)
-    return _process_again(bank, path, job.sha, langs=langs)
+        result = process(bank, path, job.raw, langs=langs, keep_texts=False)
+    else:
+        result = _process_again(bank, path, job.sha, langs=langs)
+    return (*_packed(result), sink(result) if sink else {})
 
 
-def _compute(bank: Bank, jobs: Mapping[Path, _Job], langs: Sequence[str]) -> Iterator[tuple[Path, tuple[bytes, bytes]]]:
+def _compute(
+    bank: Bank, jobs: Mapping[Path, _Job], langs: Sequence[str], *, sink: NoteSink | None
+) -> Iterator[tuple[Path, _Done]]:
     """Packed results of the files in ``jobs``, one at a time: on two cores when there is enough to parse.
 
     On two cores the largest files go first, so that neither worker is left with a large one at the end.
     """
     large = sum(job.size for job in jobs.values()) > PARALLEL_BYTES
     workers = min(len(jobs), os.cpu_count() or 1, 2 if large else 1)
+    job = partial(_process_job, bank, langs=langs, sink=sink)
     if workers <= 1:
         if large:  # one large file, processed here: its texts' blocks would stay resident while packages are made
             give_back_large_blocks()
-        yield from ((path, _process_job(bank, path, job, langs=langs)) for path, job in jobs.items())
+        yield from ((path, job(path, todo)) for path, todo in jobs.items())
         return
     import multiprocessing  # loaded only when there is this much to do, unlike after one edit
     from concurrent.futures import ProcessPoolExecutor
@@ -722,7 +739,7 @@ def _compute(bank: Bank, jobs: Mapping[Path, _Job], langs: Sequence[str]) -> Ite
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
     largest_first = sorted(jobs, key=lambda path: jobs[path].size, reverse=True)
     with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        packed = pool.map(partial(_process_job, bank, langs=langs), largest_first, map(jobs.get, largest_first))
+        packed = pool.map(job, largest_first, map(jobs.get, largest_first))
         # The workers have started; this much to process makes packages as large, in this process.
         give_back_large_blocks()
         yield from zip(largest_first, packed, strict=True)

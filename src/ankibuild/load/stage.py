@@ -26,7 +26,7 @@ from ..progress import Progress, silent
 from ..text.media import report_unused
 from ..translations.record import TRANSLATIONS_FILE, Seen, observe, report_outdated
 from ..yamlfiles.reader import BANK_FILE, bank_files, parse_file, read_pending
-from .deckfiles import FileResult, process_all
+from .deckfiles import FileResult, NoteSink, process_all
 from .render import CardTemplates, NoteHead, RenderedNote, load_templates, report_words
 from .validate import check_unique_ids, missing_in_summary, validate_bank_file
 
@@ -60,11 +60,13 @@ def _load(
     known: Mapping[Path, str] | None = None,
     verbose: bool = False,
     folders: TemplateFolders | None = None,
+    sink: NoteSink | None = None,
 ) -> tuple[Bank, dict[Path, FileResult]] | None:
     """The bank with its decks, and each question file's result with its notes in ``langs``.
 
     ``verbose`` keeps a warning per question where a summary line tells many at once.
     ``folders`` hold the labels the report link is worded with (the defaults when None).
+    ``sink`` is given each file processed anew (see :func:`process_all`).
     """
     bank_path, found = bank_files(decks, problems)
     files = sorted({*found, *pending} - {decks / BANK_FILE})
@@ -91,6 +93,7 @@ def _load(
         cache=cache,
         progress=progress,
         known=known,
+        sink=sink,
     )
     told = [problem for result in results.values() for problem in result.problems]
     problems.extend(explanations_in_summary(missing_in_summary(told, verbose=verbose)))
@@ -167,11 +170,13 @@ def load_all(
     known: Mapping[Path, str] | None = None,
     *,
     checks: Sequence[BankCheck] = (),
+    sink: NoteSink | None = None,
 ) -> LoadedBank:
     """The valid bank and lock, the templates and notes of the languages asked for, and the warnings found.
 
     ``known`` has the sha256 of question files just read, which need not be read again.
     ``checks`` add what the outputs find wrong with the bank, to be reported with the rest.
+    ``sink`` is given each question file processed anew, in the process that processed it.
     Raises :class:`BankError` with every problem when there are errors (or warnings, if ``strict``).
     """
     decks, languages, strict = options.decks, options.languages, options.strict
@@ -190,6 +195,7 @@ def load_all(
         known=known,
         verbose=options.verbose,
         folders=options.folders,
+        sink=sink,
     )
     if loaded is None:
         problems.fail(strict=strict)

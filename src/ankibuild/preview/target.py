@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 
-from ..anki.collection import card_id
+from ..anki.rows import card_id
 from ..atomic import write_if_changed
 from ..cards.assets import Asset
 from ..cards.template import SPECIAL_FIELDS, Template
