@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import sqlite3
 from pathlib import Path
 
 import pytest
 
+from ankibuild.anki.rows import NoteRows
 from ankibuild.errors import Problems
 from ankibuild.load import deckfiles
 from ankibuild.load.deckfiles import FileResult, process
@@ -101,3 +104,13 @@ def test_texts_of_another_shape_are_refused(monkeypatch: pytest.MonkeyPatch, hel
     monkeypatch.setattr(deckfiles, "HELD_TEXTS", held)
     with pytest.raises(ValueError):
         list(deckfiles._checked(texts, 2))
+
+
+def test_a_processed_files_texts_become_note_rows(tmp_path: Path) -> None:
+    """The rows of its notes are written where it is processed, from its texts as they are packed."""
+    result = _process(tmp_path, "".join(_choice(f"c{n}", f"[Yes {n}, No]") for n in range(3)))
+    (tmp_path / "rows").mkdir()
+    written = NoteRows(tmp_path / "rows")(result)
+    assert list(written) == ["en", "ar"]  # "ar" without notes
+    with contextlib.closing(sqlite3.connect(written["en"])) as connection:
+        assert connection.execute("select count(*) from notes").fetchone() == (3,)
