@@ -16,12 +16,11 @@ before. ``VACUUM INTO`` writes the collection out the same either way.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -91,13 +90,14 @@ class NoteRows:
         """Write the rows of ``result``'s notes, a database per language: where, by language (none on failure)."""
         sorts = {name: _sort_index(name) for name in {head.kind for head in result.notes}}
         written = {}
-        for lang, texts in result.texts.items():
+        for lang in result.texts:
             path, heads = self.folder / f"{os.getpid()}-{lang}.db", [head for head in result.notes if head.lang == lang]
             try:
                 connection = _WRITING.get(path) or _open(path)
                 with connection:  # committed at once: the collections read them from another connection
-                    # The texts just made in this process, as :func:`process` packs them: each note's fields and tags.
-                    connection.executemany(_NOTE, _note_rows(heads, json.loads(texts), sorts))
+                    # The texts just made in this process, read as :func:`process` packed them.
+                    texts = ((note.fields, note.tags) for note in result.rendered(lang))
+                    connection.executemany(_NOTE, _note_rows(heads, texts, sorts))
                     cards = ((card_id(head.guid, o), note_id(head.guid), o) for head in heads for o in head.cards)
                     connection.executemany(_CARD, cards)
             except (OSError, ValueError, sqlite3.Error):  # a full disk: the notes are inserted from their texts
@@ -108,7 +108,7 @@ class NoteRows:
 
 
 def _note_rows(
-    heads: Sequence[NoteHead], texts: Sequence[tuple[Sequence[str], Sequence[str]]], sorts: dict[str, int]
+    heads: Sequence[NoteHead], texts: Iterable[tuple[Sequence[str], Sequence[str]]], sorts: dict[str, int]
 ) -> Iterator[tuple[int, str, str, int, str, str, str]]:
     """The rows of notes, one at a time: a large file's rows are never all held."""
     for head, (fields, tags) in zip(heads, texts, strict=True):

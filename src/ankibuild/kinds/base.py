@@ -99,25 +99,28 @@ class Kind(ABC):
     #: The names of its own item-writing checks (see :mod:`.checks`), in the order a summary counts them.
     checks: ClassVar[tuple[str, ...]] = ()
 
-    def check_file(
-        self, checks: FileChecks, questions: Sequence[Question], fields: Mapping[tuple[str, str], Sequence[str]]
-    ) -> list[Fact]:
-        """The item-writing checks of its questions of one file; what its checks across the bank need of each.
+    def check_question(
+        self, checks: FileChecks, question: Question, fields: Mapping[str, Sequence[str]]
+    ) -> Fact | None:
+        """The item-writing checks of one of its questions of a file; what the checks across the file and the
+        bank need of it (None: nothing).
 
-        ``fields`` holds each question's note fields by (question id, language).
+        ``fields`` holds the question's note fields by language, in the order of its translations. A
+        missing explanation is checked apart (see :attr:`wants_explanation`), after :meth:`check_end`.
         """
-        if self.wants_explanation:
-            for question in questions:
-                checks.explained(question)
-        return []
+        return None
+
+    def check_end(self, checks: FileChecks, facts: Sequence[Fact]) -> None:
+        """Its item-writing checks across one file's questions, of the facts :meth:`check_question` gave of each."""
+        return None  # a kind without such checks has nothing to compare
 
     def check_bank(self, bank_file: Path, facts: Sequence[Fact], files: int, *, problems: Problems) -> None:
         """Its item-writing checks across the bank's ``files`` question files, of the facts
-        :meth:`check_file` gave in each (reported at ``bank_file``)."""
+        :meth:`check_question` gave in each (reported at ``bank_file``)."""
         return None  # a kind without such checks has nothing to compare
 
     def holds(self, facts: Sequence[object]) -> bool:
-        """Whether each of ``facts``, plain data as the cache gave it back, is one :meth:`check_file` could give."""
+        """Whether each of ``facts``, plain data as the cache gave it back, is one :meth:`check_question` could give."""
         return not facts  # a kind that gives none: any is forged
 
     def label_problem(self, key: str, value: str) -> tuple[str, str] | None:

@@ -4,7 +4,8 @@ An item-writing check warns about a question whose form gives its answer away,
 or leaves the student without the reason for it. Each has a name; a question
 exempts itself from one with ``allow: [name]``. A kind names its own checks
 (:attr:`~ankibuild.kinds.base.Kind.checks`) and runs them on each question file
-(:meth:`~ankibuild.kinds.base.Kind.check_file`); a kind whose back says why the
+(:meth:`~ankibuild.kinds.base.Kind.check_question`, then
+:meth:`~ankibuild.kinds.base.Kind.check_end`); a kind whose back says why the
 answer is right is checked here for questions without an explanation.
 """
 

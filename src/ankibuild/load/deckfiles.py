@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import io
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -21,15 +22,15 @@ from typing import Any, NamedTuple
 
 from ..cache import Cache, DamagedEntry, digest, file_sha, pack, packed_digest, plain_data, unpack, unpack_views
 from ..errors import CacheChangedError, Problem, Problems, Severity
-from ..kinds import KINDS
+from ..kinds import KINDS, Kind
 from ..kinds.base import Fact
 from ..kinds.checks import FileChecks
 from ..memory import give_back_large_blocks
 from ..model import Bank, Deck, Place, Question
 from ..progress import Progress, silent
 from ..text import bidi
-from ..text.media import Media
-from ..translations.record import TextRef, current_blocks, text_refs
+from ..text.media import Media, MediaFile
+from ..translations.record import TextRef, current_block, question_refs
 from ..version import code_fingerprint
 from ..yamlfiles.reader import parse_file, read, read_pending
 from .render import NoteHead, RenderedNote, render_note
@@ -37,6 +38,8 @@ from .validate import Questions, validate_deck_file
 
 #: Below this many bytes to parse, starting processes costs more than it saves.
 PARALLEL_BYTES = 2 * 1024 * 1024
+#: A language's texts of one file up to this size are decoded at once and held while they are read.
+HELD_TEXTS = 4 * 1024 * 1024
 
 
 class QuestionRef(NamedTuple):
@@ -259,64 +262,211 @@ def _unpack_texts(packed: bytes) -> dict[str, memoryview]:
 def process(bank: Bank, path: Path, raw: bytes, *, langs: Sequence[str], keep_texts: bool = True) -> FileResult:
     """Validate and render one question file of ``bank`` (whose own decks are not needed).
 
-    Without ``keep_texts`` the deck comes without its questions (their ids and
-    places are in the result's ``questions``): once rendered into notes, a build
-    needs nothing else of them, and they are most of a large bank's memory.
+    Each question is rendered and checked as it is read, and let go: what is kept
+    of it is its notes without their texts, the texts packed, and what the checks
+    across questions need. Without ``keep_texts`` the deck comes without its
+    questions (their ids and places are in the result's ``questions``): once
+    rendered into notes, a build needs nothing else of them, and they are most
+    of a large bank's memory.
     """
+    # A question id twice in one file: its item checks see the fields of the last one (as the
+    # whole file shows them), known only once the file is read. Such a file is read whole.
+    result, repeated = _process(bank, path, raw, langs=langs, keep_texts=keep_texts, streamed=True)
+    if repeated:
+        result, _ = _process(bank, path, raw, langs=langs, keep_texts=keep_texts, streamed=False)
+    return result
+
+
+def _process(
+    bank: Bank, path: Path, raw: bytes, *, langs: Sequence[str], keep_texts: bool, streamed: bool
+) -> tuple[FileResult, bool]:
+    """:func:`process`, its questions taken as they are read when ``streamed``; and whether an id repeated then."""
     problems = Problems()
     sha = hashlib.sha256(raw).hexdigest()
-    deck = _read_deck(bank, path, raw, problems=problems)
+    work = _FileWork(bank, path, langs)
+    read = Questions(path, bank, then=work.take, keep=keep_texts or not streamed)
+    file = parse_file(path, raw, problems, take=read if streamed else None)
+    deck = validate_deck_file(file, bank, problems, read=read)
     if deck is None:
-        return FileResult(sha, None, tuple(problems.items), (), {}, {}, {})
-    media = Media(bank.root)
-    notes = [
-        render_note(bank, deck.key, question, lang=lang, media=media, problems=problems)
-        for lang in langs
-        for question in deck.questions
-        if lang in question.translations
-    ]
-    for draft in deck.drafts:  # rendered for the problems of its texts alone
-        for lang in draft.translations.keys() & set(langs):
-            render_note(bank, deck.key, draft, lang=lang, media=media, problems=problems)
-    questions = tuple(QuestionRef(q.id, q.place.line, q.place.column) for q in deck.questions)
-    facts = _check_items(FileChecks(deck.place, problems, bank.shuffle), deck.questions, notes)
-    bidi.check_deck(path, deck, problems)
-    translated = text_refs(deck)
-    blocks = current_blocks(deck, translated)
-    if not keep_texts:  # let the questions go before their notes' texts are packed (a large file's peak)
+        return FileResult(sha, None, tuple(problems.items), (), {}, {}, {}), False
+    if work.repeated:
+        return FileResult(sha, None, (), (), {}, {}, {}), True
+    if not file.handed_over:  # what was taken is not the file's: its questions are those of the deck
+        work = _FileWork(bank, path, langs)
+        work.whole(deck.questions, deck.drafts)
+    if not keep_texts:
         deck = replace(deck, questions=(), drafts=())
-    return FileResult(
-        sha,
-        deck,
-        tuple(problems.items),
-        tuple(note.head for note in notes),
-        {lang: _dumps([(n.fields, n.tags) for n in notes if n.lang == lang]) for lang in langs},
-        media.files,
-        {p: file_sha(p) for p in media.referenced},
-        questions,
-        translated=translated,
-        blocks=blocks,
-        facts=facts,
-    )
+    return work.result(sha, deck, problems), False
 
 
-def _read_deck(bank: Bank, path: Path, raw: bytes, *, problems: Problems) -> Deck | None:
-    """The question file as a deck, its questions validated as they are parsed: its values are never all held."""
-    read = Questions(path, bank)
-    return validate_deck_file(parse_file(path, raw, problems, take=read), bank, problems, read=read)
+class _FileWork:
+    """One question file's questions rendered and checked one at a time, with what is kept of them.
+
+    Each stage's problems are kept apart and joined at the end in the order the
+    stages would give them over the whole file: the file's own and its questions',
+    then each language's notes, the invalid questions' texts, each kind's
+    item-writing checks (each question's, those across the file, then the missing
+    explanations) and the right-to-left texts. Images too are kept per language,
+    and joined in language order, as a package lists them.
+    """
+
+    def __init__(self, bank: Bank, path: Path, langs: Sequence[str]) -> None:
+        self.bank, self.path, self.langs = bank, path, langs
+        self.key = path.relative_to(bank.root).with_suffix("").as_posix()  # the deck's (see validate_deck_file)
+        self.media = Media(bank.root)
+        self.shown = {lang: _Shown(self.media) for lang in (*langs, "")}  # "": the invalid questions'
+        self.rendering = {lang: Problems() for lang in (*langs, "")}
+        self.heads: dict[str, list[NoteHead]] = {lang: [] for lang in langs}
+        self.texts = {lang: _Texts() for lang in langs}
+        self.kinds: dict[str, _KindChecks] = {}
+        self.right_to_left = Problems()
+        self.questions: list[QuestionRef] = []
+        self.translated: list[TextRef] = []
+        self.blocks: list[tuple[str, str]] = []
+        self.repeated = False
+        self._ids: set[str] = set()
+
+    def take(self, question: Question, valid: bool) -> None:
+        """A question as it is read: rendered and checked, unless an id repeated (see :func:`process`)."""
+        if not valid:
+            self.draft(question)
+        elif question.id in self._ids or self.repeated:
+            self.repeated = True
+        else:
+            self._ids.add(question.id)
+            fields = self.render(question)
+            self.check(question, {lang: fields[lang] for lang in question.translations if lang in fields})
+
+    def whole(self, questions: Sequence[Question], drafts: Sequence[Question]) -> None:
+        """A file's questions, all read: each checked with the fields of the last of its kind with its id."""
+        fields: dict[tuple[str, str, str], tuple[str, ...]] = {}
+        for question in questions:
+            fields.update(((question.kind, question.id, lang), f) for lang, f in self.render(question).items())
+        for question in questions:
+            own = ((lang, fields.get((question.kind, question.id, lang))) for lang in question.translations)
+            self.check(question, {lang: f for lang, f in own if f is not None})
+        for draft in drafts:
+            self.draft(draft)
+
+    def render(self, question: Question) -> dict[str, tuple[str, ...]]:
+        """A valid question's notes, kept without their texts, which are packed; its fields by language."""
+        fields: dict[str, tuple[str, ...]] = {}
+        for lang in self.langs:
+            if lang in question.translations:
+                note = self._note(question, lang, lang)
+                self.heads[lang].append(note.head)
+                self.texts[lang].add(note.fields, note.tags)
+                fields[lang] = note.fields
+        self.questions.append(QuestionRef(question.id, question.place.line, question.place.column))
+        bidi.check_question(self.path, question, self.right_to_left)
+        refs = question_refs(self.path, question)
+        self.translated += refs
+        self.blocks.append(current_block(question, refs))
+        return fields
+
+    def draft(self, question: Question) -> None:
+        """An invalid question, rendered for the problems of its texts alone."""
+        for lang in question.translations.keys() & set(self.langs):
+            self._note(question, lang, "")
+
+    def _note(self, question: Question, lang: str, bucket: str) -> RenderedNote:
+        """A question's note in ``lang``, its images and problems kept with those of ``bucket``."""
+        return render_note(
+            self.bank, self.key, question, lang=lang, media=self.shown[bucket], problems=self.rendering[bucket]
+        )
+
+    def check(self, question: Question, fields: Mapping[str, Sequence[str]]) -> None:
+        """A valid question's item-writing checks, given its fields by language in the order of its translations."""
+        kind = self.kinds.get(question.kind)
+        if kind is None:
+            kind = self.kinds[question.kind] = _KindChecks(KINDS[question.kind], self.path, self.bank.shuffle)
+        kind.question(question, fields)
+
+    def result(self, sha: str, deck: Deck, problems: Problems) -> FileResult:
+        """What the file contributes, its problems after those of reading it (``problems``)."""
+        for lang in (*self.langs, ""):
+            problems.extend(self.rendering[lang].items)
+        facts = {name: kind.end(deck.place, problems) for name, kind in self.kinds.items()}
+        problems.extend(self.right_to_left.items)
+        media: dict[str, bytes] = {}
+        for shown in self.shown.values():
+            media |= shown.files
+        return FileResult(
+            sha,
+            deck,
+            tuple(problems.items),
+            tuple(chain.from_iterable(self.heads.values())),
+            {lang: texts.packed() for lang, texts in self.texts.items()},
+            media,
+            {p: file_sha(p) for p in self.media.referenced},
+            tuple(self.questions),
+            translated=tuple(self.translated),
+            blocks=tuple(self.blocks),
+            facts=facts,
+        )
 
 
-def _check_items(
-    checks: FileChecks, questions: Sequence[Question], notes: Sequence[RenderedNote]
-) -> dict[str, list[Fact]]:
-    """The item-writing checks of each kind's questions of the file, each given its notes' fields; their facts."""
-    by_kind: dict[str, list[Question]] = {}
-    for question in questions:
-        by_kind.setdefault(question.kind, []).append(question)
-    fields: dict[str, dict[tuple[str, str], Sequence[str]]] = {}
-    for note in notes:
-        fields.setdefault(note.kind, {})[note.question_id, note.lang] = note.fields
-    return {name: KINDS[name].check_file(checks, own, fields=fields.get(name, {})) for name, own in by_kind.items()}
+class _KindChecks:
+    """The item-writing checks of one kind's questions of a file, their problems kept apart until its end."""
+
+    def __init__(self, kind: Kind, path: Path, shuffle: bool) -> None:
+        self.kind, self.shuffle = kind, shuffle
+        # The file's place is only that of the checks across its questions, made at its end.
+        self.own = FileChecks(Place(path, 0, 0), Problems(), shuffle)
+        self.unexplained = FileChecks(Place(path, 0, 0), Problems(), shuffle)
+        self.facts: list[Fact] = []
+
+    def question(self, question: Question, fields: Mapping[str, Sequence[str]]) -> None:
+        fact = self.kind.check_question(self.own, question, fields)
+        if fact is not None:
+            self.facts.append(fact)
+        if self.kind.wants_explanation:
+            self.unexplained.explained(question)
+
+    def end(self, place: Place, problems: Problems) -> list[Fact]:
+        """Report its problems into ``problems``: each question's, those across the file, then the explanations."""
+        problems.extend(self.own.problems.items)
+        self.kind.check_end(FileChecks(place, problems, self.shuffle), self.facts)
+        problems.extend(self.unexplained.problems.items)
+        return self.facts
+
+
+class _Shown(Media):
+    """The images one language's notes show, in the order they first do; each read once, by ``shared``."""
+
+    def __init__(self, shared: Media) -> None:
+        super().__init__(shared.root)
+        self._shared = shared
+        self._files: dict[str, bytes] = {}
+
+    @property
+    def files(self) -> dict[str, bytes]:
+        return self._files
+
+    def image(self, reference: str, folder: Path) -> MediaFile:
+        file = self._shared.image(reference, folder)
+        self._files[file.name] = file.content
+        return file
+
+
+class _Texts:
+    """One language's note texts, each note's fields and tags, a line of JSON each, appended as they come.
+
+    A line a note: a build reads a large file's texts back one note at a time (see :func:`_checked`).
+    """
+
+    def __init__(self) -> None:
+        self._out = io.BytesIO()
+
+    def add(self, fields: Sequence[str], tags: Sequence[str]) -> None:
+        # JSON writes a line break in a text as \n: the only one is the line's end.
+        self._out.write(_JSON.encode((fields, tags)).encode() + b"\n")
+
+    def packed(self) -> bytes:
+        return self._out.getvalue()
+
+
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
 #: What a build does with each question file's result as soon as it is processed, in the process that
@@ -333,10 +483,6 @@ def _packed(result: FileResult) -> tuple[bytes, bytes]:
     texts = _pack_texts(result.texts)
     result = replace(result, texts={}, texts_sha=packed_digest(texts))  # the texts, now packed, are let go
     return result.packed(), texts
-
-
-def _dumps(value: object) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 @dataclass(frozen=True)
@@ -365,7 +511,7 @@ def _process_again(bank: Bank, path: Path, sha: str, *, langs: Sequence[str]) ->
     return process(bank, path, raw, langs=langs, keep_texts=False)
 
 
-def _note_texts(texts: Mapping[str, bytes], lang: str, count: int) -> list[list[list[str]]]:
+def _note_texts(texts: Mapping[str, bytes], lang: str, count: int) -> Iterable[list[list[str]]]:
     """A language's texts of ``count`` notes: each note's fields and tags.
 
     Texts read from the cache that are not that (anyone who shares the cache
@@ -382,11 +528,31 @@ def _note_texts(texts: Mapping[str, bytes], lang: str, count: int) -> list[list[
         raise CacheChangedError("a question file's record in the cache was damaged: build again") from None
 
 
-def _checked(blob: bytes, count: int) -> list[list[list[str]]]:
-    texts = plain_data(blob)
-    if not (isinstance(texts, list) and len(texts) == count and all(map(_is_note_texts, texts))):
+def _checked(blob: bytes, count: int) -> Iterable[list[list[str]]]:
+    """The texts of ``count`` notes, a line of JSON each (see :class:`_Texts`). Raises ValueError for others.
+
+    Those of a large file are each decoded as they are read, after a first reading that
+    checks them all: held decoded, they would take several times their size.
+    """
+    if blob and not blob.endswith(b"\n"):
         raise ValueError("texts of another shape")
-    return texts
+    if len(blob) <= HELD_TEXTS:
+        texts = plain_data(b"[" + blob[:-1].replace(b"\n", b",") + b"]")  # no line of JSON holds a line break
+        if not (isinstance(texts, list) and len(texts) == count and all(map(_is_note_texts, texts))):
+            raise ValueError("texts of another shape")
+        return texts
+    if sum(1 for _ in filter(_is_note_texts, map(plain_data, _lines(blob)))) != count or blob.count(b"\n") != count:
+        raise ValueError("texts of another shape")
+    return map(plain_data, _lines(blob))
+
+
+def _lines(blob: bytes) -> Iterator[bytes]:
+    """The lines of ``blob``, each ended by a line break (which is left out)."""
+    start = 0
+    while start < len(blob):
+        end = blob.index(b"\n", start)
+        yield blob[start:end]
+        start = end + 1
 
 
 def _is_note_texts(item: object) -> bool:

@@ -7,7 +7,7 @@ so a student sees all mistakes of all files in one run.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
@@ -215,21 +215,29 @@ class Questions:
     :func:`~ankibuild.yamlfiles.reader.parse_file`), so that its values can go at once.
 
     Their problems are kept apart until :func:`validate_deck_file` has reported the
-    file's own, which come first.
+    file's own, which come first. Each question, with whether it is valid, is given
+    to ``then`` as it is found; with ``keep``, it is kept for the deck too.
     """
 
-    def __init__(self, path: Path, bank: Bank) -> None:
+    def __init__(
+        self, path: Path, bank: Bank, *, then: Callable[[Question, bool], None] | None = None, keep: bool = True
+    ) -> None:
         self.path, self.bank = path, bank
         self.problems = Problems()
         self.found: list[tuple[Question, bool]] = []
         self._written: tuple[str, ...] | None = None
+        self._then, self._keep = then, keep
 
     def __call__(self, data: Map, item: Any, where: tuple[int, int]) -> None:
         """Validate one question; ``data`` is the file's mapping as read so far, with every setting before it."""
         if self._written is None:  # reported with the file's own problems
             self._written = _file_languages(Checker(self.path, Problems()), data, self.bank)
         found = _question(Checker(self.path, self.problems), item, where, bank=self.bank, written=self._written)
-        if found is not None:
+        if found is None:
+            return
+        if self._then is not None:
+            self._then(*found)
+        if self._keep:
             self.found.append(found)
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ..errors import Problems, Severity
 from ..languages import is_rtl
-from ..model import Deck, Question
+from ..model import Question
 
 #: A sign right before a digit, where no letter or digit is glued to its left ("ל-20" reads right).
 _SIGNED = re.compile(r"(?<![\w\u200e\u2066\u202a.,])([-+\u2212])(\d[\d.,]*\d|\d)")
@@ -82,11 +82,10 @@ def _closed_at(text: str, token: str, start: int) -> int | None:
     return end + len(closer)
 
 
-def check_deck(path: Path, deck: Deck, problems: Problems) -> None:
+def check_question(path: Path, question: Question, problems: Problems) -> None:
     """Warn about each text of a right-to-left translation that holds a number shown reversed."""
-    for question in deck.questions:
-        for lang in (lang for lang in question.translations if is_rtl(lang)):
-            _check_texts(path, question, lang, problems=problems)
+    for lang in (lang for lang in question.translations if is_rtl(lang)):
+        _check_texts(path, question, lang, problems=problems)
 
 
 def _check_texts(path: Path, question: Question, lang: str, *, problems: Problems) -> None:

@@ -32,7 +32,7 @@ from ..languages import is_language
 from ..yamlfiles.conflicts import conflict_line
 
 if TYPE_CHECKING:
-    from ..model import Deck, Translation
+    from ..model import Deck, Question, Translation
     from ..options import BuildOptions
 
 TRANSLATIONS_FILE = "translations.lock"
@@ -68,12 +68,13 @@ def text_digest(translation: Translation) -> str:
 
 def text_refs(deck: Deck) -> tuple[TextRef, ...]:
     """Every translation of every question of ``deck``."""
-    path = deck.place.path
-    return tuple(
-        TextRef(question.id, lang, text_digest(text), path, *text.where)
-        for question in deck.questions
-        for lang, text in question.translations.items()
-    )
+    return tuple(ref for question in deck.questions for ref in question_refs(deck.place.path, question))
+
+
+def question_refs(path: Path, question: Question) -> list[TextRef]:
+    """Every translation of one question of the file at ``path``."""
+    translations = question.translations.items()
+    return [TextRef(question.id, lang, text_digest(text), path, *text.where) for lang, text in translations]
 
 
 @dataclass(frozen=True)
@@ -193,14 +194,12 @@ def block(question: str, entries: Mapping[str, Entry]) -> str:
     return "\n".join(lines)
 
 
-def current_blocks(deck: Deck, refs: Iterable[TextRef]) -> tuple[tuple[str, str], ...]:
-    """Each question of ``deck`` with its block as it is when every translation is current.
+def current_block(question: Question, refs: Iterable[TextRef]) -> tuple[str, str]:
+    """A question with its block as it is when every translation is current.
 
-    ``refs`` are the deck's :func:`text_refs`: their digests, in the same order,
-    spare hashing every text a second time.
+    ``refs`` are its :func:`question_refs`: their digests spare hashing every text a second time.
     """
-    digests = (ref.digest for ref in refs)
-    return tuple((q.id, block(q.id, {lang: Entry(next(digests)) for lang in q.translations})) for q in deck.questions)
+    return question.id, block(question.id, {ref.lang: Entry(ref.digest) for ref in refs})
 
 
 def dumps(record: Record) -> str:

@@ -179,14 +179,13 @@ class Choice(Kind):
         stem = marks + render("Question", text.question)
         return (html.escape(question.id), stem, *shown, question.answer, explanation)
 
-    def check_file(
-        self, checks: FileChecks, questions: Sequence[Question], fields: Mapping[tuple[str, str], Sequence[str]]
-    ) -> list[Fact]:
-        """Its options as the front shows them, each with the checks of item writing; then the explanations."""
-        shown = {key: options_of(note) for key, note in fields.items()}
-        facts = ItemChecker(checks.place, checks.problems, checks.shuffle).check(questions, shown)
-        super().check_file(checks, questions, fields)
-        return facts
+    def check_question(self, checks: FileChecks, question: Question, fields: Mapping[str, Sequence[str]]) -> Fact:
+        """Its options as the front shows them, each with the checks of item writing."""
+        shown = {lang: options_of(note) for lang, note in fields.items()}
+        return ItemChecker(checks.place, checks.problems, checks.shuffle).question_facts(question, shown)
+
+    def check_end(self, checks: FileChecks, facts: Sequence[Fact]) -> None:
+        ItemChecker(checks.place, checks.problems, checks.shuffle).file_patterns(facts)
 
     def check_bank(self, bank_file: Path, facts: Sequence[Fact], files: int, *, problems: Problems) -> None:
         check_bank(bank_file, facts, files, problems=problems)

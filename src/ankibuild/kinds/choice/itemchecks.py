@@ -146,17 +146,17 @@ def neutral(text: str) -> tuple[str, ...]:
 class ItemChecker(FileChecks):
     """Checks the multiple-choice questions of one question file."""
 
-    def check(self, questions: Sequence[Question], options: Mapping[tuple[str, str], Sequence[str]]) -> list[Fact]:
-        """Check every question, then the file as a whole; what the bank's checks need of each, as plain data.
+    def question_facts(self, question: Question, options: Mapping[str, Sequence[str]]) -> Fact:
+        """:meth:`question`, its facts as plain data (which the cache keeps).
 
-        ``options`` holds each question's rendered options by (question id, language).
+        ``options`` holds the question's rendered options by language.
         """
-        found = [
-            self.question(q, {lang: options[q.id, lang] for lang in q.translations if (q.id, lang) in options})
-            for q in questions
-        ]
-        self.patterns(found, self.place, "this file")
-        return [[f.letter, f.longest, sorted(f.allow)] for f in found]
+        found = self.question(question, options)
+        return [found.letter, found.longest, sorted(found.allow)]
+
+    def file_patterns(self, facts: Iterable[Fact]) -> None:
+        """The patterns across the file's questions, of the facts :meth:`question_facts` gave of each."""
+        self.patterns(map(_facts, facts), self.place, "this file")
 
     def question(self, question: Question, options: Mapping[str, Sequence[str]]) -> AnswerFacts:
         """Check one question's options in each language (as rendered); its facts for the patterns."""

@@ -1,0 +1,116 @@
+"""A question file's questions are rendered and checked as each is read: its problems come as over the whole file."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from ankibuild.anki.rows import NoteRows
+from ankibuild.errors import Problems
+from ankibuild.load import deckfiles
+from ankibuild.load.deckfiles import FileResult, process
+from ankibuild.load.validate import validate_bank_file
+from ankibuild.model import Bank
+from ankibuild.yamlfiles.reader import parse_file
+
+BANK = b"""\
+id: processed
+shuffle: false
+languages: [en, ar]
+topics: {math: {en: Mathematics, ar: Riyadiyat}}
+"""
+
+
+def _choice(qid: str, options: str, *, explained: bool = True) -> str:
+    explanation = ", explanation: Because." if explained else ""
+    return f"""\
+  - id: {qid}
+    topics: [math]
+    answer: A
+    en: {{question: Which?, options: {options}{explanation}}}
+"""
+
+
+def _process(tmp_path: Path, questions: str) -> FileResult:
+    problems = Problems()
+    bank = validate_bank_file(parse_file(tmp_path / "bank.yaml", BANK, problems), problems)
+    assert bank is not None, problems.items
+    bank = Bank(**{**bank.__dict__, "root": tmp_path})
+    raw = f"deck: {{en: Sums, ar: Sums}}\nlanguages: [en]\nquestions:\n{questions}".encode()
+    return process(bank, tmp_path / "deck.yaml", raw, langs=bank.languages)
+
+
+def test_each_kinds_checks_come_together_in_the_order_its_first_question_does(tmp_path: Path) -> None:
+    """Each question's item checks, those across the file, then missing explanations: kind by kind."""
+    truefalse = "  - {id: tf, kind: truefalse, topics: [math], answer: true, en: {question: Right?}}\n"
+    longest = '[An answer that is far longer than the other, "No"]'
+    choices = [_choice(f"c{n}", "[Yes, No]", explained=n > 2) for n in range(6)]
+    draft = "  - {id: draft, topics: [nope], answer: A, en: {question: '![x](gone.png)', options: [a, b]}}\n"
+    result = _process(tmp_path, truefalse + _choice("long", longest) + "".join(choices) + draft)
+    said = [(p.question, p.check or p.message.split(" ")[0]) for p in result.problems]
+    assert said == [
+        ("draft", "undeclared"),
+        ("draft", "image"),
+        ("tf", "no-explanation"),
+        ("long", "longest-correct"),
+        ("", "answer-letter"),
+        ("", "often-longest"),
+        ("c0", "no-explanation"),
+        ("c1", "no-explanation"),
+        ("c2", "no-explanation"),
+    ]
+
+
+def test_an_id_twice_in_a_file_is_checked_with_the_fields_of_its_last_question(tmp_path: Path) -> None:
+    """As over the whole file: its item checks look a question's fields up by its id."""
+    longest = '[An answer that is far longer than the other, "No"]'
+    result = _process(tmp_path, _choice("twice", longest) + _choice("twice", "[Yes, No]"))
+    assert [p.check for p in result.problems] == []
+    assert len(result.notes) == 2
+    assert result.facts == {"choice": [["A", True, []], ["A", True, []]]}  # "Yes" is longer than "No"
+
+
+def test_a_large_files_texts_are_read_a_note_at_a_time_as_they_are_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result = _process(tmp_path, "".join(_choice(f"c{n}", f"[Yes {n}, No]") for n in range(5)))
+    held = list(result.rendered("en"))
+    monkeypatch.setattr(deckfiles, "HELD_TEXTS", 0)
+    assert list(result.rendered("en")) == held
+    assert [note.fields[2] for note in held] == [f"Yes {n}" for n in range(5)]
+
+
+DEEP = b"[" * 200_000 + b"]" * 200_000
+
+
+@pytest.mark.parametrize("held", [0, deckfiles.HELD_TEXTS])
+@pytest.mark.parametrize(
+    "texts",
+    [
+        b'[["a"],["t"]]\n',
+        b'[["a"],["t"]]\n[["b"],["t"]]',
+        b'[["a"],["t"]]\n[["b"],[7]]\n',
+        b'[["a"],["t"]]\n[["b"],["t"]]\n[["c"],["t"]]\n',
+        b"[1, 2]\n[3, 4]\n",
+        b"{}\n{}\n",
+        DEEP + b"\n" + DEEP + b"\n",
+        b"not json\n\n",
+    ],
+)
+def test_texts_of_another_shape_are_refused(monkeypatch: pytest.MonkeyPatch, held: int, texts: bytes) -> None:
+    monkeypatch.setattr(deckfiles, "HELD_TEXTS", held)
+    with pytest.raises(ValueError):
+        list(deckfiles._checked(texts, 2))
+
+
+def test_a_processed_files_texts_become_note_rows(tmp_path: Path) -> None:
+    """The rows of its notes are written where it is processed, from its texts as they are packed."""
+    result = _process(tmp_path, "".join(_choice(f"c{n}", f"[Yes {n}, No]") for n in range(3)))
+    (tmp_path / "rows").mkdir()
+    written = NoteRows(tmp_path / "rows")(result)
+    assert list(written) == ["en", "ar"]  # "ar" without notes
+    with contextlib.closing(sqlite3.connect(written["en"])) as connection:
+        assert connection.execute("select count(*) from notes").fetchone() == (3,)
