@@ -183,7 +183,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = _parser().parse_args(argv)
-    project = Project.create(args.workdir / f"n{args.questions}", questions=args.questions, seed=0)
+    # Made absolute: the builds run from inside the project, where a relative path would lead elsewhere.
+    project = Project.create(args.workdir.resolve() / f"n{args.questions}", questions=args.questions, seed=0)
     os.environ.update({"XDG_CACHE_HOME": str(project.root / ".cache"), "SOURCE_DATE_EPOCH": SOURCE_DATE_EPOCH})
     os.environ.pop("ANKIBUILD_CACHE_DIR", None)
     os.chdir(project.root)
