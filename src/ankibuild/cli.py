@@ -7,6 +7,7 @@ import math
 import shlex
 import sys
 from collections.abc import Callable
+from concurrent.futures import BrokenExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
@@ -118,6 +119,11 @@ class _Commands(click.Group):
             ctx.exit(INTERRUPTED)
         except BrokenPipeError:  # `ankibuild build | head -1`: what was asked is done, only the summary is cut
             raise AnkibuildError("the standard output was closed before everything was printed") from None
+        except BrokenExecutor:  # a worker process ended before its work was done: killed, or out of memory
+            raise AnkibuildError(
+                "a process of the build stopped before its work was done (killed, or the machine ran out "
+                "of memory). Every file is as it was or whole and new; free some memory, then run the command again."
+            ) from None
         except OSError as err:
             where = f"{click.format_filename(err.filename)}: " if err.filename else ""
             raise AnkibuildError(

@@ -147,3 +147,28 @@ def test_a_library_call_on_a_full_disk_raises_an_os_error_naming_the_file(
     result = CliRunner().invoke(main, ["build", "--out", str(out)])
     assert result.exit_code == 1 and result.exception is not None
     assert "No space left on device" in result.output and "Traceback" not in result.output
+
+
+def _killed(index: int) -> bytes:
+    """A process making a package, ended as the kernel ends one when memory runs out: at once, with nothing said."""
+    os._exit(137)
+
+
+def test_a_build_process_killed_before_it_is_done_is_one_line_not_a_traceback(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A package's process dies: the build says so in one line, exits 1, and leaves the outputs as they were."""
+    assert CliRunner().invoke(main, ["build"]).exit_code == 0
+    before = snapshot(project.out)
+    # Every package made in a forked process, each of which dies.
+    monkeypatch.setattr("ankibuild.anki.target.PROCESS_NOTES", 0)
+    monkeypatch.setattr("ankibuild.anki.target._made", _killed)
+    (project.decks / "ai-hardware.yaml").write_text(
+        (project.decks / "ai-hardware.yaml").read_text(encoding="utf-8").replace(OLD, "Die Intensität ist niedrig"),
+        encoding="utf-8",
+    )
+    result = CliRunner().invoke(main, ["build", "--lang", "de", "--lang", "fr"])
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    assert "a process of the build stopped before its work was done" in result.output
+    assert snapshot(project.out) == before
