@@ -34,7 +34,7 @@ from ..translations.record import TextRef, current_block, question_refs
 from ..version import code_fingerprint
 from ..yamlfiles.reader import parse_file, read, read_pending
 from .render import NoteHead, RenderedNote, render_note
-from .validate import Questions, validate_deck_file
+from .validate import Questions, deck_key, validate_deck_file
 
 #: Below this many bytes to parse, starting processes costs more than it saves.
 PARALLEL_BYTES = 2 * 1024 * 1024
@@ -312,7 +312,7 @@ class _FileWork:
 
     def __init__(self, bank: Bank, path: Path, langs: Sequence[str]) -> None:
         self.bank, self.path, self.langs = bank, path, langs
-        self.key = path.relative_to(bank.root).with_suffix("").as_posix()  # the deck's (see validate_deck_file)
+        self.key = deck_key(bank, path)
         self.media = Media(bank.root)
         self.shown = {lang: _Shown(self.media) for lang in (*langs, "")}  # "": the invalid questions'
         self.rendering = {lang: Problems() for lang in (*langs, "")}

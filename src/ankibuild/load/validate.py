@@ -241,6 +241,11 @@ class Questions:
             self.found.append(found)
 
 
+def deck_key(bank: Bank, path: Path) -> str:
+    """The key of the deck a question file of ``bank`` makes: its path in the bank, without the suffix."""
+    return path.relative_to(bank.root).with_suffix("").as_posix()
+
+
 def validate_deck_file(file: YamlFile, bank: Bank, problems: Problems, *, read: Questions | None = None) -> Deck | None:
     """One question file as a deck; problems are reported, valid questions kept.
 
@@ -251,7 +256,7 @@ def validate_deck_file(file: YamlFile, bank: Bank, problems: Problems, *, read: 
     if data is None:
         return None
     check.keys(data, FILE_KEYS, "a question file")
-    key = file.path.relative_to(bank.root).with_suffix("").as_posix()
+    key = deck_key(bank, file.path)
     written = _file_languages(check, data, bank)
     titles = _deck_titles(check, data, replace(bank, languages=written), key=key)
     _todo(check, data)
