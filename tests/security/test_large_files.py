@@ -13,12 +13,13 @@ from click.testing import CliRunner
 
 from ankibuild import paths
 from ankibuild.cli import main
-from ankibuild.errors import Problems
+from ankibuild.errors import BankError, Problems
+from ankibuild.importer.bank import import_pages
 from ankibuild.lock.format import read_lock
 from ankibuild.translations.record import read_record
 
 from ..ankitools import collection, import_package
-from ..conftest import Project
+from ..conftest import DATA, Project
 from .test_hostile import _refused
 
 #: What a file read whole may hold, here; each of the sample's questions is smaller.
@@ -124,3 +125,13 @@ def test_a_question_file_larger_than_its_own_limit_is_refused_unread(project: Pr
     with (project.decks / "huge.yaml").open("wb") as file:
         file.truncate(paths.MAX_STREAMED_BYTES + 1)  # a hole, which the file system need not store
     assert _refused(project, "decks/huge.yaml") == ["the file is larger than 512 MiB"]
+
+
+def test_a_question_file_too_large_to_read_whole_is_not_added_to(whole: Project) -> None:
+    """Importing a question into it would read it whole: refused with its size, nothing written."""
+    before = (whole.root / FILE).read_bytes()
+    seeds = sorted((DATA / "pages" / "seeds").glob("*.txt"))
+    with pytest.raises(BankError) as raised:
+        import_pages(seeds, out=whole.root / FILE, decks=whole.decks, question_id="elementwise-ops-memory-bound")
+    assert "the file is larger than 8 KiB" in [problem.message for problem in raised.value.problems]
+    assert (whole.root / FILE).read_bytes() == before
