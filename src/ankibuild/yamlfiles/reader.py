@@ -181,16 +181,14 @@ class _Builder:
     """Builds one document from parser events: bounded, positioned, with duplicates noted.
 
     With ``take``, the items of the top mapping's list of questions are handed to it
-    one at a time instead of being kept (see :func:`parse_file`). With ``held``, no
-    more of the file than that many characters is held as values at once (see :meth:`_look_at_held`).
+    one at a time instead of being kept (see :func:`parse_file`).
     """
 
-    def __init__(self, parser: Any, lines: Sequence[str], take: Take | None = None, *, held: int | None = None) -> None:
+    def __init__(self, parser: Any, lines: Sequence[str], take: Take | None = None) -> None:
         self.parser = parser
         self.lines = lines
         self.take = take
-        self.held = sys.maxsize if held is None else held
-        self.stop_at = self.held  # past this place in the file, what is held is looked at again
+        self.stop_at = sys.maxsize  # past this place in the file, what is held is looked at again (_HeldBuilder)
         self.kept = 0  # what is held besides the part being read: the settings before the questions, anchored values
         self.after = 0  # where the list of questions handed over ends, once it has
         self.stack: list[_Open] = []  # the mappings and lists being filled, the outermost first
@@ -268,14 +266,11 @@ class _Builder:
             self._check_tag(event, _EXPLICIT_TAGS)
         elif event.implicit[0]:  # plain, untagged: the only kind that can be a word
             value = _PLAIN_WORDS.get(value, value)
-        start, end_mark = event.start_mark, event.end_mark
-        if end_mark.index > self.stop_at:
-            self._look_at_held(start.index, end_mark.index, event)
         if event.anchor is not None:
             self.anchors[event.anchor] = value
             self.sizes[event.anchor] = 1
-            self._keep(end_mark.index - start.index)
-        end = end_mark.line
+            self._keep(event.end_mark.index - event.start_mark.index)
+        start, end = event.start_mark, event.end_mark.line
         if end != start.line or (not event.style and end in self.commented):
             self._look(event, value, parent.value if parent is not None else None)
         return value, (start.line + 1, start.column + 1)
@@ -293,9 +288,6 @@ class _Builder:
     def _open(self, event: Any, depth: int) -> _Open:
         if depth >= MAX_DEPTH:
             raise _too_deep(event.start_mark)
-        at = event.start_mark.index
-        if at > self.stop_at:
-            self._look_at_held(at, at, event)
         if event.tag is not None:
             self._check_tag(event, _COLLECTION_TAGS)
         value: Map | Seq
@@ -309,6 +301,7 @@ class _Builder:
         self.values += 1
         if event.anchor is not None:
             self.anchors[event.anchor] = value  # known, not yet complete: see _alias
+        at = event.start_mark.index
         opened = _Open(value, event.anchor, self.values, at=at)
         if depth == 0:
             self.top = opened
@@ -322,22 +315,6 @@ class _Builder:
         """Count ``size`` characters of the file as held until its end."""
         self.kept += size
         self.stop_at -= size
-
-    def _look_at_held(self, start: int, end: int, event: Any) -> None:
-        """Refuse to hold more than ``held`` characters of the file at once; else look again that much further.
-
-        Only the part being read is held, besides what :meth:`_keep` counted: the question
-        being read, in a list of questions handed over; else all that is not in such a
-        list. ``start`` and ``end`` are where the value of ``event`` begins and ends.
-        """
-        stack = self.stack
-        if len(stack) > 1 and stack[1].items is not stack[1].value:  # in the list of questions handed over
-            begun = stack[2].at if len(stack) > 2 else start
-        else:
-            begun = self.after
-        if end - begun + self.kept > self.held:
-            raise _held_too_much(event, self.held, streamed=self.handed_over > 0)
-        self.stop_at = begun + self.held - self.kept
 
     def why_read_whole(self) -> Explained | None:
         """Why the questions handed over are not those the file holds, read with the settings written before
@@ -409,6 +386,43 @@ class _Builder:
         shown = str(event.tag).replace(_CORE, "!!", 1)
         hint = "a question bank holds only text, lists and mappings: remove the tag"
         raise RefusedError(f"tag '{shown}' is not allowed", event.start_mark, hint)
+
+
+class _HeldBuilder(_Builder):
+    """A builder for a file larger than a file read whole, which holds no more than ``held`` characters
+    of it as values at once (see :meth:`_look_at_held`): checked at each value, which costs only such files."""
+
+    def __init__(self, parser: Any, lines: Sequence[str], take: Take | None, *, held: int) -> None:
+        super().__init__(parser, lines, take)
+        self.held = self.stop_at = held
+
+    def _scalar(self, event: Any, parent: _Open | None) -> tuple[Any, tuple[int, int]]:
+        end = event.end_mark.index
+        if end > self.stop_at:
+            self._look_at_held(event.start_mark.index, end, event)
+        return super()._scalar(event, parent)
+
+    def _open(self, event: Any, depth: int) -> _Open:
+        at = event.start_mark.index
+        if at > self.stop_at:
+            self._look_at_held(at, at, event)
+        return super()._open(event, depth)
+
+    def _look_at_held(self, start: int, end: int, event: Any) -> None:
+        """Refuse to hold more than ``held`` characters of the file at once; else look again that much further.
+
+        Only the part being read is held, besides what :meth:`_keep` counted: the question
+        being read, in a list of questions handed over; else all that is not in such a
+        list. ``start`` and ``end`` are where the value of ``event`` begins and ends.
+        """
+        stack = self.stack
+        if len(stack) > 1 and stack[1].items is not stack[1].value:  # in the list of questions handed over
+            begun = stack[2].at if len(stack) > 2 else start
+        else:
+            begun = self.after
+        if end - begun + self.kept > self.held:
+            raise _held_too_much(event, self.held, streamed=self.handed_over > 0)
+        self.stop_at = begun + self.held - self.kept
 
 
 def _why(message: str, hint: str, where: tuple[int, int]) -> Explained:
@@ -607,7 +621,7 @@ def _build(path: Path, raw: bytes, lines: Sequence[str], *, problems: Problems, 
     """:func:`parse_file` of a file found valid UTF-8 without conflict markers; None for one to read again whole."""
     parser = _Parser(raw)  # the bytes, valid UTF-8 now: a str would only be encoded back to them
     whole = paths.MAX_FILE_BYTES
-    builder = _Builder(parser, lines, take, held=whole if len(raw) > whole else None)
+    builder = _HeldBuilder(parser, lines, take, held=whole) if len(raw) > whole else _Builder(parser, lines, take)
     try:
         with paused():
             data = builder.document()
