@@ -83,9 +83,16 @@ def inside(root: Path, name: str, *, base: Path | None = None) -> Path:
     return path
 
 
-#: The most a file of a bank may hold: far more than any question file needs,
-#: yet readable at once on any machine.
+#: The most a file read whole may hold (a bank's settings, a template, a PO file, a question file that
+#: cannot be read a question at a time): its values take up to about seven times its size at once.
 MAX_FILE_BYTES = 32 * 1024 * 1024
+#: The most a question file read a question at a time may hold. 100,000 questions in three languages
+#: take some 300 MiB and a build of them about 1 GB; a file at this limit needs about 2 GB,
+#: which any machine a bank is built on has.
+MAX_STREAMED_BYTES = 512 * 1024 * 1024
+#: The most a record the build writes into the bank and reads back may hold (the lock: a line of
+#: some 220 bytes per note, 64 MiB for 100,000 questions in three languages).
+MAX_RECORD_BYTES = 512 * 1024 * 1024
 #: Without blocking on a named pipe or becoming the controlling terminal; a link is followed
 #: (:func:`read_inside` has checked where it leads).
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
@@ -126,24 +133,28 @@ def open_inside(path: Path, roots: Sequence[Path]) -> io.BufferedReader:
     return open_regular(path)
 
 
-def read_inside(path: Path, roots: Sequence[Path], limit: int = MAX_FILE_BYTES) -> bytes:
+def read_inside(path: Path, roots: Sequence[Path], limit: int | None = None) -> bytes:
     """The bytes of ``path``, which must be a regular file inside one of ``roots``.
 
     The one way every file of a bank, its templates and its lock is read: links
     are followed only while they end inside a root (the bank folder, a
     templates folder), so that nothing elsewhere on the machine is ever read,
-    packaged or published; and no more than ``limit`` bytes are read.
+    packaged or published; and no more than ``limit`` bytes (default :data:`MAX_FILE_BYTES`)
+    are read, none of a file that says it holds more.
     Raises :class:`UnsafePathError` for a file refused, :class:`FileNotFoundError`
     for a missing one, :class:`OSError` for one that cannot be read.
     """
+    limit = MAX_FILE_BYTES if limit is None else limit
     with open_inside(path, roots) as file:
-        raw = file.read(limit + 1)
-    if len(raw) > limit:
+        claimed = os.fstat(file.fileno()).st_size
+        raw = file.read(limit + 1) if claimed <= limit else b""  # a file may grow: the bytes read are checked too
+    if claimed > limit or len(raw) > limit:
         raise TooLargeError(
-            f"the file is larger than {_size(limit)}", "make it smaller, or split it into several files"
+            f"the file is larger than {size_of(limit)}", "make it smaller, or split it into several files"
         )
     return raw
 
 
-def _size(limit: int) -> str:
+def size_of(limit: int) -> str:
+    """A limit in bytes as a reader says it (32 MiB, 64 KiB)."""
     return f"{limit // (1024 * 1024)} MiB" if limit >= 1024 * 1024 else f"{limit // 1024} KiB"

@@ -16,7 +16,6 @@ validated the way a build validates it. Files are added to by inserting lines
 
 from __future__ import annotations
 
-import codecs
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -32,8 +31,19 @@ from ..lock.format import LOCK_FILE
 from ..model import SLUG, TOPIC, Bank, Question
 from ..paths import DECKS
 from ..text.richtext import literal
-from ..yamlfiles.reader import BANK_FILE, Map, Seq, decode, load
-from ..yamlfiles.writer import STEP, Block, Document, Flow, Noted, Value, item_lines, mapping_lines, scalar
+from ..yamlfiles.reader import BANK_FILE, Map, Seq
+from ..yamlfiles.writer import (
+    STEP,
+    Block,
+    Document,
+    Flow,
+    Noted,
+    Value,
+    item_lines,
+    mapping_lines,
+    open_document,
+    scalar,
+)
 from .pages import Page, read_page, same_text
 from .slugs import question_slug, topic_slug, unique
 
@@ -414,12 +424,12 @@ def _write(decks: Path, plan: _Plan, bank: Bank, *, known: set[tuple[str, str, s
 
 
 def bank_document(path: Path) -> Document:
-    """A file of the valid bank, to insert lines into (:mod:`ankibuild.yamltext`)."""
-    problems = Problems()
-    source = load(path, problems)
-    text = decode(path, source.raw, problems)
-    assert isinstance(source.data, Map) and text is not None  # the bank was validated
-    return Document(text, source.data, problems.name(path), bom=source.raw.startswith(codecs.BOM_UTF8))
+    """A file of the valid bank, to insert lines into (:mod:`ankibuild.yamltext`).
+
+    Raises :class:`BankError` for a question file too large to be read whole, which a build reads a question at
+    a time.
+    """
+    return open_document(path, path.parent)
 
 
 def _validate(

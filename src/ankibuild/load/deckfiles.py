@@ -20,6 +20,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from .. import paths
 from ..cache import Cache, DamagedEntry, digest, file_sha, pack, packed_digest, plain_data, unpack, unpack_views
 from ..errors import CacheChangedError, Problem, Problems, Severity
 from ..kinds import KINDS, Kind
@@ -270,17 +271,35 @@ def process(bank: Bank, path: Path, raw: bytes, *, langs: Sequence[str], keep_te
     of a large bank's memory.
     """
     # A question id twice in one file: its item checks see the fields of the last one (as the
-    # whole file shows them), known only once the file is read. Such a file is read whole.
+    # whole file shows them), known only once the file is read. Such a file is read whole, unless too large.
     result, repeated = _process(bank, path, raw, langs=langs, keep_texts=keep_texts, streamed=True)
-    if repeated:
+    if repeated is not None and len(raw) > paths.MAX_FILE_BYTES:
+        return replace(result, problems=(_repeated_in_large(path, repeated, result.questions),))
+    if repeated is not None:
         result, _ = _process(bank, path, raw, langs=langs, keep_texts=keep_texts, streamed=False)
     return result
 
 
+def _repeated_in_large(path: Path, question: Question, before: Sequence[QuestionRef]) -> Problem:
+    """The error of a question id written twice in a file too large to be read whole."""
+    first = next(ref for ref in before if ref.id == question.id)
+    problems = Problems()
+    problems.add(
+        path,
+        f"duplicate question id '{question.id}' (first at line {first.line}) in a file larger than"
+        f" {paths.size_of(paths.MAX_FILE_BYTES)}, whose questions are read one at a time",
+        line=question.place.line,
+        column=question.place.column,
+        question=question.id,
+        hint="give this question its own id; the other one keeps it, as classmates' notes use it",
+    )
+    return problems.items[0]
+
+
 def _process(
     bank: Bank, path: Path, raw: bytes, *, langs: Sequence[str], keep_texts: bool, streamed: bool
-) -> tuple[FileResult, bool]:
-    """:func:`process`, its questions taken as they are read when ``streamed``; and whether an id repeated then."""
+) -> tuple[FileResult, Question | None]:
+    """:func:`process`, its questions taken as they are read when ``streamed``; and the first whose id repeated then."""
     problems = Problems()
     sha = hashlib.sha256(raw).hexdigest()
     work = _FileWork(bank, path, langs)
@@ -288,15 +307,15 @@ def _process(
     file = parse_file(path, raw, problems, take=read if streamed else None)
     deck = validate_deck_file(file, bank, problems, read=read)
     if deck is None:
-        return FileResult(sha, None, tuple(problems.items), (), {}, {}, {}), False
-    if work.repeated:
-        return FileResult(sha, None, (), (), {}, {}, {}), True
+        return FileResult(sha, None, tuple(problems.items), (), {}, {}, {}), None
+    if work.repeated is not None:
+        return FileResult(sha, None, (), (), {}, {}, {}, tuple(work.questions)), work.repeated
     if not file.handed_over:  # what was taken is not the file's: its questions are those of the deck
         work = _FileWork(bank, path, langs)
         work.whole(deck.questions, deck.drafts)
     if not keep_texts:
         deck = replace(deck, questions=(), drafts=())
-    return work.result(sha, deck, problems), False
+    return work.result(sha, deck, problems), None
 
 
 class _FileWork:
@@ -323,7 +342,7 @@ class _FileWork:
         self.questions: list[QuestionRef] = []
         self.translated: list[TextRef] = []
         self.blocks: list[tuple[str, str]] = []
-        self.repeated = False
+        self.repeated: Question | None = None  # the first question whose id repeated
         self._ids: set[str] = set()
 
     def take(self, question: Question, valid: bool) -> None:
@@ -331,7 +350,7 @@ class _FileWork:
         if not valid:
             self.draft(question)
         elif question.id in self._ids or self.repeated:
-            self.repeated = True
+            self.repeated = self.repeated or question
         else:
             self._ids.add(question.id)
             fields = self.render(question)
@@ -505,7 +524,7 @@ class _Recipe:
 
 def _process_again(bank: Bank, path: Path, sha: str, *, langs: Sequence[str]) -> FileResult:
     """:func:`process` for a build of a file read once already, whose bytes must still be those of ``sha``."""
-    raw = read(path, Problems(), (bank.root,))
+    raw = read(path, Problems(), (bank.root,), limit=paths.MAX_STREAMED_BYTES)
     if raw is None or hashlib.sha256(raw).hexdigest() != sha:
         raise CacheChangedError(f"{path} changed during the build: build again")
     return process(bank, path, raw, langs=langs, keep_texts=False)
@@ -634,7 +653,10 @@ def process_all(
     it are not read again.
     """
     if cache is None:
-        raws = {path: read_pending(path, pending, problems, root=bank.root) for path in files}
+        raws = {
+            path: read_pending(path, pending, problems, root=bank.root, limit=paths.MAX_STREAMED_BYTES)
+            for path in files
+        }
         return {path: process(bank, path, raw, langs=langs) for path, raw in raws.items() if raw is not None}
     context = _context(bank, bank_raw, langs)
     found: dict[Path, FileResult] = {}
@@ -699,7 +721,7 @@ def _job(path: Path, pending: Mapping[Path, bytes], problems: Problems, *, root:
     Its bytes are read again when its turn comes, unless they are only in memory:
     the bytes of every file waiting would cost as much memory as the bank.
     """
-    raw = read_pending(path, pending, problems, root=root)
+    raw = read_pending(path, pending, problems, root=root, limit=paths.MAX_STREAMED_BYTES)
     if raw is None:
         return None
     return _Job(hashlib.sha256(raw).hexdigest(), raw if path in pending else None, len(raw))

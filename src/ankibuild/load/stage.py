@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from functools import partial
 from pathlib import Path
 
+from .. import paths
 from ..cache import Cache
 from ..cards.folders import TemplateFolders
 from ..changelog import CHANGELOG_FILE, read_changelog
@@ -25,7 +26,7 @@ from ..paths import DECKS
 from ..progress import Progress, silent
 from ..text.media import report_unused
 from ..translations.record import TRANSLATIONS_FILE, Seen, observe, report_outdated
-from ..yamlfiles.reader import BANK_FILE, bank_files, parse_file, read_pending
+from ..yamlfiles.reader import BANK_FILE, Map, bank_files, parse_file, read_pending
 from .deckfiles import FileResult, NoteSink, process_all
 from .render import CardTemplates, NoteHead, RenderedNote, load_templates, report_words
 from .validate import check_unique_ids, missing_in_summary, validate_bank_file
@@ -75,9 +76,9 @@ def _load(
     bank = validate_bank_file(bank_file, problems, released_id) if bank_file else None
     if bank is None or bank_raw is None:
         for path in files:  # without the bank's settings, their syntax can still be checked
-            raw = read_pending(path, pending, problems, root=decks)
+            raw = read_pending(path, pending, problems, root=decks, limit=paths.MAX_STREAMED_BYTES)
             if raw is not None:
-                parse_file(path, raw, problems)
+                parse_file(path, raw, problems, take=_let_go)  # a question at a time, as a build reads it
         return None
     if bank.report:
         # The link is part of each note's back field, so its words are rendered with the note.
@@ -122,6 +123,10 @@ class CheckResult(Problems):
         self.files = files
         self.questions = questions
         self.languages = languages
+
+
+def _let_go(data: Map, item: object, where: tuple[int, int]) -> None:
+    """A question read for its syntax alone: nothing is kept of it."""
 
 
 def check(

@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 from ..errors import BankError, Problems
 from ..languages import is_language
-from ..paths import UnsafePathError, read_inside
+from ..paths import MAX_RECORD_BYTES, UnsafePathError, read_inside
 from ..yamlfiles.conflicts import conflict_line
 from .clock import MAX_TIME
 
@@ -166,7 +166,7 @@ def read_lock(path: Path, recall: Callable[[bytes], Lock | None] | None = None) 
     them (see :func:`.memo.recall`).
     """
     try:
-        raw = read_inside(path, (path.parent,))
+        raw = read_inside(path, (path.parent,), MAX_RECORD_BYTES)  # a line per note
     except FileNotFoundError:
         return Lock()
     except (UnsafePathError, OSError) as err:

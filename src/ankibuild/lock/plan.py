@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..atomic import remove_stale_temporaries, write_if_changed
 from ..errors import LockChangedError
-from ..paths import read_inside
+from ..paths import MAX_RECORD_BYTES, read_inside
 from .format import LOCK_FILE, Lock
 from .gitattributes import ask_git_to_merge
 from .memo import LOCK_MEMO, remember
@@ -76,6 +76,6 @@ class LockPlan:
 def _current(path: Path) -> bytes:
     """The bytes of a file of the bank as they are now, or none."""
     try:
-        return read_inside(path, (path.parent,))
+        return read_inside(path, (path.parent,), MAX_RECORD_BYTES)
     except FileNotFoundError:
         return b""

@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from .. import paths
 from ..atomic import remove_stale_temporaries, write_if_changed
 from ..errors import Problems, Severity
 from ..languages import is_language
@@ -216,7 +217,8 @@ def _read(path: Path, problems: Problems) -> str:
 
     if not path.is_file():
         return ""
-    raw = read(path, problems, (path.parent,))  # the bank's own file, never one a link leads to elsewhere
+    # The bank's own file, never one a link leads to elsewhere; a block per question, written by the build.
+    raw = read(path, problems, (path.parent,), limit=paths.MAX_RECORD_BYTES)
     text = decode(path, raw, problems) if raw is not None else None
     return "" if text is None else text.replace("\r\n", "\n")  # as a checkout with autocrlf leaves it
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 import codecs
+import sys
 from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -26,9 +27,10 @@ from typing import Any, NoReturn, overload
 
 import yaml
 
+from .. import paths
 from ..collector import paused
 from ..errors import Problems, Severity
-from ..paths import UnsafePathError, read_inside, within
+from ..paths import UnsafePathError, read_inside, size_of, within
 from .conflicts import report_conflict
 from .words import OTHER_BREAKS, Explained, cut_by_comment, explain, joined_items, missing_dash, yaml_lines
 
@@ -99,6 +101,10 @@ class RefusedError(yaml.MarkedYAMLError):
         self.hint = hint
 
 
+class HeldTooMuchError(RefusedError):
+    """Raised while loading a large file of which more would be held at once than a file read whole may hold."""
+
+
 def _too_deep(mark: Any) -> RefusedError:
     hint = "a bank needs a handful of levels: check the brackets and the indentation"
     return RefusedError(f"nested more than {MAX_DEPTH} levels deep", mark, hint)
@@ -129,15 +135,16 @@ _MAP_END, _SEQ_END = yaml.MappingEndEvent, yaml.SequenceEndEvent
 class _Open:
     """A mapping or list being filled, with what its next value needs."""
 
-    __slots__ = ("anchor", "is_map", "items", "key", "key_mark", "marks", "merges", "start", "value")
+    __slots__ = ("anchor", "at", "is_map", "items", "key", "key_mark", "marks", "merges", "start", "value")
 
-    def __init__(self, value: Map | Seq, anchor: str | None, start: int) -> None:
+    def __init__(self, value: Map | Seq, anchor: str | None, start: int, *, at: int) -> None:
         self.is_map = isinstance(value, Map)
         self.value: Any = value  # a Map when is_map, else a Seq
         self.marks: Any = value.marks  # here too: found faster than on the value, once per item
         self.items: Any = value  # what a list's items are added to (see _HandOver)
         self.anchor = anchor
         self.start = start  # values built before it: its size is what it adds to that
+        self.at = at  # where it begins in the file (the index of a character)
         self.key: Any = None  # the event of the key waiting for its value
         self.key_mark = (0, 0)
         self.merges: list[tuple[Any, Any]] = []  # (value, the '<<' key's event)
@@ -181,6 +188,10 @@ class _Builder:
         self.parser = parser
         self.lines = lines
         self.take = take
+        self.stop_at = sys.maxsize  # past this place in the file, what is held is looked at again (_HeldBuilder)
+        self.kept = 0  # what is held besides the part being read: the settings before the questions, anchored values
+        self.after = 0  # where the list of questions handed over ends, once it has
+        self.stack: list[_Open] = []  # the mappings and lists being filled, the outermost first
         self.top: _Open | None = None  # the outermost mapping or list
         self.handed_over = 0  # lists of questions whose items went to ``take``
         #: The lines with a ``#``, beside which a text may have been cut short by a comment.
@@ -216,7 +227,7 @@ class _Builder:
         A large file brings hundreds of thousands of events, most of them texts:
         the loop does the common work itself and calls as few methods per event as it can.
         """
-        stack: list[_Open] = []
+        stack = self.stack
         top: _Open | None = None  # the innermost mapping or list being filled
         get = self.parser.get_event
         while True:
@@ -229,7 +240,7 @@ class _Builder:
                 stack.append(top)
                 continue
             elif kind is _MAP_END or kind is _SEQ_END:
-                value = self._close(stack.pop())
+                value = self._close(stack.pop(), event)
                 top = stack[-1] if stack else None
                 where = value.line, value.column  # a list or mapping item's place is where it began
             else:  # an alias
@@ -258,6 +269,7 @@ class _Builder:
         if event.anchor is not None:
             self.anchors[event.anchor] = value
             self.sizes[event.anchor] = 1
+            self._keep(event.end_mark.index - event.start_mark.index)
         start, end = event.start_mark, event.end_mark.line
         if end != start.line or (not event.style and end in self.commented):
             self._look(event, value, parent.value if parent is not None else None)
@@ -289,36 +301,56 @@ class _Builder:
         self.values += 1
         if event.anchor is not None:
             self.anchors[event.anchor] = value  # known, not yet complete: see _alias
-        opened = _Open(value, event.anchor, self.values)
+        at = event.start_mark.index
+        opened = _Open(value, event.anchor, self.values, at=at)
         if depth == 0:
             self.top = opened
         elif depth == 1 and self.take is not None and self.top is not None and _hands_over(self.top, opened):
             opened.items = opened.marks = _HandOver(self.take, self.top.value)
             self.handed_over += 1
+            self._keep(at - self.after)  # the settings before it stay
         return opened
 
-    def handed_over_as_kept(self) -> bool:
-        """Whether the questions handed over are those the file holds, read with the settings written before them.
+    def _keep(self, size: int) -> None:
+        """Count ``size`` characters of the file as held until its end."""
+        self.kept += size
+        self.stop_at -= size
 
-        Not so when ``questions`` or ``languages`` is written twice, when ``languages``
+    def why_read_whole(self) -> Explained | None:
+        """Why the questions handed over are not those the file holds, read with the settings written before
+        them; None when they are.
+
+        So when ``questions`` or ``languages`` is written twice, when ``languages``
         comes after the questions, or when a ``<<`` merges keys into the file's mapping.
         """
         top = self.top
-        if self.handed_over != 1 or top is None or not top.is_map or top.merges:
-            return False
+        if top is None or not top.is_map:  # never so, with questions handed over
+            return _why("it is not a mapping", "write 'questions:' at the top of the file", (1, 1))
+        if top.merges:
+            return _why("it merges keys into the file with '<<'", "write those keys out", _mark(top.merges[0][1]))
         place = (top.value.line, top.value.column)
-        if any(key in (QUESTIONS, "languages") and at == place for key, _, _, at in self.duplicates):
-            return False
+        for key, where, _, at in self.duplicates:
+            if key in (QUESTIONS, "languages") and at == place:
+                return _why(f"'{key}' is written twice", f"write '{key}:' once", where)
         marks = top.marks
-        return "languages" not in marks or marks["languages"] < marks[QUESTIONS]
+        if self.handed_over != 1:  # never so without 'questions' written twice, found above
+            return _why(f"'{QUESTIONS}' is written twice", f"write '{QUESTIONS}:' once", marks[QUESTIONS])
+        if "languages" in marks and marks["languages"] > marks[QUESTIONS]:
+            return _why(
+                "'languages' comes after the questions", "move 'languages:' above 'questions:'", marks["languages"]
+            )
+        return None
 
-    def _close(self, open_: _Open) -> Any:
+    def _close(self, open_: _Open, event: Any) -> Any:
         value = open_.value
         if open_.merges and isinstance(value, Map):
             _merge(value, open_.merges)
         if open_.anchor is not None:
             self.anchors[open_.anchor] = value
             self.sizes[open_.anchor] = self.values - open_.start + 1
+            self._keep(event.end_mark.index - open_.at)
+        if open_.items is not value:  # the list of questions handed over: what comes after it is held
+            self.after = event.end_mark.index
         return value
 
     def _alias(self, event: Any) -> Any:
@@ -354,6 +386,61 @@ class _Builder:
         shown = str(event.tag).replace(_CORE, "!!", 1)
         hint = "a question bank holds only text, lists and mappings: remove the tag"
         raise RefusedError(f"tag '{shown}' is not allowed", event.start_mark, hint)
+
+
+class _HeldBuilder(_Builder):
+    """A builder for a file larger than a file read whole, which holds no more than ``held`` characters
+    of it as values at once (see :meth:`_look_at_held`): checked at each value, which costs only such files."""
+
+    def __init__(self, parser: Any, lines: Sequence[str], take: Take | None, *, held: int) -> None:
+        super().__init__(parser, lines, take)
+        self.held = self.stop_at = held
+
+    def _scalar(self, event: Any, parent: _Open | None) -> tuple[Any, tuple[int, int]]:
+        end = event.end_mark.index
+        if end > self.stop_at:
+            self._look_at_held(event.start_mark.index, end, event)
+        return super()._scalar(event, parent)
+
+    def _open(self, event: Any, depth: int) -> _Open:
+        at = event.start_mark.index
+        if at > self.stop_at:
+            self._look_at_held(at, at, event)
+        return super()._open(event, depth)
+
+    def _look_at_held(self, start: int, end: int, event: Any) -> None:
+        """Refuse to hold more than ``held`` characters of the file at once; else look again that much further.
+
+        Only the part being read is held, besides what :meth:`_keep` counted: the question
+        being read, in a list of questions handed over; else all that is not in such a
+        list. ``start`` and ``end`` are where the value of ``event`` begins and ends.
+        """
+        stack = self.stack
+        if len(stack) > 1 and stack[1].items is not stack[1].value:  # in the list of questions handed over
+            begun = stack[2].at if len(stack) > 2 else start
+        else:
+            begun = self.after
+        if end - begun + self.kept > self.held:
+            raise _held_too_much(event, self.held, streamed=self.handed_over > 0)
+        self.stop_at = begun + self.held - self.kept
+
+
+def _why(message: str, hint: str, where: tuple[int, int]) -> Explained:
+    return Explained(message, hint, where[0], where[1], "")
+
+
+def _held_too_much(event: Any, held: int, *, streamed: bool) -> HeldTooMuchError:
+    size, mark = size_of(held), event.start_mark
+    if streamed:
+        problem = f"more than {size} of the file would be held at once: a question, the settings, anchored values"
+        hint = f"split the file into files of at most {size}, or write fewer anchors (&name)"
+        return HeldTooMuchError(problem, mark, hint)
+    problem = f"the file is larger than {size}, and only its questions could be read one at a time"
+    hint = (
+        f"split it into files of at most {size}, or write its questions as a list under 'questions:'"
+        " at the top of the file, without an anchor (&name)"
+    )
+    return HeldTooMuchError(problem, mark, hint)
 
 
 def _hands_over(top: _Open, opened: _Open) -> bool:
@@ -516,8 +603,10 @@ def parse_file(path: Path, raw: bytes, problems: Problems, *, take: Take | None 
     With ``take``, a question file's questions are handed to it as each is read and
     not kept: a large file's values are never all held at once. When the file turns
     out to be one whose questions cannot be read that way (see
-    :meth:`_Builder.handed_over_as_kept`), it is read again whole, with
+    :meth:`_Builder.why_read_whole`), it is read again whole, with
     ``handed_over`` False: what ``take`` was given is then not the file's.
+    A file larger than :data:`~ankibuild.paths.MAX_FILE_BYTES` is never read whole:
+    it is refused instead, with the reason.
     """
     text = decode(path, raw, problems)
     if text is None or report_conflict(path, text, problems):
@@ -531,12 +620,13 @@ def parse_file(path: Path, raw: bytes, problems: Problems, *, take: Take | None 
 def _build(path: Path, raw: bytes, lines: Sequence[str], *, problems: Problems, take: Take | None) -> YamlFile | None:
     """:func:`parse_file` of a file found valid UTF-8 without conflict markers; None for one to read again whole."""
     parser = _Parser(raw)  # the bytes, valid UTF-8 now: a str would only be encoded back to them
-    builder = _Builder(parser, lines, take)
+    whole = paths.MAX_FILE_BYTES
+    builder = _HeldBuilder(parser, lines, take, held=whole) if len(raw) > whole else _Builder(parser, lines, take)
     try:
         with paused():
             data = builder.document()
     except yaml.MarkedYAMLError as raised:
-        _report_yaml(path, _in_our_words(raised), raw.decode("utf-8-sig"), problems=problems)
+        _report_yaml(path, _in_our_words(raised), raw, problems=problems)
         return YamlFile(path, raw=raw)
     except yaml.reader.ReaderError as err:
         # The reader stops at the first such character (libyaml counts its position in bytes)
@@ -547,8 +637,9 @@ def _build(path: Path, raw: bytes, lines: Sequence[str], *, problems: Problems, 
         return YamlFile(path, raw=raw)
     finally:
         parser.dispose()
-    if builder.handed_over and not builder.handed_over_as_kept():
-        return None
+    reason = builder.why_read_whole() if builder.handed_over else None
+    if reason is not None:
+        return None if len(raw) <= whole else _refuse_whole(path, raw, reason, problems=problems)
     _report_duplicates(path, builder, problems)
     for found in builder.surprises:
         problems.add(
@@ -561,6 +652,19 @@ def _build(path: Path, raw: bytes, lines: Sequence[str], *, problems: Problems, 
             detail=found.detail,
         )
     return YamlFile(path, data, raw, parsed=True, handed_over=bool(builder.handed_over))
+
+
+def _refuse_whole(path: Path, raw: bytes, reason: Explained, *, problems: Problems) -> YamlFile:
+    """A file too large to be read whole, whose questions could not be read one at a time, refused."""
+    size = size_of(paths.MAX_FILE_BYTES)
+    problems.add(
+        path,
+        f"the file is larger than {size}, so its questions are read one at a time, but {reason.message}",
+        line=reason.line,
+        column=reason.column,
+        hint=f"{reason.hint}, or split the file into files of at most {size}",
+    )
+    return YamlFile(path, raw=raw)
 
 
 def _report_duplicates(path: Path, builder: _Builder, problems: Problems) -> None:
@@ -578,21 +682,26 @@ def _report_duplicates(path: Path, builder: _Builder, problems: Problems) -> Non
         problems.add(path, f"duplicate key '{key}' (first at line {first})", line=line, column=column, hint=hint)
 
 
-def _report_yaml(path: Path, err: yaml.MarkedYAMLError, text: str, *, problems: Problems) -> None:
+def _report_yaml(path: Path, err: yaml.MarkedYAMLError, raw: bytes, *, problems: Problems) -> None:
     """A parser error in the writer's words; what the loader itself refused is in its words already."""
     if isinstance(err, RefusedError):
         mark = err.problem_mark
         line, column = (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
-        problems.add(path, f"YAML: {err.problem}", line=line, column=column, hint=err.hint)
+        said = str(err.problem) if isinstance(err, HeldTooMuchError) else f"YAML: {err.problem}"
+        problems.add(path, said, line=line, column=column, hint=err.hint)
         return
-    found = explain(err, text)
+    found = explain(err, raw.decode("utf-8-sig"))
     problems.add(path, found.message, line=found.line, column=found.column, hint=found.hint, detail=found.detail)
 
 
-def read(path: Path, problems: Problems, roots: Sequence[Path] = ()) -> bytes | None:
-    """The bytes of a file inside one of ``roots`` (default: its own folder), or None, reported in ``problems``."""
+def read(path: Path, problems: Problems, roots: Sequence[Path] = (), *, limit: int | None = None) -> bytes | None:
+    """The bytes of a file inside one of ``roots`` (default: its own folder), or None, reported in ``problems``.
+
+    ``limit``: the most it may hold, :data:`~ankibuild.paths.MAX_FILE_BYTES` unless said (a question
+    file, whose questions are read one at a time, may hold more: see :func:`parse_file`).
+    """
     try:
-        return read_inside(path, roots or (path.parent,))
+        return read_inside(path, roots or (path.parent,), limit)
     except UnsafePathError as err:
         problems.add(path, err.message, hint=err.hint)
     except OSError as err:
@@ -600,9 +709,12 @@ def read(path: Path, problems: Problems, roots: Sequence[Path] = ()) -> bytes | 
     return None
 
 
-def read_pending(path: Path, pending: Mapping[Path, bytes], problems: Problems, *, root: Path) -> bytes | None:
-    """A file's bytes (a file of the bank ``root``) as about to be written (``pending``), else as on disk."""
-    return pending[path] if path in pending else read(path, problems, (root,))
+def read_pending(
+    path: Path, pending: Mapping[Path, bytes], problems: Problems, *, root: Path, limit: int | None = None
+) -> bytes | None:
+    """A file's bytes (a file of the bank ``root``) as about to be written (``pending``), else as on disk
+    (see :func:`read` for ``limit``)."""
+    return pending[path] if path in pending else read(path, problems, (root,), limit=limit)
 
 
 def load(path: Path, problems: Problems, roots: Sequence[Path] = ()) -> YamlFile:
