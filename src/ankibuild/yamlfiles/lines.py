@@ -52,7 +52,8 @@ class Lines(Sequence[str]):
         self._index: tuple[array[int], array[int]] | None = None  # made when a line is first asked for
         self._block = -1  # the block whose lines were found last
         self._begins: list[int] = []  # where they begin
-        self._next = (0, self._first)  # the line after the one asked for last, and where it begins
+        self._last = (0, self._first)  # the line asked for last, and where it begins
+        self._next = (0, self._first)  # the line after it, and where it begins
 
     @classmethod
     def of(cls, raw: bytes, text: str) -> Lines:
@@ -105,15 +106,25 @@ class Lines(Sequence[str]):
             index += self._count
         if not 0 <= index < self._count:
             raise IndexError("line out of range")
-        start = self._next[1] if index == self._next[0] else self._start(index)
+        start = self._start(index)
+        self._last = (index, start)
         found = self._break.search(self._raw, start)
         if found is None:
             return self._raw[start:].decode("utf-8")
-        self._next = (index + 1, found.end())  # the lines of a text are asked for one after the other
+        self._next = (index + 1, found.end())
         return self._raw[start : found.start()].decode("utf-8")
 
     def _start(self, index: int) -> int:
-        """Where line ``index`` begins: after the break numbered ``index`` (from 1)."""
+        """Where line ``index`` begins: after the break numbered ``index`` (from 1).
+
+        The lines of a text are asked for one after the other, and those above a line
+        YAML could not read one before the other: each is found from the one asked for last.
+        """
+        if index == self._next[0]:
+            return self._next[1]
+        last, start = self._last
+        if index == last - 1 and not self._other:
+            return max(self._raw.rfind(b"\n", 0, start - 1) + 1, self._first)
         if index == 0:
             return self._first
         starts, before = self._blocks()
@@ -152,7 +163,10 @@ class Lines(Sequence[str]):
 
     def _newlines(self, chunk: bytes) -> bytes:
         """``chunk`` with each of its breaks written ``\\n``."""
-        return _ANY_BREAK.sub(b"\n", chunk) if self._other else chunk
+        if self._other:  # not by the pattern, which would make an object per break
+            for other in (b"\r\n", *_OTHER_BREAKS):
+                chunk = chunk.replace(other, b"\n")
+        return chunk
 
 
 def _has_other_breaks(raw: bytes) -> bool:
