@@ -151,8 +151,11 @@ class FileRows:
         try:
             connection = _WRITING.get(path) or _open(path)
             self._written[path] = lang
-            connection.executemany(_NOTE, map(_note_row, notes))
-            cards = ((card_id(note.guid, o), note_id(note.guid), o) for note in notes for o in note.cards)
+            rows = list(map(_note_row, notes))  # each note's id worked out once, for its row and its cards
+            connection.executemany(_NOTE, rows)
+            cards = (
+                (card_id(note.guid, o), row[0], o) for note, row in zip(notes, rows, strict=True) for o in note.cards
+            )
             connection.executemany(_CARD, cards)
         except (OSError, ValueError, sqlite3.Error):  # a full disk: the notes are inserted from their texts
             self._failed = True
