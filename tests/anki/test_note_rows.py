@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from ankibuild.anki import collection, package, rows, target
+from ankibuild.anki import collection, package, published, rows, target
 from ankibuild.cache import Cache
 from ankibuild.load import deckfiles
 
@@ -91,7 +91,7 @@ def test_packages_made_in_processes_of_their_own_are_those_made_on_threads(
     makers, keepers = project.root / "makers", project.root / "keepers"
     makers.mkdir()
     keepers.mkdir()
-    made, kept = package.package_bytes, target.keep
+    made, kept = package.package_bytes, published.keep
 
     def making(*args: Any) -> bytes:
         (makers / str(os.getpid())).touch()  # what a forked process does is seen only in the files it writes

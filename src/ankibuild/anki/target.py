@@ -134,7 +134,10 @@ class AnkiPlan:
         published = partial(_keep_published, types=by_id, lock=self.lock.lock, kept=kept)
         written = {}
         # Each package is written as soon as it is made, and let go: not every package's bytes at once.
-        for package, content in _make_packages(self.todo, kept, self.progress, published=published):
+        # Meanwhile this process keeps the lock's memo: the lock itself is saved by the build, after every package.
+        meanwhile = partial(self.lock.kept, options)
+        making = _make_packages(self.todo, kept, self.progress, published=published, meanwhile=meanwhile)
+        for package, content in making:
             written[package.path] = _write(package.path, content, options.dry_run)
         for package in self.packages:
             path, spec = package.path, package.spec
@@ -234,7 +237,7 @@ _MAKING: list[Callable[[], bytes]] = []
 
 
 def _make_packages(
-    todo: list[_Package], kept: Path, progress: Progress, *, published: Keeping
+    todo: list[_Package], kept: Path, progress: Progress, *, published: Keeping, meanwhile: Callable[[], None]
 ) -> Iterator[tuple[_Package, bytes]]:
     """Each package to make with its bytes, as it is made, several at a time.
 
@@ -245,6 +248,7 @@ def _make_packages(
     one process. Each package's collection is kept in the folder ``kept`` for
     its next build, and its notes as ``published`` keeps them, where it is
     made: packages made at once would otherwise wait here for each other's.
+    ``meanwhile`` is done here while they are made.
     """
     making: list[Callable[[], bytes]] = [
         partial(_package_made, package, kept=kept, published=published) for package in todo
@@ -260,6 +264,7 @@ def _make_packages(
         pool = ThreadPoolExecutor(min(2, cores))  # SQLite and zlib let go of the interpreter now and then
         contents = pool.map(lambda make: make(), making)
     with pool:
+        meanwhile()
         for package, content in zip(todo, contents, strict=True):
             written += len(package.spec.notes)
             progress(f"notes written ({package.lang})", written, total)

@@ -53,11 +53,10 @@ class LockPlan:
         return cls(lock, data, data != current, before.recalled)
 
     def save(self, options: BuildOptions) -> bool:
-        """Write the lock if it changed, and keep it parsed in the cache; tell whether it was written.
+        """Write the lock if it changed; tell whether it was written (its memo is :meth:`kept`).
 
-        When it is unchanged and was recalled from the cache, what is kept is this
-        very lock. A dry run writes nothing, and a build that leaves the bank (CI)
-        only clears what an interrupted build left behind.
+        A dry run writes nothing, and a build that leaves the bank (CI) only
+        clears what an interrupted build left behind.
         """
         decks = options.decks
         if options.dry_run:
@@ -68,9 +67,19 @@ class LockPlan:
         written = self.changed and write_if_changed(decks / LOCK_FILE, self.data)
         if written:
             ask_git_to_merge(decks)
+        return written
+
+    def kept(self, options: BuildOptions) -> None:
+        """Keep the lock parsed in the cache for the next build, unless the build writes no lock.
+
+        When it is unchanged and was recalled from the cache, what is kept is this
+        very lock. Kept before the lock is saved, it is only ever recalled for a
+        file that holds these very bytes (see :func:`~.memo.recall`).
+        """
+        if options.dry_run or options.leaves_bank:
+            return
         if self.changed or not self.recalled:
             remember(self.lock, self.data, options.cache.kept / LOCK_MEMO)
-        return written
 
 
 def _current(path: Path) -> bytes:
