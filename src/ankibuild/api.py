@@ -68,6 +68,13 @@ def build_with(options: BuildOptions, *, clock: Clock | None = None, progress: P
     unchanged = state.unchanged()
     if unchanged is not None:
         return unchanged
+    return built(options, state, clock=clock, progress=progress)
+
+
+def built(
+    options: BuildOptions, state: BuildState, *, clock: Clock | None = None, progress: Progress = silent
+) -> BuildResult:
+    """The build, once the quick look at ``state`` found something changed."""
     from .pipeline import run  # loaded only when there is work to do
 
     with paused():

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import shlex
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import BrokenExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
@@ -107,29 +108,57 @@ class _Commands(click.Group):
 
     def invoke(self, ctx: click.Context) -> object:
         try:
-            return self._guarded(ctx)
+            with _in_words():
+                return super().invoke(ctx)
         except AnkibuildError as err:
             raise _Failure(err) from None
 
-    def _guarded(self, ctx: click.Context) -> object:
+
+def ended(error: Exception | KeyboardInterrupt) -> int:
+    """Show ``error``, which stopped a build run without click (see :mod:`.command`), as a command shows it.
+
+    Returns the exit code; an error no command expects goes on, to end in its traceback.
+    """
+    try:
         try:
-            return super().invoke(ctx)
-        except KeyboardInterrupt:
-            click.echo("Interrupted: every file is as it was or whole and new; run the command again.", err=True)
-            ctx.exit(INTERRUPTED)
-        except BrokenPipeError:  # `ankibuild build | head -1`: what was asked is done, only the summary is cut
-            raise AnkibuildError("the standard output was closed before everything was printed") from None
-        except BrokenExecutor:  # a worker process ended before its work was done: killed, or out of memory
-            raise AnkibuildError(
-                "a process of the build stopped before its work was done (killed, or the machine ran out "
-                "of memory). Every file is as it was or whole and new; free some memory, then run the command again."
-            ) from None
-        except OSError as err:
-            where = f"{click.format_filename(err.filename)}: " if err.filename else ""
-            raise AnkibuildError(
-                f"{where}{err.strerror or err}. Every file is as it was or whole and new; "
-                "make room or choose another folder, then run the command again."
-            ) from None
+            with _in_words():
+                raise error
+        except AnkibuildError as err:
+            raise _Failure(err) from None
+    except click.exceptions.Exit as done:
+        return done.exit_code
+    except click.ClickException as failure:
+        failure.show()
+        return failure.exit_code
+
+
+def told(result: BuildResult, dry_run: bool, quiet: bool) -> int:
+    """Print what a build run without click did, as its command prints it; its exit code."""
+    _summary(result, dry_run, quiet)
+    return int(would_change(result, dry_run))
+
+
+@contextlib.contextmanager
+def _in_words() -> Iterator[None]:
+    """A command's interruption and the machine's faults, said in words: an exit, or an :class:`AnkibuildError`."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        click.echo("Interrupted: every file is as it was or whole and new; run the command again.", err=True)
+        raise click.exceptions.Exit(INTERRUPTED) from None
+    except BrokenPipeError:  # `ankibuild build | head -1`: what was asked is done, only the summary is cut
+        raise AnkibuildError("the standard output was closed before everything was printed") from None
+    except BrokenExecutor:  # a worker process ended before its work was done: killed, or out of memory
+        raise AnkibuildError(
+            "a process of the build stopped before its work was done (killed, or the machine ran out "
+            "of memory). Every file is as it was or whole and new; free some memory, then run the command again."
+        ) from None
+    except OSError as err:
+        where = f"{click.format_filename(err.filename)}: " if err.filename else ""
+        raise AnkibuildError(
+            f"{where}{err.strerror or err}. Every file is as it was or whole and new; "
+            "make room or choose another folder, then run the command again."
+        ) from None
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})

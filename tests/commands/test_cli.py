@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -257,6 +258,12 @@ def _program(project: Project, *args: str, importtime: bool = False) -> subproce
     )
 
 
+def _forget_command_lines() -> None:
+    """Forget the options click made of every command line: the next command goes through click."""
+    for memo in Path(os.environ["ANKIBUILD_CACHE_DIR"]).glob("command-*.json"):
+        memo.unlink()
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("args", [("build",), ("build", "--check"), ("build", "-q", "--lang", "de", "--split")])
 def test_a_build_with_nothing_to_do_says_what_click_says_without_loading_it(
@@ -267,8 +274,7 @@ def test_a_build_with_nothing_to_do_says_what_click_says_without_loading_it(
     project.edit(EDIT[0], longest, f"{longest}, und zwar bei jeder einzelnen Operation dieser Art im ganzen Netz")
     built = _program(project, *(arg for arg in args if arg != "--check"))  # --check keeps no record
     assert built.returncode == 0, built.stderr
-    for memo in Path(os.environ["ANKIBUILD_CACHE_DIR"]).glob("command-*.json"):
-        memo.unlink()
+    _forget_command_lines()
     through_click = _program(project, *args)  # parsed by click, and its options kept
     quick = _program(project, *args)
     said = (through_click.returncode, through_click.stdout, through_click.stderr)
@@ -277,3 +283,44 @@ def test_a_build_with_nothing_to_do_says_what_click_says_without_loading_it(
     assert "-q" in args or "No changes since the last build." in quick.stdout
     imported = _program(project, *args, importtime=True).stderr
     assert " click" not in imported and "ankibuild.cli" not in imported and "ankibuild.state" in imported
+
+
+def _twin(project: Project, folder: Path) -> Project:
+    """A copy of ``project``'s bank and templates in ``folder``, not built yet."""
+    for name in ("decks", "templates"):
+        shutil.copytree(project.root / name, folder / name)
+    return Project(folder)
+
+
+#: An edit each twin gets: one that the build takes, and one that stops it with an error in the bank.
+TWIN_EDITS = {"an edit": (EDIT[0], EDIT[1], EDIT[2]), "an error": (EDIT[0], "answer: B\n", "answer: Z\n")}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("edit", list(TWIN_EDITS))
+@pytest.mark.parametrize("args", [("build",), ("build", "--check"), ("build", "-q", "--lang", "de", "--split")])
+def test_a_build_with_work_to_do_says_what_click_says_without_loading_it(
+    project: Project, tmp_path_factory: pytest.TempPathFactory, args: tuple[str, ...], edit: str
+) -> None:
+    """Twin banks, built and edited alike: the one whose command line click parsed before is built without click,
+    and says word for word what click says for the other (or what stopped the build), with the same exit code."""
+    twin = _twin(project, tmp_path_factory.mktemp("twin"))
+    for each in (twin, project):
+        assert _program(each, "build").returncode == 0
+    _forget_command_lines()
+    assert _program(project, *args).returncode == 0  # nothing to do, through click: its options are kept
+    for each in (twin, project):
+        each.edit(*TWIN_EDITS[edit])
+    through_click, quick = _program(twin, *args), _program(project, *args)
+    assert (quick.returncode, quick.stdout, quick.stderr) == (
+        through_click.returncode,
+        through_click.stdout,
+        through_click.stderr,
+    )
+    assert (quick.returncode == 0) is (edit == "an edit" and "--check" not in args)
+    assert "Traceback" not in quick.stderr and ("warning" in quick.stderr or "error" in quick.stderr)
+    if edit == "an edit":
+        if "--check" not in args:  # built: the edit undone is one more
+            project.edit(EDIT[0], EDIT[2], EDIT[1])
+        imported = _program(project, *args, importtime=True).stderr
+        assert " click" not in imported and "ankibuild.cli" not in imported and "ankibuild.pipeline" in imported

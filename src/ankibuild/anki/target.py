@@ -9,13 +9,13 @@ times come from is saved by the build, after them.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections.abc import Callable, Collection, Iterator, Mapping
-from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..atomic import remove_stale_temporaries, write_if_changed
 from ..cache import Cache, cache_root, digest
@@ -52,6 +52,9 @@ from .published import (
     read_published,
 )
 from .spec import DeckInfo, NoteKey, Notetype, PackageSpec, Texts
+
+if TYPE_CHECKING:
+    from multiprocessing.context import BaseContext
 
 
 @dataclass(frozen=True)
@@ -255,9 +258,11 @@ def _make_packages(
     ]
     written, total, cores = 0, sum(len(package.spec.notes) for package in todo), os.cpu_count() or 1
     pool: Executor
-    if total >= PROCESS_NOTES and len(todo) > 1 and "fork" in multiprocessing.get_all_start_methods():
+    if total >= PROCESS_NOTES and len(todo) > 1 and (fork := _fork()) is not None:
+        from concurrent.futures import ProcessPoolExecutor
+
         # Three packages on two cores: none waits for the others. Forked, the processes are given what they make.
-        workers, fork = min(len(todo), cores + 1), multiprocessing.get_context("fork")
+        workers = min(len(todo), cores + 1)
         pool = ProcessPoolExecutor(workers, mp_context=fork, initializer=_adopt, initargs=(making,))
         contents = pool.map(_made, range(len(todo)))
     else:
@@ -269,6 +274,16 @@ def _make_packages(
             written += len(package.spec.notes)
             progress(f"notes written ({package.lang})", written, total)
             yield package, content
+
+
+def _fork() -> BaseContext | None:
+    """The context of processes started by forking, where there is one.
+
+    Loaded only with this many notes to write: after one edit, a package is made on threads.
+    """
+    import multiprocessing
+
+    return multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
 
 
 def _adopt(making: list[Callable[[], bytes]]) -> None:
