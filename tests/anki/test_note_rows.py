@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from ankibuild.anki import collection, package, rows, target
+from ankibuild.anki import collection, package, published, rows, target
 from ankibuild.cache import Cache
 from ankibuild.load import deckfiles
 
@@ -88,20 +88,29 @@ def test_packages_made_in_processes_of_their_own_are_those_made_on_threads(
     shutil.rmtree(project.out)
     monkeypatch.setattr(target, "PROCESS_NOTES", 0)
     monkeypatch.setattr(deckfiles, "PARALLEL_BYTES", 0)
-    makers = project.root / "makers"
+    makers, keepers = project.root / "makers", project.root / "keepers"
     makers.mkdir()
-    made = package.package_bytes
+    keepers.mkdir()
+    made, kept = package.package_bytes, published.keep
 
     def making(*args: Any) -> bytes:
         (makers / str(os.getpid())).touch()  # what a forked process does is seen only in the files it writes
         return made(*args)
 
+    def keeping(*args: Any, **kwargs: Any) -> None:
+        (keepers / str(os.getpid())).touch()
+        kept(*args, **kwargs)
+
     monkeypatch.setattr(target, "package_bytes", making)
+    monkeypatch.setattr(target, "keep", keeping)
     result = project.build()
     assert [output.written for output in result.outputs] == [True] * 3
     assert _packages(project.out) == expected
     assert len({path.name for path in makers.iterdir()} - {str(os.getpid())}) == 3
     assert len(list(Cache(project.decks).kept.glob("*.record"))) == 3  # each process kept its collection
+    # Each kept the notes of its package as published, for the next build to read: not this process, after them.
+    assert {path.name for path in keepers.iterdir()} == {path.name for path in makers.iterdir()}
+    assert len(list(Cache(project.decks).kept.glob("published-*.memo"))) == 3
 
 
 def test_rows_of_some_files_are_copied_and_the_other_notes_inserted(

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from ankibuild.anki import rows
 from ankibuild.anki.rows import NoteRows
 from ankibuild.errors import Problems
 from ankibuild.load import deckfiles
@@ -34,13 +35,14 @@ def _choice(qid: str, options: str, *, explained: bool = True) -> str:
 """
 
 
-def _process(tmp_path: Path, questions: str) -> FileResult:
+def _process(tmp_path: Path, questions: str, *, sink: NoteRows | None = None, after: str = "") -> FileResult:
+    """The file of ``questions``, with ``after`` them at its end."""
     problems = Problems()
     bank = validate_bank_file(parse_file(tmp_path / "bank.yaml", BANK, problems), problems)
     assert bank is not None, problems.items
     bank = Bank(**{**bank.__dict__, "root": tmp_path})
-    raw = f"deck: {{en: Sums, ar: Sums}}\nlanguages: [en]\nquestions:\n{questions}".encode()
-    return process(bank, tmp_path / "deck.yaml", raw, langs=bank.languages)
+    raw = f"deck: {{en: Sums, ar: Sums}}\nlanguages: [en]\nquestions:\n{questions}{after}".encode()
+    return process(bank, tmp_path / "deck.yaml", raw, langs=bank.languages, sink=sink)
 
 
 def test_each_kinds_checks_come_together_in_the_order_its_first_question_does(tmp_path: Path) -> None:
@@ -106,11 +108,34 @@ def test_texts_of_another_shape_are_refused(monkeypatch: pytest.MonkeyPatch, hel
         list(deckfiles._checked(texts, 2))
 
 
-def test_a_processed_files_texts_become_note_rows(tmp_path: Path) -> None:
-    """The rows of its notes are written where it is processed, from its texts as they are packed."""
-    result = _process(tmp_path, "".join(_choice(f"c{n}", f"[Yes {n}, No]") for n in range(3)))
+def _rows(written: Path) -> list[tuple[str, str]]:
+    with contextlib.closing(sqlite3.connect(written)) as connection:
+        return connection.execute("select guid, flds from notes").fetchall()
+
+
+def test_a_processed_files_notes_become_note_rows(tmp_path: Path) -> None:
+    """The rows of its notes are written where it is processed, as they are rendered: fields as its texts hold them."""
     (tmp_path / "rows").mkdir()
-    written = NoteRows(tmp_path / "rows")(result)
-    assert list(written) == ["en", "ar"]  # "ar" without notes
-    with contextlib.closing(sqlite3.connect(written["en"])) as connection:
-        assert connection.execute("select count(*) from notes").fetchone() == (3,)
+    result = _process(
+        tmp_path, "".join(_choice(f"c{n}", f"[Yes {n}, No]") for n in range(3)), sink=NoteRows(tmp_path / "rows")
+    )
+    assert list(result.rows) == ["en"]  # "ar" has no notes
+    assert _rows(result.rows["en"]) == [(note.guid, "\x1f".join(note.fields)) for note in result.rendered("en")]
+
+
+@pytest.mark.parametrize(
+    ("questions", "after"),
+    [
+        (_choice("twice", "[Yes, No]") + _choice("other", "[Yes, No]") + _choice("twice", "[Oui, Non]"), ""),
+        (_choice("c0", "[Yes, No]") + _choice("c1", "[Yes, No]"), "languages: [en, ar]\n"),
+    ],
+    ids=["an id twice", "languages after the questions"],
+)
+def test_the_rows_of_notes_rendered_as_a_file_was_read_are_taken_back_when_it_is_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, questions: str, after: str
+) -> None:
+    """Read again whole, a file's rows are those of its notes as read the second time, each once."""
+    monkeypatch.setattr(rows, "_CHUNK", 1)  # each note's row inserted as soon as it is rendered
+    (tmp_path / "rows").mkdir()
+    result = _process(tmp_path, questions, sink=NoteRows(tmp_path / "rows"), after=after)
+    assert _rows(result.rows["en"]) == [(note.guid, "\x1f".join(note.fields)) for note in result.rendered("en")]

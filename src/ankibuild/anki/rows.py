@@ -16,11 +16,12 @@ before. ``VACUUM INTO`` writes the collection out the same either way.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,8 +30,7 @@ from ..kinds import KINDS
 from ..model import stable_int
 
 if TYPE_CHECKING:
-    from ..load.deckfiles import FileResult
-    from ..load.render import NoteHead
+    from ..load.render import RenderedNote
     from .spec import PackageSpec
 
 #: Tables without keys: rows are only ever appended, the quickest insert there is.
@@ -40,6 +40,8 @@ _SCHEMA = (
 )
 _NOTE = "INSERT INTO notes VALUES (?, ?, ?, ?, ?, ?, ?)"
 _CARD = "INSERT INTO cards VALUES (?, ?, ?)"
+#: Notes of a language held until their rows are inserted, together.
+_CHUNK = 500
 
 #: The notes a package plans, with what each must have to be copied and what the plan gives it.
 _PLANNED = "CREATE TEMP TABLE planned (nid INTEGER PRIMARY KEY, digest TEXT, sort INTEGER, mid, mod, did, due)"
@@ -70,6 +72,7 @@ def note_tags(tags: Sequence[str]) -> str:
     return f" {' '.join(tags)} " if tags else ""
 
 
+@functools.cache
 def _sort_index(kind: str) -> int:
     """The place of the field Anki's browser sorts notes of ``kind`` by."""
     return KINDS[kind].fields.index(KINDS[kind].sort_field)
@@ -80,46 +83,97 @@ class NoteRows:
     """Where the processes of one build write the rows of the notes they render: in ``folder``, a database
     per process and language (a package scans only its own language's).
 
-    Called with a question file's result, in the process that rendered it; it
-    is sent to worker processes as it is, a folder's name.
+    It is sent to worker processes as it is, a folder's name; each question
+    file processed there gets its own :class:`FileRows`.
     """
 
     folder: Path
 
-    def __call__(self, result: FileResult) -> dict[str, Path]:
-        """Write the rows of ``result``'s notes, a database per language: where, by language (none on failure)."""
-        sorts = {name: _sort_index(name) for name in {head.kind for head in result.notes}}
-        written = {}
-        for lang in result.texts:
-            path, heads = self.folder / f"{os.getpid()}-{lang}.db", [head for head in result.notes if head.lang == lang]
+    def file(self) -> FileRows:
+        return FileRows(self.folder)
+
+
+class FileRows:
+    """One question file's notes written as rows as they are rendered, in the process that renders them.
+
+    The fields are taken as rendering made them: decoding them again from the
+    texts packed for the cache cost as much as writing the rows. Rows go in a
+    few hundred at a time, never a large file's all at once, and are committed
+    when the file is done (see :meth:`done`); a file read again, or one that
+    failed, has its rows taken back (see :meth:`drop`).
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self._folder = folder
+        self._waiting: dict[str, list[RenderedNote]] = {}
+        #: The databases this file's rows went into, each with its language.
+        self._written: dict[Path, str] = {}
+        self._failed = False
+
+    def add(self, note: RenderedNote) -> None:
+        waiting = self._waiting.setdefault(note.lang, [])
+        waiting.append(note)
+        if len(waiting) >= _CHUNK:
+            self._insert(note.lang)
+
+    def done(self) -> dict[str, Path]:
+        """Commit the file's rows: where they are, by language (none at all if any failed to go in)."""
+        for lang in list(self._waiting):
+            self._insert(lang)
+        if self._failed:
+            self.drop()
+            return {}
+        try:
+            for path in self._written:
+                _WRITING[path].commit()  # the collections read them from another connection
+        except sqlite3.Error:  # a full disk: the notes are inserted from their texts
+            self._failed = True
+            self.drop()
+            return {}
+        written, self._written = self._written, {}
+        return {lang: path for path, lang in written.items()}
+
+    def drop(self) -> None:
+        """Take back the rows not committed yet (nothing once :meth:`done`)."""
+        self._waiting.clear()
+        for path in self._written:
             try:
-                connection = _WRITING.get(path) or _open(path)
-                with connection:  # committed at once: the collections read them from another connection
-                    # The texts just made in this process, read as :func:`process` packed them.
-                    texts = ((note.fields, note.tags) for note in result.rendered(lang))
-                    connection.executemany(_NOTE, _note_rows(heads, texts, sorts))
-                    cards = ((card_id(head.guid, o), note_id(head.guid), o) for head in heads for o in head.cards)
-                    connection.executemany(_CARD, cards)
-            except (OSError, ValueError, sqlite3.Error):  # a full disk: the notes are inserted from their texts
+                _WRITING[path].rollback()
+            except sqlite3.Error:
                 _forget(path)
-                return {}
-            written[lang] = path
-        return written
+        self._written.clear()
+
+    def _insert(self, lang: str) -> None:
+        notes = self._waiting.pop(lang)
+        if self._failed:
+            return
+        path = self._folder / f"{os.getpid()}-{lang}.db"
+        try:
+            connection = _WRITING.get(path) or _open(path)
+            self._written[path] = lang
+            rows = list(map(_note_row, notes))  # each note's id worked out once, for its row and its cards
+            connection.executemany(_NOTE, rows)
+            cards = (
+                (card_id(note.guid, o), row[0], o) for note, row in zip(notes, rows, strict=True) for o in note.cards
+            )
+            connection.executemany(_CARD, cards)
+        except (OSError, ValueError, sqlite3.Error):  # a full disk: the notes are inserted from their texts
+            self._failed = True
+            self._written.pop(path, None)
+            _forget(path)
 
 
-def _note_rows(
-    heads: Sequence[NoteHead], texts: Iterable[tuple[Sequence[str], Sequence[str]]], sorts: dict[str, int]
-) -> Iterator[tuple[int, str, str, int, str, str, str]]:
-    """The rows of notes, one at a time: a large file's rows are never all held."""
-    for head, (fields, tags) in zip(heads, texts, strict=True):
-        sort = sorts[head.kind]
-        yield note_id(head.guid), head.guid, head.digest, sort, note_tags(tags), "\x1f".join(fields), fields[sort]
+def _note_row(note: RenderedNote) -> tuple[int, str, str, int, str, str, str]:
+    sort = _sort_index(note.kind)
+    fields = note.fields
+    return note_id(note.guid), note.guid, note.digest, sort, note_tags(note.tags), "\x1f".join(fields), fields[sort]
 
 
 def _open(path: Path) -> sqlite3.Connection:
     connection = sqlite3.connect(path)
-    # Scratch: no journal, no syncing; a database another build left is never opened (a new folder each build).
-    connection.execute("PRAGMA journal_mode=OFF")
+    # Scratch: no syncing; a database another build left is never opened (a new folder each build).
+    # A journal in memory only, to take back a file's rows: rows are only appended, it holds a few pages.
+    connection.execute("PRAGMA journal_mode=MEMORY")
     connection.execute("PRAGMA synchronous=OFF")
     for statement in _SCHEMA:
         connection.execute(statement)

@@ -10,7 +10,7 @@ times come from is saved by the build, after them.
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
@@ -134,10 +134,13 @@ class AnkiPlan:
             for path in (out / CHANGELOG_FILE, *(p.path for p in self.packages)):
                 remove_stale_temporaries(path)
         by_id = notetype_keys(self.lock.lock.bank, self.templates)
+        published = partial(_keep_published, types=by_id, lock=self.lock.lock, kept=kept)
         written = {}
         # Each package is written as soon as it is made, and let go: not every package's bytes at once.
-        for package, content in _make_packages(self.todo, kept, self.progress):
-            _keep_published(package, content, types=by_id, lock=self.lock.lock, kept=kept)
+        # Meanwhile this process keeps the lock's memo: the lock itself is saved by the build, after every package.
+        meanwhile = partial(self.lock.kept, options)
+        making = _make_packages(self.todo, kept, self.progress, published=published, meanwhile=meanwhile)
+        for package, content in making:
             written[package.path] = _write(package.path, content, options.dry_run)
         for package in self.packages:
             path, spec = package.path, package.spec
@@ -230,11 +233,15 @@ def _keep_published(package: _Package, content: bytes, *, types: Types, lock: Lo
 
 #: From this many notes to write, each package is made in a process of its own.
 PROCESS_NOTES = 3000
-#: In a process forked to make packages: those to make and where their collections are kept.
-_MAKING: list[tuple[_Package, Path]] = []
+#: What keeps a package's notes as made, for the next build (see :func:`_keep_published`).
+Keeping = Callable[["_Package", bytes], None]
+#: In a process forked to make packages: how to make each of them.
+_MAKING: list[Callable[[], bytes]] = []
 
 
-def _make_packages(todo: list[_Package], kept: Path, progress: Progress) -> Iterator[tuple[_Package, bytes]]:
+def _make_packages(
+    todo: list[_Package], kept: Path, progress: Progress, *, published: Keeping, meanwhile: Callable[[], None]
+) -> Iterator[tuple[_Package, bytes]]:
     """Each package to make with its bytes, as it is made, several at a time.
 
     With this many notes to write, each package is made in a process of its
@@ -242,8 +249,13 @@ def _make_packages(todo: list[_Package], kept: Path, progress: Progress) -> Iter
     the package's bytes. On threads, the interpreter lock held back inserting,
     vacuuming and deflating, and the buffers of two packages were held in this
     one process. Each package's collection is kept in the folder ``kept`` for
-    its next build.
+    its next build, and its notes as ``published`` keeps them, where it is
+    made: packages made at once would otherwise wait here for each other's.
+    ``meanwhile`` is done here while they are made.
     """
+    making: list[Callable[[], bytes]] = [
+        partial(_package_made, package, kept=kept, published=published) for package in todo
+    ]
     written, total, cores = 0, sum(len(package.spec.notes) for package in todo), os.cpu_count() or 1
     pool: Executor
     if total >= PROCESS_NOTES and len(todo) > 1 and (fork := _fork()) is not None:
@@ -251,12 +263,13 @@ def _make_packages(todo: list[_Package], kept: Path, progress: Progress) -> Iter
 
         # Three packages on two cores: none waits for the others. Forked, the processes are given what they make.
         workers = min(len(todo), cores + 1)
-        pool = ProcessPoolExecutor(workers, mp_context=fork, initializer=_adopt, initargs=(todo, kept))
+        pool = ProcessPoolExecutor(workers, mp_context=fork, initializer=_adopt, initargs=(making,))
         contents = pool.map(_made, range(len(todo)))
     else:
         pool = ThreadPoolExecutor(min(2, cores))  # SQLite and zlib let go of the interpreter now and then
-        contents = pool.map(partial(_package_bytes, kept=kept), todo)
+        contents = pool.map(lambda make: make(), making)
     with pool:
+        meanwhile()
         for package, content in zip(todo, contents, strict=True):
             written += len(package.spec.notes)
             progress(f"notes written ({package.lang})", written, total)
@@ -273,18 +286,20 @@ def _fork() -> BaseContext | None:
     return multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
 
 
-def _adopt(todo: list[_Package], kept: Path) -> None:
-    _MAKING[:] = [(package, kept) for package in todo]
+def _adopt(making: list[Callable[[], bytes]]) -> None:
+    _MAKING[:] = making
 
 
 def _made(index: int) -> bytes:
     """The bytes of the package at ``index`` of those this process was forked to make."""
-    package, kept = _MAKING[index]
-    return _package_bytes(package, kept=kept)
+    return _MAKING[index]()
 
 
-def _package_bytes(package: _Package, *, kept: Path) -> bytes:
-    return package_bytes(package.spec, Kept(kept, digest(str(package.path.resolve()))[:16]))
+def _package_made(package: _Package, *, kept: Path, published: Keeping) -> bytes:
+    """A package's bytes, its collection kept in the folder ``kept`` and its notes by ``published``."""
+    content = package_bytes(package.spec, Kept(kept, digest(str(package.path.resolve()))[:16]))
+    published(package, content)
+    return content
 
 
 def _write(path: Path, content: bytes, dry_run: bool) -> bool:

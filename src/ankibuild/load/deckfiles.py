@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import chain
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from .. import paths
 from ..cache import Cache, DamagedEntry, digest, file_sha, pack, packed_digest, plain_data, unpack, unpack_views
@@ -79,7 +79,7 @@ class FileResult:
     blocks: tuple[tuple[str, str], ...] = ()
     #: What the item-writing checks across the bank need of each of its questions, by the name of its kind.
     facts: Mapping[str, Sequence[Fact]] = field(default_factory=dict)
-    #: Where this build wrote its notes, texts and all, as it processed the file, by language (see :data:`NoteSink`).
+    #: Where this build wrote its notes, texts and all, as it processed the file, by language (see :class:`NoteSink`).
     rows: Mapping[str, Path] = field(default_factory=dict)
 
     def rendered(self, lang: str) -> Iterator[RenderedNote]:
@@ -260,7 +260,9 @@ def _unpack_texts(packed: bytes) -> dict[str, memoryview]:
     return dict(zip(map(str, langs), blobs, strict=True))
 
 
-def process(bank: Bank, path: Path, raw: bytes, *, langs: Sequence[str], keep_texts: bool = True) -> FileResult:
+def process(
+    bank: Bank, path: Path, raw: bytes, *, langs: Sequence[str], keep_texts: bool = True, sink: NoteSink | None = None
+) -> FileResult:
     """Validate and render one question file of ``bank`` (whose own decks are not needed).
 
     Each question is rendered and checked as it is read, and let go: what is kept
@@ -268,15 +270,17 @@ def process(bank: Bank, path: Path, raw: bytes, *, langs: Sequence[str], keep_te
     across questions need. Without ``keep_texts`` the deck comes without its
     questions (their ids and places are in the result's ``questions``): once
     rendered into notes, a build needs nothing else of them, and they are most
-    of a large bank's memory.
+    of a large bank's memory. With a ``sink``, each note is written there as
+    it is rendered, and the result tells where (see :attr:`FileResult.rows`).
     """
     # A question id twice in one file: its item checks see the fields of the last one (as the
     # whole file shows them), known only once the file is read. Such a file is read whole, unless too large.
-    result, repeated = _process(bank, path, raw, langs=langs, keep_texts=keep_texts, streamed=True)
+    process_as = partial(_process, bank, path, raw, langs=langs, keep_texts=keep_texts, sink=sink)
+    result, repeated = process_as(streamed=True)
     if repeated is not None and len(raw) > paths.MAX_FILE_BYTES:
         return replace(result, problems=(_repeated_in_large(path, repeated, result.questions),))
     if repeated is not None:
-        result, _ = _process(bank, path, raw, langs=langs, keep_texts=keep_texts, streamed=False)
+        result, _ = process_as(streamed=False)
     return result
 
 
@@ -297,25 +301,29 @@ def _repeated_in_large(path: Path, question: Question, before: Sequence[Question
 
 
 def _process(
-    bank: Bank, path: Path, raw: bytes, *, langs: Sequence[str], keep_texts: bool, streamed: bool
+    bank: Bank, path: Path, raw: bytes, *, langs: Sequence[str], keep_texts: bool, streamed: bool, sink: NoteSink | None
 ) -> tuple[FileResult, Question | None]:
     """:func:`process`, its questions taken as they are read when ``streamed``; and the first whose id repeated then."""
     problems = Problems()
     sha = hashlib.sha256(raw).hexdigest()
-    work = _FileWork(bank, path, langs)
-    read = Questions(path, bank, then=work.take, keep=keep_texts or not streamed)
-    file = parse_file(path, raw, problems, take=read if streamed else None)
-    deck = validate_deck_file(file, bank, problems, read=read)
-    if deck is None:
-        return FileResult(sha, None, tuple(problems.items), (), {}, {}, {}), None
-    if work.repeated is not None:
-        return FileResult(sha, None, (), (), {}, {}, {}, tuple(work.questions)), work.repeated
-    if not file.handed_over:  # what was taken is not the file's: its questions are those of the deck
-        work = _FileWork(bank, path, langs)
-        work.whole(deck.questions, deck.drafts)
-    if not keep_texts:
-        deck = replace(deck, questions=(), drafts=())
-    return work.result(sha, deck, problems), None
+    work = _FileWork(bank, path, langs, sink=sink)
+    try:
+        read = Questions(path, bank, then=work.take, keep=keep_texts or not streamed)
+        file = parse_file(path, raw, problems, take=read if streamed else None)
+        deck = validate_deck_file(file, bank, problems, read=read)
+        if deck is None:
+            return FileResult(sha, None, tuple(problems.items), (), {}, {}, {}), None
+        if work.repeated is not None:
+            return FileResult(sha, None, (), (), {}, {}, {}, tuple(work.questions)), work.repeated
+        if not file.handed_over:  # what was taken is not the file's: its questions are those of the deck
+            work.drop()
+            work = _FileWork(bank, path, langs, sink=sink)
+            work.whole(deck.questions, deck.drafts)
+        if not keep_texts:
+            deck = replace(deck, questions=(), drafts=())
+        return work.result(sha, deck, problems), None
+    finally:
+        work.drop()  # the notes written of work that did not become the result (none once it did)
 
 
 class _FileWork:
@@ -329,8 +337,9 @@ class _FileWork:
     and joined in language order, as a package lists them.
     """
 
-    def __init__(self, bank: Bank, path: Path, langs: Sequence[str]) -> None:
+    def __init__(self, bank: Bank, path: Path, langs: Sequence[str], *, sink: NoteSink | None = None) -> None:
         self.bank, self.path, self.langs = bank, path, langs
+        self.written = sink.file() if sink is not None else None
         self.key = deck_key(bank, path)
         self.media = Media(bank.root)
         self.shown = {lang: _Shown(self.media) for lang in (*langs, "")}  # "": the invalid questions'
@@ -375,6 +384,8 @@ class _FileWork:
                 note = self._note(question, lang, lang)
                 self.heads[lang].append(note.head)
                 self.texts[lang].add(note.fields, note.tags)
+                if self.written is not None:
+                    self.written.add(note)
                 fields[lang] = note.fields
         self.questions.append(QuestionRef(question.id, question.place.line, question.place.column))
         bidi.check_question(self.path, question, self.right_to_left)
@@ -382,6 +393,11 @@ class _FileWork:
         self.translated += refs
         self.blocks.append(current_block(question, refs))
         return fields
+
+    def drop(self) -> None:
+        """Take back the notes written so far: the file's notes are not these."""
+        if self.written is not None:
+            self.written.drop()
 
     def draft(self, question: Question) -> None:
         """An invalid question, rendered for the problems of its texts alone."""
@@ -422,6 +438,7 @@ class _FileWork:
             translated=tuple(self.translated),
             blocks=tuple(self.blocks),
             facts=facts,
+            rows=self.written.done() if self.written is not None else {},
         )
 
 
@@ -488,9 +505,25 @@ class _Texts:
 _JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
-#: What a build does with each question file's result as soon as it is processed, in the process that
-#: processed it (a worker, or this one): it writes its notes somewhere, and tells where, by language.
-NoteSink = Callable[[FileResult], Mapping[str, Path]]
+class FileNotes(Protocol):
+    """Where one question file's notes are written as they are rendered (see :class:`NoteSink`)."""
+
+    def add(self, note: RenderedNote) -> None: ...
+
+    def done(self) -> Mapping[str, Path]:
+        """Keep the notes added: where they are, by language."""
+        ...
+
+    def drop(self) -> None:
+        """Take back the notes added since the last :meth:`done`."""
+        ...
+
+
+class NoteSink(Protocol):
+    """What a build does with each question file processed anew, in the process that processes it (a
+    worker, or this one): it writes its notes somewhere as they are rendered, and tells where."""
+
+    def file(self) -> FileNotes: ...
 
 
 def _packed(result: FileResult) -> tuple[bytes, bytes]:
@@ -522,12 +555,14 @@ class _Recipe:
         return texts
 
 
-def _process_again(bank: Bank, path: Path, sha: str, *, langs: Sequence[str]) -> FileResult:
+def _process_again(
+    bank: Bank, path: Path, sha: str, *, langs: Sequence[str], sink: NoteSink | None = None
+) -> FileResult:
     """:func:`process` for a build of a file read once already, whose bytes must still be those of ``sha``."""
     raw = read(path, Problems(), (bank.root,), limit=paths.MAX_STREAMED_BYTES)
     if raw is None or hashlib.sha256(raw).hexdigest() != sha:
         raise CacheChangedError(f"{path} changed during the build: build again")
-    return process(bank, path, raw, langs=langs, keep_texts=False)
+    return process(bank, path, raw, langs=langs, keep_texts=False, sink=sink)
 
 
 def _note_texts(texts: Mapping[str, bytes], lang: str, count: int) -> Iterable[list[list[str]]]:
@@ -733,10 +768,10 @@ _Done = tuple[bytes, bytes, Mapping[str, Path]]
 
 def _process_job(bank: Bank, path: Path, job: _Job, *, langs: Sequence[str], sink: NoteSink | None) -> _Done:
     if job.raw is not None:
-        result = process(bank, path, job.raw, langs=langs, keep_texts=False)
+        result = process(bank, path, job.raw, langs=langs, keep_texts=False, sink=sink)
     else:
-        result = _process_again(bank, path, job.sha, langs=langs)
-    return (*_packed(result), sink(result) if sink else {})
+        result = _process_again(bank, path, job.sha, langs=langs, sink=sink)
+    return (*_packed(result), result.rows)
 
 
 def _compute(

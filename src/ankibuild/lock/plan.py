@@ -6,6 +6,7 @@ A build stopped before the lock is saved is simply done again by the next one.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,27 +38,38 @@ def check_frozen(old: Lock, new: Lock, options: BuildOptions) -> None:
 
 @dataclass(frozen=True)
 class LockPlan:
-    """The lock a build writes, encoded, and whether it differs from the bank's."""
+    """The lock a build writes, with the bank's it was made from; encoded when first needed (see :attr:`data`)."""
 
     lock: Lock
-    data: bytes
-    changed: bool
-    #: The bank's lock was recalled parsed from the cache (see :func:`read_lock`).
-    recalled: bool
+    #: The bank's lock, and the bytes of its file as the build found them.
+    before: Lock
+    file: bytes
 
     @classmethod
     def of(cls, lock: Lock, options: BuildOptions, *, before: Lock) -> LockPlan:
         """The plan to write ``lock``, which the build made from the bank's lock ``before``."""
-        current = _current(options.decks / LOCK_FILE)
-        data = lock.encoded(before, file=current)
-        return cls(lock, data, data != current, before.recalled)
+        return cls(lock, before, _current(options.decks / LOCK_FILE))
+
+    @cached_property
+    def data(self) -> bytes:
+        """The lock encoded: a build has it done while its packages are made (see :meth:`kept`)."""
+        return self.lock.encoded(self.before, file=self.file)
+
+    @property
+    def changed(self) -> bool:
+        """Whether the lock differs from the bank's."""
+        return self.data != self.file
+
+    @property
+    def recalled(self) -> bool:
+        """The bank's lock was recalled parsed from the cache (see :func:`read_lock`)."""
+        return self.before.recalled
 
     def save(self, options: BuildOptions) -> bool:
-        """Write the lock if it changed, and keep it parsed in the cache; tell whether it was written.
+        """Write the lock if it changed; tell whether it was written (its memo is :meth:`kept`).
 
-        When it is unchanged and was recalled from the cache, what is kept is this
-        very lock. A dry run writes nothing, and a build that leaves the bank (CI)
-        only clears what an interrupted build left behind.
+        A dry run writes nothing, and a build that leaves the bank (CI) only
+        clears what an interrupted build left behind.
         """
         decks = options.decks
         if options.dry_run:
@@ -68,9 +80,19 @@ class LockPlan:
         written = self.changed and write_if_changed(decks / LOCK_FILE, self.data)
         if written:
             ask_git_to_merge(decks)
+        return written
+
+    def kept(self, options: BuildOptions) -> None:
+        """Keep the lock parsed in the cache for the next build, unless the build writes no lock.
+
+        When it is unchanged and was recalled from the cache, what is kept is this
+        very lock. Kept before the lock is saved, it is only ever recalled for a
+        file that holds these very bytes (see :func:`~.memo.recall`).
+        """
+        if options.dry_run or options.leaves_bank:
+            return
         if self.changed or not self.recalled:
             remember(self.lock, self.data, options.cache.kept / LOCK_MEMO)
-        return written
 
 
 def _current(path: Path) -> bytes:
