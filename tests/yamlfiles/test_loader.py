@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import codecs
+import re
 from pathlib import Path
+from unittest.mock import patch
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from ankibuild.errors import Problems
+from ankibuild.yamlfiles import lines as lines_module
 from ankibuild.yamlfiles.checker import CONTROL
-from ankibuild.yamlfiles.reader import Lines, Map, Seq, parse
-from ankibuild.yamlfiles.words import yaml_lines
+from ankibuild.yamlfiles.lines import Lines
+from ankibuild.yamlfiles.reader import Map, Seq, parse
 
 DOCUMENT = b"""\
 base: &base
@@ -111,20 +114,28 @@ def test_every_character_a_text_may_not_hold_is_unprintable() -> None:
     assert not held
 
 
-@given(st.text(alphabet="ab#é€\n\r\x85\u2028 -:", max_size=40), st.booleans())
-def test_lines_read_from_the_bytes_are_the_lines_of_the_text(text: str, bom: bool) -> None:
-    """A file's lines, kept as places in its bytes, are those YAML counts, with those that hold a '#'."""
+#: What YAML counts as a line break (its marks count lines by these).
+BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
+
+
+@given(st.text(alphabet="ab#é€\n\r\x85\u2028 -:", max_size=40), st.booleans(), st.integers(1, 9), st.integers(1, 9))
+def test_lines_read_from_the_bytes_are_the_lines_of_the_text(text: str, bom: bool, block: int, chunk: int) -> None:
+    """A file's lines, kept as places in its bytes, are those YAML counts, with those that hold a '#',
+    whatever the blocks and chunks they are found in a piece at a time."""
     raw = (codecs.BOM_UTF8 if bom else b"") + text.encode()
-    lines = Lines.of(raw, raw.decode("utf-8-sig"))
-    expected = yaml_lines(text)
+    with patch.object(lines_module, "BLOCK", block), patch.object(lines_module, "CHUNK", chunk):
+        lines = Lines(raw)
+        commented = lines.commented()
+    expected = BREAK.split(text)
     assert list(lines) == expected and len(lines) == len(expected)
     assert [lines[-index] for index in range(1, len(lines) + 1)] == expected[::-1]
-    commented = lines.commented() if isinstance(lines, Lines) else None
-    assert commented is None or commented == {number for number, line in enumerate(expected) if "#" in line}
+    assert len(commented) == -(-len(lines) // 8)
+    assert {number for number in range(len(lines)) if commented[number // 8] >> (number % 8) & 1} == {
+        number for number, line in enumerate(expected) if "#" in line
+    }
 
 
 def test_a_large_file_keeps_no_text_of_its_lines() -> None:
     """Only where lines begin is kept while values are built: a list of them would cost twice the file."""
     raw = b"questions:\n" + b"  - id: q\n    en: {question: \xc5\x93uvre}\n" * 1000
-    lines = Lines.of(raw, raw.decode())
-    assert isinstance(lines, Lines) and lines[2] == "    en: {question: œuvre}"
+    assert Lines(raw)[2] == "    en: {question: œuvre}"

@@ -16,14 +16,11 @@ or "0.10", must not turn into booleans or ``0.1``).
 from __future__ import annotations
 
 import bisect
-import codecs
 import sys
-from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate
 from pathlib import Path
-from typing import Any, NoReturn, overload
+from typing import Any, NoReturn
 
 import yaml
 
@@ -32,7 +29,8 @@ from ..collector import paused
 from ..errors import Problems, Severity
 from ..paths import UnsafePathError, read_inside, size_of, within
 from .conflicts import report_conflict
-from .words import OTHER_BREAKS, Explained, cut_by_comment, explain, joined_items, missing_dash, yaml_lines
+from .lines import Lines
+from .words import Explained, cut_by_comment, explain, joined_items, missing_dash
 
 try:
     from yaml._yaml import CParser as _Parser
@@ -184,7 +182,7 @@ class _Builder:
     one at a time instead of being kept (see :func:`parse_file`).
     """
 
-    def __init__(self, parser: Any, lines: Sequence[str], take: Take | None = None) -> None:
+    def __init__(self, parser: Any, lines: Lines, take: Take | None = None) -> None:
         self.parser = parser
         self.lines = lines
         self.take = take
@@ -194,8 +192,10 @@ class _Builder:
         self.stack: list[_Open] = []  # the mappings and lists being filled, the outermost first
         self.top: _Open | None = None  # the outermost mapping or list
         self.handed_over = 0  # lists of questions whose items went to ``take``
-        #: The lines with a ``#``, beside which a text may have been cut short by a comment.
-        self.commented = lines.commented() if isinstance(lines, Lines) else _commented(lines)
+        #: The lines with a ``#``, beside which a text may have been cut short by a comment: a bit each
+        #: (:meth:`Lines.commented`), tested where a text ends, as a set was (a method would cost twice that).
+        self.commented = lines.commented()
+        self.bits = 8 * len(self.commented)
         #: (key, where, where it was first written, where its mapping's first key was written)
         self.duplicates: list[tuple[str, tuple[int, int], tuple[int, int], tuple[int, int]]] = []
         #: What YAML read differently from how the lines look.
@@ -271,7 +271,9 @@ class _Builder:
             self.sizes[event.anchor] = 1
             self._keep(event.end_mark.index - event.start_mark.index)
         start, end = event.start_mark, event.end_mark.line
-        if end != start.line or (not event.style and end in self.commented):
+        if end != start.line or (
+            not event.style and end < self.bits and self.commented[end >> 3] >> (end & 7) & 1  # a '#' on its line
+        ):
             self._look(event, value, parent.value if parent is not None else None)
         return value, (start.line + 1, start.column + 1)
 
@@ -392,7 +394,7 @@ class _HeldBuilder(_Builder):
     """A builder for a file larger than a file read whole, which holds no more than ``held`` characters
     of it as values at once (see :meth:`_look_at_held`): checked at each value, which costs only such files."""
 
-    def __init__(self, parser: Any, lines: Sequence[str], take: Take | None, *, held: int) -> None:
+    def __init__(self, parser: Any, lines: Lines, take: Take | None, *, held: int) -> None:
         super().__init__(parser, lines, take)
         self.held = self.stop_at = held
 
@@ -450,10 +452,6 @@ def _hands_over(top: _Open, opened: _Open) -> bool:
     return not opened.is_map and opened.anchor is None and key is not None and key.value == QUESTIONS
 
 
-def _commented(lines: Sequence[str]) -> frozenset[int]:
-    return frozenset(number for number, line in enumerate(lines) if "#" in line)
-
-
 def _merge(target: Map, merges: list[tuple[Any, Any]]) -> None:
     """Apply ``<<: *base`` keys: the mapping's own keys win, then the first merged mapping."""
     merged: list[Map] = []
@@ -470,67 +468,6 @@ def _merge(target: Map, merges: list[tuple[Any, Any]]) -> None:
         target.marks.update(mapping.marks)
     target.update(own)
     target.marks.update(own_marks)
-
-
-class Lines(Sequence[str]):
-    """The lines of a file as YAML counts them, without their breaks, each decoded only when asked for.
-
-    A list of them would cost about twice the file again (a large one's text is two bytes a
-    letter as soon as one letter needs it), held while the file's values are built; the
-    places where lines begin cost eight bytes a line, and only texts that span lines or
-    sit beside a ``#`` ever need their lines.
-    """
-
-    def __init__(self, raw: bytes) -> None:
-        """``raw``: valid UTF-8 (a BOM is skipped) whose only line break is ``\\n``."""
-        self._raw = raw
-        self._first = len(codecs.BOM_UTF8) if raw.startswith(codecs.BOM_UTF8) else 0
-        self._count = raw.count(b"\n") + 1
-        self._starts: array[int] | None = None
-
-    @classmethod
-    def of(cls, raw: bytes, text: str) -> Sequence[str]:
-        """The lines of ``text``, the decoded ``raw``: kept as texts only when a break other than ``\\n`` is in it."""
-        return yaml_lines(text) if any(other in text for other in OTHER_BREAKS) else cls(raw)
-
-    def __len__(self) -> int:
-        return self._count
-
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[str]: ...
-
-    def __getitem__(self, index: int | slice) -> str | list[str]:
-        if isinstance(index, slice):
-            return [self[at] for at in range(self._count)[index]]
-        if index < 0:
-            index += self._count
-        if not 0 <= index < self._count:
-            raise IndexError("line out of range")
-        starts = self._line_starts()
-        end = starts[index + 1] - 1 if index + 1 < self._count else len(self._raw)
-        return self._raw[starts[index] : end].decode("utf-8")
-
-    def _line_starts(self) -> array[int]:
-        if self._starts is None:
-            lengths = accumulate((len(line) + 1 for line in self._raw.split(b"\n")), initial=0)
-            self._starts = array("q", lengths)
-            self._starts[0] = self._first
-        return self._starts
-
-    def commented(self) -> frozenset[int]:
-        """The lines (from 0) with a ``#`` in them, found in the bytes: a ``#`` is one byte in UTF-8."""
-        found: set[int] = set()
-        line, counted = 0, 0
-        at = self._raw.find(b"#")
-        while at != -1:
-            line += self._raw.count(b"\n", counted, at)
-            counted = at
-            found.add(line)
-            at = self._raw.find(b"#", self._raw.find(b"\n", at) + 1 or len(self._raw))
-        return frozenset(found)
 
 
 @dataclass
@@ -617,7 +554,7 @@ def parse_file(path: Path, raw: bytes, problems: Problems, *, take: Take | None 
     return file or _build(path, raw, lines, problems=problems, take=None) or YamlFile(path, raw=raw)
 
 
-def _build(path: Path, raw: bytes, lines: Sequence[str], *, problems: Problems, take: Take | None) -> YamlFile | None:
+def _build(path: Path, raw: bytes, lines: Lines, *, problems: Problems, take: Take | None) -> YamlFile | None:
     """:func:`parse_file` of a file found valid UTF-8 without conflict markers; None for one to read again whole."""
     parser = _Parser(raw)  # the bytes, valid UTF-8 now: a str would only be encoded back to them
     whole = paths.MAX_FILE_BYTES
@@ -626,7 +563,7 @@ def _build(path: Path, raw: bytes, lines: Sequence[str], *, problems: Problems, 
         with paused():
             data = builder.document()
     except yaml.MarkedYAMLError as raised:
-        _report_yaml(path, _in_our_words(raised), raw, problems=problems)
+        _report_yaml(path, _in_our_words(raised), raw, lines=lines, problems=problems)
         return YamlFile(path, raw=raw)
     except yaml.reader.ReaderError as err:
         # The reader stops at the first such character (libyaml counts its position in bytes)
@@ -682,7 +619,7 @@ def _report_duplicates(path: Path, builder: _Builder, problems: Problems) -> Non
         problems.add(path, f"duplicate key '{key}' (first at line {first})", line=line, column=column, hint=hint)
 
 
-def _report_yaml(path: Path, err: yaml.MarkedYAMLError, raw: bytes, *, problems: Problems) -> None:
+def _report_yaml(path: Path, err: yaml.MarkedYAMLError, raw: bytes, *, lines: Lines, problems: Problems) -> None:
     """A parser error in the writer's words; what the loader itself refused is in its words already."""
     if isinstance(err, RefusedError):
         mark = err.problem_mark
@@ -690,7 +627,7 @@ def _report_yaml(path: Path, err: yaml.MarkedYAMLError, raw: bytes, *, problems:
         said = str(err.problem) if isinstance(err, HeldTooMuchError) else f"YAML: {err.problem}"
         problems.add(path, said, line=line, column=column, hint=err.hint)
         return
-    found = explain(err, raw.decode("utf-8-sig"))
+    found = explain(err, raw.decode("utf-8-sig"), lines)
     problems.add(path, found.message, line=found.line, column=found.column, hint=found.hint, detail=found.detail)
 
 

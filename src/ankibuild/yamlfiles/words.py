@@ -37,9 +37,8 @@ class Explained:
     detail: str
 
 
-def explain(err: yaml.MarkedYAMLError, text: str) -> Explained:
-    """The writer's words for ``err``, raised while parsing ``text``."""
-    lines = yaml_lines(text)
+def explain(err: yaml.MarkedYAMLError, text: str, lines: Sequence[str]) -> Explained:
+    """The writer's words for ``err``, raised while parsing ``text``, whose lines as YAML counts them are ``lines``."""
     line, column = _position(err, text)
     at = _Where(str(err.problem), str(err.context), err, lines, line, column)
     for explainer in _EXPLAINERS:
@@ -57,7 +56,7 @@ class _Where:
     problem: str
     context: str
     err: yaml.MarkedYAMLError
-    lines: list[str]
+    lines: Sequence[str]
     line: int
     column: int
 
@@ -68,16 +67,6 @@ class _Where:
 
 
 _GENERIC_HINT = "check the indentation, colons and quotes on this line and the one before"
-#: What YAML counts as a line break (its marks count lines by these).
-_BREAK = re.compile("\r\n|[\r\n\x85\u2028\u2029]")
-OTHER_BREAKS = ("\r", "\x85", "\u2028", "\u2029")
-
-
-def yaml_lines(text: str) -> list[str]:
-    """The lines of ``text`` as YAML counts them, without their breaks."""
-    if any(other in text for other in OTHER_BREAKS):
-        return _BREAK.split(text)
-    return text.split("\n")  # nearly every file: ten times faster than the pattern
 
 
 def _parser_words(err: yaml.MarkedYAMLError) -> str:
@@ -136,7 +125,7 @@ def _quote_hint(row: str, key: re.Match[str] | None) -> str:
     return f"put the text in quotes: {row[: key.end()].strip()} {quoted}"
 
 
-def _line_above(lines: list[str], line: int) -> int | None:
+def _line_above(lines: Sequence[str], line: int) -> int | None:
     """The number of the nearest line above ``line`` that holds something other than a comment."""
     for number in range(line - 1, 0, -1):
         stripped = lines[number - 1].strip()
@@ -207,7 +196,7 @@ def _misplaced(at: _Where) -> _Found:
     return message, "start it at " + " or at ".join(choices), at.line, at.column
 
 
-def _levels_above(lines: list[str], line: int, indent: int) -> list[tuple[int, int]]:
+def _levels_above(lines: Sequence[str], line: int, indent: int) -> list[tuple[int, int]]:
     """The nearest lines above at the two levels ``indent`` may have been meant for: deeper and shallower."""
     deeper: tuple[int, int] | None = None
     for number in range(line - 1, 0, -1):
@@ -277,8 +266,9 @@ def joined_items(event: Any, value: str, lines: Sequence[str], *, item_column: i
     if first > last:
         return None  # a block of one line, such as most explanations
     base = _indent(lines[start.line + 1]) if folded and start.line + 1 < len(lines) else 0
-    for number in range(first, last + 1):
-        row, above = lines[number], lines[number - 1]
+    row = lines[first - 1]
+    for number in range(first, last + 1):  # each line asked for once, in order: a large file's are found again
+        above, row = row, lines[number]
         item = _LIST_ITEM.match(row)
         if item is None or not above.strip() or (folded and {_indent(row), _indent(above)} != {base}):
             continue  # after an empty line, or kept as written (more indented in a '>' block)
