@@ -18,7 +18,7 @@ from . import commandline
 from .api import build_with
 from .buildlock import DEFAULT_WAIT
 from .cards.folders import TemplateFolders
-from .errors import AnkibuildError, BankError, report
+from .errors import AnkibuildError, BankError, Severity, in_order, report, tally
 from .options import FORMATS, BuildOptions
 from .paths import DECKS, DIST
 from .progress import for_terminal
@@ -260,7 +260,7 @@ def check_command(decks: Path, templates: Path | None, strict: bool, *, verbose:
     except BankError as err:
         problems = err.problems
     if fmt == "json":
-        click.echo(json.dumps([p.as_dict() for p in sorted(problems)], ensure_ascii=False, indent=2))
+        click.echo(json.dumps([p.as_dict() for p in in_order(problems)], ensure_ascii=False, indent=2))
     else:
         report(problems, wrote=False)
         from .kinds import CHECKS  # loaded by the check already
@@ -279,7 +279,7 @@ def _checked(checked: CheckResult, decks: Path, templates: str) -> str:
     """What ``check`` looked at, and what it found there."""
     from .yamlfiles.reader import BANK_FILE  # loaded by the check already
 
-    warnings = len(checked.warnings)
+    warnings = tally(checked.warnings, Severity.WARNING)
     found = f"no errors, {warnings} warning(s) (above)" if warnings else "no problems"
     return (
         f"Checked {click.format_filename(decks / BANK_FILE)}, {checked.files} question file(s) with "

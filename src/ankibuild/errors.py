@@ -4,15 +4,29 @@ from __future__ import annotations
 
 import enum
 import os
+from bisect import insort
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, Any, NoReturn
+from typing import IO, Any, NoReturn, TypeVar
 
 
 class Severity(enum.StrEnum):
     ERROR = "error"
     WARNING = "warning"
+
+
+#: At most this many errors of one file are shown, and as many warnings: the first in the order they are
+#: printed. A student fixes a file from its top and builds again; thousands of lines more would help no one,
+#: and a file of broken questions would otherwise hold a problem per few bytes, many times its size.
+SHOWN = 200
+#: The check of the line that tells how many more problems of its severity a file has (see :data:`SHOWN`).
+MORE = "more"
+#: The checks whose problems are gathered into a line each (see :func:`gather`): all are kept, to be counted.
+#: The warning of a question without one of the bank's languages, and of one without an explanation.
+MISSING_TRANSLATION = "missing-translation"
+NO_EXPLANATION = "no-explanation"
+_GATHERED = frozenset({MISSING_TRANSLATION, NO_EXPLANATION})
 
 
 @dataclass(frozen=True, order=True)
@@ -31,6 +45,9 @@ class Problem:
     check: str = field(default="", compare=False)
     #: The words of the tool that found it (the YAML parser's), for whoever wants them.
     detail: str = field(default="", compare=False)
+    #: How many problems it stands for: one, but for the line of those not shown (see :data:`SHOWN`), and
+    #: for the first of a file's of a gathered check, which carries the count of those not kept.
+    count: int = field(default=1, compare=False)
 
     @property
     def location(self) -> str:
@@ -76,19 +93,38 @@ def printable(name: str) -> str:
 
 
 class Problems:
-    """Collects problems from every stage so they can be reported all at once."""
+    """Collects problems from every stage so they can be reported all at once.
+
+    Of each file's errors, and of its warnings, those beyond the :data:`SHOWN` first
+    (in the order they are printed) are counted, not kept: :attr:`items` ends with a
+    line per file and severity telling how many. A gathered check's problems (see
+    :func:`gather`) are kept so by file and message, the first of each carrying the
+    count of the others (:attr:`Problem.count`). Problems of another collection joined
+    with :meth:`extend` are counted as they were, those not shown too.
+    """
 
     def __init__(self) -> None:
-        self.items: list[Problem] = []
-        self._seen: set[Problem] = set()
+        #: Every problem kept, in the order found (a dict: one that drops out of the first is let go at once).
+        self._kept: dict[Problem, None] = {}
+        self._shown: dict[tuple[str, Severity], _Shown] = {}
+        self._groups: dict[tuple[str, Severity, str, str], _Shown] = {}
+        self._names: dict[Path, str] = {}
+
+    @property
+    def items(self) -> list[Problem]:
+        """The problems kept, in the order found, then a line for each file and severity with more."""
+        firsts = {min(group.order): 1 + group.more for group in self._groups.values() if group.more}
+        more = [shown.line(file, severity) for (file, severity), shown in self._shown.items() if shown.more]
+        if not firsts:
+            return [*self._kept, *more]
+        return [replace(p, count=firsts[p]) if p in firsts else p for p in self._kept] + more
 
     def name(self, path: Path) -> str:
         """The path as a student would type it: relative to where they build."""
-        try:
-            # abspath, not resolve(): a problem with a link names the link, not its target
-            return printable(str(Path(os.path.abspath(path)).relative_to(Path.cwd())))  # noqa: PTH100
-        except ValueError:
-            return printable(str(path))
+        name = self._names.get(path)
+        if name is None:  # once per file: a file of broken questions names it in each of their problems
+            name = self._names[path] = _relative(path)
+        return name
 
     def add(
         self,
@@ -103,14 +139,36 @@ class Problems:
         detail: str = "",
         check: str = "",
     ) -> None:
-        # shared templates are checked once per language: a problem is listed once
-        self.extend([Problem(self.name(path), line, column, message, hint, question, severity, check, detail)])
+        name = self.name(path)
+        shown = self._shown_with(name, severity, check=check, message=message)
+        if not shown.counted((name, line, column, message, hint, question)):  # made only if it may be shown
+            self._keep(Problem(name, line, column, message, hint, question, severity, check, detail), shown)
 
     def extend(self, problems: Iterable[Problem]) -> None:
         for problem in problems:
-            if problem not in self._seen:
-                self._seen.add(problem)
-                self.items.append(problem)
+            shown = self._shown_with(problem.file, problem.severity, check=problem.check, message=problem.message)
+            if problem.check == MORE:
+                shown.more += problem.count
+                continue
+            if problem.count != 1:  # the first of a gathered check's, with the count of those not kept
+                shown.more += problem.count - 1
+                problem = replace(problem, count=1)
+            if not shown.counted(_values(problem)):
+                self._keep(problem, shown)
+
+    def _keep(self, problem: Problem, shown: _Shown) -> None:
+        # shared templates are checked once per language: a problem is listed once
+        if problem not in self._kept:
+            self._kept[problem] = None
+            dropped = shown.take(problem)
+            if dropped is not None:
+                del self._kept[dropped]
+
+    def _shown_with(self, file: str, severity: Severity, *, check: str, message: str) -> _Shown:
+        """Those a problem is shown with, or counted with: its file's of its severity, or of its message."""
+        if check in _GATHERED:
+            return _of(self._groups, (file, severity, check, message))
+        return _of(self._shown, (file, severity))
 
     @property
     def errors(self) -> list[Problem]:
@@ -128,8 +186,103 @@ class Problems:
     def fail(self, *, strict: bool = False) -> NoReturn:
         """Raise :class:`BankError` with every problem; with ``strict``, warnings count as errors."""
         if strict:
-            self.items = [replace(p, severity=Severity.ERROR) for p in self.items]
+            raise BankError([replace(p, severity=Severity.ERROR) for p in self.items])
         raise BankError(self.items)
+
+
+def _relative(path: Path) -> str:
+    """``path`` relative to the working folder if it is below it, as a terminal can show it."""
+    try:
+        # abspath, not resolve(): a problem with a link names the link, not its target
+        return printable(str(Path(os.path.abspath(path)).relative_to(Path.cwd())))  # noqa: PTH100
+    except ValueError:
+        return printable(str(path))
+
+
+_Key = TypeVar("_Key")
+
+
+def _of(shown: dict[_Key, _Shown], key: _Key) -> _Shown:
+    """The problems shown under ``key``: made once, not for each problem found."""
+    found = shown.get(key)
+    if found is None:
+        found = shown[key] = _Shown()
+    return found
+
+
+#: What a problem is told apart by, in the order problems are printed: file, line, column, message, hint, question.
+_Values = tuple[str, int, int, str, str, str]
+
+
+def _values(problem: Problem) -> _Values:
+    return problem.file, problem.line, problem.column, problem.message, problem.hint, problem.question
+
+
+class _Shown:
+    """The problems of one file and severity that are shown: the :data:`SHOWN` first in printed order.
+
+    Once there are as many, they are kept in that order too, so that one found after
+    them is told apart by one comparison with the last: a file is mostly read in order.
+    """
+
+    def __init__(self) -> None:
+        self.order: list[Problem] = []
+        #: The values of the last of the first, once there are as many.
+        self.largest: _Values | None = None
+        #: How many more were found, not kept.
+        self.more = 0
+        #: The values of the last problem counted: a question's text written alike in two places finds it twice.
+        self.last: _Values | None = None
+
+    def counted(self, values: _Values) -> bool:
+        """Whether a problem of ``values`` comes after the first: it is counted then (once if found twice in a row)."""
+        if self.largest is None or values <= self.largest:
+            return False
+        if values != self.last:
+            self.more += 1
+        self.last = values
+        return True
+
+    def take(self, problem: Problem) -> Problem | None:
+        """Keep a problem among the first: the one it puts out of them, if one (it is counted)."""
+        if len(self.order) < SHOWN:
+            self.order.append(problem)
+            if len(self.order) == SHOWN:
+                self.order.sort()
+                self.largest = _values(self.order[-1])
+            return None
+        insort(self.order, problem)
+        self.more += 1
+        dropped = self.order.pop()
+        self.largest = _values(self.order[-1])
+        return dropped
+
+    def line(self, file: str, severity: Severity) -> Problem:
+        """The line telling how many more there are, in the student's words."""
+        what = severity.value if self.more == 1 else f"{severity.value}s"
+        return Problem(
+            file,
+            message=f"... and {self.more:,} more {what} in this file, not shown",
+            hint="fix the ones above and build again: the next ones are shown then",
+            severity=severity,
+            check=MORE,
+            count=self.more,
+        )
+
+
+def in_order(problems: Iterable[Problem]) -> list[Problem]:
+    """``problems`` in the order they are printed: by file, then place; each file's lines of those not shown last."""
+    return sorted(problems, key=_printed)
+
+
+def _printed(problem: Problem) -> tuple[str, int, Problem]:
+    rank = 0 if problem.check != MORE else 1 if problem.severity is Severity.ERROR else 2
+    return problem.file, rank, problem
+
+
+def tally(problems: Iterable[Problem], severity: Severity = Severity.ERROR) -> int:
+    """How many problems of ``severity`` ``problems`` tell of, with those not shown."""
+    return sum(p.count for p in problems if p.severity is severity)
 
 
 #: Words a gathered problem is told in: the first problem of its group, and how many there are.
@@ -148,7 +301,26 @@ def gather(problems: Sequence[Problem], check: str, say: Gathered) -> list[Probl
         if problem.check == check:
             groups.setdefault(problem.message, []).append(problem)
     others = [p for p in problems if p.check != check]
-    return others + [group[0] if len(group) == 1 else say(min(group), len(group)) for group in groups.values()]
+    return others + [_gathered(group, say) for group in groups.values()]
+
+
+def _gathered(group: Sequence[Problem], say: Gathered) -> Problem:
+    """The line of a group of problems: the one if it is alone, else the first, told with their count."""
+    count = sum(problem.count for problem in group)
+    return group[0] if count == 1 else replace(say(min(group), count), count=1)
+
+
+def one_each(problems: Iterable[Problem], check: str) -> list[Problem]:
+    """``problems``, each of ``check`` on a line of its own: the count of those not kept that the first of
+    a file carries (see :class:`Problems`) goes to the file's line of those not shown."""
+    lines: list[Problem] = []
+    for problem in problems:
+        if problem.check != check or problem.count == 1:
+            lines.append(problem)
+            continue
+        lines.append(replace(problem, count=1))
+        lines.append(Problem(problem.file, severity=problem.severity, check=MORE, count=problem.count - 1))
+    return lines
 
 
 class AnkibuildError(Exception):
@@ -174,9 +346,8 @@ class BankError(AnkibuildError):
     """Raised when the bank's files have errors; carries every problem found."""
 
     def __init__(self, problems: list[Problem]) -> None:
-        self.problems = sorted(problems)
-        count = len([p for p in problems if p.severity is Severity.ERROR])
-        super().__init__(f"{count} error(s) in the question bank; nothing was written.")
+        self.problems = in_order(problems)
+        super().__init__(f"{tally(problems)} error(s) in the question bank; nothing was written.")
 
     def format_message(self) -> str:
         lines = [p.describe() for p in self.problems]
@@ -207,7 +378,7 @@ def report_lines(problems: list[Problem], *, wrote: bool = True, style: Callable
     """The lines :func:`report` prints, each part given to ``style`` (``click.style``'s arguments) to colour it."""
     lines: list[str] = []
     current = None
-    for problem in sorted(problems):
+    for problem in in_order(problems):
         if current is not None and problem.file != current:
             lines.append("")
         current = problem.file
@@ -219,7 +390,7 @@ def report_lines(problems: list[Problem], *, wrote: bool = True, style: Callable
             lines.append(f"    hint: {problem.hint}")
         if problem.detail:
             lines.append(f"    detail: {problem.detail}")
-    errors = sum(p.severity is Severity.ERROR for p in problems)
+    errors = tally(problems)
     if errors:
         lines.append(style(f"{errors} error(s)" + ("; nothing was written." if wrote else "."), fg="red"))
     return lines

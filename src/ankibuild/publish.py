@@ -26,7 +26,7 @@ from pathlib import Path
 
 from .api import build_with
 from .changelog import CHANGELOG_FILE, ChangeKind, Changelog, section
-from .errors import AnkibuildError, BankError, Problem, Problems, Severity
+from .errors import AnkibuildError, BankError, Problem, Problems, Severity, in_order, tally
 from .lock.clock import Clock
 from .markdowntext import code_span, plain, visible
 from .options import BuildOptions
@@ -297,8 +297,8 @@ def _failure(err: AnkibuildError) -> str:
     if not isinstance(err, BankError):
         return f"## Not published\n\n{err.format_message()}\n"
     errors = [p for p in err.problems if p.severity is Severity.ERROR]
-    lines = [f"## Not published: {len(errors)} error(s)", ""]
-    return "\n".join([*lines, *(_problem_line(p) for p in sorted(errors))]) + "\n"
+    lines = [f"## Not published: {tally(errors)} error(s)", ""]
+    return "\n".join([*lines, *(_problem_line(p) for p in in_order(errors))]) + "\n"
 
 
 def _problem_line(problem: Problem) -> str:

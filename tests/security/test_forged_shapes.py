@@ -145,6 +145,9 @@ FORGERIES: dict[str, Callable[[Project], None]] = {
     "file result: facts of numbers": _file_results(_facts([[7, 7, 7]])),
     "file result: facts of another length": _file_results(_facts([["A", True]])),
     "file result: the sha as a number": _file_results(_set("sha", 7)),
+    "file result: an error that stands for none": _file_results(
+        _set("problems", [["decks/bank.yaml", 1, 1, "forged", "", "", "error", "", "", 0]])
+    ),
 }
 
 

@@ -6,8 +6,8 @@ docs and its tests (see ``docs/architecture.md``).
 
 from __future__ import annotations
 
+from ..errors import NO_EXPLANATION
 from .base import CardType, Kind, Reading
-from .checks import NO_EXPLANATION
 from .choice import Choice
 from .cloze import Cloze
 from .flashcard import Flashcard

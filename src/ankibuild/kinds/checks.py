@@ -15,10 +15,9 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from ..errors import Problem, Problems, Severity, gather
+from ..errors import NO_EXPLANATION, Problem, Problems, Severity, gather
 from ..model import Place, Question
 
-NO_EXPLANATION = "no-explanation"
 _UNEXPLAINED = "no explanation: the back of the card shows only the answer"
 
 

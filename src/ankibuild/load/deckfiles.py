@@ -97,7 +97,7 @@ class FileResult:
             "sha": self.sha,
             "deck": deck,
             "problems": [
-                [p.file, p.line, p.column, p.message, p.hint, p.question, p.severity, p.check, p.detail]
+                [p.file, p.line, p.column, p.message, p.hint, p.question, p.severity, p.check, p.detail, p.count]
                 for p in self.problems
             ],
             "notes": _columns(self.notes, len(NoteHead._fields)),
@@ -172,7 +172,7 @@ def _kinds(values: Iterable[object]) -> bool:
 
 _TEXTS, _NUMBERS, _LISTS = _of(str), _of(int), _of(list)
 #: A problem's values, as :meth:`FileResult.packed` packs them (its severity is :class:`Severity`'s value).
-_PROBLEM = (_TEXTS, _NUMBERS, _NUMBERS, _TEXTS, _TEXTS, _TEXTS, _TEXTS, _TEXTS, _TEXTS)
+_PROBLEM = (_TEXTS, _NUMBERS, _NUMBERS, _TEXTS, _TEXTS, _TEXTS, _TEXTS, _TEXTS, _TEXTS, _NUMBERS)
 #: A note's, as :class:`NoteHead` holds them.
 _NOTE = (_TEXTS, _TEXTS, _TEXTS, _TEXTS, _lists_of(_TEXTS), _TEXTS, _TEXTS, _kinds, _lists_of(_NUMBERS))
 
@@ -187,11 +187,13 @@ def restore(entry: tuple[Any, list[bytes]]) -> FileResult:
     try:
         deck = _deck(header["deck"])
         problems = tuple(
-            Problem(file, line, column, message, hint, question, Severity(severity), check, detail)
-            for file, line, column, message, hint, question, severity, check, detail in _rows_of(
+            Problem(file, line, column, message, hint, question, Severity(severity), check, detail, count)
+            for file, line, column, message, hint, question, severity, check, detail, count in _rows_of(
                 header["problems"], *_PROBLEM
             )
         )
+        if any(problem.count < 1 for problem in problems):
+            raise ValueError("a problem that stands for none")
         notes = _notes(header["notes"])
         file = deck.place.path if deck is not None else Path()
         if not _TEXTS([header["sha"], header["texts_sha"], *header["media"]]):

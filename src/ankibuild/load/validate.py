@@ -13,7 +13,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ..errors import Problem, Problems, Severity, gather
+from ..errors import MISSING_TRANSLATION, Problem, Problems, Severity, gather, one_each
 from ..kinds import CHECKS, DEFAULT_KIND, KINDS, Kind, Reading
 from ..languages import CODE_HINT, is_language
 from ..links import PLACEHOLDERS, read_url
@@ -36,8 +36,6 @@ BANK_KEYS = {
     "exports": False,
     **CLASS_KEYS,
 }
-#: Names the warning of a question without one of the bank's languages, to gather them (:func:`gather`).
-MISSING_TRANSLATION = "missing-translation"
 FILE_KEYS = {"questions": True, "deck": False, "todo": False, "languages": False}
 #: The keys of every question, whatever its kind; each kind adds its own (see :mod:`.kinds`).
 QUESTION_KEYS = {"id": True, "topics": True, "kind": False, "allow": False}
@@ -402,12 +400,15 @@ def _missing_message(lang: str) -> str:
 
 
 def missing_in_summary(problems: Sequence[Problem], *, verbose: bool = False) -> list[Problem]:
-    """One line per language for the questions without it (``verbose``: a line per question).
+    """One line per language for the questions without it (``verbose``: a line per question, up to
+    :data:`~ankibuild.errors.SHOWN` of a file, then how many more).
 
     A bank translated file by file would otherwise repeat the same warning for
     every question on every build.
     """
-    return list(problems) if verbose else gather(problems, MISSING_TRANSLATION, _missing_summary)
+    if verbose:
+        return one_each(problems, MISSING_TRANSLATION)
+    return gather(problems, MISSING_TRANSLATION, _missing_summary)
 
 
 def _missing_summary(first: Problem, count: int) -> Problem:

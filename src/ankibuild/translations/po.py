@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from ..atomic import write_if_changed, write_inside
 from ..buildlock import DEFAULT_WAIT, writing
-from ..errors import AnkibuildError, BankError, Problems, Severity
+from ..errors import AnkibuildError, BankError, Problems, Severity, tally
 from ..languages import CODE_HINT, is_language
 from ..model import Bank, Deck, Question, Translation
 from ..paths import DECKS
@@ -162,7 +162,7 @@ def export_po(lang: str, out: Path, *, source: str | None = None, decks: Path = 
     write_if_changed(out, str(po).encode())
     translated = [text for text in found if text.target]
     fuzzy = sum(text.outdated for text in translated)
-    return ExportResult(out, source, lang, len(found), len(translated), fuzzy, len(texts.problems.errors))
+    return ExportResult(out, source, lang, len(found), len(translated), fuzzy, tally(texts.problems.errors))
 
 
 # -- import ----------------------------------------------------------------------

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..atomic import write_inside
 from ..buildlock import DEFAULT_WAIT, writing
-from ..errors import AnkibuildError, BankError, Problems
+from ..errors import AnkibuildError, BankError, Problems, tally
 from ..languages import CODE_HINT, is_language
 from ..model import Bank
 from ..paths import DECKS
@@ -112,7 +112,7 @@ def status(decks: Path = DECKS) -> BankStatus:
         bank.id,
         sum(len(deck.questions) for deck in bank.decks),
         tuple(language_status(texts, lang) for lang in bank.languages),
-        len(texts.problems.errors),
+        tally(texts.problems.errors),
     )
 
 
