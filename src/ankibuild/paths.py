@@ -147,7 +147,10 @@ def read_inside(path: Path, roots: Sequence[Path], limit: int | None = None) -> 
     limit = MAX_FILE_BYTES if limit is None else limit
     with open_inside(path, roots) as file:
         claimed = os.fstat(file.fileno()).st_size
-        raw = file.read(limit + 1) if claimed <= limit else b""  # a file may grow: the bytes read are checked too
+        # As much as the file says it holds: reading the limit would set aside that much memory for any file.
+        raw = file.read(claimed + 1) if claimed <= limit else b""
+        if len(raw) > claimed:  # it grew since: read on, up to the limit
+            raw += file.read(limit + 1 - len(raw))
     if claimed > limit or len(raw) > limit:
         raise TooLargeError(
             f"the file is larger than {size_of(limit)}", "make it smaller, or split it into several files"

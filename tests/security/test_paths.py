@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -87,3 +89,26 @@ def test_a_file_is_read_no_further_than_its_limit(bank: Path) -> None:
     assert read_inside(bank / "images" / "diagram.png", (bank,), limit=3) == b"png"
     with pytest.raises(TooLargeError, match="larger than"):
         read_inside(bank / "images" / "diagram.png", (bank,), limit=2)
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="the address space is measured in /proc")
+def test_a_small_file_under_a_large_limit_takes_memory_for_what_it_holds(bank: Path) -> None:
+    """A question file may hold 512 MiB: reading one of a few bytes must not set aside that much.
+
+    Run where the address space a process may take is limited (``ulimit -v``), as on some
+    shared machines: with 256 MiB to spare, a read that reserved its limit failed.
+    """
+    script = (
+        "import os, resource, sys\n"
+        "from pathlib import Path\n"
+        "from ankibuild.paths import MAX_STREAMED_BYTES, read_inside\n"
+        "used = int(Path('/proc/self/statm').read_text().split()[0]) * os.sysconf('SC_PAGE_SIZE')\n"
+        "hard = resource.getrlimit(resource.RLIMIT_AS)[1]\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (used + 256 * 1024 * 1024, hard))\n"
+        "path = Path(sys.argv[1])\n"
+        "sys.stdout.buffer.write(read_inside(path, (path.parent.parent,), MAX_STREAMED_BYTES))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(bank / "images" / "diagram.png")], capture_output=True, check=False
+    )
+    assert (done.returncode, done.stdout) == (0, b"png"), done.stderr.decode()
