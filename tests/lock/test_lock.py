@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from ankibuild.errors import BankError
+from ankibuild.errors import BankError, Problems
 from ankibuild.load.render import NoteHead
 from ankibuild.lock.clock import Clock
 from ankibuild.lock.format import LOCK_FILE, Lock, NoteLock, read_lock
 from ankibuild.lock.memo import recall, remember
-from ankibuild.lock.stamp import Stamp, stamp_notes
+from ankibuild.lock.stamp import Stamp, _wrong_times, stamp_notes
 
 from ..conftest import Project
 
@@ -212,3 +212,12 @@ def test_a_kept_lock_gives_back_any_guid(tmp_path: Path, guid: str) -> None:
     kept = read_lock(path, partial(recall, memo))
     assert kept == lock
     assert kept.recalled
+
+
+@pytest.mark.parametrize(("before", "warned"), [(1_800_000_000, False), (1_800_000_001, True), (100, True)])
+def test_only_a_time_ahead_of_the_clock_or_before_anki_is_a_wrong_clock(before: int, warned: bool) -> None:
+    """A note built in this very second and edited again within it had no wrong clock: no warning then."""
+    problems = Problems()
+    changed = [NoteLock("g", "q1", "de", "aaaa", "", before)]
+    _wrong_times(changed, Clock(lambda: 1_800_000_000.4), problems, path=Path(LOCK_FILE))
+    assert [("clock" in p.hint) for p in problems.items] == ([True] if warned else [])

@@ -142,7 +142,8 @@ def _wrong_times(changed: list[NoteLock], clock: Clock, problems: Problems, *, p
     this clock, so that they still reach classmates; see :class:`Clock`.
     """
     now = clock.now()
-    odd = [entry for entry in changed if not ANKI_EPOCH <= entry.mtime < now]
+    # A time of this very second is no wrong clock: a note edited and built again within it.
+    odd = [entry for entry in changed if not ANKI_EPOCH <= entry.mtime <= now]
     if not odd:
         return
     names = ", ".join(f"{e.question} ({e.lang})" for e in odd[:MAX_NAMED]) + (" ..." if len(odd) > MAX_NAMED else "")
