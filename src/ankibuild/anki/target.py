@@ -40,9 +40,8 @@ from .kept import Kept
 from .package import package_bytes
 from .preset import class_preset
 from .published import (
+    Columns,
     Known,
-    Published,
-    PublishedNote,
     PublishedNotetype,
     Types,
     changes_since,
@@ -218,17 +217,21 @@ def _latest(lock: Lock) -> int:
 
 
 def _keep_published(package: _Package, content: bytes, *, types: Types, lock: Lock, kept: Path) -> None:
-    """Keep what a package made holds as :func:`read_published` would find it, for the next build to read."""
+    """Keep what a package made holds as :func:`read_published` would find it, for the next build to read.
+
+    In columns, as the memo keeps them: one object per note and column made, not a note's copy first.
+    """
     spec = package.spec
     decks = {deck.id: deck.name for deck in spec.decks}
+    # Each GUID once, in the package's order, as a reading finds them.
+    places = {key.guid: (key.deck_id, key.notetype_id) for key in spec.notes}
     # The lock's entry is the package's note: its digest and time are what the package holds.
-    notes = {
-        key.guid: PublishedNote(lock.notes[key.guid], decks[key.deck_id], types[key.notetype_id].name)
-        for key in spec.notes
-    }
+    entries = list(map(lock.notes.__getitem__, places))
+    deck_names = [decks[deck] for deck, _ in places.values()]
+    names = [types[notetype].name for _, notetype in places.values()]
     keys = ((types[model.model_id][0], mtime) for model, mtime in spec.notetypes)
     notetypes = {key: PublishedNotetype(lock.notetypes[key].digest, mtime) for key, mtime in keys}
-    keep(kept, package.path, content, types=types, found=Published(notes, notetypes))
+    keep(kept, package.path, content, types=types, found=Columns(entries, deck_names, names, notetypes))
 
 
 #: From this many notes to write, each package is made in a process of its own.
