@@ -216,8 +216,9 @@ def _latest(lock: Lock) -> int:
     return max(times, default=0)
 
 
-def _keep_published(package: _Package, content: bytes, *, types: Types, lock: Lock, kept: Path) -> None:
-    """Keep what a package made holds as :func:`read_published` would find it, for the next build to read.
+def _keep_published(package: _Package, *, types: Types, lock: Lock, kept: Path) -> Callable[[bytes], None]:
+    """How to keep what a package holds as :func:`read_published` would find it, for the next build to read,
+    once its bytes are made: the notes are ready to keep before.
 
     In columns, as the memo keeps them: one object per note and column made, not a note's copy first.
     """
@@ -231,13 +232,14 @@ def _keep_published(package: _Package, content: bytes, *, types: Types, lock: Lo
     names = [types[notetype].name for _, notetype in places.values()]
     keys = ((types[model.model_id][0], mtime) for model, mtime in spec.notetypes)
     notetypes = {key: PublishedNotetype(lock.notetypes[key].digest, mtime) for key, mtime in keys}
-    keep(kept, package.path, content, types=types, found=Columns(entries, deck_names, names, notetypes))
+    found = Columns(entries, deck_names, names, notetypes)
+    return lambda content: keep(kept, package.path, content, types=types, found=found)
 
 
 #: From this many notes to write, each package is made in a process of its own.
 PROCESS_NOTES = 3000
 #: What keeps a package's notes as made, for the next build (see :func:`_keep_published`).
-Keeping = Callable[["_Package", bytes], None]
+Keeping = Callable[["_Package"], Callable[[bytes], None]]
 #: In a process forked to make packages: how to make each of them.
 _MAKING: list[Callable[[], bytes]] = []
 
@@ -299,9 +301,15 @@ def _made(index: int) -> bytes:
 
 
 def _package_made(package: _Package, *, kept: Path, published: Keeping) -> bytes:
-    """A package's bytes, its collection kept in the folder ``kept`` and its notes by ``published``."""
-    content = package_bytes(package.spec, Kept(kept, digest(str(package.path.resolve()))[:16]))
-    published(package, content)
+    """A package's bytes, its collection kept in the folder ``kept`` and its notes by ``published``.
+
+    The notes are made ready to keep on a thread of their own, while the package's
+    collection is updated and written out by SQLite, which lets go of the interpreter.
+    """
+    with ThreadPoolExecutor(1) as pool:
+        keeping = pool.submit(published, package)
+        content = package_bytes(package.spec, Kept(kept, digest(str(package.path.resolve()))[:16]))
+        keeping.result()(content)
     return content
 
 
