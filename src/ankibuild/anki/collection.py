@@ -20,16 +20,13 @@ from typing import TYPE_CHECKING
 
 from .preset import add_preset
 from .rows import card_id, copy_rows, note_id, note_tags
-from .spec import NoteKey, Notetype, PackageSpec
+from .spec import NoteKey, Notetype, PackageSpec, Unlike
 
 if TYPE_CHECKING:
     from ..load.render import CardTemplates
 
 #: The schema cookie of every collection (before VACUUM INTO adds one to it).
 SCHEMA_COOKIE = 100
-
-#: Notes with their positions in a package, counted from 1.
-Placed = list[tuple[int, NoteKey]]
 
 _NOTE = "INSERT INTO notes VALUES(?,?,?,?,-1,?,?,?,0,0,'')"
 _CARD = "INSERT INTO cards VALUES(?,?,?,?,?,-1,0,0,?,0,0,0,0,0,0,0,0,'')"
@@ -125,9 +122,9 @@ def _note_type_times(cursor: sqlite3.Cursor, spec: PackageSpec) -> None:
     cursor.execute("UPDATE col SET models = ?", (json.dumps(models),))
 
 
-def update(spec: PackageSpec, path: Path, old: Sequence[NoteKey]) -> None:
-    """Turn the collection of ``old`` notes at ``path`` into that of ``spec``'s notes."""
-    was, now = _unlike(old, spec.notes)
+def update(spec: PackageSpec, path: Path, unlike: Unlike) -> None:
+    """Turn the collection at ``path`` into that of ``spec``'s notes: ``unlike`` are those it holds otherwise."""
+    was, now = unlike
     before = {note.guid: (position, note) for position, note in was}
     gone = before.keys() - {note.guid for _, note in now}
     added = [(position, note) for position, note in now if note.guid not in before]
@@ -164,20 +161,6 @@ def update(spec: PackageSpec, path: Path, old: Sequence[NoteKey]) -> None:
             "UPDATE cards SET did = ?, mod = ?, due = ? WHERE id = ?",
             ((n.deck_id, n.mtime, position, card_id(n.guid, o)) for position, n in kept for o in n.cards),
         )
-
-
-def _unlike(old: Sequence[NoteKey], new: Sequence[NoteKey]) -> tuple[Placed, Placed]:
-    """The notes of ``old`` and of ``new`` with their positions, but those the same at the same position in both.
-
-    After an edit nearly every note is: only the others are looked up. A note's GUID is in a package once.
-    """
-    common = min(len(old), len(new))
-    unlike = [position for position, a, b in zip(range(1, common + 1), old, new, strict=False) if a != b]
-
-    def placed(notes: Sequence[NoteKey]) -> Placed:
-        return [(position, notes[position - 1]) for position in (*unlike, *range(common + 1, len(notes) + 1))]
-
-    return placed(old), placed(new)
 
 
 @contextlib.contextmanager

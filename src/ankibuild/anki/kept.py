@@ -13,13 +13,12 @@ import re
 import shutil
 import time
 from collections.abc import Mapping, Sequence
-from itertools import chain
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..cache import STALE_SECONDS, private_folder, unpack_views, write_packed
 from .deflate import Deflate
-from .spec import NoteKey, PackageSpec
+from .spec import NoteKey, PackageSpec, Unlike
 
 
 class Record(NamedTuple):
@@ -28,22 +27,61 @@ class Record(NamedTuple):
     frame: str
     #: The digest of the package it was made for (see :attr:`PackageSpec.digest`).
     digest: str
-    #: Its notes.
-    notes: Sequence[NoteKey]
+    #: Its notes, a list per field of :class:`NoteKey` (see :func:`_columns`): any values, until looked at.
+    columns: list[list[Any]]
     #: The digests of the collection's pieces, in order: what the kept file must still be.
     order: Sequence[bytes]
     #: The collection deflated in pieces, by digest (see :class:`Deflate`): views of the record read.
     pieces: Mapping[bytes, bytes | memoryview]
+
+    def unlike(self, notes: Sequence[NoteKey]) -> Unlike | None:
+        """Its notes and ``notes`` with their positions, but those the same at the same position in both.
+
+        Only the notes kept that differ are made and tested, a forged value of
+        another type making it None: after an edit, nearly every note is the same.
+        """
+        old, common = self.columns, min(len(self.columns[0]), len(notes))
+        unlike = _unlike(old, _columns(notes), common)
+        was = [(p, NoteKey(*(column[p - 1] for column in old))) for p in (*unlike, *range(common + 1, len(old[0]) + 1))]
+        if not all(_typed(note) for _, note in was):
+            return None
+        now = [(p, notes[p - 1]) for p in (*unlike, *range(common + 1, len(notes) + 1))]
+        return Unlike([(p, note._replace(cards=tuple(note.cards))) for p, note in was], now)
+
+
+def _unlike(old: list[list[Any]], new: list[Sequence[Any]], common: int) -> list[int]:
+    """The positions up to ``common`` where the notes in columns ``old`` and ``new`` differ.
+
+    A field the same for every note is passed over in one comparison.
+    """
+    *values, cards = new
+    lists = [*map(list, values), list(map(list, cards))]  # as JSON gives them back: lists, a note's cards too
+    found = {
+        position
+        for before, after in zip(old, lists, strict=True)
+        if before[:common] != after[:common]
+        for position, (a, b) in enumerate(zip(before[:common], after[:common], strict=True), start=1)
+        if a != b
+    }
+    return sorted(found)
 
 
 #: The type of each of a note's values, in the order of :class:`NoteKey`'s fields, as a record holds them.
 _NOTE_TYPES = (str, str, int, int, int, list)
 
 
-def _holds(frame: object, digest: object, columns: object) -> bool:
-    """Whether a record read holds values of the types a build keeps: the cache folder's entries may be forged.
+def _typed(note: NoteKey) -> bool:
+    """Whether a note read from a record holds values of the types a build keeps: the cache folder's entries may be
+    forged. Its values are digested and compared."""
+    return all(type(value) is kind for value, kind in zip(note, _NOTE_TYPES, strict=True)) and all(
+        type(place) is int for place in note.cards
+    )
 
-    The digest names a file; the notes' values are digested and compared. Tested a column at a time.
+
+def _holds(frame: object, digest: object, columns: object) -> bool:
+    """Whether a record read holds what a build keeps, but for the notes' values (see :func:`_typed`).
+
+    The digest names a file.
     """
     return (
         type(frame) is str
@@ -53,12 +91,10 @@ def _holds(frame: object, digest: object, columns: object) -> bool:
         and len(columns) == len(_NOTE_TYPES)
         and all(type(column) is list for column in columns)
         and len({len(column) for column in columns}) == 1
-        and all(set(map(type, column)) <= {kind} for column, kind in zip(columns, _NOTE_TYPES, strict=True))
-        and set(map(type, chain.from_iterable(columns[-1]))) <= {int}  # each card's place
     )
 
 
-def _columns(notes: Sequence[NoteKey]) -> list[Sequence[object]]:
+def _columns(notes: Sequence[NoteKey]) -> list[Sequence[Any]]:
     """The notes as a record holds them: a list per field, which JSON writes and reads quicker than a list per note."""
     return list(zip(*notes, strict=True)) or [[] for _ in _NOTE_TYPES]
 
@@ -92,9 +128,7 @@ class Kept:
             by_digest = dict(zip(digests, pieces, strict=True))
             if not _holds(frame, digest, columns):
                 return None
-            *values, cards = columns
-            keys = list(map(NoteKey._make, zip(*values, map(tuple, cards), strict=True)))
-            return Record(frame, digest, keys, digests, by_digest)
+            return Record(frame, digest, columns, digests, by_digest)
         # None, damaged, or kept by another version in another shape: the package is made from nothing.
         except (OSError, ValueError, TypeError, IndexError):
             return None
