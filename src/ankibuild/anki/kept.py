@@ -12,7 +12,7 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -66,6 +66,14 @@ def _unlike(old: list[list[Any]], new: list[Sequence[Any]], common: int) -> list
     return sorted(found)
 
 
+#: How to do something (a function and its arguments): at once (see :func:`now`), or later on a thread of its own.
+Later = Callable[..., object]
+
+
+def now(do: Callable[..., object], *args: object) -> None:
+    do(*args)
+
+
 #: The type of each of a note's values, in the order of :class:`NoteKey`'s fields, as a record holds them.
 _NOTE_TYPES = (str, str, int, int, int, list)
 
@@ -117,9 +125,10 @@ class Kept:
     means the package is made from nothing.
     """
 
-    def __init__(self, folder: Path, name: str) -> None:
+    def __init__(self, folder: Path, name: str, later: Later = now) -> None:
         self.folder, self.name = folder, name
         self.record = folder / f"{name}.record"
+        self._later = later
 
     def read(self) -> Record | None:
         try:
@@ -144,12 +153,21 @@ class Kept:
         return self.folder / f"{self.name}-{digest[:32]}.anki2"
 
     def keep(self, spec: PackageSpec, collection: Path, deflated: Deflate) -> None:
-        """Keep ``collection``, just made for ``spec`` and ``deflated``, and forget any other."""
+        """Keep ``collection``, just made for ``spec`` and ``deflated``, and forget any other.
+
+        The collection is moved at once, out of the folder it was made in; its record
+        is written later, as the folder was given (the record names the collection).
+        """
+        with contextlib.suppress(OSError):
+            collection.replace(self.collection(spec.digest))  # in the same folder: a rename, whole or not at all
+            self._later(self._keep, spec, deflated)
+
+    def _keep(self, spec: PackageSpec, deflated: Deflate) -> None:
+        """Write the record of the collection kept for ``spec`` and ``deflated``, then forget any other."""
         order = [piece.hex() for piece in deflated.order]
         pieces = [deflated.pieces[d] for d in deflated.order]
         current = self.collection(spec.digest)
         with contextlib.suppress(OSError):
-            collection.replace(current)  # in the same folder: a rename, whole or not at all
             write_packed(self.record, [spec.frame, spec.digest, _columns(spec.notes), order], pieces)
             for other in self.folder.glob(f"{self.name}-*.anki2"):
                 if other != current:

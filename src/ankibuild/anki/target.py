@@ -9,9 +9,10 @@ times come from is saved by the build, after them.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Collection, Iterator, Mapping
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -36,7 +37,7 @@ from ..search import retired_search
 from ..state import BuildResult, Output
 from .about import description
 from .collection import notetype
-from .kept import Kept
+from .kept import Kept, Later, now
 from .package import package_bytes
 from .preset import class_preset
 from .published import (
@@ -138,16 +139,19 @@ class AnkiPlan:
         # Each package is written as soon as it is made, and let go: not every package's bytes at once.
         # Meanwhile this process keeps the lock's memo: the lock itself is saved by the build, after every package.
         meanwhile = partial(self.lock.kept, options)
-        making = _make_packages(self.todo, kept, self.progress, published=published, meanwhile=meanwhile)
-        for package, content in making:
-            written[package.path] = _write(package.path, content, options.dry_run)
-        for package in self.packages:
-            path, spec = package.path, package.spec
-            preset = spec.preset.name if spec.preset else ""
-            made = written.get(path, False)
-            result.outputs.append(Output(path, package.lang, len(spec.decks), len(spec.notes), made, preset))
-        if not options.dry_run:
-            publish_changelog(out, self.previous, result.changes)
+        with _later() as later:  # what each package made keeps for the next build, while this one goes on
+            making = _make_packages(
+                self.todo, kept, self.progress, published=published, meanwhile=meanwhile, later=later
+            )
+            for package, content in making:
+                written[package.path] = _write(package.path, content, options.dry_run)
+            for package in self.packages:
+                path, spec = package.path, package.spec
+                preset = spec.preset.name if spec.preset else ""
+                made = written.get(path, False)
+                result.outputs.append(Output(path, package.lang, len(spec.decks), len(spec.notes), made, preset))
+            if not options.dry_run:
+                publish_changelog(out, self.previous, result.changes)
         return result
 
 
@@ -244,8 +248,24 @@ Keeping = Callable[["_Package"], Callable[[bytes], None]]
 _MAKING: list[Callable[[], bytes]] = []
 
 
+@contextlib.contextmanager
+def _later() -> Iterator[Later]:
+    """Work to do on a thread of its own, waited for on leaving; its first error is raised then."""
+    done: list[Future[object]] = []
+    with ThreadPoolExecutor(1) as pool:
+        yield lambda do, *args: done.append(pool.submit(do, *args))
+    for future in done:
+        future.result()
+
+
 def _make_packages(
-    todo: list[_Package], kept: Path, progress: Progress, *, published: Keeping, meanwhile: Callable[[], None]
+    todo: list[_Package],
+    kept: Path,
+    progress: Progress,
+    *,
+    published: Keeping,
+    meanwhile: Callable[[], None],
+    later: Later,
 ) -> Iterator[tuple[_Package, bytes]]:
     """Each package to make with its bytes, as it is made, several at a time.
 
@@ -256,11 +276,13 @@ def _make_packages(
     one process. Each package's collection is kept in the folder ``kept`` for
     its next build, and its notes as ``published`` keeps them, where it is
     made: packages made at once would otherwise wait here for each other's.
-    ``meanwhile`` is done here while they are made.
+    ``meanwhile`` is done here while they are made. On threads, what is kept
+    for the next build is written ``later``, when the package is made already.
     """
-    making: list[Callable[[], bytes]] = [
-        partial(_package_made, package, kept=kept, published=published) for package in todo
-    ]
+
+    def making(keeping: Later) -> list[Callable[[], bytes]]:
+        return [partial(_package_made, package, kept=kept, published=published, later=keeping) for package in todo]
+
     written, total, cores = 0, sum(len(package.spec.notes) for package in todo), os.cpu_count() or 1
     pool: Executor
     if total >= PROCESS_NOTES and len(todo) > 1 and (fork := _fork()) is not None:
@@ -268,11 +290,11 @@ def _make_packages(
 
         # Three packages on two cores: none waits for the others. Forked, the processes are given what they make.
         workers = min(len(todo), cores + 1)
-        pool = ProcessPoolExecutor(workers, mp_context=fork, initializer=_adopt, initargs=(making,))
+        pool = ProcessPoolExecutor(workers, mp_context=fork, initializer=_adopt, initargs=(making(now),))
         contents = pool.map(_made, range(len(todo)))
     else:
         pool = ThreadPoolExecutor(min(2, cores))  # SQLite and zlib let go of the interpreter now and then
-        contents = pool.map(lambda make: make(), making)
+        contents = pool.map(lambda make: make(), making(later))
     with pool:
         meanwhile()
         for package, content in zip(todo, contents, strict=True):
@@ -300,16 +322,16 @@ def _made(index: int) -> bytes:
     return _MAKING[index]()
 
 
-def _package_made(package: _Package, *, kept: Path, published: Keeping) -> bytes:
-    """A package's bytes, its collection kept in the folder ``kept`` and its notes by ``published``.
+def _package_made(package: _Package, *, kept: Path, published: Keeping, later: Later) -> bytes:
+    """A package's bytes, its collection kept in the folder ``kept`` and its notes by ``published``, ``later``.
 
     The notes are made ready to keep on a thread of their own, while the package's
     collection is updated and written out by SQLite, which lets go of the interpreter.
     """
     with ThreadPoolExecutor(1) as pool:
         keeping = pool.submit(published, package)
-        content = package_bytes(package.spec, Kept(kept, digest(str(package.path.resolve()))[:16]))
-        keeping.result()(content)
+        content = package_bytes(package.spec, Kept(kept, digest(str(package.path.resolve()))[:16], later))
+        later(keeping.result(), content)
     return content
 
 
