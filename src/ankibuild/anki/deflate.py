@@ -87,7 +87,7 @@ class Deflate:
         return b"".join(done)
 
     def _start(self, piece: bytes, last: bool) -> None:
-        self._running.append(self._pool.submit(_deflated, piece, self._primer, last, self._known))
+        self._running.append(self._pool.submit(_deflated, piece, self._primer, last, known=self._known))
         self._primer = piece[-WINDOW:]
 
     def _finish(self) -> bytes | memoryview:
@@ -98,7 +98,7 @@ class Deflate:
 
 
 def _deflated(
-    piece: bytes, primer: bytes, last: bool, known: Mapping[bytes, bytes | memoryview]
+    piece: bytes, primer: bytes, last: bool, *, known: Mapping[bytes, bytes | memoryview]
 ) -> tuple[bytes, bytes | memoryview]:
     """A piece's digest and the piece deflated: as known, if it is. On the pool: the pieces are digested two at once."""
     digest = _digest(primer, piece, last)
