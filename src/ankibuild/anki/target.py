@@ -126,8 +126,15 @@ class AnkiPlan:
     previous: str
     progress: Progress
 
-    def write(self) -> BuildResult:
-        """Make the packages that changed, then publish the changelog."""
+    def write(self, later: Later | None = None) -> BuildResult:
+        """Make the packages that changed, then publish the changelog.
+
+        What each package made keeps for the next build is written ``later`` (see
+        :func:`deferred`) while the build goes on; without it, before this returns.
+        """
+        if later is None:
+            with deferred() as later:
+                return self.write(later)
         options, result = self.options, self.result
         kept, out = options.cache.kept, options.out
         if not options.dry_run:
@@ -139,19 +146,16 @@ class AnkiPlan:
         # Each package is written as soon as it is made, and let go: not every package's bytes at once.
         # Meanwhile this process keeps the lock's memo: the lock itself is saved by the build, after every package.
         meanwhile = partial(self.lock.kept, options)
-        with _later() as later:  # what each package made keeps for the next build, while this one goes on
-            making = _make_packages(
-                self.todo, kept, self.progress, published=published, meanwhile=meanwhile, later=later
-            )
-            for package, content in making:
-                written[package.path] = _write(package.path, content, options.dry_run)
-            for package in self.packages:
-                path, spec = package.path, package.spec
-                preset = spec.preset.name if spec.preset else ""
-                made = written.get(path, False)
-                result.outputs.append(Output(path, package.lang, len(spec.decks), len(spec.notes), made, preset))
-            if not options.dry_run:
-                publish_changelog(out, self.previous, result.changes)
+        making = _make_packages(self.todo, kept, self.progress, published=published, meanwhile=meanwhile, later=later)
+        for package, content in making:
+            written[package.path] = _write(package.path, content, options.dry_run)
+        for package in self.packages:
+            path, spec = package.path, package.spec
+            preset = spec.preset.name if spec.preset else ""
+            made = written.get(path, False)
+            result.outputs.append(Output(path, package.lang, len(spec.decks), len(spec.notes), made, preset))
+        if not options.dry_run:
+            publish_changelog(out, self.previous, result.changes)
         return result
 
 
@@ -249,7 +253,7 @@ _MAKING: list[Callable[[], bytes]] = []
 
 
 @contextlib.contextmanager
-def _later() -> Iterator[Later]:
+def deferred() -> Iterator[Later]:
     """Work to do on a thread of its own, waited for on leaving; its first error is raised then."""
     done: list[Future[object]] = []
     with ThreadPoolExecutor(1) as pool:
