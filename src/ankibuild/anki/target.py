@@ -224,9 +224,8 @@ def _latest(lock: Lock) -> int:
     return max(times, default=0)
 
 
-def _keep_published(package: _Package, *, types: Types, lock: Lock, kept: Path) -> Callable[[bytes], None]:
-    """How to keep what a package holds as :func:`read_published` would find it, for the next build to read,
-    once its bytes are made: the notes are ready to keep before.
+def _keep_published(package: _Package, content: bytes, *, types: Types, lock: Lock, kept: Path) -> None:
+    """Keep what a package made holds as :func:`read_published` would find it, for the next build to read.
 
     In columns, as the memo keeps them: one object per note and column made, not a note's copy first.
     """
@@ -240,14 +239,13 @@ def _keep_published(package: _Package, *, types: Types, lock: Lock, kept: Path) 
     names = [types[notetype].name for _, notetype in places.values()]
     keys = ((types[model.model_id][0], mtime) for model, mtime in spec.notetypes)
     notetypes = {key: PublishedNotetype(lock.notetypes[key].digest, mtime) for key, mtime in keys}
-    found = Columns(entries, deck_names, names, notetypes)
-    return lambda content: keep(kept, package.path, content, types=types, found=found)
+    keep(kept, package.path, content, types=types, found=Columns(entries, deck_names, names, notetypes))
 
 
 #: From this many notes to write, each package is made in a process of its own.
 PROCESS_NOTES = 3000
 #: What keeps a package's notes as made, for the next build (see :func:`_keep_published`).
-Keeping = Callable[["_Package"], Callable[[bytes], None]]
+Keeping = Callable[["_Package", bytes], None]
 #: In a process forked to make packages: how to make each of them.
 _MAKING: list[Callable[[], bytes]] = []
 
@@ -329,13 +327,10 @@ def _made(index: int) -> bytes:
 def _package_made(package: _Package, *, kept: Path, published: Keeping, later: Later) -> bytes:
     """A package's bytes, its collection kept in the folder ``kept`` and its notes by ``published``, ``later``.
 
-    The notes are made ready to keep on a thread of their own, while the package's
-    collection is updated and written out by SQLite, which lets go of the interpreter.
+    Its notes are made ready to keep later too: meanwhile the interpreter is for what the build waits for.
     """
-    with ThreadPoolExecutor(1) as pool:
-        keeping = pool.submit(published, package)
-        content = package_bytes(package.spec, Kept(kept, digest(str(package.path.resolve()))[:16], later))
-        later(keeping.result(), content)
+    content = package_bytes(package.spec, Kept(kept, digest(str(package.path.resolve()))[:16], later))
+    later(published, package, content)
     return content
 
 
