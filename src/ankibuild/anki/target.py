@@ -218,7 +218,8 @@ def _follow_published(
     raised = raise_times(lock, published, clock)
     langs = {t.lang for t in loaded.templates.values()}
     names = {(deck.key, lang): bank.deck_name(deck, lang) for deck in bank.decks for lang in langs}
-    notes = [(head, names[head.deck_key, head.lang]) for head in loaded.notes]
+    # A language not read has no changes: its notes are not compared (after one edit, most of them).
+    notes = [(head, names[head.deck_key, head.lang]) for head in loaded.notes if head.lang not in published.unread]
     result.changes.items += changes_since(published, notes, loaded.templates)
     result.changes.when = _latest(raised)
     return raised, previous
