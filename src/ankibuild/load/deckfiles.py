@@ -13,12 +13,14 @@ import hashlib
 import io
 import json
 import os
+import pickle
+import signal
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import chain
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, NoReturn, Protocol
 
 from .. import paths
 from ..cache import Cache, DamagedEntry, digest, file_sha, pack, packed_digest, plain_data, unpack, unpack_views
@@ -680,6 +682,7 @@ def process_all(
     progress: Progress = silent,
     known: Mapping[Path, str] | None = None,
     sink: NoteSink | None = None,
+    meanwhile: Callable[[], object] = lambda: None,
 ) -> dict[Path, FileResult]:
     """Every readable question file's result, in order.
 
@@ -687,7 +690,7 @@ def process_all(
     is computed (in parallel if large), given to ``sink`` and stored, and texts are left out.
     Without one (checking a bank about to be written), everything is computed here.
     ``known`` has the sha256 of files just read: those found in the cache under
-    it are not read again.
+    it are not read again. ``meanwhile`` is done while the files are processed.
     """
     if cache is None:
         raws = {
@@ -696,26 +699,38 @@ def process_all(
         }
         return {path: process(bank, path, raw, langs=langs) for path, raw in raws.items() if raw is not None}
     context = _context(bank, bank_raw, langs)
-    found: dict[Path, FileResult] = {}
     recipes: dict[Path, _Recipe] = {}
+    stored: dict[Path, bytes] = {}
     missing: dict[Path, _Job] = {}
     for path in files:
         sha = (known or {}).get(path)
-        if sha and _found(_Recipe(bank, path, langs, cache, _key(context, path, sha)), recipes, found):
+        if sha and _stored(_Recipe(bank, path, langs, cache, _key(context, path, sha)), recipes, stored):
             continue
         job = _job(path, pending, problems, root=bank.root)
-        if job and not _found(_Recipe(bank, path, langs, cache, _key(context, path, job.sha)), recipes, found):
+        if job and not _stored(_Recipe(bank, path, langs, cache, _key(context, path, job.sha)), recipes, stored):
             missing[path] = job
-    total = len(found) + len(missing)
-    computed = _compute(bank, missing, langs, sink=sink)
-    for done, (path, (packed, texts, rows)) in enumerate(computed, start=len(found) + 1):
-        recipe = recipes[path]
-        cache.put(recipe.key, packed)
-        cache.put(_texts_key(recipe.key), texts)
-        result = restore(unpack(packed))
-        # Its texts are read back from the cache a language at a time, as each package needs them.
-        found[path] = replace(result, texts=_CachedTexts(recipe, result), rows=rows)
-        progress("files read", done, total)
+    # What is missing is processed on another core while what was stored is restored here: after one
+    # edit, the file edited and the others' results take about as long.
+    with _Computing.start(bank, missing, langs, sink=sink, meanwhile=bool(stored)) as computing:
+        meanwhile()
+        found = {path: result for path, entry in stored.items() if (result := _restored(recipes[path], entry))}
+        # A stored result that no longer holds (an image changed) is processed again, as a miss is.
+        again = {path: _job(path, pending, problems, root=bank.root) for path in stored.keys() - found.keys()}
+        later = {
+            path: job
+            for path, job in again.items()
+            if job and not _found(_Recipe(bank, path, langs, cache, _key(context, path, job.sha)), recipes, found)
+        }
+        total = len(found) + len(missing) + len(later)
+        computed = chain(computing, _Computing.start(bank, later, langs, sink=sink, meanwhile=False))
+        for done, (path, (packed, texts, rows)) in enumerate(computed, start=len(found) + 1):
+            recipe = recipes[path]
+            cache.put(recipe.key, packed)
+            cache.put(_texts_key(recipe.key), texts)
+            result = restore(unpack(packed))
+            # Its texts are read back from the cache a language at a time, as each package needs them.
+            found[path] = replace(result, texts=_CachedTexts(recipe, result), rows=rows)
+            progress("files read", done, total)
     keys = [recipe.key for recipe in recipes.values()]
     cache.keep_only([*keys, *map(_texts_key, keys)])
     return {path: found[path] for path in files if path in found}
@@ -730,18 +745,33 @@ def _texts_key(key: str) -> str:
     return digest(key, "texts")
 
 
+def _stored(recipe: _Recipe, recipes: dict[Path, _Recipe], stored: dict[Path, bytes]) -> bool:
+    """Whether the cache holds something under the key of ``recipe``; it becomes the file's recipe either way."""
+    recipes[recipe.path] = recipe
+    entry = recipe.cache.get_bytes(recipe.key)
+    if entry is not None:
+        stored[recipe.path] = entry
+    return entry is not None
+
+
+def _restored(recipe: _Recipe, entry: bytes) -> FileResult | None:
+    """The result of ``recipe`` stored as ``entry``, or None if it is damaged or no longer holds."""
+    try:
+        result = restore(unpack(entry))
+    except DamagedEntry:  # only a miss
+        return None
+    if not _still_valid(result):
+        return None
+    return replace(result, texts=_CachedTexts(recipe, result))
+
+
 def _found(recipe: _Recipe, recipes: dict[Path, _Recipe], found: dict[Path, FileResult]) -> bool:
     """Look the result of ``recipe`` up in its cache; it becomes the file's recipe either way."""
-    recipes[recipe.path] = recipe
-    entry = recipe.cache.get(recipe.key)
-    try:
-        result = None if entry is None else restore(entry)
-    except DamagedEntry:  # only a miss
-        result = None
-    if result is not None and _still_valid(result):
-        found[recipe.path] = replace(result, texts=_CachedTexts(recipe, result))
-        return True
-    return False
+    stored: dict[Path, bytes] = {}
+    result = _restored(recipe, stored[recipe.path]) if _stored(recipe, recipes, stored) else None
+    if result is not None:
+        found[recipe.path] = result
+    return result is not None
 
 
 class _Job(NamedTuple):
@@ -776,29 +806,111 @@ def _process_job(bank: Bank, path: Path, job: _Job, *, langs: Sequence[str], sin
     return (*_packed(result), result.rows)
 
 
-def _compute(
-    bank: Bank, jobs: Mapping[Path, _Job], langs: Sequence[str], *, sink: NoteSink | None
-) -> Iterator[tuple[Path, _Done]]:
-    """Packed results of the files in ``jobs``, one at a time: on two cores when there is enough to parse.
+class _Computing:
+    """Question files being processed, from the moment they are started: their packed results, as each is done.
 
-    On two cores the largest files go first, so that neither worker is left with a large one at the end.
+    A context: leaving it stops whatever is still running.
     """
-    large = sum(job.size for job in jobs.values()) > PARALLEL_BYTES
-    workers = min(len(jobs), os.cpu_count() or 1, 2 if large else 1)
-    job = partial(_process_job, bank, langs=langs, sink=sink)
-    if workers <= 1:
+
+    def __init__(self, results: Iterator[tuple[Path, _Done]], stop: Callable[[], None] = lambda: None) -> None:
+        self._results, self._stop = results, stop
+
+    @classmethod
+    def start(
+        cls, bank: Bank, jobs: Mapping[Path, _Job], langs: Sequence[str], *, sink: NoteSink | None, meanwhile: bool
+    ) -> _Computing:
+        """Start processing the files of ``jobs``: on two cores when there is enough to parse; in a process of its
+        own, forked from this one, when this one has work to do ``meanwhile``; else here, as they are asked for.
+
+        On two cores the largest files go first, so that neither worker is left with a large one at the end.
+        """
+        large = sum(job.size for job in jobs.values()) > PARALLEL_BYTES
+        workers = min(len(jobs), os.cpu_count() or 1, 2 if large else 1)
+        job = partial(_process_job, bank, langs=langs, sink=sink)
+        here = ((path, job(path, todo)) for path, todo in jobs.items())
+        if workers > 1:
+            return cls._on_workers(jobs, job, workers)
+        if meanwhile and jobs and not large and hasattr(os, "fork"):
+            forked = _Forked(lambda: list(here))
+            return cls(_sent_or_made_here(forked, jobs, job), forked.stop)
         if large:  # one large file, processed here: its texts' blocks would stay resident while packages are made
             give_back_large_blocks()
-        yield from ((path, job(path, todo)) for path, todo in jobs.items())
-        return
-    import multiprocessing  # loaded only when there is this much to do, unlike after one edit
-    from concurrent.futures import ProcessPoolExecutor
+        return cls(here)
 
-    # Forked workers start at once and share what is loaded; elsewhere the default start method.
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-    largest_first = sorted(jobs, key=lambda path: jobs[path].size, reverse=True)
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+    @classmethod
+    def _on_workers(cls, jobs: Mapping[Path, _Job], job: Callable[[Path, _Job], _Done], workers: int) -> _Computing:
+        import multiprocessing  # loaded only when there is this much to do, unlike after one edit
+        from concurrent.futures import ProcessPoolExecutor
+
+        # Forked workers start at once and share what is loaded; elsewhere the default start method.
+        context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+        largest_first = sorted(jobs, key=lambda path: jobs[path].size, reverse=True)
+        pool = ProcessPoolExecutor(workers, mp_context=context)
         packed = pool.map(job, largest_first, map(jobs.get, largest_first))
         # The workers have started; this much to process makes packages as large, in this process.
         give_back_large_blocks()
-        yield from zip(largest_first, packed, strict=True)
+        return cls(zip(largest_first, packed, strict=True), partial(pool.shutdown, cancel_futures=True))
+
+    def __iter__(self) -> Iterator[tuple[Path, _Done]]:
+        return self._results
+
+    def __enter__(self) -> _Computing:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop()
+
+
+class _Forked:
+    """Work done in a process forked from this one, which sends back what it made once it is done.
+
+    The forked process shares what this one loaded, and only its answer comes back, pickled through a pipe
+    between the two: nothing else can write there.
+    """
+
+    def __init__(self, work: Callable[[], object]) -> None:
+        reading, writing = os.pipe()
+        self._pid = os.fork()
+        if self._pid == 0:
+            os.close(reading)
+            _answer(writing, work)
+        os.close(writing)
+        self._reading = reading
+
+    def answer(self) -> object | None:
+        """What the work made, once it is done; None if it failed (it is then done here, failing as it must)."""
+        with os.fdopen(self._reading, "rb") as pipe:
+            sent = pipe.read()
+        pid, self._pid = self._pid, 0
+        failed = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) != 0
+        return None if failed else pickle.loads(sent)
+
+    def stop(self) -> None:
+        """Stop the work where it is, unless it is over."""
+        if self._pid:
+            with contextlib.suppress(OSError):
+                os.kill(self._pid, signal.SIGKILL)
+                os.waitpid(self._pid, 0)
+            os.close(self._reading)
+            self._pid = 0
+
+
+def _answer(writing: int, work: Callable[[], object]) -> NoReturn:
+    """In the forked process: send what ``work`` made, and leave without running anything of the parent's."""
+    code = 1
+    try:
+        with os.fdopen(writing, "wb") as pipe:
+            pipe.write(pickle.dumps(work(), pickle.HIGHEST_PROTOCOL))
+        code = 0
+    finally:
+        os._exit(code)  # leaving any other way would run the parent's cleanup a second time
+
+
+def _sent_or_made_here(
+    forked: _Forked, jobs: Mapping[Path, _Job], job: Callable[[Path, _Job], _Done]
+) -> Iterator[tuple[Path, _Done]]:
+    """What ``forked`` made of ``jobs``; if it failed, the jobs done here, which raise what made it fail."""
+    sent = forked.answer()
+    if not isinstance(sent, list):
+        sent = [(path, job(path, todo)) for path, todo in jobs.items()]
+    yield from sent
