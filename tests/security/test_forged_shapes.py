@@ -131,6 +131,10 @@ FORGERIES: dict[str, Callable[[Project], None]] = {
     "lock memo: checksums of letters": _lock_memo_checksums("1s2x"),
     "published memo: times as texts": _published(lambda h: [h[0], [str(t) for t in h[1]], h[2]]),
     "published memo: times far ahead": _published(lambda h: [h[0], [FAR_AHEAD] * len(h[1]), h[2]]),
+    # Times are checked a column at a time: by the set of their types, then the least and the greatest
+    "published memo: times as booleans": _published(lambda h: [h[0], [True] * len(h[1]), h[2]]),
+    "published memo: a time before 1970": _published(lambda h: [h[0], [*h[1][:-1], -1], h[2]]),
+    "published memo: a time as a fraction": _published(lambda h: [h[0], [*h[1][:-1], 1.5], h[2]]),
     "published memo: note type times far ahead": _published(
         lambda h: [h[0], h[1], {key: [digest, FAR_AHEAD] for key, (digest, _) in h[2].items()}]
     ),

@@ -16,12 +16,23 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from itertools import chain
+from itertools import chain, repeat
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 from .. import paths
-from ..cache import Cache, DamagedEntry, digest, file_sha, pack, packed_digest, plain_data, unpack, unpack_views
+from ..cache import (
+    Cache,
+    DamagedEntry,
+    digest,
+    file_sha,
+    named_rows,
+    pack,
+    packed_digest,
+    plain_data,
+    unpack,
+    unpack_views,
+)
 from ..errors import CacheChangedError, Problem, Problems, Severity
 from ..kinds import KINDS, Kind
 from ..kinds.base import Fact
@@ -206,7 +217,7 @@ def restore(entry: tuple[Any, list[bytes]]) -> FileResult:
             {},
             dict(zip(header["media"], blobs, strict=True)),
             {Path(path): sha for path, sha in _rows_of(header["referenced"], _TEXTS, _of(str, type(None)))},
-            tuple(map(QuestionRef, *_columns_of(header["questions"], _TEXTS, _NUMBERS, _NUMBERS))),
+            tuple(named_rows(QuestionRef, *_columns_of(header["questions"], _TEXTS, _NUMBERS, _NUMBERS))),
             header["texts_sha"],
             _text_refs(file, _columns_of(header["translated"], _TEXTS, _TEXTS, _TEXTS, _NUMBERS, _NUMBERS)),
             tuple(zip(*_columns_of(header["blocks"], _TEXTS, _TEXTS), strict=True)),
@@ -229,10 +240,10 @@ def _notes(columns: object) -> tuple[NoteHead, ...]:
     # A question's notes share its id, and a bank's notes a few languages, decks, kinds and card lists:
     # one object each, not one per note (some 6 MB at 10,000 questions).
     one: dict[Any, Any] = {}
-    questions, langs, decks, kinds = ([one.setdefault(v, v) for v in c] for c in (questions, langs, decks, kinds))
-    cards = [one.setdefault(v, v) for v in map(tuple, cards)]
-    heads = map(NoteHead, guids, questions, langs, decks, map(tuple, media), digests, parts, kinds, cards)
-    return tuple(heads)
+    tuples = list(map(tuple, cards))
+    shared = (map(one.setdefault, column, column) for column in (questions, langs, decks, kinds, tuples))
+    question, lang, deck, kind, card = shared
+    return tuple(named_rows(NoteHead, guids, question, lang, deck, map(tuple, media), digests, parts, kind, card))
 
 
 def _deck(deck: object) -> Deck | None:
@@ -247,7 +258,7 @@ def _deck(deck: object) -> Deck | None:
 
 def _text_refs(file: Path, columns: list[list[Any]]) -> tuple[TextRef, ...]:
     questions, langs, digests, lines, places = columns
-    return tuple(map(TextRef, questions, langs, digests, [file] * len(questions), lines, places))
+    return tuple(named_rows(TextRef, questions, langs, digests, repeat(file, len(questions)), lines, places))
 
 
 def _pack_texts(texts: Mapping[str, bytes]) -> bytes:
