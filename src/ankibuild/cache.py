@@ -194,9 +194,9 @@ def _lines(texts: Sequence[str]) -> bytes | None:
 def unpack_columns(packed: bytes) -> tuple[Any, list[list[str]]]:
     """What :func:`pack_columns` packed. Raises :class:`DamagedEntry`."""
     try:
-        (header, length, lists), blobs = unpack(packed)
+        (header, length, lists), blobs = unpack_views(packed)  # each decoded from the entry, never copied first
         columns = [
-            listed if listed is not None else blob.decode("utf-8", "surrogatepass").split("\n") if length else []
+            listed if listed is not None else str(blob, "utf-8", "surrogatepass").split("\n") if length else []
             for listed, blob in zip(lists, blobs, strict=True)
         ]
     except (UnicodeDecodeError, TypeError, ValueError) as err:
