@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from itertools import chain, repeat
+from itertools import chain, groupby, repeat
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
@@ -111,7 +111,7 @@ class FileResult:
                 [p.file, p.line, p.column, p.message, p.hint, p.question, p.severity, p.check, p.detail, p.count]
                 for p in self.problems
             ],
-            "notes": _columns(self.notes, len(NoteHead._fields)),
+            "notes": _note_columns(self.notes),
             "media": list(self.media),
             "referenced": [[str(path), sha] for path, sha in self.referenced.items()],
             "questions": _columns(self.questions, len(QuestionRef._fields)),
@@ -184,8 +184,10 @@ def _kinds(values: Iterable[object]) -> bool:
 _TEXTS, _NUMBERS, _LISTS = _of(str), _of(int), _of(list)
 #: A problem's values, as :meth:`FileResult.packed` packs them (its severity is :class:`Severity`'s value).
 _PROBLEM = (_TEXTS, _NUMBERS, _NUMBERS, _TEXTS, _TEXTS, _TEXTS, _TEXTS, _TEXTS, _TEXTS, _NUMBERS)
-#: A note's, as :class:`NoteHead` holds them.
-_NOTE = (_TEXTS, _TEXTS, _TEXTS, _TEXTS, _lists_of(_TEXTS), _TEXTS, _TEXTS, _kinds, _lists_of(_NUMBERS))
+#: A note's values of its own (GUID, question, digest, checksums), by their place in :class:`NoteHead`.
+_OWN = {0: _TEXTS, 1: _TEXTS, 5: _TEXTS, 6: _TEXTS}
+#: Those it nearly always shares with the notes before it (language, deck, images, kind, cards): kept in runs.
+_SHARED = {2: _TEXTS, 3: _TEXTS, 4: _lists_of(_TEXTS), 7: _kinds, 8: _lists_of(_NUMBERS)}
 
 
 def _place(place: Place) -> list[object]:
@@ -235,15 +237,52 @@ def _facts(rows: object) -> dict[str, list[Fact]]:
     return facts
 
 
+def _note_columns(notes: Sequence[NoteHead]) -> list[object]:
+    """``notes`` in columns for :func:`_notes`: those of :data:`_SHARED` in runs (see :func:`_runs`).
+
+    A bank's notes of one language, deck and kind come together: each run is
+    a value read once rather than once per note.
+    """
+    columns = _columns(notes, len(NoteHead._fields))
+    return [_runs(column) if place in _SHARED else column for place, column in enumerate(columns)]
+
+
+def _runs(column: Sequence[object]) -> list[list[object]]:
+    """``column`` as runs of equal values: each run's value, then how many values each run holds."""
+    runs = [(value, len(list(run))) for value, run in groupby(column)]
+    return [[value for value, _ in runs], [count for _, count in runs]]
+
+
 def _notes(columns: object) -> tuple[NoteHead, ...]:
-    guids, questions, langs, decks, media, digests, parts, kinds, cards = _columns_of(columns, *_NOTE)
+    """The notes :func:`_note_columns` packed. Raises TypeError or ValueError for columns of another shape."""
+    if not isinstance(columns, list) or len(columns) != len(NoteHead._fields):
+        raise ValueError("not the columns of notes")
+    own = dict(zip(_OWN, _columns_of([columns[place] for place in _OWN], *_OWN.values()), strict=True))
     # A question's notes share its id, and a bank's notes a few languages, decks, kinds and card lists:
     # one object each, not one per note (some 6 MB at 10,000 questions).
     one: dict[Any, Any] = {}
-    tuples = list(map(tuple, cards))
-    shared = (map(one.setdefault, column, column) for column in (questions, langs, decks, kinds, tuples))
-    question, lang, deck, kind, card = shared
-    return tuple(named_rows(NoteHead, guids, question, lang, deck, map(tuple, media), digests, parts, kind, card))
+    own[1] = list(map(one.setdefault, own[1], own[1]))
+    shared = {
+        place: _run_values(columns[place], check, length=len(own[0]), one=one) for place, check in _SHARED.items()
+    }
+    values = {**own, **shared}
+    return tuple(named_rows(NoteHead, *(values[place] for place in range(len(NoteHead._fields)))))
+
+
+def _run_values(
+    runs: object, check: Callable[[Iterable[object]], bool], *, length: int, one: dict[Any, Any]
+) -> Iterable[Any]:
+    """The ``length`` values of a column :func:`_runs` packed, each run's value checked by ``check`` and made once
+    (a list as a tuple), kept in ``one``. Raises TypeError or ValueError for runs of another shape or length."""
+    if not (isinstance(runs, list) and len(runs) == 2):
+        raise ValueError("not runs")
+    values, counts = runs
+    if not (isinstance(values, list) and check(values) and _NUMBERS(counts) and len(counts) == len(values)):
+        raise ValueError("runs of another type")
+    if (counts and min(counts) < 1) or sum(counts) != length:  # each at most ``length``: never more than the notes
+        raise ValueError("runs of another length")
+    made = [one.setdefault(value, value) for value in (tuple(v) if type(v) is list else v for v in values)]
+    return chain.from_iterable(map(repeat, made, counts))
 
 
 def _deck(deck: object) -> Deck | None:
