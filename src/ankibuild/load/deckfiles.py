@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from itertools import chain, groupby, repeat
+from itertools import chain, repeat
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
@@ -30,6 +30,8 @@ from ..cache import (
     pack,
     packed_digest,
     plain_data,
+    repeated,
+    runs,
     unpack,
     unpack_views,
 )
@@ -238,19 +240,13 @@ def _facts(rows: object) -> dict[str, list[Fact]]:
 
 
 def _note_columns(notes: Sequence[NoteHead]) -> list[object]:
-    """``notes`` in columns for :func:`_notes`: those of :data:`_SHARED` in runs (see :func:`_runs`).
+    """``notes`` in columns for :func:`_notes`: those of :data:`_SHARED` in runs (see :func:`.cache.runs`).
 
     A bank's notes of one language, deck and kind come together: each run is
     a value read once rather than once per note.
     """
     columns = _columns(notes, len(NoteHead._fields))
-    return [_runs(column) if place in _SHARED else column for place, column in enumerate(columns)]
-
-
-def _runs(column: Sequence[object]) -> list[list[object]]:
-    """``column`` as runs of equal values: each run's value, then how many values each run holds."""
-    runs = [(value, len(list(run))) for value, run in groupby(column)]
-    return [[value for value, _ in runs], [count for _, count in runs]]
+    return [list(runs(column)) if place in _SHARED else column for place, column in enumerate(columns)]
 
 
 def _notes(columns: object) -> tuple[NoteHead, ...]:
@@ -270,19 +266,17 @@ def _notes(columns: object) -> tuple[NoteHead, ...]:
 
 
 def _run_values(
-    runs: object, check: Callable[[Iterable[object]], bool], *, length: int, one: dict[Any, Any]
+    column: object, check: Callable[[Iterable[object]], bool], *, length: int, one: dict[Any, Any]
 ) -> Iterable[Any]:
-    """The ``length`` values of a column :func:`_runs` packed, each run's value checked by ``check`` and made once
-    (a list as a tuple), kept in ``one``. Raises TypeError or ValueError for runs of another shape or length."""
-    if not (isinstance(runs, list) and len(runs) == 2):
+    """The ``length`` values of a column :func:`.cache.runs` packed, each run's value checked by ``check`` and made
+    once (a list as a tuple), kept in ``one``. Raises TypeError or ValueError for runs of another shape or length."""
+    if not (isinstance(column, list) and len(column) == 2):
         raise ValueError("not runs")
-    values, counts = runs
-    if not (isinstance(values, list) and check(values) and _NUMBERS(counts) and len(counts) == len(values)):
+    values, counts = column
+    if not (isinstance(values, list) and isinstance(counts, list) and check(values)):
         raise ValueError("runs of another type")
-    if (counts and min(counts) < 1) or sum(counts) != length:  # each at most ``length``: never more than the notes
-        raise ValueError("runs of another length")
     made = [one.setdefault(value, value) for value in (tuple(v) if type(v) is list else v for v in values)]
-    return chain.from_iterable(map(repeat, made, counts))
+    return repeated(made, counts, length=length)
 
 
 def _deck(deck: object) -> Deck | None:
