@@ -111,7 +111,16 @@ def test_an_image_outside_a_media_folder_that_changes_is_seen(project: Project) 
 
 @pytest.mark.parametrize(
     "columns",
-    [[], [[], []], [["a", "b"], ["c", "d"]], [["a\nb", ""], ["\udc80", "\ud800"]], [["", ""], ["\r", "\u2028"]]],
+    [
+        [],
+        [[], []],
+        [["a", "b"], ["c", "d"]],
+        [["a\nb", ""], ["\udc80", "\ud800"]],
+        [["", ""], ["\r", "\u2028"]],
+        # Columns of few runs of one text, one of them with a line break, one of empty texts
+        [[str(n) for n in range(8)], ["de"] * 5 + ["en"] * 3, ["a\nb"] * 4 + ["c"] * 4, [""] * 8],
+        [[""] * 8, [""] * 8],
+    ],
 )
 def test_columns_of_texts_come_back_as_they_were(columns: list[list[str]]) -> None:
     """Any text, a line break in it or not, is given back by the columns it was kept in."""
@@ -121,12 +130,24 @@ def test_columns_of_texts_come_back_as_they_were(columns: list[list[str]]) -> No
 @pytest.mark.parametrize(
     ("header", "blobs"),
     [
-        ([{}, 2, [None, None]], [b"a", b"b\nc"]),  # columns of different lengths
-        ([{}, 1, [None]], [b"\xff"]),  # not UTF-8
-        ([{}, 1, [None]], []),  # a column missing
-        ([{}, 1, ["a"]], [b""]),  # a list that is not one
-        ([{}, "1", [None]], [b"a"]),
-        ([{}, 1], [b"a"]),
+        ([{}, 2, [None, None], [None, None]], [b"a", b"b\nc"]),  # columns of different lengths
+        ([{}, 1, [None], [None]], [b"\xff"]),  # not UTF-8
+        ([{}, 1, [None], [None]], []),  # a column missing
+        ([{}, 1, ["a"], [None]], [b""]),  # a list that is not one
+        ([{}, "1", [None], [None]], [b"a"]),
+        ([{}, 1, [None]], [b"a"]),  # without the counts of runs
+        # Runs whose counts do not add up to the column's length, or count no text, or fewer than none, or not numbers
+        ([{}, 4, [None, None], [None, [2, 3]]], [b"1\n2\n3\n4", b"a\nb"]),
+        ([{}, 4, [None, None], [None, [4, 0]]], [b"1\n2\n3\n4", b"a\nb"]),
+        ([{}, 4, [None, None], [None, [5, -1]]], [b"1\n2\n3\n4", b"a\nb"]),
+        ([{}, 4, [None, None], [None, [2, 2, 0]]], [b"1\n2\n3\n4", b"a\nb"]),  # a count without its text
+        ([{}, 4, [None, None], [None, [2.0, 2]]], [b"1\n2\n3\n4", b"a\nb"]),
+        ([{}, 4, [None, None], [None, [True, 3]]], [b"1\n2\n3\n4", b"a\nb"]),
+        ([{}, 4, [None, None], [None, {"2": 2}]], [b"1\n2\n3\n4", b"a\nb"]),
+        # Far more texts than the first column holds, which is never in runs
+        ([{}, 2**62, [None, None], [None, [2**61, 2**61]]], [b"1\n2\n3\n4", b"a\nb"]),
+        ([{}, 2**62, [None], [[2**61, 2**61]]], [b"a\nb"]),
+        ([{}, -1, [None], [None]], [b"a"]),
     ],
 )
 def test_columns_of_another_shape_are_damaged(header: object, blobs: list[bytes]) -> None:

@@ -18,12 +18,25 @@ import signal
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from itertools import chain
+from itertools import chain, repeat
 from pathlib import Path
 from typing import Any, NamedTuple, NoReturn, Protocol
 
 from .. import paths
-from ..cache import Cache, DamagedEntry, digest, file_sha, pack, packed_digest, plain_data, unpack, unpack_views
+from ..cache import (
+    Cache,
+    DamagedEntry,
+    digest,
+    file_sha,
+    named_rows,
+    pack,
+    packed_digest,
+    plain_data,
+    repeated,
+    runs,
+    unpack,
+    unpack_views,
+)
 from ..errors import CacheChangedError, Problem, Problems, Severity
 from ..kinds import KINDS, Kind
 from ..kinds.base import Fact
@@ -102,7 +115,7 @@ class FileResult:
                 [p.file, p.line, p.column, p.message, p.hint, p.question, p.severity, p.check, p.detail, p.count]
                 for p in self.problems
             ],
-            "notes": _columns(self.notes, len(NoteHead._fields)),
+            "notes": _note_columns(self.notes),
             "media": list(self.media),
             "referenced": [[str(path), sha] for path, sha in self.referenced.items()],
             "questions": _columns(self.questions, len(QuestionRef._fields)),
@@ -175,8 +188,10 @@ def _kinds(values: Iterable[object]) -> bool:
 _TEXTS, _NUMBERS, _LISTS = _of(str), _of(int), _of(list)
 #: A problem's values, as :meth:`FileResult.packed` packs them (its severity is :class:`Severity`'s value).
 _PROBLEM = (_TEXTS, _NUMBERS, _NUMBERS, _TEXTS, _TEXTS, _TEXTS, _TEXTS, _TEXTS, _TEXTS, _NUMBERS)
-#: A note's, as :class:`NoteHead` holds them.
-_NOTE = (_TEXTS, _TEXTS, _TEXTS, _TEXTS, _lists_of(_TEXTS), _TEXTS, _TEXTS, _kinds, _lists_of(_NUMBERS))
+#: A note's values of its own (GUID, question, digest, checksums), by their place in :class:`NoteHead`.
+_OWN = {0: _TEXTS, 1: _TEXTS, 5: _TEXTS, 6: _TEXTS}
+#: Those it nearly always shares with the notes before it (language, deck, images, kind, cards): kept in runs.
+_SHARED = {2: _TEXTS, 3: _TEXTS, 4: _lists_of(_TEXTS), 7: _kinds, 8: _lists_of(_NUMBERS)}
 
 
 def _place(place: Place) -> list[object]:
@@ -208,7 +223,7 @@ def restore(entry: tuple[Any, list[bytes]]) -> FileResult:
             {},
             dict(zip(header["media"], blobs, strict=True)),
             {Path(path): sha for path, sha in _rows_of(header["referenced"], _TEXTS, _of(str, type(None)))},
-            tuple(map(QuestionRef, *_columns_of(header["questions"], _TEXTS, _NUMBERS, _NUMBERS))),
+            tuple(named_rows(QuestionRef, *_columns_of(header["questions"], _TEXTS, _NUMBERS, _NUMBERS))),
             header["texts_sha"],
             _text_refs(file, _columns_of(header["translated"], _TEXTS, _TEXTS, _TEXTS, _NUMBERS, _NUMBERS)),
             tuple(zip(*_columns_of(header["blocks"], _TEXTS, _TEXTS), strict=True)),
@@ -226,15 +241,44 @@ def _facts(rows: object) -> dict[str, list[Fact]]:
     return facts
 
 
+def _note_columns(notes: Sequence[NoteHead]) -> list[object]:
+    """``notes`` in columns for :func:`_notes`: those of :data:`_SHARED` in runs (see :func:`.cache.runs`).
+
+    A bank's notes of one language, deck and kind come together: each run is
+    a value read once rather than once per note.
+    """
+    columns = _columns(notes, len(NoteHead._fields))
+    return [list(runs(column)) if place in _SHARED else column for place, column in enumerate(columns)]
+
+
 def _notes(columns: object) -> tuple[NoteHead, ...]:
-    guids, questions, langs, decks, media, digests, parts, kinds, cards = _columns_of(columns, *_NOTE)
+    """The notes :func:`_note_columns` packed. Raises TypeError or ValueError for columns of another shape."""
+    if not isinstance(columns, list) or len(columns) != len(NoteHead._fields):
+        raise ValueError("not the columns of notes")
+    own = dict(zip(_OWN, _columns_of([columns[place] for place in _OWN], *_OWN.values()), strict=True))
     # A question's notes share its id, and a bank's notes a few languages, decks, kinds and card lists:
     # one object each, not one per note (some 6 MB at 10,000 questions).
     one: dict[Any, Any] = {}
-    questions, langs, decks, kinds = ([one.setdefault(v, v) for v in c] for c in (questions, langs, decks, kinds))
-    cards = [one.setdefault(v, v) for v in map(tuple, cards)]
-    heads = map(NoteHead, guids, questions, langs, decks, map(tuple, media), digests, parts, kinds, cards)
-    return tuple(heads)
+    own[1] = list(map(one.setdefault, own[1], own[1]))
+    shared = {
+        place: _run_values(columns[place], check, length=len(own[0]), one=one) for place, check in _SHARED.items()
+    }
+    values = {**own, **shared}
+    return tuple(named_rows(NoteHead, *(values[place] for place in range(len(NoteHead._fields)))))
+
+
+def _run_values(
+    column: object, check: Callable[[Iterable[object]], bool], *, length: int, one: dict[Any, Any]
+) -> Iterable[Any]:
+    """The ``length`` values of a column :func:`.cache.runs` packed, each run's value checked by ``check`` and made
+    once (a list as a tuple), kept in ``one``. Raises TypeError or ValueError for runs of another shape or length."""
+    if not (isinstance(column, list) and len(column) == 2):
+        raise ValueError("not runs")
+    values, counts = column
+    if not (isinstance(values, list) and isinstance(counts, list) and check(values)):
+        raise ValueError("runs of another type")
+    made = [one.setdefault(value, value) for value in (tuple(v) if type(v) is list else v for v in values)]
+    return repeated(made, counts, length=length)
 
 
 def _deck(deck: object) -> Deck | None:
@@ -249,7 +293,7 @@ def _deck(deck: object) -> Deck | None:
 
 def _text_refs(file: Path, columns: list[list[Any]]) -> tuple[TextRef, ...]:
     questions, langs, digests, lines, places = columns
-    return tuple(map(TextRef, questions, langs, digests, [file] * len(questions), lines, places))
+    return tuple(named_rows(TextRef, questions, langs, digests, repeat(file, len(questions)), lines, places))
 
 
 def _pack_texts(texts: Mapping[str, bytes]) -> bytes:
