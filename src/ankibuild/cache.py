@@ -23,10 +23,12 @@ import json
 import os
 import stat
 import time
-from collections.abc import Iterable, Sequence
-from functools import cache
+from collections.abc import Iterable, Iterator, Sequence
+from functools import cache, partial
+from itertools import chain, groupby, islice, repeat
+from operator import ne
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from .atomic import write_if_changed, write_parts
 from .paths import UnsafePathError, open_regular
@@ -167,7 +169,9 @@ def pack_columns(header: object, columns: Sequence[Sequence[str]]) -> bytes:
 
     Each column is one text, a line per item: tens of thousands of short texts
     split from it several times quicker than JSON gives them back. A column
-    with a line break in one of its texts goes into the JSON as a list.
+    with a line break in one of its texts goes into the JSON as a list. A
+    column but the first, of few runs of equal texts (a language per note),
+    holds each run's text once, and the JSON how many items each run holds.
     """
     return pack(*_columns_entry(header, columns))
 
@@ -177,11 +181,32 @@ def write_columns(path: Path, header: object, columns: Sequence[Sequence[str]]) 
     write_packed(path, *_columns_entry(header, columns))
 
 
+#: A column goes in runs when it has at most one run per this many items.
+_ITEMS_PER_RUN = 4
+
+
 def _columns_entry(header: object, columns: Sequence[Sequence[str]]) -> tuple[list[object], list[bytes]]:
-    blobs = [_lines(column) for column in columns]
-    lists = [list(column) if blob is None else None for column, blob in zip(columns, blobs, strict=True)]
+    # Never the first column: each of its texts takes a byte at least, which bounds the length a reader accepts.
+    in_runs = [runs(column) if place and _few_runs(column) else None for place, column in enumerate(columns)]
+    texts = [column if ran is None else ran[0] for column, ran in zip(columns, in_runs, strict=True)]
+    blobs = [_lines(column) for column in texts]
+    lists = [list(column) if blob is None else None for column, blob in zip(texts, blobs, strict=True)]
+    counts = [None if ran is None else ran[1] for ran in in_runs]
     length = len(columns[0]) if columns else 0
-    return [header, length, lists], [blob or b"" for blob in blobs]
+    return [header, length, lists, counts], [blob or b"" for blob in blobs]
+
+
+def _few_runs(column: Sequence[str]) -> bool:
+    """Whether ``column`` has at most one run of equal texts per :data:`_ITEMS_PER_RUN` texts, counted in C:
+    among its first texts, then among all (a column of other texts is seldom read to its end)."""
+    parts = (column[:_FIRST], column)
+    return bool(column) and all(
+        (1 + sum(map(ne, part, islice(part, 1, None)))) * _ITEMS_PER_RUN <= len(part) for part in parts
+    )
+
+
+#: How many texts of a column :func:`_few_runs` counts the runs of first.
+_FIRST = 256
 
 
 def _lines(texts: Sequence[str]) -> bytes | None:
@@ -194,16 +219,58 @@ def _lines(texts: Sequence[str]) -> bytes | None:
 def unpack_columns(packed: bytes) -> tuple[Any, list[list[str]]]:
     """What :func:`pack_columns` packed. Raises :class:`DamagedEntry`."""
     try:
-        (header, length, lists), blobs = unpack(packed)
-        columns = [
-            listed if listed is not None else blob.decode("utf-8", "surrogatepass").split("\n") if length else []
-            for listed, blob in zip(lists, blobs, strict=True)
-        ]
+        (header, length, lists, counts), blobs = unpack_views(packed)  # each decoded from the entry, never copied first
+        # The first column, never in runs, holds as many texts as it says before a run is made that long.
+        if type(length) is not int or counts[:1] not in ([], [None]):
+            raise DamagedEntry("columns of another shape")
+        columns: list[list[str]] = []
+        for listed, blob, counted in zip(lists, blobs, counts, strict=True):
+            columns.append(_column(listed, blob, counted, length=length))
+            if type(columns[-1]) is not list or len(columns[-1]) != length:
+                raise DamagedEntry("columns of another length")
     except (UnicodeDecodeError, TypeError, ValueError) as err:
         raise DamagedEntry(str(err)) from err
-    if type(length) is not int or any(type(column) is not list or len(column) != length for column in columns):
-        raise DamagedEntry("columns of another length")
     return header, columns
+
+
+def _column(listed: object, blob: memoryview, counts: object, *, length: int) -> Any:
+    """One column of :func:`unpack_columns`. Raises TypeError or ValueError for one of another shape."""
+    if counts is None:
+        return listed if listed is not None else str(blob, "utf-8", "surrogatepass").split("\n") if length else []
+    if not isinstance(counts, list):
+        raise TypeError("counts of runs that are not a list")
+    values = listed if listed is not None else str(blob, "utf-8", "surrogatepass").split("\n") if counts else []
+    return list(repeated(values, counts, length=length))
+
+
+def runs(column: Iterable[Any]) -> tuple[list[Any], list[int]]:
+    """``column`` as runs of equal values: each run's value, and how many values each run holds."""
+    found = [(value, len(list(run))) for value, run in groupby(column)]
+    return [value for value, _ in found], [count for _, count in found]
+
+
+def repeated(values: object, counts: list[Any], *, length: int) -> Iterator[Any]:
+    """The ``length`` values of :func:`runs` (each value as many times as its count).
+
+    Raises ValueError for counts that are not numbers of at least one, one per value, adding up to ``length``:
+    neither more values than said nor a count that takes all the memory.
+    """
+    if not (isinstance(values, list) and len(values) == len(counts) and set(map(type, counts)) <= {int}):
+        raise ValueError("runs of another type")
+    if (counts and min(counts) < 1) or sum(counts) != length:  # each at most ``length``
+        raise ValueError("runs of another length")
+    return chain.from_iterable(map(repeat, values, counts))
+
+
+_Row = TypeVar("_Row", bound=tuple[Any, ...])
+
+
+def named_rows(kind: type[_Row], *columns: Iterable[Any]) -> Iterator[_Row]:
+    """Each row of ``columns`` as a ``kind``, a named tuple, made in C (all columns of one length).
+
+    A named tuple's own constructor is a Python function: a build restores tens of thousands of rows.
+    """
+    return map(partial(tuple.__new__, kind), zip(*columns, strict=True))
 
 
 def private_folder(folder: Path) -> None:

@@ -60,7 +60,7 @@ class BuildResult:
     #: Which templates the cards were made from: the defaults, or a bank's own folder over them.
     templates: str = ""
     #: Per language built, the search that selects every question removed from the bank that a classmate has.
-    retired_searches: dict[str, str] = field(default_factory=dict)
+    retired_searches: Mapping[str, str] = field(default_factory=dict)
     #: The digest of what each package was made from (by path), so an unchanged one is not rebuilt next time.
     package_digests: dict[str, str] = field(default_factory=dict, repr=False)
     #: The lock differs from this build's in form only and a frozen build left it as it was:

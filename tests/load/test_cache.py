@@ -39,26 +39,30 @@ def test_an_edit_that_keeps_size_and_time_is_still_seen(project: Project) -> Non
     assert [o.lang for o in result.outputs if o.written] == ["de"]
 
 
-def test_only_the_edited_file_is_worked_on_again(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_only_the_edited_file_is_worked_on_again(
+    project: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     """A rebuild after editing one question file loads, validates and renders that file alone."""
     second = project.decks / "more.yaml"
     shutil.copy(project.decks / "ai-hardware.yaml", second)
     text = second.read_text(encoding="utf-8").replace("  - id: ", "  - id: copy-")
     second.write_text(text, encoding="utf-8")
     project.build()
-    worked: list[str] = []
+    worked = tmp_path / "worked"  # a file: the edited one is processed in a process of its own
+    worked.touch()
     process = deckfiles.process
 
     def counted(bank: Bank, path: Path, *rest: Any, **options: Any) -> deckfiles.FileResult:
-        worked.append(path.name)
+        with worked.open("a") as log:
+            log.write(f"{path.name}\n")
         return process(bank, path, *rest, **options)
 
     monkeypatch.setattr(deckfiles, "process", counted)
     project.build()
-    assert worked == []
+    assert worked.read_text().split() == []
     project.edit("more.yaml", OLD, "Die Intensität ist gering")
     result = project.build()
-    assert worked == ["more.yaml"]
+    assert worked.read_text().split() == ["more.yaml"]
     assert [(c.question, c.kind) for c in result.changes.items] == [("copy-elementwise-ops-memory-bound", "changed")]
 
 
@@ -107,7 +111,16 @@ def test_an_image_outside_a_media_folder_that_changes_is_seen(project: Project) 
 
 @pytest.mark.parametrize(
     "columns",
-    [[], [[], []], [["a", "b"], ["c", "d"]], [["a\nb", ""], ["\udc80", "\ud800"]], [["", ""], ["\r", "\u2028"]]],
+    [
+        [],
+        [[], []],
+        [["a", "b"], ["c", "d"]],
+        [["a\nb", ""], ["\udc80", "\ud800"]],
+        [["", ""], ["\r", "\u2028"]],
+        # Columns of few runs of one text, one of them with a line break, one of empty texts
+        [[str(n) for n in range(8)], ["de"] * 5 + ["en"] * 3, ["a\nb"] * 4 + ["c"] * 4, [""] * 8],
+        [[""] * 8, [""] * 8],
+    ],
 )
 def test_columns_of_texts_come_back_as_they_were(columns: list[list[str]]) -> None:
     """Any text, a line break in it or not, is given back by the columns it was kept in."""
@@ -117,12 +130,24 @@ def test_columns_of_texts_come_back_as_they_were(columns: list[list[str]]) -> No
 @pytest.mark.parametrize(
     ("header", "blobs"),
     [
-        ([{}, 2, [None, None]], [b"a", b"b\nc"]),  # columns of different lengths
-        ([{}, 1, [None]], [b"\xff"]),  # not UTF-8
-        ([{}, 1, [None]], []),  # a column missing
-        ([{}, 1, ["a"]], [b""]),  # a list that is not one
-        ([{}, "1", [None]], [b"a"]),
-        ([{}, 1], [b"a"]),
+        ([{}, 2, [None, None], [None, None]], [b"a", b"b\nc"]),  # columns of different lengths
+        ([{}, 1, [None], [None]], [b"\xff"]),  # not UTF-8
+        ([{}, 1, [None], [None]], []),  # a column missing
+        ([{}, 1, ["a"], [None]], [b""]),  # a list that is not one
+        ([{}, "1", [None], [None]], [b"a"]),
+        ([{}, 1, [None]], [b"a"]),  # without the counts of runs
+        # Runs whose counts do not add up to the column's length, or count no text, or fewer than none, or not numbers
+        ([{}, 4, [None, None], [None, [2, 3]]], [b"1\n2\n3\n4", b"a\nb"]),
+        ([{}, 4, [None, None], [None, [4, 0]]], [b"1\n2\n3\n4", b"a\nb"]),
+        ([{}, 4, [None, None], [None, [5, -1]]], [b"1\n2\n3\n4", b"a\nb"]),
+        ([{}, 4, [None, None], [None, [2, 2, 0]]], [b"1\n2\n3\n4", b"a\nb"]),  # a count without its text
+        ([{}, 4, [None, None], [None, [2.0, 2]]], [b"1\n2\n3\n4", b"a\nb"]),
+        ([{}, 4, [None, None], [None, [True, 3]]], [b"1\n2\n3\n4", b"a\nb"]),
+        ([{}, 4, [None, None], [None, {"2": 2}]], [b"1\n2\n3\n4", b"a\nb"]),
+        # Far more texts than the first column holds, which is never in runs
+        ([{}, 2**62, [None, None], [None, [2**61, 2**61]]], [b"1\n2\n3\n4", b"a\nb"]),
+        ([{}, 2**62, [None], [[2**61, 2**61]]], [b"a\nb"]),
+        ([{}, -1, [None], [None]], [b"a"]),
     ],
 )
 def test_columns_of_another_shape_are_damaged(header: object, blobs: list[bytes]) -> None:

@@ -100,6 +100,25 @@ def _column(name: str, index: int, value: object) -> Callable[[dict[str, Any]], 
     return change
 
 
+def _shared(index: int, value: object) -> Callable[[dict[str, Any]], None]:
+    """The notes' values of a column kept in runs (their language, kind...) made ``value``."""
+
+    def change(header: dict[str, Any]) -> None:
+        values, _ = header["notes"][index]
+        header["notes"][index][0] = [value] * len(values)
+
+    return change
+
+
+def _runs(change_runs: Callable[[list[Any], list[Any]], tuple[object, object]]) -> Callable[[dict[str, Any]], None]:
+    """The runs of the notes' kinds (their values and counts) changed."""
+
+    def change(header: dict[str, Any]) -> None:
+        header["notes"][7] = list(change_runs(*header["notes"][7]))
+
+    return change
+
+
 def _set(name: str, value: object) -> Callable[[dict[str, Any]], None]:
     def change(header: dict[str, Any]) -> None:
         header[name] = value
@@ -131,6 +150,10 @@ FORGERIES: dict[str, Callable[[Project], None]] = {
     "lock memo: checksums of letters": _lock_memo_checksums("1s2x"),
     "published memo: times as texts": _published(lambda h: [h[0], [str(t) for t in h[1]], h[2]]),
     "published memo: times far ahead": _published(lambda h: [h[0], [FAR_AHEAD] * len(h[1]), h[2]]),
+    # Times are checked a column at a time: by the set of their types, then the least and the greatest
+    "published memo: times as booleans": _published(lambda h: [h[0], [True] * len(h[1]), h[2]]),
+    "published memo: a time before 1970": _published(lambda h: [h[0], [*h[1][:-1], -1], h[2]]),
+    "published memo: a time as a fraction": _published(lambda h: [h[0], [*h[1][:-1], 1.5], h[2]]),
     "published memo: note type times far ahead": _published(
         lambda h: [h[0], h[1], {key: [digest, FAR_AHEAD] for key, (digest, _) in h[2].items()}]
     ),
@@ -145,8 +168,17 @@ FORGERIES: dict[str, Callable[[Project], None]] = {
     "kept record: a column of notes short of one": _kept_record(lambda h: [h[0], h[1], [*h[2][:5], h[2][5][1:]], h[3]]),
     "file result: GUIDs as numbers": _file_results(_column("notes", 0, 7)),
     "file result: digests as null": _file_results(_column("notes", 5, None)),
-    "file result: an unknown kind": _file_results(_column("notes", 7, "no-such-kind")),
-    "file result: media as a text": _file_results(_column("notes", 4, "image.png")),
+    "file result: an unknown kind": _file_results(_shared(7, "no-such-kind")),
+    "file result: media as a text": _file_results(_shared(4, "image.png")),
+    "file result: cards as numbers": _file_results(_shared(8, 0)),
+    "file result: a language as null": _file_results(_shared(2, None)),
+    # Runs of kinds that hold more or fewer notes than there are, or a count of none, or of a text
+    "file result: runs of one note too many": _file_results(_runs(lambda v, c: (v, [*c[:-1], c[-1] + 1]))),
+    "file result: runs of a note less": _file_results(_runs(lambda v, c: (v, [*c[:-1], c[-1] - 1]))),
+    "file result: a run of minus one note": _file_results(_runs(lambda v, c: ([*v, v[-1]], [*c[:-1], c[-1] + 1, -1]))),
+    "file result: a run's count as a text": _file_results(_runs(lambda v, c: (v, [str(count) for count in c]))),
+    "file result: runs as an object": _file_results(_runs(lambda v, c: (v, {"0": c}))),
+    "file result: a run without its count": _file_results(_runs(lambda v, c: ([*v, v[-1]], c))),
     "file result: the deck key as a number": _file_results(_deck_key(7)),
     "file result: facts as texts": _file_results(_facts(["a fact"])),
     "file result: facts of numbers": _file_results(_facts([[7, 7, 7]])),

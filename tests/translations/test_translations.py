@@ -29,6 +29,7 @@ from ankibuild.translations.record import (
     dated,
     dumps,
     observe,
+    parse,
     read_record,
 )
 from ankibuild.translations.status import add_language, confirm, status
@@ -390,6 +391,32 @@ def test_a_damaged_record_names_its_line(project: Project, line: int, written: s
     (problem,) = raised.value.problems
     assert problem.location == f"decks/{TRANSLATIONS_FILE}:{line}:1" and "damaged" in problem.message
     assert "\x1b" not in problem.message
+
+
+@pytest.mark.parametrize(
+    ("line", "text"),
+    [
+        (1, "q1\n  de 0123456789abcdef\n"),
+        (3, "\n\n  de 0123456789abcdef\nq1:\n"),
+        (4, "q1:\n  de 0123456789abcdef\nq2:\nde 0123456789abcdef\n"),
+        (7, "# a comment\n\nq1:\n  de 0123456789abcdef\n\n\nq2\n"),
+    ],
+)
+def test_a_damaged_block_is_found_at_its_line_with_or_without_a_header(tmp_path: Path, line: int, text: str) -> None:
+    """A block starts at any line neither indented nor a comment: the first of the file, or one right after another."""
+    problems = Problems()
+    assert parse(tmp_path / TRANSLATIONS_FILE, text, problems) == {}
+    (problem,) = problems.items
+    assert problem.line == line and "damaged" in problem.message
+
+
+def test_blocks_without_a_header_or_a_blank_line_between_are_read_and_one_written_twice_is_one() -> None:
+    """As git's union merge may leave them: a question's two blocks are read as one."""
+    text = "q1:\n  de 0123456789abcdef\nq2:\n  en 0123456789abcdef\nq1:\n  en 0123456789abcdef\n"
+    problems = Problems()
+    record = parse(Path(TRANSLATIONS_FILE), text, problems)
+    assert not problems.items
+    assert {q: sorted(entries) for q, entries in record.items()} == {"q1": ["de", "en"], "q2": ["en"]}
 
 
 TRICKY = {

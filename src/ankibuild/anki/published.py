@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..atomic import write_if_changed
-from ..cache import pack_columns, unpack_columns
+from ..cache import named_rows, pack_columns, unpack_columns
 from ..changelog import Change, ChangeKind
 from ..errors import Problems, Severity
 from ..kinds import KINDS
@@ -291,9 +291,8 @@ def _recalled(path: Path, key: str, kept: Path, *, latest: int) -> Published | N
         if kept_key != key:
             return None
         guids, questions, langs, digests, parts, decks, names = texts
-        times = [_time(mtime, latest) for mtime in mtimes]
-        entries = map(NoteLock._make, zip(guids, questions, langs, digests, parts, times, strict=True))
-        notes = dict(zip(guids, map(PublishedNote, entries, decks, names), strict=True))
+        entries = named_rows(NoteLock, guids, questions, langs, digests, parts, _times(mtimes, latest))
+        notes = dict(zip(guids, named_rows(PublishedNote, entries, decks, names), strict=True))
         types = {
             key: PublishedNotetype(_text(digest), _time(mtime, latest)) for key, (digest, mtime) in notetypes.items()
         }
@@ -418,6 +417,13 @@ def _time(value: object, latest: int) -> int:
     if type(value) is not int or not 0 <= value <= latest:
         raise OddPackageError(f"a time is {value!r:.20}, not one between 1970 and a year from now")
     return value
+
+
+def _times(values: list[Any], latest: int) -> list[int]:
+    """:func:`_time` of each of ``values``, checked as a whole: the set of their types, then their bounds."""
+    if values and not (set(map(type, values)) <= {int} and min(values) >= 0 and max(values) <= latest):
+        raise OddPackageError("a time is not one between 1970 and a year from now")
+    return values
 
 
 def _id(value: object) -> int:

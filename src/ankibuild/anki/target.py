@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import partial
+from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,7 +23,7 @@ from ..cache import Cache, cache_root, digest
 from ..changelog import CHANGELOG_FILE, Change, ChangeKind, previous_changelog, publish_changelog
 from ..errors import Problem, Problems, Severity, ShapeChangeError
 from ..load.deckfiles import FileResult
-from ..load.render import CardTemplates
+from ..load.render import CardTemplates, NoteHead
 from ..load.stage import LoadedBank
 from ..lock.clock import Clock
 from ..lock.format import Lock
@@ -90,7 +90,7 @@ class AnkiTarget:
         if new is not stamped:  # times raised above the published ones: the packages hold those
             packages = _plan(bank, loaded, types, lock=new, out=options.out, split=options.split)
         result.package_digests = {str(package.path): package.spec.digest for package in packages}
-        result.retired_searches = _retired_searches(types, loaded)
+        result.retired_searches = _RetiredSearches(types, loaded.notes, loaded.templates)
         todo = [package for package in packages if self.built.get(str(package.path)) != package.spec.digest]
         lock = LockPlan.of(new, options, before=old)
         return AnkiPlan(options, result, loaded.templates, types, packages, todo, lock, previous, self.progress)
@@ -159,18 +159,36 @@ class AnkiPlan:
         return result
 
 
-def _retired_searches(types: Mapping[str, Notetype], loaded: LoadedBank) -> dict[str, str]:
+class _RetiredSearches(Mapping[str, str]):
     """Per language built, the search that selects every question removed from the bank that a classmate has.
 
     Each note type is searched with the questions of its kind: a note of a question's former kind is retired too.
+    Made when first asked for: only a publication tells them.
     """
-    ids: dict[tuple[str, str], list[str]] = {}
-    for head in loaded.notes:
-        ids.setdefault((head.lang, head.kind), []).append(head.question_id)
-    searched: dict[str, dict[str, list[str]]] = {}
-    for key, t in loaded.templates.items():
-        searched.setdefault(t.lang, {})[types[key].name] = ids.get((t.lang, t.kind.name), [])
-    return {lang: retired_search(by_notetype) for lang, by_notetype in searched.items()}
+
+    def __init__(
+        self, types: Mapping[str, Notetype], notes: Sequence[NoteHead], templates: Mapping[str, CardTemplates]
+    ) -> None:
+        self._types, self._notes, self._templates = types, notes, templates
+
+    @cached_property
+    def _searches(self) -> dict[str, str]:
+        ids: dict[tuple[str, str], list[str]] = {}
+        for head in self._notes:
+            ids.setdefault((head.lang, head.kind), []).append(head.question_id)
+        searched: dict[str, dict[str, list[str]]] = {}
+        for key, t in self._templates.items():
+            searched.setdefault(t.lang, {})[self._types[key].name] = ids.get((t.lang, t.kind.name), [])
+        return {lang: retired_search(by_notetype) for lang, by_notetype in searched.items()}
+
+    def __getitem__(self, lang: str) -> str:
+        return self._searches[lang]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._searches)
+
+    def __len__(self) -> int:
+        return len(self._searches)
 
 
 def notetypes(bank: Bank, templates: Mapping[str, CardTemplates]) -> dict[str, Notetype]:
@@ -207,7 +225,8 @@ def _follow_published(
     raised = raise_times(lock, published, clock)
     langs = {t.lang for t in loaded.templates.values()}
     names = {(deck.key, lang): bank.deck_name(deck, lang) for deck in bank.decks for lang in langs}
-    notes = [(head, names[head.deck_key, head.lang]) for head in loaded.notes]
+    # A language not read has no changes: its notes are not compared (after one edit, most of them).
+    notes = [(head, names[head.deck_key, head.lang]) for head in loaded.notes if head.lang not in published.unread]
     result.changes.items += changes_since(published, notes, loaded.templates)
     result.changes.when = _latest(raised)
     return raised, previous

@@ -13,15 +13,30 @@ import hashlib
 import io
 import json
 import os
+import pickle
+import signal
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from itertools import chain
+from itertools import chain, repeat
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, NoReturn, Protocol
 
 from .. import paths
-from ..cache import Cache, DamagedEntry, digest, file_sha, pack, packed_digest, plain_data, unpack, unpack_views
+from ..cache import (
+    Cache,
+    DamagedEntry,
+    digest,
+    file_sha,
+    named_rows,
+    pack,
+    packed_digest,
+    plain_data,
+    repeated,
+    runs,
+    unpack,
+    unpack_views,
+)
 from ..errors import CacheChangedError, Problem, Problems, Severity
 from ..kinds import KINDS, Kind
 from ..kinds.base import Fact
@@ -100,7 +115,7 @@ class FileResult:
                 [p.file, p.line, p.column, p.message, p.hint, p.question, p.severity, p.check, p.detail, p.count]
                 for p in self.problems
             ],
-            "notes": _columns(self.notes, len(NoteHead._fields)),
+            "notes": _note_columns(self.notes),
             "media": list(self.media),
             "referenced": [[str(path), sha] for path, sha in self.referenced.items()],
             "questions": _columns(self.questions, len(QuestionRef._fields)),
@@ -173,8 +188,10 @@ def _kinds(values: Iterable[object]) -> bool:
 _TEXTS, _NUMBERS, _LISTS = _of(str), _of(int), _of(list)
 #: A problem's values, as :meth:`FileResult.packed` packs them (its severity is :class:`Severity`'s value).
 _PROBLEM = (_TEXTS, _NUMBERS, _NUMBERS, _TEXTS, _TEXTS, _TEXTS, _TEXTS, _TEXTS, _TEXTS, _NUMBERS)
-#: A note's, as :class:`NoteHead` holds them.
-_NOTE = (_TEXTS, _TEXTS, _TEXTS, _TEXTS, _lists_of(_TEXTS), _TEXTS, _TEXTS, _kinds, _lists_of(_NUMBERS))
+#: A note's values of its own (GUID, question, digest, checksums), by their place in :class:`NoteHead`.
+_OWN = {0: _TEXTS, 1: _TEXTS, 5: _TEXTS, 6: _TEXTS}
+#: Those it nearly always shares with the notes before it (language, deck, images, kind, cards): kept in runs.
+_SHARED = {2: _TEXTS, 3: _TEXTS, 4: _lists_of(_TEXTS), 7: _kinds, 8: _lists_of(_NUMBERS)}
 
 
 def _place(place: Place) -> list[object]:
@@ -206,7 +223,7 @@ def restore(entry: tuple[Any, list[bytes]]) -> FileResult:
             {},
             dict(zip(header["media"], blobs, strict=True)),
             {Path(path): sha for path, sha in _rows_of(header["referenced"], _TEXTS, _of(str, type(None)))},
-            tuple(map(QuestionRef, *_columns_of(header["questions"], _TEXTS, _NUMBERS, _NUMBERS))),
+            tuple(named_rows(QuestionRef, *_columns_of(header["questions"], _TEXTS, _NUMBERS, _NUMBERS))),
             header["texts_sha"],
             _text_refs(file, _columns_of(header["translated"], _TEXTS, _TEXTS, _TEXTS, _NUMBERS, _NUMBERS)),
             tuple(zip(*_columns_of(header["blocks"], _TEXTS, _TEXTS), strict=True)),
@@ -224,15 +241,44 @@ def _facts(rows: object) -> dict[str, list[Fact]]:
     return facts
 
 
+def _note_columns(notes: Sequence[NoteHead]) -> list[object]:
+    """``notes`` in columns for :func:`_notes`: those of :data:`_SHARED` in runs (see :func:`.cache.runs`).
+
+    A bank's notes of one language, deck and kind come together: each run is
+    a value read once rather than once per note.
+    """
+    columns = _columns(notes, len(NoteHead._fields))
+    return [list(runs(column)) if place in _SHARED else column for place, column in enumerate(columns)]
+
+
 def _notes(columns: object) -> tuple[NoteHead, ...]:
-    guids, questions, langs, decks, media, digests, parts, kinds, cards = _columns_of(columns, *_NOTE)
+    """The notes :func:`_note_columns` packed. Raises TypeError or ValueError for columns of another shape."""
+    if not isinstance(columns, list) or len(columns) != len(NoteHead._fields):
+        raise ValueError("not the columns of notes")
+    own = dict(zip(_OWN, _columns_of([columns[place] for place in _OWN], *_OWN.values()), strict=True))
     # A question's notes share its id, and a bank's notes a few languages, decks, kinds and card lists:
     # one object each, not one per note (some 6 MB at 10,000 questions).
     one: dict[Any, Any] = {}
-    questions, langs, decks, kinds = ([one.setdefault(v, v) for v in c] for c in (questions, langs, decks, kinds))
-    cards = [one.setdefault(v, v) for v in map(tuple, cards)]
-    heads = map(NoteHead, guids, questions, langs, decks, map(tuple, media), digests, parts, kinds, cards)
-    return tuple(heads)
+    own[1] = list(map(one.setdefault, own[1], own[1]))
+    shared = {
+        place: _run_values(columns[place], check, length=len(own[0]), one=one) for place, check in _SHARED.items()
+    }
+    values = {**own, **shared}
+    return tuple(named_rows(NoteHead, *(values[place] for place in range(len(NoteHead._fields)))))
+
+
+def _run_values(
+    column: object, check: Callable[[Iterable[object]], bool], *, length: int, one: dict[Any, Any]
+) -> Iterable[Any]:
+    """The ``length`` values of a column :func:`.cache.runs` packed, each run's value checked by ``check`` and made
+    once (a list as a tuple), kept in ``one``. Raises TypeError or ValueError for runs of another shape or length."""
+    if not (isinstance(column, list) and len(column) == 2):
+        raise ValueError("not runs")
+    values, counts = column
+    if not (isinstance(values, list) and isinstance(counts, list) and check(values)):
+        raise ValueError("runs of another type")
+    made = [one.setdefault(value, value) for value in (tuple(v) if type(v) is list else v for v in values)]
+    return repeated(made, counts, length=length)
 
 
 def _deck(deck: object) -> Deck | None:
@@ -247,7 +293,7 @@ def _deck(deck: object) -> Deck | None:
 
 def _text_refs(file: Path, columns: list[list[Any]]) -> tuple[TextRef, ...]:
     questions, langs, digests, lines, places = columns
-    return tuple(map(TextRef, questions, langs, digests, [file] * len(questions), lines, places))
+    return tuple(named_rows(TextRef, questions, langs, digests, repeat(file, len(questions)), lines, places))
 
 
 def _pack_texts(texts: Mapping[str, bytes]) -> bytes:
@@ -680,6 +726,7 @@ def process_all(
     progress: Progress = silent,
     known: Mapping[Path, str] | None = None,
     sink: NoteSink | None = None,
+    meanwhile: Callable[[], object] = lambda: None,
 ) -> dict[Path, FileResult]:
     """Every readable question file's result, in order.
 
@@ -687,7 +734,7 @@ def process_all(
     is computed (in parallel if large), given to ``sink`` and stored, and texts are left out.
     Without one (checking a bank about to be written), everything is computed here.
     ``known`` has the sha256 of files just read: those found in the cache under
-    it are not read again.
+    it are not read again. ``meanwhile`` is done while the files are processed.
     """
     if cache is None:
         raws = {
@@ -696,26 +743,38 @@ def process_all(
         }
         return {path: process(bank, path, raw, langs=langs) for path, raw in raws.items() if raw is not None}
     context = _context(bank, bank_raw, langs)
-    found: dict[Path, FileResult] = {}
     recipes: dict[Path, _Recipe] = {}
+    stored: dict[Path, bytes] = {}
     missing: dict[Path, _Job] = {}
     for path in files:
         sha = (known or {}).get(path)
-        if sha and _found(_Recipe(bank, path, langs, cache, _key(context, path, sha)), recipes, found):
+        if sha and _stored(_Recipe(bank, path, langs, cache, _key(context, path, sha)), recipes, stored):
             continue
         job = _job(path, pending, problems, root=bank.root)
-        if job and not _found(_Recipe(bank, path, langs, cache, _key(context, path, job.sha)), recipes, found):
+        if job and not _stored(_Recipe(bank, path, langs, cache, _key(context, path, job.sha)), recipes, stored):
             missing[path] = job
-    total = len(found) + len(missing)
-    computed = _compute(bank, missing, langs, sink=sink)
-    for done, (path, (packed, texts, rows)) in enumerate(computed, start=len(found) + 1):
-        recipe = recipes[path]
-        cache.put(recipe.key, packed)
-        cache.put(_texts_key(recipe.key), texts)
-        result = restore(unpack(packed))
-        # Its texts are read back from the cache a language at a time, as each package needs them.
-        found[path] = replace(result, texts=_CachedTexts(recipe, result), rows=rows)
-        progress("files read", done, total)
+    # What is missing is processed on another core while what was stored is restored here: after one
+    # edit, the file edited and the others' results take about as long.
+    with _Computing.start(bank, missing, langs, sink=sink, meanwhile=bool(stored)) as computing:
+        meanwhile()
+        found = {path: result for path, entry in stored.items() if (result := _restored(recipes[path], entry))}
+        # A stored result that no longer holds (an image changed) is processed again, as a miss is.
+        again = {path: _job(path, pending, problems, root=bank.root) for path in stored.keys() - found.keys()}
+        later = {
+            path: job
+            for path, job in again.items()
+            if job and not _found(_Recipe(bank, path, langs, cache, _key(context, path, job.sha)), recipes, found)
+        }
+        total = len(found) + len(missing) + len(later)
+        computed = chain(computing, _Computing.start(bank, later, langs, sink=sink, meanwhile=False))
+        for done, (path, (packed, texts, rows)) in enumerate(computed, start=len(found) + 1):
+            recipe = recipes[path]
+            cache.put(recipe.key, packed)
+            cache.put(_texts_key(recipe.key), texts)
+            result = restore(unpack(packed))
+            # Its texts are read back from the cache a language at a time, as each package needs them.
+            found[path] = replace(result, texts=_CachedTexts(recipe, result), rows=rows)
+            progress("files read", done, total)
     keys = [recipe.key for recipe in recipes.values()]
     cache.keep_only([*keys, *map(_texts_key, keys)])
     return {path: found[path] for path in files if path in found}
@@ -730,18 +789,33 @@ def _texts_key(key: str) -> str:
     return digest(key, "texts")
 
 
+def _stored(recipe: _Recipe, recipes: dict[Path, _Recipe], stored: dict[Path, bytes]) -> bool:
+    """Whether the cache holds something under the key of ``recipe``; it becomes the file's recipe either way."""
+    recipes[recipe.path] = recipe
+    entry = recipe.cache.get_bytes(recipe.key)
+    if entry is not None:
+        stored[recipe.path] = entry
+    return entry is not None
+
+
+def _restored(recipe: _Recipe, entry: bytes) -> FileResult | None:
+    """The result of ``recipe`` stored as ``entry``, or None if it is damaged or no longer holds."""
+    try:
+        result = restore(unpack(entry))
+    except DamagedEntry:  # only a miss
+        return None
+    if not _still_valid(result):
+        return None
+    return replace(result, texts=_CachedTexts(recipe, result))
+
+
 def _found(recipe: _Recipe, recipes: dict[Path, _Recipe], found: dict[Path, FileResult]) -> bool:
     """Look the result of ``recipe`` up in its cache; it becomes the file's recipe either way."""
-    recipes[recipe.path] = recipe
-    entry = recipe.cache.get(recipe.key)
-    try:
-        result = None if entry is None else restore(entry)
-    except DamagedEntry:  # only a miss
-        result = None
-    if result is not None and _still_valid(result):
-        found[recipe.path] = replace(result, texts=_CachedTexts(recipe, result))
-        return True
-    return False
+    stored: dict[Path, bytes] = {}
+    result = _restored(recipe, stored[recipe.path]) if _stored(recipe, recipes, stored) else None
+    if result is not None:
+        found[recipe.path] = result
+    return result is not None
 
 
 class _Job(NamedTuple):
@@ -776,29 +850,111 @@ def _process_job(bank: Bank, path: Path, job: _Job, *, langs: Sequence[str], sin
     return (*_packed(result), result.rows)
 
 
-def _compute(
-    bank: Bank, jobs: Mapping[Path, _Job], langs: Sequence[str], *, sink: NoteSink | None
-) -> Iterator[tuple[Path, _Done]]:
-    """Packed results of the files in ``jobs``, one at a time: on two cores when there is enough to parse.
+class _Computing:
+    """Question files being processed, from the moment they are started: their packed results, as each is done.
 
-    On two cores the largest files go first, so that neither worker is left with a large one at the end.
+    A context: leaving it stops whatever is still running.
     """
-    large = sum(job.size for job in jobs.values()) > PARALLEL_BYTES
-    workers = min(len(jobs), os.cpu_count() or 1, 2 if large else 1)
-    job = partial(_process_job, bank, langs=langs, sink=sink)
-    if workers <= 1:
+
+    def __init__(self, results: Iterator[tuple[Path, _Done]], stop: Callable[[], None] = lambda: None) -> None:
+        self._results, self._stop = results, stop
+
+    @classmethod
+    def start(
+        cls, bank: Bank, jobs: Mapping[Path, _Job], langs: Sequence[str], *, sink: NoteSink | None, meanwhile: bool
+    ) -> _Computing:
+        """Start processing the files of ``jobs``: on two cores when there is enough to parse; in a process of its
+        own, forked from this one, when this one has work to do ``meanwhile``; else here, as they are asked for.
+
+        On two cores the largest files go first, so that neither worker is left with a large one at the end.
+        """
+        large = sum(job.size for job in jobs.values()) > PARALLEL_BYTES
+        workers = min(len(jobs), os.cpu_count() or 1, 2 if large else 1)
+        job = partial(_process_job, bank, langs=langs, sink=sink)
+        here = ((path, job(path, todo)) for path, todo in jobs.items())
+        if workers > 1:
+            return cls._on_workers(jobs, job, workers)
+        if meanwhile and jobs and not large and hasattr(os, "fork"):
+            forked = _Forked(lambda: list(here))
+            return cls(_sent_or_made_here(forked, jobs, job), forked.stop)
         if large:  # one large file, processed here: its texts' blocks would stay resident while packages are made
             give_back_large_blocks()
-        yield from ((path, job(path, todo)) for path, todo in jobs.items())
-        return
-    import multiprocessing  # loaded only when there is this much to do, unlike after one edit
-    from concurrent.futures import ProcessPoolExecutor
+        return cls(here)
 
-    # Forked workers start at once and share what is loaded; elsewhere the default start method.
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
-    largest_first = sorted(jobs, key=lambda path: jobs[path].size, reverse=True)
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+    @classmethod
+    def _on_workers(cls, jobs: Mapping[Path, _Job], job: Callable[[Path, _Job], _Done], workers: int) -> _Computing:
+        import multiprocessing  # loaded only when there is this much to do, unlike after one edit
+        from concurrent.futures import ProcessPoolExecutor
+
+        # Forked workers start at once and share what is loaded; elsewhere the default start method.
+        context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
+        largest_first = sorted(jobs, key=lambda path: jobs[path].size, reverse=True)
+        pool = ProcessPoolExecutor(workers, mp_context=context)
         packed = pool.map(job, largest_first, map(jobs.get, largest_first))
         # The workers have started; this much to process makes packages as large, in this process.
         give_back_large_blocks()
-        yield from zip(largest_first, packed, strict=True)
+        return cls(zip(largest_first, packed, strict=True), partial(pool.shutdown, cancel_futures=True))
+
+    def __iter__(self) -> Iterator[tuple[Path, _Done]]:
+        return self._results
+
+    def __enter__(self) -> _Computing:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop()
+
+
+class _Forked:
+    """Work done in a process forked from this one, which sends back what it made once it is done.
+
+    The forked process shares what this one loaded, and only its answer comes back, pickled through a pipe
+    between the two: nothing else can write there.
+    """
+
+    def __init__(self, work: Callable[[], object]) -> None:
+        reading, writing = os.pipe()
+        self._pid = os.fork()
+        if self._pid == 0:
+            os.close(reading)
+            _answer(writing, work)
+        os.close(writing)
+        self._reading = reading
+
+    def answer(self) -> object | None:
+        """What the work made, once it is done; None if it failed (it is then done here, failing as it must)."""
+        with os.fdopen(self._reading, "rb") as pipe:
+            sent = pipe.read()
+        pid, self._pid = self._pid, 0
+        failed = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) != 0
+        return None if failed else pickle.loads(sent)
+
+    def stop(self) -> None:
+        """Stop the work where it is, unless it is over."""
+        if self._pid:
+            with contextlib.suppress(OSError):
+                os.kill(self._pid, signal.SIGKILL)
+                os.waitpid(self._pid, 0)
+            os.close(self._reading)
+            self._pid = 0
+
+
+def _answer(writing: int, work: Callable[[], object]) -> NoReturn:
+    """In the forked process: send what ``work`` made, and leave without running anything of the parent's."""
+    code = 1
+    try:
+        with os.fdopen(writing, "wb") as pipe:
+            pipe.write(pickle.dumps(work(), pickle.HIGHEST_PROTOCOL))
+        code = 0
+    finally:
+        os._exit(code)  # leaving any other way would run the parent's cleanup a second time
+
+
+def _sent_or_made_here(
+    forked: _Forked, jobs: Mapping[Path, _Job], job: Callable[[Path, _Job], _Done]
+) -> Iterator[tuple[Path, _Done]]:
+    """What ``forked`` made of ``jobs``; if it failed, the jobs done here, which raise what made it fail."""
+    sent = forked.answer()
+    if not isinstance(sent, list):
+        sent = [(path, job(path, todo)) for path, todo in jobs.items()]
+    yield from sent

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cache as cache_call
 from functools import partial
 from pathlib import Path
 
@@ -29,7 +30,7 @@ from ..translations.record import TRANSLATIONS_FILE, Seen, observe, report_outda
 from ..yamlfiles.reader import BANK_FILE, Map, bank_files, parse_file, read_pending
 from .deckfiles import FileResult, NoteSink, process_all
 from .render import CardTemplates, NoteHead, RenderedNote, load_templates, report_words
-from .validate import check_unique_ids, missing_in_summary, validate_bank_file
+from .validate import check_released_id, check_unique_ids, missing_in_summary, validate_bank_file
 
 #: A check an output makes of the loaded bank, adding what it finds to the problems.
 BankCheck = Callable[[Bank, Problems], None]
@@ -45,7 +46,7 @@ def load_bank(
     that a bank can be checked before anything is written to it. ``released_id``
     is the bank id of the previous build (from the lock file), if any.
     """
-    loaded = _load(decks, problems, langs=(), pending=pending or {}, released_id=released_id, cache=None)
+    loaded = _load(decks, problems, langs=(), pending=pending or {}, released=lambda: released_id, cache=None)
     return loaded[0] if loaded else None
 
 
@@ -55,7 +56,7 @@ def _load(
     *,
     langs: Sequence[str],
     pending: Mapping[Path, bytes],
-    released_id: str,
+    released: Callable[[], str],
     cache: Cache | None,
     progress: Progress = silent,
     known: Mapping[Path, str] | None = None,
@@ -68,13 +69,18 @@ def _load(
     ``verbose`` keeps a warning per question where a summary line tells many at once.
     ``folders`` hold the labels the report link is worded with (the defaults when None).
     ``sink`` is given each file processed anew (see :func:`process_all`).
+    ``released`` gives the id of the bank's previous build, which it must keep: asked for while
+    the question files are processed, it may be read meanwhile.
     """
     bank_path, found = bank_files(decks, problems)
     files = sorted({*found, *pending} - {decks / BANK_FILE})
     bank_raw = read_pending(bank_path, pending, problems, root=decks) if bank_path else None
     bank_file = parse_file(bank_path, bank_raw, problems) if bank_path and bank_raw is not None else None
-    bank = validate_bank_file(bank_file, problems, released_id) if bank_file else None
-    if bank is None or bank_raw is None:
+    # The id the bank was released under is checked once it is known (see ``released``).
+    bank = validate_bank_file(bank_file, problems, None) if bank_file else None
+    if bank is None or bank_raw is None or bank_file is None:
+        if bank_file:
+            check_released_id(bank_file, problems, released())
         for path in files:  # without the bank's settings, their syntax can still be checked
             raw = read_pending(path, pending, problems, root=decks, limit=paths.MAX_STREAMED_BYTES)
             if raw is not None:
@@ -95,7 +101,9 @@ def _load(
         progress=progress,
         known=known,
         sink=sink,
+        meanwhile=released,
     )
+    check_released_id(bank_file, problems, released())
     told = [problem for result in results.values() for problem in result.problems]
     problems.extend(explanations_in_summary(missing_in_summary(told, verbose=verbose)))
     decks_found = tuple(result.deck for result in results.values() if result.deck is not None)
@@ -186,7 +194,8 @@ def load_all(
     """
     decks, languages, strict = options.decks, options.languages, options.strict
     problems, cache = Problems(), options.cache
-    lock = _read_lock(decks / LOCK_FILE, problems, cache.kept / LOCK_MEMO)
+    # Read while the question files are processed, when there are some to process (see :func:`_load`).
+    lock = cache_call(partial(_read_lock, decks / LOCK_FILE, problems, cache.kept / LOCK_MEMO))
     read_changelog(decks / CHANGELOG_FILE, problems)  # read by a build that finds none published
     langs = tuple(dict.fromkeys(languages))
     loaded = _load(
@@ -194,7 +203,7 @@ def load_all(
         problems,
         langs=langs,
         pending={},
-        released_id=lock.bank,
+        released=lambda: lock().bank,
         cache=cache,
         progress=progress,
         known=known,
@@ -203,6 +212,7 @@ def load_all(
         sink=sink,
     )
     if loaded is None:
+        lock()  # what is wrong with it is told with the rest
         problems.fail(strict=strict)
     bank, by_path = loaded
     results = list(by_path.values())
@@ -223,7 +233,7 @@ def load_all(
     problems.raise_for(strict=strict)
     questions = sum(len(result.questions) for result in results)
     used = {path: result.sha for path, result in by_path.items()}
-    return LoadedBank(bank, card_templates, notes, media, problems, lock, questions, results, used, translations)
+    return LoadedBank(bank, card_templates, notes, media, problems, lock(), questions, results, used, translations)
 
 
 def _kinds(results: Sequence[FileResult]) -> list[Kind]:

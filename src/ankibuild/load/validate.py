@@ -66,17 +66,20 @@ def _slug(check: Checker, data: Map, what: str, *, question: str = "") -> str | 
     return value
 
 
-def validate_bank_file(file: YamlFile, problems: Problems, released_id: str = "") -> Bank | None:
+def validate_bank_file(file: YamlFile, problems: Problems, released_id: str | None = "") -> Bank | None:
     """The bank's settings (id, languages, topics), without its decks yet.
 
-    ``released_id`` is the id of the bank's previous build, which it must keep.
+    ``released_id`` is the id of the bank's previous build, which it must keep;
+    None when it is not known yet, to be checked by :func:`check_released_id` once it is.
     """
     check = Checker(file.path, problems)
     data = _top(check, file, "the bank file", hint="write the bank's id, languages and topics")
     if data is None:
         return None
     check.keys(data, BANK_KEYS, "the bank file")
-    bank_id = _bank_id(check, data, released_id)
+    bank_id = _slug(check, data, "bank id")
+    if released_id is not None:
+        _released(check, data, bank_id, released_id=released_id)
     languages = _languages(check, data)
     titles = check.localized(data["title"], data.at("title"), "'title'") if "title" in data else {}
     _stand_ins(
@@ -110,8 +113,16 @@ def _flag(check: Checker, data: Map, key: str, *, default: bool) -> bool:
     return default
 
 
-def _bank_id(check: Checker, data: Map, released_id: str) -> str | None:
-    bank_id = _slug(check, data, "bank id")
+def check_released_id(file: YamlFile, problems: Problems, released_id: str) -> None:
+    """What :func:`validate_bank_file` checks of the bank id when given ``released_id``, for one given None."""
+    told = Checker(file.path, Problems())  # what else the file holds was reported when it was validated
+    data = _top(told, file, "the bank file", hint="")
+    if data is not None:
+        _released(Checker(file.path, problems), data, _slug(told, data, "bank id"), released_id=released_id)
+
+
+def _released(check: Checker, data: Map, bank_id: str | None, *, released_id: str) -> None:
+    """Refuse a bank id other than ``released_id``, the one the bank was released under, if any."""
     if bank_id is not None and released_id and bank_id != released_id:
         check.report(
             data.at("id"),
@@ -121,7 +132,6 @@ def _bank_id(check: Checker, data: Map, released_id: str) -> str | None:
         )
     elif bank_id is not None and "__" in bank_id:
         _ambiguous_bank_id(check, data, bank_id, released=bank_id == released_id)
-    return bank_id
 
 
 def _ambiguous_bank_id(check: Checker, data: Map, bank_id: str, *, released: bool) -> None:

@@ -7,7 +7,7 @@ import hashlib
 from dataclasses import astuple
 from pathlib import Path
 
-from ..cache import private_folder, unpack_columns, write_columns
+from ..cache import named_rows, private_folder, unpack_columns, write_columns
 from ..version import code_fingerprint
 from .format import Lock, NoteLock, NotetypeLock, holds
 
@@ -46,8 +46,7 @@ def recall(memo: Path, raw: bytes) -> Lock | None:
         if written != _memo_key(sha).hex() or not holds(bank, types, [*texts, mtimes]):
             return None
         notetypes = {t[0]: NotetypeLock(t[0], t[1], tuple(t[2]), tuple(t[3]), t[4], t[5]) for t in types}
-        notes = map(NoteLock._make, zip(*texts, mtimes, strict=True))
-        by_guid = dict(zip(texts[0], notes, strict=True))
+        by_guid = dict(zip(texts[0], named_rows(NoteLock, *texts, mtimes), strict=True))
         return Lock(bank, notetypes, by_guid, recalled=True, sha=sha)
     except (OSError, ValueError, TypeError, IndexError):  # none, or damaged: the file is parsed instead
         return None

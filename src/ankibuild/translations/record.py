@@ -23,6 +23,7 @@ import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from operator import add, attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -45,9 +46,8 @@ _HEADER = (
 )
 _DIGEST = re.compile(r"^[0-9a-f]{16}$")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-#: Where a question's block starts: a line that is neither indented nor a comment (one character
-#: at a time: a run of blank lines is read once, not once from each of its lines).
-_BLOCK = re.compile(r"^[^\s#]", re.MULTILINE)
+#: Where a question's block starts: after the line break before a line that is neither indented nor a comment.
+_BLOCK = re.compile(r"\n(?=[^\s#])")
 
 
 class TextRef(NamedTuple):
@@ -165,8 +165,12 @@ def mark_current(record: Record, question: str, langs: Iterable[str]) -> Record:
 
 def report_outdated(record: Record, refs: Iterable[TextRef], problems: Problems) -> None:
     """A warning for every translation ``record`` (advanced to the texts) has behind."""
-    for ref in refs:
-        entry = record.get(ref.question, {}).get(ref.lang)
+    if not record:
+        return
+    refs = list(refs)
+    # The record holds only questions with a translation behind, a few: their texts are picked out in C.
+    for ref in itertools.compress(refs, map(record.__contains__, map(attrgetter("question"), refs))):
+        entry = record[ref.question].get(ref.lang)
         if entry is None or entry.behind is None:
             continue
         problems.add(
@@ -229,22 +233,31 @@ def _chunks(path: Path, text: str, problems: Problems) -> dict[str, tuple[int, s
     if conflict:
         _damaged(path, conflict, "merge conflict markers", problems=problems)
         return {}
-    starts = [match.start() for match in _BLOCK.finditer(text)]
-    before = text[: starts[0] if starts else len(text)]
+    # Split after a line break: a search for it is many times quicker than one for the start of a line.
+    before, *pieces = _BLOCK.split(f"\n{text}")
     if before.strip("\n")[:1] not in ("", "#"):  # the header's comments, or nothing
         _damaged(
-            path,
-            len(before) - len(before.lstrip("\n")) + 1,
-            "expected a question id followed by ':'",
-            problems=problems,
+            path, len(before) - len(before.lstrip("\n")), "expected a question id followed by ':'", problems=problems
         )
         return {}
+    # Each block's first line, its text and its id, a pass over them all at a time, in C: a bank has
+    # thousands. The loop of _merged sees them only for a file with a damaged or repeated block.
+    new_line, colon, one = itertools.repeat("\n"), itertools.repeat(":"), itertools.repeat(1)
+    breaks = map(add, map(str.count, [before, *pieces], new_line), one)  # and the one split at
+    lines = list(itertools.accumulate(breaks, initial=0))[1:-1]
+    written = list(map(str.strip, pieces, new_line))
+    heads = [head for head, _, _ in map(str.partition, written, new_line)]
+    found = dict(zip(map(str.removesuffix, heads, colon), zip(lines, written, strict=True), strict=True))
+    if len(found) == len(written) and all(map(str.endswith, heads, colon)):
+        return found
+    return _merged(path, zip(lines, written, strict=True), problems)
+
+
+def _merged(path: Path, blocks: Iterable[tuple[int, str]], problems: Problems) -> dict[str, tuple[int, str]]:
+    """:func:`_chunks` of the blocks with their first lines: a question's as one, or none if one is damaged."""
     found: dict[str, tuple[int, str]] = {}
-    line, counted = 1, 0
     # A block starts at each question id, blank line or not: git's union merge may leave none between two.
-    for start, end in itertools.pairwise([*starts, len(text)]):
-        line, counted = line + text.count("\n", counted, start), start
-        written = text[start:end].strip("\n")
+    for line, written in blocks:
         head, _, entries = written.partition("\n")
         if not head.endswith(":"):
             _damaged(path, line, "expected a question id followed by ':'", problems=problems)
