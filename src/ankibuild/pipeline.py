@@ -11,7 +11,7 @@ from __future__ import annotations
 from contextlib import nullcontext
 
 from .anki.rows import note_rows
-from .anki.target import AnkiTarget
+from .anki.target import AnkiTarget, deferred
 from .buildlock import exclusive
 from .export.target import ExportResult, ExportTarget
 from .load.stage import load_all
@@ -36,6 +36,7 @@ def run(
     with (
         nullcontext() if options.dry_run else exclusive(options.decks, wait=options.wait),
         note_rows(options.cache.kept) as rows,
+        deferred() as later,  # what the packages made keep for the next build, written while this one goes on
     ):
         # What the last build made is read under the lock: another build may just have written.
         packages = AnkiTarget(options, clock, state.package_digests(), progress)
@@ -45,7 +46,7 @@ def run(
         planned, exports_planned = packages.plan(loaded), exports.plan(loaded)  # every plan before any write
         seen = loaded.translations.text(today(clock.first()))
         exported = exports_planned.write()
-        result = planned.write()
+        result = planned.write(later)
         result.exports.extend(exported.outputs)
         result.warnings.extend(exported.warnings)
         record_seen(seen, options)

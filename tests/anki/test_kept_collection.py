@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import itertools
 import random
@@ -9,15 +10,15 @@ import re
 import shutil
 import tempfile
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ankibuild import BuildResult, build
-from ankibuild.anki import package
+from ankibuild import BuildResult, build, pipeline
+from ankibuild.anki import package, target
 from ankibuild.anki.deflate import PIECE, Deflate
 from ankibuild.cache import Cache, pack, unpack
 from ankibuild.lock.clock import Clock
@@ -184,7 +185,8 @@ def test_a_record_kept_by_another_version_is_not_used(project: Project, monkeypa
     project.build()
     for record in Cache(project.decks).kept.glob("*.record"):
         (frame, digest, notes, order), pieces = unpack(record.read_bytes())
-        record.write_bytes(pack([frame, digest, [note[:4] for note in notes], order], pieces))
+        older = [note[:4] for note in zip(*notes, strict=True)]  # a list per note, and shorter
+        record.write_bytes(pack([frame, digest, older, order], pieces))
     expected = _rebuild_after_an_edit(project)
     made = _counted(monkeypatch)
     project.build()
@@ -264,4 +266,39 @@ def test_a_full_cache_disk_only_costs_time(project: Project, monkeypatch: pytest
     monkeypatch.setattr(tempfile, "TemporaryDirectory", no_room_in_the_cache)
     result = project.build()
     assert [o.lang for o in result.outputs if o.written] == ["de"]
+    assert _packages(project.out)["ai-stack-de.apkg"] == expected["ai-stack-de.apkg"]
+
+
+def test_what_a_package_keeps_for_the_next_build_is_written_when_the_build_leaves_it(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The record of a package's kept collection and its published memo wait for the build's deferred work.
+
+    Run only then, they are what the next build needs: it updates the collection kept, to the same bytes.
+    """
+    project.build()
+    kept = Cache(project.decks).kept
+    entries = ("*.record", "published-*.memo")
+    before = {path: path.read_bytes() for pattern in entries for path in kept.glob(pattern)}
+    waiting: list[tuple[Callable[..., object], tuple[Any, ...]]] = []
+
+    @contextlib.contextmanager
+    def deferred() -> Iterator[Callable[..., None]]:
+        yield lambda do, *args: waiting.append((do, args))
+
+    original = target.deferred
+    monkeypatch.setattr(pipeline, "deferred", deferred)
+    project.edit(FILE, "Die Zahl der Multiplikationen sinkt dadurch nicht", "Die Zahl der Multiplikationen sinkt nicht")
+    project.build()
+    assert {path: path.read_bytes() for pattern in entries for path in kept.glob(pattern)} == before
+    assert waiting
+    for do, args in waiting:
+        do(*args)
+    changed = [path for path, data in before.items() if path.read_bytes() != data]
+    assert sorted(path.suffix for path in changed) == [".memo", ".record"]  # the German package's
+    monkeypatch.setattr(pipeline, "deferred", original)
+    expected = _rebuild_after_an_edit(project)
+    made = _counted(monkeypatch)
+    project.build()
+    assert made == ["update"]
     assert _packages(project.out)["ai-stack-de.apkg"] == expected["ai-stack-de.apkg"]

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from .preset import add_preset
 from .rows import card_id, copy_rows, note_id, note_tags
-from .spec import NoteKey, Notetype, PackageSpec
+from .spec import NoteKey, Notetype, PackageSpec, Unlike
 
 if TYPE_CHECKING:
     from ..load.render import CardTemplates
@@ -122,11 +122,11 @@ def _note_type_times(cursor: sqlite3.Cursor, spec: PackageSpec) -> None:
     cursor.execute("UPDATE col SET models = ?", (json.dumps(models),))
 
 
-def update(spec: PackageSpec, path: Path, old: Sequence[NoteKey]) -> None:
-    """Turn the collection of ``old`` notes at ``path`` into that of ``spec``'s notes."""
-    before = {note.guid: (position, note) for position, note in enumerate(old, start=1)}
-    now = list(enumerate(spec.notes, start=1))
-    gone = before.keys() - {note.guid for note in spec.notes}
+def update(spec: PackageSpec, path: Path, unlike: Unlike) -> None:
+    """Turn the collection at ``path`` into that of ``spec``'s notes: ``unlike`` are those it holds otherwise."""
+    was, now = unlike
+    before = {note.guid: (position, note) for position, note in was}
+    gone = before.keys() - {note.guid for _, note in now}
     added = [(position, note) for position, note in now if note.guid not in before]
     kept = [(position, note) for position, note in now if before.get(note.guid, (position, note)) != (position, note)]
     edited = {n.guid for _, n in kept if before[n.guid][1][1:3] != n[1:3]}  # digest or time

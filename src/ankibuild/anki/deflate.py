@@ -63,7 +63,7 @@ class Deflate:
         self._pool, self._known = pool, known
         self._buffer = b""
         self._primer = b""
-        self._running: deque[tuple[bytes, Future[bytes | memoryview]]] = deque()
+        self._running: deque[Future[tuple[bytes, bytes | memoryview]]] = deque()
         #: The stream's pieces, deflated, by digest, and their digests in order: kept for the next build.
         self.pieces: dict[bytes, bytes | memoryview] = {}
         self.order: list[bytes] = []
@@ -87,25 +87,25 @@ class Deflate:
         return b"".join(done)
 
     def _start(self, piece: bytes, last: bool) -> None:
-        digest = _digest(self._primer, piece, last)
-        if digest in self._known:
-            future: Future[bytes | memoryview] = Future()
-            future.set_result(self._known[digest])
-        else:
-            future = self._pool.submit(_deflate, piece, self._primer, last)
-        self._running.append((digest, future))
-        self.order.append(digest)
+        self._running.append(self._pool.submit(_deflated, piece, self._primer, last, known=self._known))
         self._primer = piece[-WINDOW:]
 
     def _finish(self) -> bytes | memoryview:
-        digest, future = self._running.popleft()
-        self.pieces[digest] = future.result()
-        return self.pieces[digest]
+        digest, deflated = self._running.popleft().result()
+        self.order.append(digest)
+        self.pieces[digest] = deflated
+        return deflated
 
 
-def _deflate(piece: bytes, primer: bytes, last: bool) -> bytes:
+def _deflated(
+    piece: bytes, primer: bytes, last: bool, *, known: Mapping[bytes, bytes | memoryview]
+) -> tuple[bytes, bytes | memoryview]:
+    """A piece's digest and the piece deflated: as known, if it is. On the pool: the pieces are digested two at once."""
+    digest = _digest(primer, piece, last)
+    if digest in known:
+        return digest, known[digest]
     deflate = zlib.compressobj(COMPRESS_LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS, zdict=primer)
-    return deflate.compress(piece) + deflate.flush(zlib.Z_FINISH if last else zlib.Z_SYNC_FLUSH)
+    return digest, deflate.compress(piece) + deflate.flush(zlib.Z_FINISH if last else zlib.Z_SYNC_FLUSH)
 
 
 def write_deflated(

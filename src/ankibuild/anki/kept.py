@@ -12,14 +12,13 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Mapping, Sequence
-from itertools import chain
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..cache import STALE_SECONDS, private_folder, unpack_views, write_packed
 from .deflate import Deflate
-from .spec import NoteKey, PackageSpec
+from .spec import NoteKey, PackageSpec, Unlike
 
 
 class Record(NamedTuple):
@@ -28,31 +27,84 @@ class Record(NamedTuple):
     frame: str
     #: The digest of the package it was made for (see :attr:`PackageSpec.digest`).
     digest: str
-    #: Its notes.
-    notes: Sequence[NoteKey]
+    #: Its notes, a list per field of :class:`NoteKey` (see :func:`_columns`): any values, until looked at.
+    columns: list[list[Any]]
     #: The digests of the collection's pieces, in order: what the kept file must still be.
     order: Sequence[bytes]
     #: The collection deflated in pieces, by digest (see :class:`Deflate`): views of the record read.
     pieces: Mapping[bytes, bytes | memoryview]
 
+    def unlike(self, notes: Sequence[NoteKey]) -> Unlike | None:
+        """Its notes and ``notes`` with their positions, but those the same at the same position in both.
 
-#: The type of each of a note's values, in the order of :class:`NoteKey`'s fields.
-_NOTE_TYPES = (str, str, int, int, int, tuple)
+        Only the notes kept that differ are made and tested, a forged value of
+        another type making it None: after an edit, nearly every note is the same.
+        """
+        old, common = self.columns, min(len(self.columns[0]), len(notes))
+        unlike = _unlike(old, _columns(notes), common)
+        was = [(p, NoteKey(*(column[p - 1] for column in old))) for p in (*unlike, *range(common + 1, len(old[0]) + 1))]
+        if not all(_typed(note) for _, note in was):
+            return None
+        now = [(p, notes[p - 1]) for p in (*unlike, *range(common + 1, len(notes) + 1))]
+        return Unlike([(p, note._replace(cards=tuple(note.cards))) for p, note in was], now)
 
 
-def _holds(frame: object, digest: object, notes: Sequence[NoteKey]) -> bool:
-    """Whether a record read holds values of the types a build keeps: the cache folder's entries may be forged.
+def _unlike(old: list[list[Any]], new: list[Sequence[Any]], common: int) -> list[int]:
+    """The positions up to ``common`` where the notes in columns ``old`` and ``new`` differ.
 
-    The digest names a file; the notes' values are digested and compared. Tested a column at a time.
+    A field the same for every note is passed over in one comparison.
     """
-    columns = list(zip(*notes, strict=True)) or [()] * len(_NOTE_TYPES)
+    *values, cards = new
+    lists = [*map(list, values), list(map(list, cards))]  # as JSON gives them back: lists, a note's cards too
+    found = {
+        position
+        for before, after in zip(old, lists, strict=True)
+        if before[:common] != after[:common]
+        for position, (a, b) in enumerate(zip(before[:common], after[:common], strict=True), start=1)
+        if a != b
+    }
+    return sorted(found)
+
+
+#: How to do something (a function and its arguments): at once (see :func:`now`), or later on a thread of its own.
+Later = Callable[..., object]
+
+
+def now(do: Callable[..., object], *args: object) -> None:
+    do(*args)
+
+
+#: The type of each of a note's values, in the order of :class:`NoteKey`'s fields, as a record holds them.
+_NOTE_TYPES = (str, str, int, int, int, list)
+
+
+def _typed(note: NoteKey) -> bool:
+    """Whether a note read from a record holds values of the types a build keeps: the cache folder's entries may be
+    forged. Its values are digested and compared."""
+    return all(type(value) is kind for value, kind in zip(note, _NOTE_TYPES, strict=True)) and all(
+        type(place) is int for place in note.cards
+    )
+
+
+def _holds(frame: object, digest: object, columns: object) -> bool:
+    """Whether a record read holds what a build keeps, but for the notes' values (see :func:`_typed`).
+
+    The digest names a file.
+    """
     return (
         type(frame) is str
         and type(digest) is str
         and _DIGEST.fullmatch(digest) is not None
-        and all(set(map(type, column)) <= {kind} for column, kind in zip(columns, _NOTE_TYPES, strict=True))
-        and set(map(type, chain.from_iterable(columns[-1]))) <= {int}  # each card's place
+        and type(columns) is list
+        and len(columns) == len(_NOTE_TYPES)
+        and all(type(column) is list for column in columns)
+        and len({len(column) for column in columns}) == 1
     )
+
+
+def _columns(notes: Sequence[NoteKey]) -> list[Sequence[Any]]:
+    """The notes as a record holds them: a list per field, which JSON writes and reads quicker than a list per note."""
+    return list(zip(*notes, strict=True)) or [[] for _ in _NOTE_TYPES]
 
 
 #: A package's digest (see :attr:`PackageSpec.digest`).
@@ -73,19 +125,19 @@ class Kept:
     means the package is made from nothing.
     """
 
-    def __init__(self, folder: Path, name: str) -> None:
+    def __init__(self, folder: Path, name: str, later: Later = now) -> None:
         self.folder, self.name = folder, name
         self.record = folder / f"{name}.record"
+        self._later = later
 
     def read(self) -> Record | None:
         try:
-            (frame, digest, notes, order), pieces = unpack_views(self.record.read_bytes())
+            (frame, digest, columns, order), pieces = unpack_views(self.record.read_bytes())
             digests = [bytes.fromhex(piece) for piece in order]
             by_digest = dict(zip(digests, pieces, strict=True))
-            keys = [NoteKey._make((*note[:5], tuple(note[5]))) for note in notes]
-            if not _holds(frame, digest, keys):
+            if not _holds(frame, digest, columns):
                 return None
-            return Record(frame, digest, keys, digests, by_digest)
+            return Record(frame, digest, columns, digests, by_digest)
         # None, damaged, or kept by another version in another shape: the package is made from nothing.
         except (OSError, ValueError, TypeError, IndexError):
             return None
@@ -101,13 +153,22 @@ class Kept:
         return self.folder / f"{self.name}-{digest[:32]}.anki2"
 
     def keep(self, spec: PackageSpec, collection: Path, deflated: Deflate) -> None:
-        """Keep ``collection``, just made for ``spec`` and ``deflated``, and forget any other."""
+        """Keep ``collection``, just made for ``spec`` and ``deflated``, and forget any other.
+
+        The collection is moved at once, out of the folder it was made in; its record
+        is written later, as the folder was given (the record names the collection).
+        """
+        with contextlib.suppress(OSError):
+            collection.replace(self.collection(spec.digest))  # in the same folder: a rename, whole or not at all
+            self._later(self._keep, spec, deflated)
+
+    def _keep(self, spec: PackageSpec, deflated: Deflate) -> None:
+        """Write the record of the collection kept for ``spec`` and ``deflated``, then forget any other."""
         order = [piece.hex() for piece in deflated.order]
         pieces = [deflated.pieces[d] for d in deflated.order]
         current = self.collection(spec.digest)
         with contextlib.suppress(OSError):
-            collection.replace(current)  # in the same folder: a rename, whole or not at all
-            write_packed(self.record, [spec.frame, spec.digest, spec.notes, order], pieces)
+            write_packed(self.record, [spec.frame, spec.digest, _columns(spec.notes), order], pieces)
             for other in self.folder.glob(f"{self.name}-*.anki2"):
                 if other != current:
                     other.unlink(missing_ok=True)

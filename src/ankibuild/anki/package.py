@@ -41,10 +41,13 @@ def _collection(spec: PackageSpec, base: tuple[Path, Record] | None, scratch: Pa
 def _from_kept(spec: PackageSpec, base: Path, record: Record, *, work: Path, made: Path) -> bool:
     """Make ``made`` from the kept collection ``base`` of ``record``; False when it cannot be used."""
     try:
+        unlike = record.unlike(spec.notes)
+        if unlike is None:  # forged
+            return False
         shutil.copyfile(base, work)
         if digests(work) != list(record.order):  # damaged since it was kept
             return False
-        update(spec, work, record.notes)
+        update(spec, work, unlike)
         return vacuum(work, made)
     except (OSError, sqlite3.Error):  # gone meanwhile, or damaged: made from nothing instead
         return False

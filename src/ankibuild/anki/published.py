@@ -218,25 +218,41 @@ def notetype_keys(bank_id: str, templates: Mapping[str, CardTemplates]) -> Types
     }
 
 
-def keep(kept: Path, path: Path, content: bytes, *, types: Types, found: Published) -> None:
+class Columns(NamedTuple):
+    """What a memo keeps of a package's notes (see :func:`keep`), a column each, in the package's order."""
+
+    #: Each note's entry as the lock would have it.
+    entries: Sequence[NoteLock]
+    #: The names of the decks their cards were published in.
+    decks: Sequence[str]
+    #: The names of their note types.
+    names: Sequence[str]
+    notetypes: Mapping[str, PublishedNotetype]
+
+    @classmethod
+    def of(cls, found: Published) -> Columns:
+        notes = found.notes.values()
+        entries = [note.entry for note in notes]
+        return cls(entries, [note.deck for note in notes], [note.notetype for note in notes], found.notetypes)
+
+
+def keep(kept: Path, path: Path, content: bytes, *, types: Types, found: Columns) -> None:
     """Keep ``found``, the notes of the package ``path`` that holds ``content``, for :func:`read_published`."""
     key = _hasher(types)
     key.update(content)
     _keep(kept, path, key.hexdigest(), found=found)
 
 
-def _keep(kept: Path, path: Path, key: str, *, found: Published) -> None:
+def _keep(kept: Path, path: Path, key: str, *, found: Columns) -> None:
     """Keep ``found`` under ``key`` (see :func:`_hasher`).
 
     Plain data in columns (see :func:`pack_columns`), never pickle: the cache folder may be shared.
     """
-    rows = ((*note.entry, note.deck, note.notetype) for note in found.notes.values())
-    columns = list(zip(*rows, strict=True)) or [()] * 8
-    guids, questions, langs, digests, parts, mtimes, decks, names = columns
+    guids, questions, langs, digests, parts, mtimes = list(zip(*found.entries, strict=True)) or [()] * 6
     notetypes = {key: [t.digest, t.mtime] for key, t in found.notetypes.items()}
     with contextlib.suppress(OSError):  # without it the next build only reads the package
         kept.mkdir(parents=True, exist_ok=True)
-        texts = [guids, questions, langs, digests, parts, decks, names]
+        texts = [guids, questions, langs, digests, parts, found.decks, found.names]
         write_if_changed(_memo(kept, path), pack_columns([key, mtimes, notetypes], texts), durable=False)
 
 
@@ -261,7 +277,7 @@ def _read_file(path: Path, file: io.BufferedReader, types: Types, *, latest: int
     if found is None:
         found = _read_package(file, types, latest)
         if kept is not None:
-            _keep(kept, path, key, found=found)
+            _keep(kept, path, key, found=Columns.of(found))
     return found
 
 

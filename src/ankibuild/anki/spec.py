@@ -35,6 +35,17 @@ class NoteKey(NamedTuple):
     cards: tuple[int, ...]
 
 
+#: Notes with their positions in a package, counted from 1.
+Placed = list[tuple[int, NoteKey]]
+
+
+class Unlike(NamedTuple):
+    """The notes of a package as made before and now, with their positions: those that differ."""
+
+    was: Placed
+    now: Placed
+
+
 @dataclass(frozen=True)
 class Notetype:
     """A note type as a package holds it: what genanki's model is made of, known without loading genanki.

@@ -9,9 +9,10 @@ times come from is saved by the build, after them.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property, partial
 from pathlib import Path
@@ -36,13 +37,12 @@ from ..search import retired_search
 from ..state import BuildResult, Output
 from .about import description
 from .collection import notetype
-from .kept import Kept
+from .kept import Kept, Later, now
 from .package import package_bytes
 from .preset import class_preset
 from .published import (
+    Columns,
     Known,
-    Published,
-    PublishedNote,
     PublishedNotetype,
     Types,
     changes_since,
@@ -126,8 +126,15 @@ class AnkiPlan:
     previous: str
     progress: Progress
 
-    def write(self) -> BuildResult:
-        """Make the packages that changed, then publish the changelog."""
+    def write(self, later: Later | None = None) -> BuildResult:
+        """Make the packages that changed, then publish the changelog.
+
+        What each package made keeps for the next build is written ``later`` (see
+        :func:`deferred`) while the build goes on; without it, before this returns.
+        """
+        if later is None:
+            with deferred() as later:
+                return self.write(later)
         options, result = self.options, self.result
         kept, out = options.cache.kept, options.out
         if not options.dry_run:
@@ -139,7 +146,7 @@ class AnkiPlan:
         # Each package is written as soon as it is made, and let go: not every package's bytes at once.
         # Meanwhile this process keeps the lock's memo: the lock itself is saved by the build, after every package.
         meanwhile = partial(self.lock.kept, options)
-        making = _make_packages(self.todo, kept, self.progress, published=published, meanwhile=meanwhile)
+        making = _make_packages(self.todo, kept, self.progress, published=published, meanwhile=meanwhile, later=later)
         for package, content in making:
             written[package.path] = _write(package.path, content, options.dry_run)
         for package in self.packages:
@@ -237,17 +244,21 @@ def _latest(lock: Lock) -> int:
 
 
 def _keep_published(package: _Package, content: bytes, *, types: Types, lock: Lock, kept: Path) -> None:
-    """Keep what a package made holds as :func:`read_published` would find it, for the next build to read."""
+    """Keep what a package made holds as :func:`read_published` would find it, for the next build to read.
+
+    In columns, as the memo keeps them: one object per note and column made, not a note's copy first.
+    """
     spec = package.spec
     decks = {deck.id: deck.name for deck in spec.decks}
+    # Each GUID once, in the package's order, as a reading finds them.
+    places = {key.guid: (key.deck_id, key.notetype_id) for key in spec.notes}
     # The lock's entry is the package's note: its digest and time are what the package holds.
-    notes = {
-        key.guid: PublishedNote(lock.notes[key.guid], decks[key.deck_id], types[key.notetype_id].name)
-        for key in spec.notes
-    }
+    entries = list(map(lock.notes.__getitem__, places))
+    deck_names = [decks[deck] for deck, _ in places.values()]
+    names = [types[notetype].name for _, notetype in places.values()]
     keys = ((types[model.model_id][0], mtime) for model, mtime in spec.notetypes)
     notetypes = {key: PublishedNotetype(lock.notetypes[key].digest, mtime) for key, mtime in keys}
-    keep(kept, package.path, content, types=types, found=Published(notes, notetypes))
+    keep(kept, package.path, content, types=types, found=Columns(entries, deck_names, names, notetypes))
 
 
 #: From this many notes to write, each package is made in a process of its own.
@@ -258,8 +269,24 @@ Keeping = Callable[["_Package", bytes], None]
 _MAKING: list[Callable[[], bytes]] = []
 
 
+@contextlib.contextmanager
+def deferred() -> Iterator[Later]:
+    """Work to do on a thread of its own, waited for on leaving; its first error is raised then."""
+    done: list[Future[object]] = []
+    with ThreadPoolExecutor(1) as pool:
+        yield lambda do, *args: done.append(pool.submit(do, *args))
+    for future in done:
+        future.result()
+
+
 def _make_packages(
-    todo: list[_Package], kept: Path, progress: Progress, *, published: Keeping, meanwhile: Callable[[], None]
+    todo: list[_Package],
+    kept: Path,
+    progress: Progress,
+    *,
+    published: Keeping,
+    meanwhile: Callable[[], None],
+    later: Later,
 ) -> Iterator[tuple[_Package, bytes]]:
     """Each package to make with its bytes, as it is made, several at a time.
 
@@ -270,11 +297,13 @@ def _make_packages(
     one process. Each package's collection is kept in the folder ``kept`` for
     its next build, and its notes as ``published`` keeps them, where it is
     made: packages made at once would otherwise wait here for each other's.
-    ``meanwhile`` is done here while they are made.
+    ``meanwhile`` is done here while they are made. On threads, what is kept
+    for the next build is written ``later``, when the package is made already.
     """
-    making: list[Callable[[], bytes]] = [
-        partial(_package_made, package, kept=kept, published=published) for package in todo
-    ]
+
+    def making(keeping: Later) -> list[Callable[[], bytes]]:
+        return [partial(_package_made, package, kept=kept, published=published, later=keeping) for package in todo]
+
     written, total, cores = 0, sum(len(package.spec.notes) for package in todo), os.cpu_count() or 1
     pool: Executor
     if total >= PROCESS_NOTES and len(todo) > 1 and (fork := _fork()) is not None:
@@ -282,11 +311,11 @@ def _make_packages(
 
         # Three packages on two cores: none waits for the others. Forked, the processes are given what they make.
         workers = min(len(todo), cores + 1)
-        pool = ProcessPoolExecutor(workers, mp_context=fork, initializer=_adopt, initargs=(making,))
+        pool = ProcessPoolExecutor(workers, mp_context=fork, initializer=_adopt, initargs=(making(now),))
         contents = pool.map(_made, range(len(todo)))
     else:
         pool = ThreadPoolExecutor(min(2, cores))  # SQLite and zlib let go of the interpreter now and then
-        contents = pool.map(lambda make: make(), making)
+        contents = pool.map(lambda make: make(), making(later))
     with pool:
         meanwhile()
         for package, content in zip(todo, contents, strict=True):
@@ -314,10 +343,13 @@ def _made(index: int) -> bytes:
     return _MAKING[index]()
 
 
-def _package_made(package: _Package, *, kept: Path, published: Keeping) -> bytes:
-    """A package's bytes, its collection kept in the folder ``kept`` and its notes by ``published``."""
-    content = package_bytes(package.spec, Kept(kept, digest(str(package.path.resolve()))[:16]))
-    published(package, content)
+def _package_made(package: _Package, *, kept: Path, published: Keeping, later: Later) -> bytes:
+    """A package's bytes, its collection kept in the folder ``kept`` and its notes by ``published``, ``later``.
+
+    Its notes are made ready to keep later too: meanwhile the interpreter is for what the build waits for.
+    """
+    content = package_bytes(package.spec, Kept(kept, digest(str(package.path.resolve()))[:16], later))
+    later(published, package, content)
     return content
 
 
