@@ -14,6 +14,7 @@ import pytest
 from ankibuild.anki import collection, package, published, rows, target
 from ankibuild.cache import Cache
 from ankibuild.load import deckfiles
+from ankibuild.lock.clock import Clock
 
 from ..ankitools import imported_cards
 from ..conftest import Project
@@ -157,3 +158,48 @@ def test_rows_that_cannot_be_written_only_cost_time(project: Project, monkeypatc
     project.build()
     assert copied == [0, 0, 0]  # no package had rows to copy
     assert _packages(project.out) == expected
+
+
+def _edit_built(project: Project, *, fork: bool, monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
+    """The packages of a build after one edit from a copy of the bank and cache as ``project`` has them now."""
+    with monkeypatch.context() as patched:
+        patched.setattr(target, "can_fork", lambda: fork)
+        project.edit(FILE, "Die arithmetische Intensität ist sehr niedrig", "Die Intensität ist gering")
+        result = project.build(clock=Clock(lambda: 2_000_000_000))
+    assert [output.written for output in result.outputs] == [True, False, False]
+    return _packages(project.out)
+
+
+def _put_back(copy: Path, place: Path) -> None:
+    """``place`` as ``copy`` holds it, the folder itself kept: the tests work in it."""
+    for entry in place.iterdir():
+        shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+    shutil.copytree(copy, place, dirs_exist_ok=True)
+
+
+@pytest.mark.parametrize("dies", [False, True])
+def test_one_package_made_in_a_process_of_its_own_is_the_one_made_on_a_thread(
+    project: Project, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory, dies: bool
+) -> None:
+    """After one edit, the one package to make is made in a forked process; one that dies leaves it to the build."""
+    project.build()
+    cache, copies = Cache(project.decks).folder, tmp_path_factory.mktemp("copies")
+    shutil.copytree(project.root, copies / "bank")
+    shutil.copytree(cache, copies / "cache")
+    on_thread = _edit_built(project, fork=False, monkeypatch=monkeypatch)
+    for copy, place in ((copies / "bank", project.root), (copies / "cache", cache)):
+        _put_back(copy, place)
+    monkeypatch.setattr(target, "PROCESS_NOTES", 0)
+    makers, parent, made = project.root / "makers", os.getpid(), package.package_bytes
+    makers.mkdir()
+
+    def making(*args: Any) -> bytes:
+        if dies and os.getpid() != parent:
+            os._exit(9)
+        (makers / str(os.getpid())).touch()  # what a forked process does is seen only in the files it writes
+        return made(*args)
+
+    monkeypatch.setattr(target, "package_bytes", making)
+    assert _edit_built(project, fork=True, monkeypatch=monkeypatch) == on_thread
+    assert [path.name == str(parent) for path in makers.iterdir()] == [dies]
+    assert len(list(Cache(project.decks).kept.glob("*.record"))) == 3  # it kept its collection

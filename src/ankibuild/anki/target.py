@@ -22,6 +22,7 @@ from ..atomic import remove_stale_temporaries, write_if_changed
 from ..cache import Cache, cache_root, digest
 from ..changelog import CHANGELOG_FILE, Change, ChangeKind, previous_changelog, publish_changelog
 from ..errors import Problem, Problems, Severity, ShapeChangeError
+from ..forked import Forked, can_fork
 from ..load.deckfiles import FileResult
 from ..load.render import CardTemplates, NoteHead
 from ..load.stage import LoadedBank
@@ -305,6 +306,11 @@ def _make_packages(
         return [partial(_package_made, package, kept=kept, published=published, later=keeping) for package in todo]
 
     written, total, cores = 0, sum(len(package.spec.notes) for package in todo), os.cpu_count() or 1
+    if total >= PROCESS_NOTES and len(todo) == 1 and can_fork():
+        content = _made_alone(making, meanwhile=meanwhile, later=later)
+        progress(f"notes written ({todo[0].lang})", total, total)
+        yield todo[0], content
+        return
     pool: Executor
     if total >= PROCESS_NOTES and len(todo) > 1 and (fork := _fork()) is not None:
         from concurrent.futures import ProcessPoolExecutor
@@ -322,6 +328,32 @@ def _make_packages(
             written += len(package.spec.notes)
             progress(f"notes written ({package.lang})", written, total)
             yield package, content
+
+
+def _made_alone(
+    making: Callable[[Later], list[Callable[[], bytes]]], *, meanwhile: Callable[[], None], later: Later
+) -> bytes:
+    """The bytes of the one package to make, made in a process forked for it while this one does ``meanwhile``.
+
+    Made on a thread, it waited for the interpreter while this one kept the lock's memo. The
+    process sends the bytes back first, then writes what the package keeps for the next build,
+    which ``later`` waits for. Should it fail, the package is made here.
+    """
+    keeping: list[Callable[[], object]] = []
+
+    def keep() -> None:
+        for do in keeping:
+            do()
+
+    (make,) = making(lambda do, *args: keeping.append(partial(do, *args)))
+    forked = Forked(make, after=keep)
+    later(forked.wait)
+    meanwhile()
+    content = forked.answer()
+    if isinstance(content, bytes):
+        return content
+    (make,) = making(later)
+    return make()
 
 
 def _fork() -> BaseContext | None:

@@ -13,14 +13,12 @@ import hashlib
 import io
 import json
 import os
-import pickle
-import signal
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import chain, repeat
 from pathlib import Path
-from typing import Any, NamedTuple, NoReturn, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from .. import paths
 from ..cache import (
@@ -38,6 +36,7 @@ from ..cache import (
     unpack_views,
 )
 from ..errors import CacheChangedError, Problem, Problems, Severity
+from ..forked import Forked, can_fork
 from ..kinds import KINDS, Kind
 from ..kinds.base import Fact
 from ..kinds.checks import FileChecks
@@ -874,8 +873,8 @@ class _Computing:
         here = ((path, job(path, todo)) for path, todo in jobs.items())
         if workers > 1:
             return cls._on_workers(jobs, job, workers)
-        if meanwhile and jobs and not large and hasattr(os, "fork"):
-            forked = _Forked(lambda: list(here))
+        if meanwhile and jobs and not large and can_fork():
+            forked = Forked(lambda: list(here))
             return cls(_sent_or_made_here(forked, jobs, job), forked.stop)
         if large:  # one large file, processed here: its texts' blocks would stay resident while packages are made
             give_back_large_blocks()
@@ -905,56 +904,12 @@ class _Computing:
         self._stop()
 
 
-class _Forked:
-    """Work done in a process forked from this one, which sends back what it made once it is done.
-
-    The forked process shares what this one loaded, and only its answer comes back, pickled through a pipe
-    between the two: nothing else can write there.
-    """
-
-    def __init__(self, work: Callable[[], object]) -> None:
-        reading, writing = os.pipe()
-        self._pid = os.fork()
-        if self._pid == 0:
-            os.close(reading)
-            _answer(writing, work)
-        os.close(writing)
-        self._reading = reading
-
-    def answer(self) -> object | None:
-        """What the work made, once it is done; None if it failed (it is then done here, failing as it must)."""
-        with os.fdopen(self._reading, "rb") as pipe:
-            sent = pipe.read()
-        pid, self._pid = self._pid, 0
-        failed = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) != 0
-        return None if failed else pickle.loads(sent)
-
-    def stop(self) -> None:
-        """Stop the work where it is, unless it is over."""
-        if self._pid:
-            with contextlib.suppress(OSError):
-                os.kill(self._pid, signal.SIGKILL)
-                os.waitpid(self._pid, 0)
-            os.close(self._reading)
-            self._pid = 0
-
-
-def _answer(writing: int, work: Callable[[], object]) -> NoReturn:
-    """In the forked process: send what ``work`` made, and leave without running anything of the parent's."""
-    code = 1
-    try:
-        with os.fdopen(writing, "wb") as pipe:
-            pipe.write(pickle.dumps(work(), pickle.HIGHEST_PROTOCOL))
-        code = 0
-    finally:
-        os._exit(code)  # leaving any other way would run the parent's cleanup a second time
-
-
 def _sent_or_made_here(
-    forked: _Forked, jobs: Mapping[Path, _Job], job: Callable[[Path, _Job], _Done]
+    forked: Forked, jobs: Mapping[Path, _Job], job: Callable[[Path, _Job], _Done]
 ) -> Iterator[tuple[Path, _Done]]:
     """What ``forked`` made of ``jobs``; if it failed, the jobs done here, which raise what made it fail."""
     sent = forked.answer()
+    forked.wait()
     if not isinstance(sent, list):
         sent = [(path, job(path, todo)) for path, todo in jobs.items()]
     yield from sent
