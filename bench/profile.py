@@ -166,11 +166,13 @@ def table(run: str, recorder: Recorder, seconds: float) -> Table:
 
 def _serial() -> None:
     """Process every question file and make every package in this process: each stage's time is then its own."""
+    from ankibuild import forked
     from ankibuild.anki import target
     from ankibuild.load import deckfiles
 
     deckfiles.PARALLEL_BYTES = sys.maxsize
     target.PROCESS_NOTES = sys.maxsize
+    forked.ALLOWED = False  # after an edit, the edited file and the one package too
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -15,9 +15,12 @@ import signal
 from collections.abc import Callable
 from typing import NoReturn
 
+#: Whether work may be forked at all: a profile of the build keeps every stage in its own process.
+ALLOWED = True
+
 
 def can_fork() -> bool:
-    return hasattr(os, "fork")
+    return ALLOWED and hasattr(os, "fork")
 
 
 class Forked:
