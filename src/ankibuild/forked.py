@@ -12,7 +12,7 @@ import contextlib
 import os
 import pickle
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import NoReturn
 
 #: Whether work may be forked at all: a profile of the build keeps every stage in its own process.
@@ -27,33 +27,45 @@ class Forked:
     """``work`` done in a process forked at once; ``after`` done there once its answer is sent.
 
     The answer is asked for with :meth:`answer`; the process is waited for with :meth:`wait`.
+    Where no process can be forked (a limit on processes, or on memory), there is no answer.
     """
 
     def __init__(self, work: Callable[[], object], *, after: Callable[[], object] = lambda: None) -> None:
         reading, writing = os.pipe()
-        self._pid = os.fork()
-        if self._pid == 0:
-            os.close(reading)
-            _answer(writing, work, after)
+        pid = -1
+        # Signals wait until each process is ready for them: the forked one must never run the caller's code.
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+        try:
+            with contextlib.suppress(OSError):  # no process to be had: the caller does the work
+                pid = os.fork()
+            if pid == 0:
+                _answer(reading, writing, work, after, mask=mask)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         os.close(writing)
-        self._reading = reading
+        if pid < 0:
+            os.close(reading)
+        self._pid, self._reading = max(pid, 0), reading if pid > 0 else -1
 
     def answer(self) -> object | None:
         """What the work made, once it is sent; None if it failed (for the build to do it itself)."""
+        if self._reading < 0:
+            return None
         reading, self._reading = self._reading, -1
         with os.fdopen(reading, "rb") as pipe:
             sent = pipe.read()
         try:
             answer: object = pickle.loads(sent)
-            return answer
         except Exception:  # nothing sent, or not all of it: the process failed or was stopped
             return None
+        return answer
 
     def wait(self) -> None:
         """Wait for the process to end, after what it does once its answer is sent."""
         pid, self._pid = self._pid, 0
         if pid:
-            os.waitpid(pid, 0)
+            with contextlib.suppress(ChildProcessError):  # ended and reaped already (children's ends ignored)
+                os.waitpid(pid, 0)
 
     def stop(self) -> None:
         """Stop the work where it is, unless it is over, and wait for the process."""
@@ -66,11 +78,19 @@ class Forked:
             self._reading = -1
 
 
-def _answer(writing: int, work: Callable[[], object], after: Callable[[], object]) -> NoReturn:
+#: Signals held while a process is forked (see :class:`Forked`).
+_HELD = {signal.SIGINT, signal.SIGTERM}
+
+
+def _answer(
+    reading: int, writing: int, work: Callable[[], object], after: Callable[[], object], *, mask: Iterable[int]
+) -> NoReturn:
     """In the forked process: send what ``work`` made, do ``after``, and leave without running anything
-    of the parent's."""
+    of the parent's (its signals, held until now, end this process alone)."""
     code = 1
     try:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        os.close(reading)
         with os.fdopen(writing, "wb") as pipe:
             pipe.write(pickle.dumps(work(), pickle.HIGHEST_PROTOCOL))
         after()

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from ankibuild.anki import target
 from ankibuild.load import deckfiles
+from ankibuild.lock.plan import LockPlan
 from ankibuild.model import Bank
 
 from ..conftest import Project
@@ -83,3 +86,72 @@ def test_work_the_other_process_could_not_do_is_done_by_the_build(
     assert log.read_text().split() == [str(os.getpid())]
     monkeypatch.undo()
     assert _changes(project) == []  # what it made is what the next build finds
+
+
+def _open_files() -> int:
+    """How many files this process has open, where the system tells (Linux); else 0."""
+    listed = Path("/proc/self/fd")
+    return len(list(listed.iterdir())) if listed.is_dir() else 0
+
+
+def _no_process(*_: Any) -> int:
+    raise BlockingIOError(11, "Resource temporarily unavailable")
+
+
+@forks
+def test_where_no_process_can_be_forked_the_build_does_the_work(
+    two_files: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At a limit on processes or memory: the same changes, and no file left open."""
+    project = two_files
+    project.build()
+    monkeypatch.setattr(target, "PROCESS_NOTES", 0)  # the one package too
+    monkeypatch.setattr(os, "fork", _no_process)
+    before = _open_files()
+    project.edit("ai-hardware.yaml", OLD, "Die Intensität ist gering")
+    assert _changes(project) == EDITED
+    assert _open_files() == before
+
+
+@forks
+def test_a_build_whose_ended_children_are_never_waited_for_still_builds(
+    two_files: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Some launchers leave the ends of children ignored (SIGCHLD): the system then takes them at once."""
+    project = two_files
+    project.build()
+    monkeypatch.setattr(target, "PROCESS_NOTES", 0)
+    previous = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    try:
+        project.edit("ai-hardware.yaml", OLD, "Die Intensität ist gering")
+        assert _changes(project) == EDITED
+    finally:
+        signal.signal(signal.SIGCHLD, previous)
+
+
+def _fails_meanwhile(*_: Any) -> None:
+    raise RuntimeError("stopped meanwhile")
+
+
+def _hung(*_: Any) -> None:
+    raise AssertionError("the build hung")
+
+
+@forks
+def test_a_build_stopped_while_its_package_is_made_elsewhere_stops(
+    two_files: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The forked process is stopped, not left waiting for its answer to be read while the build waits for it."""
+    project = two_files
+    project.build()
+    monkeypatch.setattr(target, "PROCESS_NOTES", 0)
+    monkeypatch.setattr(LockPlan, "kept", _fails_meanwhile)
+    project.edit("ai-hardware.yaml", OLD, "Die Intensität ist gering")
+    previous = signal.signal(signal.SIGALRM, _hung)
+    signal.alarm(60)
+    try:
+        with pytest.raises(RuntimeError, match="stopped meanwhile"):
+            project.build()
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)

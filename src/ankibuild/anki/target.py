@@ -347,9 +347,13 @@ def _made_alone(
 
     (make,) = making(lambda do, *args: keeping.append(partial(do, *args)))
     forked = Forked(make, after=keep)
+    try:
+        meanwhile()
+        content = forked.answer()
+    except BaseException:  # the process would wait for its answer to be read, and the build for it
+        forked.stop()
+        raise
     later(forked.wait)
-    meanwhile()
-    content = forked.answer()
     if isinstance(content, bytes):
         return content
     (make,) = making(later)

@@ -765,15 +765,17 @@ def process_all(
             if job and not _found(_Recipe(bank, path, langs, cache, _key(context, path, job.sha)), recipes, found)
         }
         total = len(found) + len(missing) + len(later)
-        computed = chain(computing, _Computing.start(bank, later, langs, sink=sink, meanwhile=False))
-        for done, (path, (packed, texts, rows)) in enumerate(computed, start=len(found) + 1):
-            recipe = recipes[path]
-            cache.put(recipe.key, packed)
-            cache.put(_texts_key(recipe.key), texts)
-            result = restore(unpack(packed))
-            # Its texts are read back from the cache a language at a time, as each package needs them.
-            found[path] = replace(result, texts=_CachedTexts(recipe, result), rows=rows)
-            progress("files read", done, total)
+        with _Computing.start(bank, later, langs, sink=sink, meanwhile=False) as computing_later:
+            for done, (path, (packed, texts, rows)) in enumerate(
+                chain(computing, computing_later), start=len(found) + 1
+            ):
+                recipe = recipes[path]
+                cache.put(recipe.key, packed)
+                cache.put(_texts_key(recipe.key), texts)
+                result = restore(unpack(packed))
+                # Its texts are read back from the cache a language at a time, as each package needs them.
+                found[path] = replace(result, texts=_CachedTexts(recipe, result), rows=rows)
+                progress("files read", done, total)
     keys = [recipe.key for recipe in recipes.values()]
     cache.keep_only([*keys, *map(_texts_key, keys)])
     return {path: found[path] for path in files if path in found}
