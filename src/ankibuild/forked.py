@@ -39,7 +39,7 @@ class Forked:
             with contextlib.suppress(OSError):  # no process to be had: the caller does the work
                 pid = os.fork()
             if pid == 0:
-                _answer(reading, writing, work, after, mask=mask)
+                _answer(work, after, pipe=(reading, writing), mask=mask)
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         os.close(writing)
@@ -83,16 +83,16 @@ _HELD = {signal.SIGINT, signal.SIGTERM}
 
 
 def _answer(
-    reading: int, writing: int, work: Callable[[], object], after: Callable[[], object], *, mask: Iterable[int]
+    work: Callable[[], object], after: Callable[[], object], *, pipe: tuple[int, int], mask: Iterable[int]
 ) -> NoReturn:
     """In the forked process: send what ``work`` made, do ``after``, and leave without running anything
     of the parent's (its signals, held until now, end this process alone)."""
-    code = 1
+    code, (reading, writing) = 1, pipe
     try:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         os.close(reading)
-        with os.fdopen(writing, "wb") as pipe:
-            pipe.write(pickle.dumps(work(), pickle.HIGHEST_PROTOCOL))
+        with os.fdopen(writing, "wb") as sending:
+            sending.write(pickle.dumps(work(), pickle.HIGHEST_PROTOCOL))
         after()
         code = 0
     finally:
