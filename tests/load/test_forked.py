@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +21,7 @@ from ..conftest import Project
 OLD = "Die arithmetische Intensität ist sehr niedrig"
 EDITED = [("de", "elementwise-ops-memory-bound", "changed")]
 
-forks = pytest.mark.skipif(not hasattr(os, "fork"), reason="processes are forked only where they can be")
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="processes are forked only where they can be")
 
 
 def _processing(monkeypatch: pytest.MonkeyPatch, log: Path, *, in_child: Any = None) -> None:
@@ -49,7 +51,6 @@ def _changes(project: Project) -> list[tuple[str, str, str]]:
     return [(c.lang, c.question, c.kind.value) for c in project.build().changes.items]
 
 
-@forks
 def test_the_edited_file_is_processed_in_another_process(
     two_files: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -71,7 +72,6 @@ def _fails() -> None:
     raise MemoryError
 
 
-@forks
 @pytest.mark.parametrize("failure", [_dies, _fails])
 def test_work_the_other_process_could_not_do_is_done_by_the_build(
     two_files: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, failure: Any
@@ -94,39 +94,45 @@ def _open_files() -> int:
     return len(list(listed.iterdir())) if listed.is_dir() else 0
 
 
+def _edited(project: Project, monkeypatch: pytest.MonkeyPatch) -> Project:
+    """``project`` built once, then edited: its next build makes its one package in a forked process too."""
+    project.build()
+    monkeypatch.setattr(target, "PROCESS_NOTES", 0)
+    project.edit("ai-hardware.yaml", OLD, "Die Intensität ist gering")
+    return project
+
+
+@contextlib.contextmanager
+def _signal(number: int, handler: Any) -> Iterator[None]:
+    previous = signal.signal(number, handler)
+    try:
+        yield
+    finally:
+        signal.signal(number, previous)
+
+
 def _no_process(*_: Any) -> int:
     raise BlockingIOError(11, "Resource temporarily unavailable")
 
 
-@forks
 def test_where_no_process_can_be_forked_the_build_does_the_work(
     two_files: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """At a limit on processes or memory: the same changes, and no file left open."""
-    project = two_files
-    project.build()
-    monkeypatch.setattr(target, "PROCESS_NOTES", 0)  # the one package too
+    project = _edited(two_files, monkeypatch)
     monkeypatch.setattr(os, "fork", _no_process)
     before = _open_files()
-    project.edit("ai-hardware.yaml", OLD, "Die Intensität ist gering")
     assert _changes(project) == EDITED
     assert _open_files() == before
 
 
-@forks
 def test_a_build_whose_ended_children_are_never_waited_for_still_builds(
     two_files: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Some launchers leave the ends of children ignored (SIGCHLD): the system then takes them at once."""
-    project = two_files
-    project.build()
-    monkeypatch.setattr(target, "PROCESS_NOTES", 0)
-    previous = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
-    try:
-        project.edit("ai-hardware.yaml", OLD, "Die Intensität ist gering")
+    project = _edited(two_files, monkeypatch)
+    with _signal(signal.SIGCHLD, signal.SIG_IGN):
         assert _changes(project) == EDITED
-    finally:
-        signal.signal(signal.SIGCHLD, previous)
 
 
 def _fails_meanwhile(*_: Any) -> None:
@@ -137,21 +143,15 @@ def _hung(*_: Any) -> None:
     raise AssertionError("the build hung")
 
 
-@forks
 def test_a_build_stopped_while_its_package_is_made_elsewhere_stops(
     two_files: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The forked process is stopped, not left waiting for its answer to be read while the build waits for it."""
-    project = two_files
-    project.build()
-    monkeypatch.setattr(target, "PROCESS_NOTES", 0)
+    project = _edited(two_files, monkeypatch)
     monkeypatch.setattr(LockPlan, "kept", _fails_meanwhile)
-    project.edit("ai-hardware.yaml", OLD, "Die Intensität ist gering")
-    previous = signal.signal(signal.SIGALRM, _hung)
-    signal.alarm(60)
-    try:
-        with pytest.raises(RuntimeError, match="stopped meanwhile"):
+    with _signal(signal.SIGALRM, _hung), pytest.raises(RuntimeError, match="stopped meanwhile"):
+        signal.alarm(60)
+        try:
             project.build()
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
+        finally:
+            signal.alarm(0)
