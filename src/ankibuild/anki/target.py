@@ -363,11 +363,13 @@ def _made_alone(
 def _fork() -> BaseContext | None:
     """The context of processes started by forking, where there is one.
 
-    Loaded only with this many notes to write: after one edit, a package is made on threads.
+    Loaded only for several packages to make: after one edit, the one package is forked without it.
     """
+    if not can_fork():
+        return None
     import multiprocessing
 
-    return multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
+    return multiprocessing.get_context("fork")
 
 
 def _adopt(making: list[Callable[[], bytes]]) -> None:

@@ -758,12 +758,10 @@ def process_all(
         meanwhile()
         found = {path: result for path, entry in stored.items() if (result := _restored(recipes[path], entry))}
         # A stored result that no longer holds (an image changed) is processed again, as a miss is.
-        again = {path: _job(path, pending, problems, root=bank.root) for path in stored.keys() - found.keys()}
-        later = {
-            path: job
-            for path, job in again.items()
-            if job and not _found(_Recipe(bank, path, langs, cache, _key(context, path, job.sha)), recipes, found)
-        }
+        later: dict[Path, _Job] = {}
+        for path in [path for path in stored if path not in found]:
+            if job := _job(path, pending, problems, root=bank.root):
+                recipes[path], later[path] = _Recipe(bank, path, langs, cache, _key(context, path, job.sha)), job
         total = len(found) + len(missing) + len(later)
         with _Computing.start(bank, later, langs, sink=sink, meanwhile=False) as computing_later:
             for done, (path, (packed, texts, rows)) in enumerate(
@@ -808,15 +806,6 @@ def _restored(recipe: _Recipe, entry: bytes) -> FileResult | None:
     if not _still_valid(result):
         return None
     return replace(result, texts=_CachedTexts(recipe, result))
-
-
-def _found(recipe: _Recipe, recipes: dict[Path, _Recipe], found: dict[Path, FileResult]) -> bool:
-    """Look the result of ``recipe`` up in its cache; it becomes the file's recipe either way."""
-    stored: dict[Path, bytes] = {}
-    result = _restored(recipe, stored[recipe.path]) if _stored(recipe, recipes, stored) else None
-    if result is not None:
-        found[recipe.path] = result
-    return result is not None
 
 
 class _Job(NamedTuple):
