@@ -9,9 +9,11 @@ from typing import Any
 
 import pytest
 
+from ankibuild import paths
 from ankibuild.cache import DamagedEntry, cache_root, pack, pack_columns, unpack_columns
 from ankibuild.load import deckfiles
 from ankibuild.model import Bank
+from ankibuild.yamlfiles import reader
 
 from ..conftest import Project
 
@@ -159,10 +161,8 @@ def test_a_question_file_the_build_processes_is_read_once_for_it(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Besides the look at what changed, which hashes it, a file is read only to be processed."""
-    from ankibuild.yamlfiles import reader
-
     reads: list[str] = []
-    original = reader.read_inside
+    original = paths.read_inside
 
     def counted(path: Path, *args: Any) -> bytes:
         reads.append(path.name)
