@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import NamedTuple
 
 from .atomic import write_if_changed
 from .errors import Problems, Severity
@@ -34,8 +35,9 @@ class ChangeKind(StrEnum):
     SHAPE = "shape"
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
+    """One change for classmates (a tuple: a first build makes one for each of its notes)."""
+
     lang: str
     question: str
     kind: ChangeKind
