@@ -90,6 +90,8 @@ class Checker:
 
     def text(self, data: Map, key: str, question: str = "") -> str | None:
         value = data.get(key)
+        if type(value) is str and value.isprintable() and (text := value.strip()):
+            return text  # as text_value has it, without first making its place and name
         if value is None and key not in data:
             return None  # reported as a missing key already
         return self.text_value(value, data.at(key), f"'{key}'", question=question)
