@@ -23,7 +23,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from ...errors import Problems, Severity
 from ...links import REPORT_START
@@ -370,7 +370,7 @@ def _options(check: Checker, data: Map, qid: str) -> tuple[str, ...] | None:
     if seq is None:
         return None
     names = _OPTION_NAMES[: len(seq)] if len(seq) <= len(_OPTION_NAMES) else map(_option_name, range(len(seq)))
-    texts = [check.text_value(v, w, what, question=qid) for v, w, what in zip(seq, seq.marks, names, strict=True)]
+    texts = check.text_values(seq, seq.marks, names, question=qid)
     if not MIN_OPTIONS <= len(seq) <= MAX_OPTIONS:
         hint = f"give {MIN_OPTIONS} to {MAX_OPTIONS} options, one per letter {LETTERS[0]} to {LETTERS[-1]}"
         check.report(
@@ -380,10 +380,10 @@ def _options(check: Checker, data: Map, qid: str) -> tuple[str, ...] | None:
             question=qid,
         )
         return None
-    options = tuple(text for text in texts if text is not None)
-    if len(options) != len(texts) or not _distinct(check, options, seq.marks, qid=qid):
+    if None in texts:
         return None
-    return options
+    options = cast("tuple[str, ...]", tuple(texts))  # none is None
+    return options if _distinct(check, options, seq.marks, qid=qid) else None
 
 
 def _name(index: int) -> str:
