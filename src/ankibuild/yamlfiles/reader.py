@@ -304,17 +304,18 @@ class _Builder:
         if event.tag is not None:
             self._check_tag(event, _COLLECTION_TAGS)
         value: Map | Seq
-        if isinstance(event, yaml.MappingStartEvent):
+        if type(event) is _MAP_START:
             value = Map()
             value.marks = {}
         else:
             value = Seq()
             value.marks = []
-        value.line, value.column = _mark(event)
+        start = event.start_mark
+        value.line, value.column = start.line + 1, start.column + 1  # as _mark has it, without a call
         self.values += 1
         if event.anchor is not None:
             self.anchors[event.anchor] = value  # known, not yet complete: see _alias
-        at = event.start_mark.index
+        at = start.index
         opened = _Open(value, event.anchor, self.values, at=at)
         if depth == 0:
             self.top = opened
