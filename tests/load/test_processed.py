@@ -100,12 +100,36 @@ DEEP = b"[" * 200_000 + b"]" * 200_000
         b"{}\n{}\n",
         DEEP + b"\n" + DEEP + b"\n",
         b"not json\n\n",
+        b"\x1fa\x1et\n\x1fb\n",  # no tags after the second note's fields
+        b"\x1fa\x1et\n\x1f\xff\x1et\n",  # not UTF-8
     ],
 )
 def test_texts_of_another_shape_are_refused(monkeypatch: pytest.MonkeyPatch, held: int, texts: bytes) -> None:
     monkeypatch.setattr(deckfiles, "HELD_TEXTS", held)
     with pytest.raises(ValueError):
         list(deckfiles._checked(texts, 2))
+
+
+@pytest.mark.parametrize("held", [0, deckfiles.HELD_TEXTS])
+def test_texts_come_back_as_they_were_whatever_they_hold(monkeypatch: pytest.MonkeyPatch, held: int) -> None:
+    """Notes whose texts hold what separates them in a line, or a line break, come back too (as JSON)."""
+    notes = [
+        (["a", "", "b"], ["t", "u"]),
+        (["a"], []),
+        ([""], ["t"]),
+        ([], ["t"]),
+        (["a"], [""]),
+        (["a", ""], ["", "t"]),
+        (["[a]", "b\nc"], ["t"]),
+        (["a\x1fb", "c"], ["t"]),
+        (["a\x1eb"], ["t\x1fu"]),
+        (["\u2028 ü"], ["t\r"]),
+    ]
+    texts = deckfiles._Texts()
+    for fields, tags in notes:
+        texts.add(fields, tags)
+    monkeypatch.setattr(deckfiles, "HELD_TEXTS", held)
+    assert list(deckfiles._checked(texts.packed(), len(notes))) == [[f, t] for f, t in notes]
 
 
 def _rows(written: Path) -> list[tuple[str, str]]:

@@ -41,6 +41,8 @@ FILE_KEYS = {"questions": True, "deck": False, "todo": False, "languages": False
 QUESTION_KEYS = {"id": True, "topics": True, "kind": False, "allow": False}
 #: The keys of a question of any kind: no language code may be one of them.
 EVERY_QUESTION_KEY = {key: False for kind in KINDS.values() for key in (*QUESTION_KEYS, *kind.question_keys)}
+#: The keys of a question of each kind, by its name.
+_KIND_KEYS = {name: {**QUESTION_KEYS, **kind.question_keys} for name, kind in KINDS.items()}
 
 
 def _top(check: Checker, file: YamlFile, what: str, *, hint: str) -> Map | None:
@@ -337,10 +339,9 @@ def _question(
         return None
     qid = _slug(check, data, "question id") or ""
     kind = _kind(check, data, qid)
-    keys = {**QUESTION_KEYS, **(kind.question_keys if kind else {})}
     check.keys(
         data,
-        keys if kind else EVERY_QUESTION_KEY,
+        _KIND_KEYS[kind.name] if kind else EVERY_QUESTION_KEY,
         "a question",
         question=qid,
         languages=bank.languages,
@@ -476,10 +477,10 @@ def _translations(
                 severity=Severity.WARNING,
             )
             continue
-        translation = check.mapping(data[lang], data.at(lang), f"the '{lang}' translation", question=qid)
+        what = f"the '{lang}' translation"
+        translation = check.mapping(data[lang], data.at(lang), what, question=qid)
         if translation is None:
             continue
-        what = f"the '{lang}' translation"
         check.keys(
             translation, kind.translation_keys, what, question=qid, nested=True, elsewhere=_elsewhere(kind, True)
         )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +90,8 @@ class Checker:
 
     def text(self, data: Map, key: str, question: str = "") -> str | None:
         value = data.get(key)
+        if type(value) is str and value.isprintable() and (text := value.strip()):
+            return text  # as text_value has it, without first making its place and name
         if value is None and key not in data:
             return None  # reported as a missing key already
         return self.text_value(value, data.at(key), f"'{key}'", question=question)
@@ -112,6 +114,18 @@ class Checker:
             self.report(where, message, "remove it; it comes from an escape such as \\x1f in quotes", question=question)
             return None
         return value.strip()
+
+    def text_values(
+        self, values: Sequence[Any], marks: Sequence[tuple[int, int]], whats: Iterable[str], *, question: str = ""
+    ) -> list[str | None]:
+        """:meth:`text_value` of each of ``values`` (a list's items, each at its place in ``marks``, each named
+        by one of ``whats``): those that are valid, as nearly all are, without a call each."""
+        return [
+            text
+            if type(value) is str and value.isprintable() and (text := value.strip())
+            else self.text_value(value, where, what, question=question)
+            for value, where, what in zip(values, marks, whats, strict=True)
+        ]
 
     def localized(self, value: Any, where: tuple[int, int], what: str) -> dict[str, str]:
         """A ``{lang: text}`` mapping, such as a deck title or a topic name."""

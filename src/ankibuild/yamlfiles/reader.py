@@ -194,6 +194,11 @@ class _Builder:
         self.after = 0  # where the list of questions handed over ends, once it has
         self.stack: list[_Open] = []  # the mappings and lists being filled, the outermost first
         self.top: _Open | None = None  # the outermost mapping or list
+        #: What the outermost value goes in, as an item of a list: it is the value of none (see :meth:`_look`).
+        outermost = Seq()
+        outermost.marks = []
+        self.root = _Open(outermost, None, 0, at=0)
+        self.root.value = None
         self.handed_over = 0  # lists of questions whose items went to ``take``
         #: The lines with a ``#``, beside which a text may have been cut short by a comment: a bit each
         #: (:meth:`Lines.commented`), tested where a text ends, as a set was (a method would cost twice that).
@@ -228,28 +233,38 @@ class _Builder:
         """Build values event by event until the outermost one is complete.
 
         A large file brings hundreds of thousands of events, most of them texts:
-        the loop does the common work itself and calls as few methods per event as it can.
+        the loop builds texts itself and calls as few methods per event as it can.
         """
-        stack = self.stack
-        top: _Open | None = None  # the innermost mapping or list being filled
-        get = self.parser.get_event
-        while True:
+        stack, root = self.stack, self.root
+        top, done = root, root.items  # the innermost mapping or list being filled; done once the root has its item
+        get = self._events()
+        commented, bits, plain_words = self.commented, self.bits, _PLAIN_WORDS
+        while not done:
             event = get()
             kind = type(event)
-            if kind is _SCALAR:
-                value, where = self._scalar(event, top)
+            if kind is _SCALAR:  # a text, true, false or nothing
+                self.values += 1
+                value, tag = event.value, event.tag
+                value = plain_words.get(value, value) if tag is None and event.implicit[0] else value
+                start, end = event.start_mark, event.end_mark.line
+                if (
+                    tag is not None
+                    or event.anchor is not None
+                    or end != start.line
+                    or (not event.style and end < bits and commented[end >> 3] >> (end & 7) & 1)  # a '#' on its line
+                ):
+                    self._marked(event, value, top.value)
+                where = start.line + 1, start.column + 1
             elif kind is _MAP_START or kind is _SEQ_START:
                 top = self._open(event, len(stack))
                 stack.append(top)
                 continue
             elif kind is _MAP_END or kind is _SEQ_END:
                 value = self._close(stack.pop(), event)
-                top = stack[-1] if stack else None
+                top = stack[-1] if stack else root
                 where = value.line, value.column  # a list or mapping item's place is where it began
             else:  # an alias
                 value, where = self._alias(event), _mark(event)
-            if top is None:
-                return value
             if not top.is_map:
                 top.items.append(value)
                 top.marks.append(where)
@@ -259,26 +274,22 @@ class _Builder:
             else:
                 self._set(top, top.key, value)
                 top.key = None
+        return done[0]
 
     # Events are typed Any: libyaml's and PyYAML's event classes differ in their stubs.
-    def _scalar(self, event: Any, parent: _Open | None) -> tuple[Any, tuple[int, int]]:
-        """A text, true, false or nothing, and where it begins."""
-        self.values += 1
-        value = event.value
+    def _events(self) -> Callable[[], Any]:
+        """What gives the parser's events one at a time."""
+        return self.parser.get_event  # type: ignore[no-any-return]
+
+    def _marked(self, event: Any, value: Any, parent: Map | Seq | None) -> None:
+        """A text with a tag (refused, ``!!str`` aside) or an anchor (named, for aliases), or one that may surprise."""
         if event.tag is not None:
             self._check_tag(event, _EXPLICIT_TAGS)
-        elif event.implicit[0]:  # plain, untagged: the only kind that can be a word
-            value = _PLAIN_WORDS.get(value, value)
         if event.anchor is not None:
             self.anchors[event.anchor] = value
             self.sizes[event.anchor] = 1
             self._keep(event.end_mark.index - event.start_mark.index)
-        start, end = event.start_mark, event.end_mark.line
-        if end != start.line or (
-            not event.style and end < self.bits and self.commented[end >> 3] >> (end & 7) & 1  # a '#' on its line
-        ):
-            self._look(event, value, parent.value if parent is not None else None)
-        return value, (start.line + 1, start.column + 1)
+        self._look(event, value, parent)
 
     def _look(self, event: Any, value: Any, parent: Map | Seq | None) -> None:
         """Note what YAML reads into a text unlike how its lines look (only texts on several
@@ -296,17 +307,18 @@ class _Builder:
         if event.tag is not None:
             self._check_tag(event, _COLLECTION_TAGS)
         value: Map | Seq
-        if isinstance(event, yaml.MappingStartEvent):
+        if type(event) is _MAP_START:
             value = Map()
             value.marks = {}
         else:
             value = Seq()
             value.marks = []
-        value.line, value.column = _mark(event)
+        start = event.start_mark
+        value.line, value.column = start.line + 1, start.column + 1  # as _mark has it, without a call
         self.values += 1
         if event.anchor is not None:
             self.anchors[event.anchor] = value  # known, not yet complete: see _alias
-        at = event.start_mark.index
+        at = start.index
         opened = _Open(value, event.anchor, self.values, at=at)
         if depth == 0:
             self.top = opened
@@ -401,17 +413,21 @@ class _HeldBuilder(_Builder):
         super().__init__(parser, lines, take)
         self.held = self.stop_at = held
 
-    def _scalar(self, event: Any, parent: _Open | None) -> tuple[Any, tuple[int, int]]:
-        end = event.end_mark.index
-        if end > self.stop_at:
-            self._look_at_held(event.start_mark.index, end, event)
-        return super()._scalar(event, parent)
+    def _events(self) -> Callable[[], Any]:
+        """The parser's events, each text and each mapping or list that begins past :attr:`stop_at` looked at
+        before it is built: the base's loop, which builds texts itself, then need not ask."""
+        get = super()._events()
 
-    def _open(self, event: Any, depth: int) -> _Open:
-        at = event.start_mark.index
-        if at > self.stop_at:
-            self._look_at_held(at, at, event)
-        return super()._open(event, depth)
+        def checked() -> Any:
+            event = get()
+            kind = type(event)
+            if kind is _SCALAR and event.end_mark.index > self.stop_at:
+                self._look_at_held(event.start_mark.index, event.end_mark.index, event)
+            elif (kind is _MAP_START or kind is _SEQ_START) and event.start_mark.index > self.stop_at:
+                self._look_at_held(event.start_mark.index, event.start_mark.index, event)
+            return event
+
+        return checked
 
     def _look_at_held(self, start: int, end: int, event: Any) -> None:
         """Refuse to hold more than ``held`` characters of the file at once; else look again that much further.

@@ -23,7 +23,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from ...errors import Problems, Severity
 from ...links import REPORT_START
@@ -369,10 +369,8 @@ def _options(check: Checker, data: Map, qid: str) -> tuple[str, ...] | None:
     seq = check.sequence(data["options"], data.at("options"), "'options'", question=qid)
     if seq is None:
         return None
-    texts = [
-        check.text_value(v, w, f"option {_name(i)}", question=qid)
-        for i, (v, w) in enumerate(zip(seq, seq.marks, strict=True))
-    ]
+    names = _OPTION_NAMES[: len(seq)] if len(seq) <= len(_OPTION_NAMES) else map(_option_name, range(len(seq)))
+    texts = check.text_values(seq, seq.marks, names, question=qid)
     if not MIN_OPTIONS <= len(seq) <= MAX_OPTIONS:
         hint = f"give {MIN_OPTIONS} to {MAX_OPTIONS} options, one per letter {LETTERS[0]} to {LETTERS[-1]}"
         check.report(
@@ -382,10 +380,10 @@ def _options(check: Checker, data: Map, qid: str) -> tuple[str, ...] | None:
             question=qid,
         )
         return None
-    options = tuple(text for text in texts if text is not None)
-    if len(options) != len(texts) or not _distinct(check, options, seq.marks, qid=qid):
+    if None in texts:
         return None
-    return options
+    options = cast("tuple[str, ...]", tuple(texts))  # none is None
+    return options if _distinct(check, options, seq.marks, qid=qid) else None
 
 
 def _name(index: int) -> str:
@@ -393,8 +391,18 @@ def _name(index: int) -> str:
     return LETTERS[index] if index < len(LETTERS) else f"{index + 1} (after {LETTERS[-1]})"
 
 
+def _option_name(index: int) -> str:
+    return f"option {_name(index)}"
+
+
+#: Each option as a problem names it, made once rather than for every option read.
+_OPTION_NAMES = tuple(map(_option_name, range(len(LETTERS))))
+
+
 def _distinct(check: Checker, options: tuple[str, ...], marks: list[tuple[int, int]], *, qid: str) -> bool:
     """Two identical options would make the answer ambiguous."""
+    if len(set(options)) == len(options):
+        return True  # as nearly always: told in C, without a step per option
     seen: dict[str, int] = {}
     for index, text in enumerate(options):
         if text in seen:
