@@ -16,13 +16,15 @@ import json
 import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .preset import add_preset
 from .rows import card_id, copy_rows, note_id, note_tags
 from .spec import NoteKey, Notetype, PackageSpec, Unlike
 
 if TYPE_CHECKING:
+    import genanki
+
     from ..load.render import CardTemplates
 
 #: The schema cookie of every collection (before VACUUM INTO adds one to it).
@@ -92,25 +94,45 @@ def _sort_fields(spec: PackageSpec) -> dict[int, int]:
 
 def create(spec: PackageSpec, path: Path) -> None:
     """A new collection with every note of ``spec``."""
-    import genanki  # loaded on first use: a build with nothing to do never needs it
-
     with _connect(path) as conn:
         cursor = conn.cursor()
-        # genanki writes the schema, decks and note types; the notes follow in bulk.
-        decks = [genanki.Deck(deck.id, deck.name, deck.description) for deck in (*spec.parents, *spec.decks)]
-        models = [notetype.model() for notetype, _ in spec.notetypes]
-        for deck in decks:
-            for model in models:
-                deck.add_model(model)
-        genanki.Package(decks).write_to_db(cursor, spec.notetypes[0][1], iter(()))
+        deck_ids = _frame(cursor, spec)
         if spec.preset:
-            add_preset(cursor, spec.preset, [deck.deck_id for deck in decks])
+            add_preset(cursor, spec.preset, deck_ids)
         if len(spec.notetypes) > 1:
             _note_type_times(cursor, spec)
         # The notes whose rows this build wrote as it processed their files are copied; the rest inserted.
         copied = copy_rows(conn, spec, _sort_fields(spec))
         numbered = enumerate(spec.notes, start=1)
         _write_notes(conn.cursor(), spec, [(position, n) for position, n in numbered if n.guid not in copied])
+
+
+def _frame(cursor: sqlite3.Cursor, spec: PackageSpec) -> list[int]:
+    """Write the schema, the decks and the note types as genanki writes them; the decks' ids.
+
+    genanki reads back and writes again every deck and note type for each deck
+    it adds: with 50 decks that cost more than the rest of the frame. The decks
+    but the last two are added here at once, as genanki adds them; those two
+    carry the note types, as every deck did: genanki reads back as text the
+    number keys of the deck before's, and only the last two decks' show.
+    """
+    import genanki  # loaded on first use: a build with nothing to do never needs it
+
+    decks = [genanki.Deck(deck.id, deck.name, deck.description) for deck in (*spec.parents, *spec.decks)]
+    genanki.Package([]).write_to_db(cursor, spec.notetypes[0][1], iter(()))
+    (text,) = cursor.execute("SELECT decks FROM col").fetchone()
+    cursor.execute("UPDATE col SET decks = ?", (json.dumps(json.loads(text) | _entries(decks[:-2])),))
+    models = [notetype.model() for notetype, _ in spec.notetypes]
+    for deck in decks[-2:]:
+        for model in models:
+            deck.add_model(model)
+        deck.write_to_db(cursor, spec.notetypes[0][1], iter(()))
+    return [deck.deck_id for deck in decks]
+
+
+def _entries(decks: Sequence[genanki.Deck]) -> dict[str, Any]:
+    """The decks as genanki writes them in a collection's ``decks``, by id."""
+    return {str(deck.deck_id): deck.to_json() for deck in decks}
 
 
 def _note_type_times(cursor: sqlite3.Cursor, spec: PackageSpec) -> None:

