@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
+from typing import NamedTuple
 
 from .atomic import write_if_changed
 from .errors import Problems, Severity
@@ -33,8 +35,9 @@ class ChangeKind(StrEnum):
     SHAPE = "shape"
 
 
-@dataclass(frozen=True)
-class Change:
+class Change(NamedTuple):
+    """One change for classmates (a tuple: a first build makes one for each of its notes)."""
+
     lang: str
     question: str
     kind: ChangeKind
@@ -78,11 +81,10 @@ class Changelog:
             grouped.setdefault(change.lang, []).append(change)
         return dict(sorted(grouped.items()))
 
-    def counts(self, lang: str) -> dict[ChangeKind, int]:
-        counts: dict[ChangeKind, int] = {}
-        for change in self.by_language().get(lang, []):
-            counts[change.kind] = counts.get(change.kind, 0) + 1
-        return counts
+
+def counts(changes: list[Change]) -> dict[ChangeKind, int]:
+    """How many changes of each kind, in the order each kind first comes."""
+    return dict(Counter(change.kind for change in changes))
 
 
 def section(log: Changelog) -> str:

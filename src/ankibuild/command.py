@@ -10,6 +10,7 @@ to draw on a terminal, output that is not UTF-8, and what stops a build.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from typing import NoReturn
@@ -24,6 +25,10 @@ from .summary import build_summary, would_change
 
 def run() -> NoReturn:
     """The ``ankibuild`` command."""
+    # One command, then the process ends without tearing anything down (see
+    # commandline.end): the objects a build leaves would only be walked, all of
+    # them, by the first collection after it (some 15 ms at 10,000 questions).
+    gc.disable()
     code = _told(sys.argv[1:])
     if code is None:
         from .cli import run as through_click

@@ -152,10 +152,22 @@ def read_inside(path: Path, roots: Sequence[Path], limit: int | None = None) -> 
         if len(raw) > claimed:  # it grew since: read on, up to the limit
             raw += file.read(limit + 1 - len(raw))
     if claimed > limit or len(raw) > limit:
-        raise TooLargeError(
-            f"the file is larger than {size_of(limit)}", "make it smaller, or split it into several files"
-        )
+        raise _too_large(limit)
     return raw
+
+
+def size_inside(path: Path, roots: Sequence[Path], limit: int | None = None) -> int:
+    """The size of ``path`` without reading it, if :func:`read_inside` would read it (else what it raises)."""
+    limit = MAX_FILE_BYTES if limit is None else limit
+    with open_inside(path, roots) as file:
+        claimed = os.fstat(file.fileno()).st_size
+    if claimed > limit:
+        raise _too_large(limit)
+    return claimed
+
+
+def _too_large(limit: int) -> TooLargeError:
+    return TooLargeError(f"the file is larger than {size_of(limit)}", "make it smaller, or split it into several files")
 
 
 def size_of(limit: int) -> str:

@@ -42,7 +42,14 @@ def run(
         packages = AnkiTarget(options, clock, state.package_digests(), progress)
         exports: Target[ExportResult] = ExportTarget(options)
         # Each question file's notes are written as collection rows as soon as it is processed.
-        loaded = load_all(options, progress, state.known(), checks=[packages.check, exports.check], sink=rows)
+        loaded = load_all(
+            options,
+            progress,
+            state.known(),
+            checks=[packages.check, exports.check],
+            sink=rows,
+            meanwhile=packages.prepare,
+        )
         planned, exports_planned = packages.plan(loaded), exports.plan(loaded)  # every plan before any write
         seen = loaded.translations.text(today(clock.first()))
         exported = exports_planned.write()

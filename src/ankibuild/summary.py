@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from .changelog import counts
 from .state import BuildResult
 
 #: More changes than this in one language are counted, not listed.
@@ -42,8 +43,8 @@ def _changes(result: BuildResult) -> list[str]:
         if len(changes) <= MAX_LISTED_CHANGES:
             described = tuple(change.describe() for change in changes)
         else:  # too many to read: counted, the changelog lists them
-            counts = ", ".join(f"{kind} {n}" for kind, n in result.changes.counts(lang).items())
-            described = (f"{counts} (see the changelog)",)
+            counted = ", ".join(f"{kind} {n}" for kind, n in counts(changes).items())
+            described = (f"{counted} (see the changelog)",)
         together.setdefault(described, []).append(lang)
     lines = [f"{', '.join(langs)} changes: " + "; ".join(described) for described, langs in together.items()]
     if lines:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import importlib
 import itertools
 import random
 import re
@@ -13,6 +14,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -302,3 +304,32 @@ def test_what_a_package_keeps_for_the_next_build_is_written_when_the_build_leave
     project.build()
     assert made == ["update"]
     assert _packages(project.out)["ai-stack-de.apkg"] == expected["ai-stack-de.apkg"]
+
+
+def test_genanki_is_loaded_while_the_files_are_processed_only_for_packages_made_from_nothing(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Loaded before the packages' processes are forked, each of them does not load it again."""
+    from ankibuild.load import deckfiles
+
+    events: list[str] = []
+    processed = deckfiles.process
+
+    def processing(*args: Any, **kwargs: Any) -> deckfiles.FileResult:
+        events.append("file processed")
+        return processed(*args, **kwargs)
+
+    loading = importlib.import_module
+
+    def load(name: str) -> ModuleType:
+        events.append(name)
+        return loading(name)
+
+    monkeypatch.setattr(deckfiles, "process", processing)
+    monkeypatch.setattr(importlib, "import_module", load)
+    project.build()
+    assert events == ["genanki", "file processed"]
+    events.clear()
+    project.edit(*EDIT)
+    project.build()
+    assert events == ["file processed"]

@@ -9,9 +9,11 @@ from typing import Any
 
 import pytest
 
+from ankibuild import paths
 from ankibuild.cache import DamagedEntry, cache_root, pack, pack_columns, unpack_columns
 from ankibuild.load import deckfiles
 from ankibuild.model import Bank
+from ankibuild.yamlfiles import reader
 
 from ..conftest import Project
 
@@ -153,3 +155,25 @@ def test_columns_of_texts_come_back_as_they_were(columns: list[list[str]]) -> No
 def test_columns_of_another_shape_are_damaged(header: object, blobs: list[bytes]) -> None:
     with pytest.raises(DamagedEntry):
         unpack_columns(pack(header, blobs))
+
+
+def test_a_question_file_the_build_processes_is_read_once_for_it(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Besides the look at what changed, which hashes it, a file is read only to be processed."""
+    reads: list[str] = []
+    original = paths.read_inside
+
+    def counted(path: Path, *args: Any) -> bytes:
+        reads.append(path.name)
+        return original(path, *args)
+
+    monkeypatch.setattr(reader, "read_inside", counted)
+    monkeypatch.setattr(deckfiles, "can_fork", lambda: False)  # every file processed in this process
+    project.build()
+    files = sorted(path.name for path in project.decks.glob("*.yaml") if path.name != "bank.yaml")
+    assert sorted(name for name in reads if name in files) == files
+    reads.clear()
+    project.edit("ai-hardware.yaml", OLD, OLD.replace("niedrig", "gering"))
+    project.build()
+    assert [name for name in reads if name in files] == ["ai-hardware.yaml"]

@@ -10,6 +10,7 @@ times come from is saved by the build, after them.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
@@ -70,6 +71,17 @@ class AnkiTarget:
 
     def check(self, bank: Bank, problems: Problems) -> None:
         check_names(bank, self.options, problems)
+
+    def prepare(self) -> None:
+        """Load what making packages from nothing needs, while the question files are processed.
+
+        genanki (with asyncio, which it loads) takes some 0.1 s to load: loaded
+        here, while the workers process the files, it is loaded once, not in the
+        process forked for each package. After an edit the packages last made are
+        updated, without it.
+        """
+        if not self.built:
+            importlib.import_module("genanki")
 
     def plan(self, loaded: LoadedBank) -> AnkiPlan:
         """The new lock, the changes since the packages published, and what each package holds."""

@@ -47,6 +47,7 @@ from ..text import bidi
 from ..text.media import Media, MediaFile
 from ..translations.record import TextRef, current_block, question_refs
 from ..version import code_fingerprint
+from ..yamlfiles import reader
 from ..yamlfiles.reader import parse_file, read, read_pending
 from .render import NoteHead, RenderedNote, render_note
 from .validate import Questions, deck_key, validate_deck_file
@@ -749,7 +750,7 @@ def process_all(
         sha = (known or {}).get(path)
         if sha and _stored(_Recipe(bank, path, langs, cache, _key(context, path, sha)), recipes, stored):
             continue
-        job = _job(path, pending, problems, root=bank.root)
+        job = _job(path, pending, problems, root=bank.root, sha=sha)
         if job and not _stored(_Recipe(bank, path, langs, cache, _key(context, path, job.sha)), recipes, stored):
             missing[path] = job
     # What is missing is processed on another core while what was stored is restored here: after one
@@ -816,12 +817,19 @@ class _Job(NamedTuple):
     size: int
 
 
-def _job(path: Path, pending: Mapping[Path, bytes], problems: Problems, *, root: Path) -> _Job | None:
+def _job(
+    path: Path, pending: Mapping[Path, bytes], problems: Problems, *, root: Path, sha: str | None = None
+) -> _Job | None:
     """A file to process, or None when it cannot be read.
 
     Its bytes are read again when its turn comes, unless they are only in memory:
-    the bytes of every file waiting would cost as much memory as the bank.
+    the bytes of every file waiting would cost as much memory as the bank. A file
+    whose ``sha`` was just read (by the look at what changed) is not read here at
+    all: its turn reads it, and stops the build if the bytes are no longer those.
     """
+    if sha and path not in pending:
+        size = reader.size(path, problems, (root,), limit=paths.MAX_STREAMED_BYTES)
+        return None if size is None else _Job(sha, None, size)
     raw = read_pending(path, pending, problems, root=root, limit=paths.MAX_STREAMED_BYTES)
     if raw is None:
         return None

@@ -63,6 +63,7 @@ def _load(
     verbose: bool = False,
     folders: TemplateFolders | None = None,
     sink: NoteSink | None = None,
+    meanwhile: Callable[[], object] = lambda: None,
 ) -> tuple[Bank, dict[Path, FileResult]] | None:
     """The bank with its decks, and each question file's result with its notes in ``langs``.
 
@@ -70,7 +71,7 @@ def _load(
     ``folders`` hold the labels the report link is worded with (the defaults when None).
     ``sink`` is given each file processed anew (see :func:`process_all`).
     ``released`` gives the id of the bank's previous build, which it must keep: asked for while
-    the question files are processed, it may be read meanwhile.
+    the question files are processed, it may be read meanwhile, as ``meanwhile`` is done.
     """
     bank_path, found = bank_files(decks, problems)
     files = sorted({*found, *pending} - {decks / BANK_FILE})
@@ -101,7 +102,7 @@ def _load(
         progress=progress,
         known=known,
         sink=sink,
-        meanwhile=released,
+        meanwhile=lambda: [meanwhile(), released()],
     )
     check_released_id(bank_file, problems, released())
     told = [problem for result in results.values() for problem in result.problems]
@@ -184,12 +185,14 @@ def load_all(
     *,
     checks: Sequence[BankCheck] = (),
     sink: NoteSink | None = None,
+    meanwhile: Callable[[], object] = lambda: None,
 ) -> LoadedBank:
     """The valid bank and lock, the templates and notes of the languages asked for, and the warnings found.
 
     ``known`` has the sha256 of question files just read, which need not be read again.
     ``checks`` add what the outputs find wrong with the bank, to be reported with the rest.
     ``sink`` is given each question file processed anew, in the process that processed it.
+    ``meanwhile`` is done while the question files are processed.
     Raises :class:`BankError` with every problem when there are errors (or warnings, if ``strict``).
     """
     decks, languages, strict = options.decks, options.languages, options.strict
@@ -210,6 +213,7 @@ def load_all(
         verbose=options.verbose,
         folders=options.folders,
         sink=sink,
+        meanwhile=meanwhile,
     )
     if loaded is None:
         lock()  # what is wrong with it is told with the rest

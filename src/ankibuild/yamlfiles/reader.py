@@ -19,15 +19,16 @@ import bisect
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 import yaml
 
 from .. import paths
 from ..collector import paused
 from ..errors import Problems, Severity
-from ..paths import UnsafePathError, read_inside, size_of, within
+from ..paths import UnsafePathError, read_inside, size_inside, size_of, within
 from .conflicts import report_conflict
 from .lines import Lines
 from .words import Explained, cut_by_comment, explain, joined_items, missing_dash
@@ -45,6 +46,8 @@ except ImportError:  # PyYAML built without libyaml
         def dispose(self) -> None:
             """Nothing to free: only libyaml's parser holds memory outside Python."""
 
+
+T = TypeVar("T")
 
 #: A bank needs six levels (file, questions, question, language, options, text).
 MAX_DEPTH = 64
@@ -637,8 +640,17 @@ def read(path: Path, problems: Problems, roots: Sequence[Path] = (), *, limit: i
     ``limit``: the most it may hold, :data:`~ankibuild.paths.MAX_FILE_BYTES` unless said (a question
     file, whose questions are read one at a time, may hold more: see :func:`parse_file`).
     """
+    return _reported(partial(read_inside, path, roots or (path.parent,), limit), path, problems)
+
+
+def size(path: Path, problems: Problems, roots: Sequence[Path], *, limit: int) -> int | None:
+    """The size of a file :func:`read` would read, without reading it, or None, reported as :func:`read` does."""
+    return _reported(partial(size_inside, path, roots, limit), path, problems)
+
+
+def _reported(reading: Callable[[], T], path: Path, problems: Problems) -> T | None:
     try:
-        return read_inside(path, roots or (path.parent,), limit)
+        return reading()
     except UnsafePathError as err:
         problems.add(path, err.message, hint=err.hint)
     except OSError as err:
