@@ -18,6 +18,8 @@ from ankibuild import build, check
 from ankibuild.errors import BankError, Problem
 from ankibuild.importer.bank import import_pages
 from ankibuild.kinds.choice import FEEDBACK_START, SEVERAL_MARK, SHUFFLE_MARKS, explanation_and_feedback
+from ankibuild.kinds.choice.options import Options
+from ankibuild.model import Translation
 
 from ..ankitools import collection, import_package, render
 from ..conftest import DATA, Project
@@ -227,6 +229,20 @@ def test_own_shuffle_setting_and_pin_in_anki(
         + {"en": "Port 80 is plain HTTP.", "ar": "المنفذ 80 هو HTTP العادي."}[lang]
         + "</div>"
     )
+
+
+def test_a_translation_names_its_texts_by_letter_in_order() -> None:
+    """What translators get and the translations record hashes: each option, then each feedback there is.
+
+    A translation that could not be read keeps every option written, but only six have a letter.
+    """
+    text = Translation("Which?", "Because.", own=Options(tuple("abcdefg"), ("", "not b", "", "", "", "", "not g")))
+    assert list(text.texts()) == [
+        ("question", "Which?"),
+        *((f"option-{letter}", letter.lower()) for letter in "ABCDEF"),
+        ("explanation", "Because."),
+        ("feedback-B", "not b"),
+    ]
 
 
 def test_feedback_goes_to_translators_and_back(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ankibuild.text.richtext import literal, markdown_html, to_html, typography
+from ankibuild.text.richtext import literal, markdown_html, to_html, typography, without_markdown
 
 from ..texttools import Recorder
 
@@ -49,15 +49,52 @@ def test_plain_text_renders_exactly_as_before_markdown(text: str) -> None:
     assert markdown_html(text, Recorder()) == before_markdown(text)
 
 
-_ALPHABET = st.sampled_from([*"aZ09 .,;:!?'\"()-+=/#>|~&<*_`[]$\\\t\n\r\u00a0\u2003\u00e9\u00d7\u00b2«»"])
+_ALPHABET = st.sampled_from(
+    [
+        *"aZ0129 .,;:!?'\"()-+=/#>|~&<*_`[]{}@%^$\\\t\n\r\0\x0b\x0c\u2028\u00a0\u202f\u2003\u00e9\u00d7\u00b2«»…",
+        *"\u0663\u05e9\u0639\u200f",  # an Arabic-Indic digit, Hebrew and Arabic letters, a right-to-left mark
+    ]
+)
 #: Languages with typography of their own, and without.
-_LANGUAGES = st.sampled_from(["", "en", "fr", "fr-CA", "fra"])
+_LANGUAGES = st.sampled_from(["", "en", "fr", "fr-CA", "fra", "ar"])
 
 
 @given(st.text(_ALPHABET, min_size=1, max_size=40).map(str.strip).filter(bool), _LANGUAGES)
 def test_the_shortcut_for_plain_text_agrees_with_markdown(text: str, lang: str) -> None:
     """Text that skips Markdown for speed renders exactly as Markdown would render it."""
     assert to_html(text, Recorder(), lang) == markdown_html(text, Recorder(), lang)
+
+
+#: Plain texts with what could look like markup, HTML or typography, which the shortcut takes.
+SHORTCUT = [
+    "Rate > 5 and 'quoted' \"text\" stay as typed >",
+    "Qu'est-ce ? « Rien » : tout ; vraiment ! Et\t?",
+    "Espaces\u00a0insécables\u202fet fines ?",
+    "עברית 123 ومرحبا 4.5 \u200f-7",
+    "Version 2. is out, 3) too; a # b + c - d = e ~ f | g > h",
+    "Page\x0bbreak\x0cand\u2028line separator",
+    "x",
+]
+
+
+@pytest.mark.parametrize("text", SHORTCUT)
+@pytest.mark.parametrize("lang", ["en", "fr", "ar"])
+def test_the_shortcut_takes_plain_text_as_markdown_renders_it(text: str, lang: str) -> None:
+    """The texts of nearly every question skip Markdown: their HTML must be the one Markdown makes."""
+    plain = without_markdown(text, lang)
+    assert plain is not None
+    assert plain == markdown_html(text, Recorder(), lang) == to_html(text, Recorder(), lang)
+
+
+@pytest.mark.parametrize("char", [*"\n\r\0\\`*_[<$&"])
+def test_the_shortcut_leaves_a_text_with_markup_anywhere_to_markdown(char: str) -> None:
+    assert without_markdown(f"a{char}b", "fr") is None
+
+
+@pytest.mark.parametrize("start", [*"#>+-=~|", "12.", "\u0663)"])
+def test_the_shortcut_leaves_a_text_that_may_start_with_markup_to_markdown(start: str) -> None:
+    assert without_markdown(f"{start} a", "fr") is None
+    assert without_markdown(f"a {start} a", "fr") is not None
 
 
 def french_spaces(text: str) -> str:

@@ -16,6 +16,7 @@ from click.testing import CliRunner, Result
 from ankibuild import check
 from ankibuild.cli import main
 from ankibuild.errors import BankError, Problem, Problems
+from ankibuild.model import Place, Question, Translation
 from ankibuild.translations.po import export_po, import_po
 from ankibuild.translations.record import (
     TRANSLATIONS_FILE,
@@ -26,6 +27,7 @@ from ankibuild.translations.record import (
     advance,
     block,
     by_question,
+    current_block,
     dated,
     dumps,
     observe,
@@ -64,6 +66,14 @@ def _outdated(problems: list[Problem]) -> dict[tuple[str, str], str]:
 
 
 # -- outdated translations --------------------------------------------------------
+
+
+def test_the_block_of_a_question_all_current_is_that_of_its_entries() -> None:
+    """A build writes the block of every question from its texts' digests, without an entry for each."""
+    langs = ("zh-Hant", "de", "pt-BR", "de-CH", "pt")
+    question = Question("q-1", (), "A", {lang: Translation("?", "") for lang in langs}, Place(Path("q.yaml"), 1, 1))
+    refs = [TextRef("q-1", lang, f"{index:016x}", Path("q.yaml"), index, 5) for index, lang in enumerate(langs)]
+    assert current_block(question, refs) == ("q-1", block("q-1", {ref.lang: Entry(ref.digest) for ref in refs}))
 
 
 def test_editing_english_flags_german_and_french_until_each_is_edited_or_marked(project: Project) -> None:

@@ -195,16 +195,22 @@ def block(question: str, entries: Mapping[str, Entry]) -> str:
         entry = entries[lang]
         behind = entry.behind
         tail = ("behind", behind.lang, behind.digest, behind.date) if behind else ()
-        lines.append(f"  {' '.join((lang, entry.digest, *tail))}".rstrip())
+        lines.append(_line(lang, entry.digest, *tail))
     return "\n".join(lines)
 
 
+def _line(*words: str) -> str:
+    return f"  {' '.join(words)}".rstrip()
+
+
 def current_block(question: Question, refs: Iterable[TextRef]) -> tuple[str, str]:
-    """A question with its block as it is when every translation is current.
+    """A question with its block as it is when every translation is current (:func:`block` of entries none behind).
 
     ``refs`` are its :func:`question_refs`: their digests spare hashing every text a second time.
+    Its lines are written from them, without an entry each: a build writes the block of every question.
     """
-    return question.id, block(question.id, {ref.lang: Entry(ref.digest) for ref in refs})
+    digests = {ref.lang: ref.digest for ref in refs}
+    return question.id, "\n".join([f"{question.id}:", *(_line(lang, digests[lang]) for lang in sorted(digests))])
 
 
 def dumps(record: Record) -> str:

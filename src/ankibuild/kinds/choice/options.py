@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from operator import itemgetter
 
 from ...model import Question, Translation
 
 #: The letters that name a question's options, in order (at most six).
 LETTERS: tuple[str, ...] = ("A", "B", "C", "D", "E", "F")
+#: Each option's name among a translation's texts, and that of its feedback: made once, as a
+#: build goes over the texts of every translation (to hash them for the translations record).
+_OPTION_NAMES = tuple(f"option-{letter}" for letter in LETTERS)
+_FEEDBACK_NAMES = tuple(f"feedback-{letter}" for letter in LETTERS)
 
 
 @dataclass(frozen=True)
@@ -21,14 +26,11 @@ class Options:
 
     def leading(self) -> Iterator[tuple[str, str]]:
         """Each option, after the question."""
-        for letter, option in zip(LETTERS, self.texts, strict=False):
-            yield f"option-{letter}", option
+        return zip(_OPTION_NAMES, self.texts, strict=False)
 
     def trailing(self) -> Iterator[tuple[str, str]]:
         """Each option's feedback, where there is one, last."""
-        for letter, feedback in zip(LETTERS, self.feedback, strict=False):
-            if feedback:
-                yield f"feedback-{letter}", feedback
+        return filter(itemgetter(1), zip(_FEEDBACK_NAMES, self.feedback, strict=False))
 
 
 _NONE = Options(())
