@@ -16,7 +16,7 @@ NOTETYPE = Notetype(1_500_000_000_001, "basic (en)", ("Front", "Back"), (CARD,),
 MTIME = 1_600_000_000
 
 
-@pytest.mark.parametrize("decks", [1, 2, 3, 5])
+@pytest.mark.parametrize("decks", [0, 1, 2, 3, 5])
 def test_note_types_and_decks_are_those_genanki_writes_with_every_deck_carrying_every_note_type(
     decks: int, tmp_path: Path
 ) -> None:

@@ -120,8 +120,9 @@ def _frame(cursor: sqlite3.Cursor, spec: PackageSpec) -> list[int]:
 
     decks = [genanki.Deck(deck.id, deck.name, deck.description) for deck in (*spec.parents, *spec.decks)]
     genanki.Package([]).write_to_db(cursor, spec.notetypes[0][1], iter(()))
-    (text,) = cursor.execute("SELECT decks FROM col").fetchone()
-    cursor.execute("UPDATE col SET decks = ?", (json.dumps(json.loads(text) | _entries(decks[:-2])),))
+    if decks[:-2]:  # genanki leaves the text of the decks as it is until it adds one
+        (text,) = cursor.execute("SELECT decks FROM col").fetchone()
+        cursor.execute("UPDATE col SET decks = ?", (json.dumps(json.loads(text) | _entries(decks[:-2])),))
     models = [notetype.model() for notetype, _ in spec.notetypes]
     for deck in decks[-2:]:
         for model in models:
