@@ -50,6 +50,8 @@ class Digests:
         self.known: dict[str, Sequence[object]] = {}
         #: The readings to keep for the next build: only settled ones, by path.
         self.settled: dict[str, Reading] = {}
+        #: The paths whose digest was taken from their bytes here, not from a reading kept.
+        self.hashed: set[str] = set()
         self._clock: tuple[int, int] | None = None
 
     def learn(self, readings: object) -> None:
@@ -84,6 +86,7 @@ class Digests:
             with open_regular(path) as file:
                 info = os.fstat(file.fileno())  # before reading: what was read is at least as new
                 sha = hashlib.file_digest(file, "sha256").hexdigest()
+            self.hashed.add(key)
         # A pipe or a device is never read, nor a path no file can have (a NUL byte, from a forged record): no digest.
         except (OSError, UnsafePathError, ValueError):
             return None

@@ -46,6 +46,7 @@ def run(
             options,
             progress,
             state.known(),
+            hashed=state.hashed(),
             checks=[packages.check, exports.check],
             sink=rows,
             meanwhile=packages.prepare,

@@ -129,6 +129,14 @@ class BuildState:
         """The digests :meth:`unchanged` read of the files in the bank folder, by path."""
         return {self.decks / name[2:]: sha for name, sha in self.seen.items() if name.startswith("0/") and sha}
 
+    def hashed(self) -> set[Path]:
+        """The files of :meth:`known` whose digest :meth:`unchanged` took from their bytes.
+
+        The others' come from the readings the last build kept in the cache folder, which
+        anyone who may write there could have changed.
+        """
+        return {path for path in self.known() if str(path) in self.digests.hashed}
+
     def inputs(self, files: dict[str, str], *, others_only: bool = False) -> str:
         """A digest of the files the build reads (from :meth:`read_inputs`) and of the options.
 

@@ -126,3 +126,18 @@ def test_a_build_record_naming_a_package_no_file_can_be_is_a_miss(project: Proje
         "ai-stack-fr.apkg",
         "ai-stack-en.apkg",
     ]
+
+
+def test_a_question_files_digest_forged_in_the_build_record_is_a_miss(project: Project) -> None:
+    """A digest recalled from the record is only a key to look in the cache under: the file is read again."""
+    project.build()
+    project.build()  # its files settled: the record now keeps their readings, digests included
+    for record in Cache(project.decks).folder.glob("build-*.json"):
+        data = json.loads(record.read_text())
+        (name,) = [name for name in data["readings"] if name.endswith("ai-hardware.yaml")]
+        data["readings"][name][5] = "0" * 64
+        data["inputs"] = "forged"  # something to build
+        record.write_text(json.dumps(data))
+    for _ in range(2):
+        result = project.build()
+        assert result.questions > 0

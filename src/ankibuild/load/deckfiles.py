@@ -13,7 +13,7 @@ import hashlib
 import io
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import chain, repeat
@@ -748,6 +748,7 @@ def process_all(
     cache: Cache | None,
     progress: Progress = silent,
     known: Mapping[Path, str] | None = None,
+    hashed: Collection[Path] = (),
     sink: NoteSink | None = None,
     meanwhile: Callable[[], object] = lambda: None,
 ) -> dict[Path, FileResult]:
@@ -757,7 +758,8 @@ def process_all(
     is computed (in parallel if large), given to ``sink`` and stored, and texts are left out.
     Without one (checking a bank about to be written), everything is computed here.
     ``known`` has the sha256 of files just read: those found in the cache under
-    it are not read again. ``meanwhile`` is done while the files are processed.
+    it are not read again, nor those of ``hashed`` (whose sha256 was taken from
+    their bytes, not recalled) before they are processed. ``meanwhile`` is done while the files are processed.
     """
     if cache is None:
         raws = {
@@ -773,7 +775,7 @@ def process_all(
         sha = (known or {}).get(path)
         if sha and _stored(_Recipe(bank, path, langs, cache, _key(context, path, sha)), recipes, stored):
             continue
-        job = _job(path, pending, problems, root=bank.root, sha=sha)
+        job = _job(path, pending, problems, root=bank.root, sha=sha if path in hashed else None)
         if job and not _stored(_Recipe(bank, path, langs, cache, _key(context, path, job.sha)), recipes, stored):
             missing[path] = job
     # What is missing is processed on another core while what was stored is restored here: after one
@@ -843,8 +845,8 @@ def _job(
 
     Its bytes are read again when its turn comes, unless they are only in memory:
     the bytes of every file waiting would cost as much memory as the bank. A file
-    whose ``sha`` was just read (by the look at what changed) is not read here at
-    all: its turn reads it, and stops the build if the bytes are no longer those.
+    whose ``sha`` was just taken from its bytes (by the look at what changed) is not
+    read here at all: its turn reads it, and stops the build if the bytes are no longer those.
     """
     if sha and path not in pending:
         size = reader.size(path, problems, (root,), limit=paths.MAX_STREAMED_BYTES)

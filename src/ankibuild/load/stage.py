@@ -6,7 +6,7 @@ all of them (see :class:`~ankibuild.errors.Problems`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache as cache_call
 from functools import partial
@@ -60,6 +60,7 @@ def _load(
     cache: Cache | None,
     progress: Progress = silent,
     known: Mapping[Path, str] | None = None,
+    hashed: Collection[Path] = (),
     verbose: bool = False,
     folders: TemplateFolders | None = None,
     sink: NoteSink | None = None,
@@ -101,6 +102,7 @@ def _load(
         cache=cache,
         progress=progress,
         known=known,
+        hashed=hashed,
         sink=sink,
         meanwhile=lambda: [meanwhile(), released()],
     )
@@ -183,13 +185,15 @@ def load_all(
     progress: Progress = silent,
     known: Mapping[Path, str] | None = None,
     *,
+    hashed: Collection[Path] = (),
     checks: Sequence[BankCheck] = (),
     sink: NoteSink | None = None,
     meanwhile: Callable[[], object] = lambda: None,
 ) -> LoadedBank:
     """The valid bank and lock, the templates and notes of the languages asked for, and the warnings found.
 
-    ``known`` has the sha256 of question files just read, which need not be read again.
+    ``known`` has the sha256 of question files just read, which need not be read again;
+    those of ``hashed`` were taken from their bytes, and are read only to be processed.
     ``checks`` add what the outputs find wrong with the bank, to be reported with the rest.
     ``sink`` is given each question file processed anew, in the process that processed it.
     ``meanwhile`` is done while the question files are processed.
@@ -210,6 +214,7 @@ def load_all(
         cache=cache,
         progress=progress,
         known=known,
+        hashed=hashed,
         verbose=options.verbose,
         folders=options.folders,
         sink=sink,
