@@ -340,3 +340,13 @@ def test_an_option_that_refers_to_the_others_is_judged_by_the_questions_own_shuf
     (tmp_path / "decks" / "q.yaml").write_text(question, encoding="utf-8")
     checks = [problem.check for problem in check(decks=tmp_path / "decks").items]
     assert ("all-of-the-above" in checks) is warned
+
+
+def test_feedback_on_no_letter_of_a_question_with_too_many_options_is_reported(tmp_path: Path) -> None:
+    """The hint names the last letter there is, whatever the number of options written."""
+    seven = "[one, two, three, four, five, six, seven]"
+    old = "      options: [one, two, three]\n      explanation: Because.\n"
+    new = f"      options: {seven}\n      explanation: Because.\n      feedback: {{G: No}}\n"
+    problems = _problems(tmp_path, old, new)
+    said = [problem for problem in problems if "feedback on 'G'" in problem.message]
+    assert said and said[0].hint == "name an option by its letter, A to F"

@@ -351,7 +351,7 @@ def _feedback(
         letter = _letter(key)
         text = check.text_value(value, given.at(key), f"the feedback on option {key}", question=qid)
         if letter is None or LETTERS.index(letter) >= count:
-            hint = f"name an option by its letter, A to {LETTERS[count - 1]}" if count else "name an option's letter"
+            hint = f"name an option by its letter, A to {_last(count)}" if count else "name an option's letter"
             check.report(
                 given.at(key), f"feedback on '{key}', which is not one of the {count} options", hint, question=qid
             )
@@ -361,6 +361,11 @@ def _feedback(
             marks[f"feedback-{letter}"] = given.at(key)
         ok = ok and text is not None
     return tuple(texts), ok
+
+
+def _last(count: int) -> str:
+    """The letter of the last of ``count`` options, or of the last there may be (too many is told apart)."""
+    return LETTERS[min(count, len(LETTERS)) - 1]
 
 
 def _options(check: Checker, data: Map, qid: str) -> tuple[str, ...] | None:
@@ -432,7 +437,7 @@ def _options_agree(
         check.report(
             places.get(letter, data.at("answer")),
             f"answer {letter} is not among the {count} options",
-            f"use a letter from A to {LETTERS[count - 1]}",
+            f"use a letter from A to {_last(count)}",
             question=qid,
         )
     return not missing
