@@ -92,6 +92,11 @@ def _load(
         # The link is part of each note's back field, so its words are rendered with the note.
         labels = folders or TemplateFolders()
         bank = replace(bank, report_words={lang: report_words(labels, lang) for lang in bank.languages})
+
+    def during() -> None:  # while the question files are processed
+        meanwhile()
+        released()
+
     results = process_all(
         bank,
         bank_raw,
@@ -104,7 +109,7 @@ def _load(
         known=known,
         hashed=hashed,
         sink=sink,
-        meanwhile=lambda: [meanwhile(), released()],
+        meanwhile=during,
     )
     check_released_id(bank_file, problems, released())
     told = [problem for result in results.values() for problem in result.problems]
