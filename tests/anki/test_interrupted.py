@@ -36,11 +36,16 @@ from ankibuild.cli import INTERRUPTED, main
 
 # Ctrl-C as in a terminal: a test runner's worker may ignore SIGINT, and a child inherits that.
 signal.signal(signal.SIGINT, signal.default_int_handler)
+# The kernel hands a Ctrl-C to any thread that does not block it, and Python raises it in the main
+# thread at its next check: taken by another thread, it could come after the rename. Every thread
+# the build starts inherits this block; only the paused thread lifts it, so the test knows when it lands.
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
 target = sys.argv.pop(1)
 real_replace = os.replace
 
 def replace_after_a_pause(source, destination):
     if os.path.basename(os.fspath(destination)) == target:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         os.kill(os.getpid(), signal.SIGSTOP)
     real_replace(source, destination)
 
