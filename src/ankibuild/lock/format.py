@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 from ..errors import BankError, Problems
 from ..languages import is_language
-from ..paths import MAX_RECORD_BYTES, UnsafePathError, read_inside
+from ..paths import MAX_RECORD_BYTES, UnsafePathError, open_inside, read_inside
 from ..yamlfiles.conflicts import conflict_line
 from .clock import MAX_TIME
 
@@ -162,18 +162,19 @@ _MAX_REWRITTEN = 16
 def read_lock(path: Path, recall: Callable[[bytes], Lock | None] | None = None) -> Lock:
     """The lock of the previous build, or an empty one for a bank's first build.
 
-    ``recall`` may restore the lock from the file's bytes instead of parsing
-    them (see :func:`.memo.recall`).
+    ``recall`` may restore the lock from the sha256 of the file's bytes instead
+    of parsing them (see :func:`.memo.recall`).
     """
     try:
+        sha = _sha256_inside(path) if recall else None
+        recalled = recall(sha) if recall and sha else None
+        if recalled is not None:
+            return recalled
         raw = read_inside(path, (path.parent,), MAX_RECORD_BYTES)  # a line per note
     except FileNotFoundError:
         return Lock()
     except (UnsafePathError, OSError) as err:
         raise _unreadable(path, err) from err
-    recalled = recall(raw) if recall else None
-    if recalled is not None:
-        return recalled
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -182,6 +183,25 @@ def read_lock(path: Path, recall: Callable[[bytes], Lock | None] | None = None) 
     if conflict:
         raise _damaged(path, conflict, "merge conflict markers")
     return _parse_first(path, text) if text.startswith("{\n") else _parse(path, text)
+
+
+#: How much of the lock file is hashed at a time.
+_PIECE = 256 * 1024
+
+
+def _sha256_inside(path: Path) -> bytes | None:
+    """The sha256 of the lock file's bytes, read a piece at a time, where :func:`read_inside` would read them;
+    None for a file larger than it reads (it tells why). Raises as it does.
+
+    Only this digest is needed to recall the lock: read a piece at a time, the 6 MB of a large bank's
+    lock are never held, and each page of them would be a page fault, which costs more than hashing it.
+    """
+    sha, left, piece = hashlib.sha256(), MAX_RECORD_BYTES + 1, memoryview(bytearray(_PIECE))
+    with open_inside(path, (path.parent,)) as file:
+        while size := file.readinto(piece[: min(left, _PIECE)]):
+            sha.update(piece[:size])
+            left -= size
+    return sha.digest() if left else None
 
 
 def _parse(path: Path, text: str) -> Lock:
