@@ -10,6 +10,8 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import cache as cache_call
 from functools import partial
+from itertools import chain, groupby
+from operator import attrgetter
 from pathlib import Path
 
 from .. import paths
@@ -116,13 +118,7 @@ def _load(
     problems.extend(explanations_in_summary(missing_in_summary(told, verbose=verbose)))
     decks_found = tuple(result.deck for result in results.values() if result.deck is not None)
     check_unique_ids(
-        (
-            (result.deck.place.path, *question)
-            for result in results.values()
-            if result.deck
-            for question in result.questions
-        ),
-        problems,
+        [(deck.place.path, result.questions) for result in results.values() if (deck := result.deck)], problems
     )
     for kind in KINDS.values():
         facts = [fact for result in results.values() for fact in result.facts.get(kind.name, ())]
@@ -233,7 +229,7 @@ def load_all(
     langs = _languages(bank, languages)
     kinds = _kinds(results)
     card_templates = _load_templates(options.folders, langs, kinds, shuffle=bank.shuffle, problems=problems)
-    notes = [note for lang in langs for result in results for note in result.notes if note.lang == lang]
+    notes = _by_language(results, langs)
     media = {name: content for result in results for name, content in result.media.items()}
     if set(langs) == set(bank.languages) and not problems.errors:
         # Only now is every image reference known: a file with errors may be the one that shows it.
@@ -255,6 +251,20 @@ def _kinds(results: Sequence[FileResult]) -> list[Kind]:
     its note type), then the others in the order of :data:`KINDS`."""
     used = {note.kind for result in results for note in result.notes}
     return [kind for name, kind in KINDS.items() if name == DEFAULT_KIND or name in used]
+
+
+def _by_language(results: Sequence[FileResult], langs: Sequence[str]) -> list[NoteHead]:
+    """The notes of ``langs``, language by language, each in the order of the files and in the file's.
+
+    A file's notes come by language (see :attr:`FileResult.notes`): each run of one language is taken
+    whole, in C, rather than every note looked at once per language.
+    """
+    by_lang: dict[str, list[NoteHead]] = {lang: [] for lang in langs}
+    for result in results:
+        for lang, run in groupby(result.notes, attrgetter("lang")):
+            if lang in by_lang:
+                by_lang[lang].extend(run)
+    return list(chain.from_iterable(by_lang.values()))
 
 
 def _load_templates(

@@ -7,9 +7,11 @@ so a student sees all mistakes of all files in one run.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import cache
+from itertools import chain
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -490,20 +492,25 @@ def _translations(
     return result, texts
 
 
-def check_unique_ids(questions: Iterable[tuple[Path, str, int, int]], problems: Problems) -> None:
+def check_unique_ids(files: Sequence[tuple[Path, Sequence[tuple[str, int, int]]]], problems: Problems) -> None:
     """A question id identifies notes in classmates' collections: it must be unique.
 
-    ``questions`` are the bank's questions as (file, id, line, column), in order.
+    ``files`` are the bank's question files, each with its questions as (id, line, column), in order.
     """
+    each = [questions for _, questions in files]
+    # Nearly always each id once, told by a set made in C: the loop below is for a bank with a repeated id.
+    if len(set(map(itemgetter(0), chain.from_iterable(each)))) == sum(map(len, each)):
+        return
     first: dict[str, tuple[Path, int, int]] = {}
-    for path, question, line, column in questions:
-        where = first.setdefault(question, (path, line, column))
-        if where != (path, line, column):
-            problems.add(
-                path,
-                f"duplicate question id '{question}': also at {problems.name(where[0])}:{where[1]}:{where[2]}",
-                line=line,
-                column=column,
-                question=question,
-                hint="give this question its own id; the other one keeps it, as classmates' notes use it",
-            )
+    for path, questions in files:
+        for question, line, column in questions:
+            where = first.setdefault(question, (path, line, column))
+            if where != (path, line, column):
+                problems.add(
+                    path,
+                    f"duplicate question id '{question}': also at {problems.name(where[0])}:{where[1]}:{where[2]}",
+                    line=line,
+                    column=column,
+                    question=question,
+                    hint="give this question its own id; the other one keeps it, as classmates' notes use it",
+                )

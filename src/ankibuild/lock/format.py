@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 from ..errors import BankError, Problems
 from ..languages import is_language
-from ..paths import MAX_RECORD_BYTES, UnsafePathError, read_inside
+from ..paths import MAX_RECORD_BYTES, UnsafePathError, open_inside, read_inside
 from ..yamlfiles.conflicts import conflict_line
 from .clock import MAX_TIME
 
@@ -162,18 +162,19 @@ _MAX_REWRITTEN = 16
 def read_lock(path: Path, recall: Callable[[bytes], Lock | None] | None = None) -> Lock:
     """The lock of the previous build, or an empty one for a bank's first build.
 
-    ``recall`` may restore the lock from the file's bytes instead of parsing
-    them (see :func:`.memo.recall`).
+    ``recall`` may restore the lock from the sha256 of the file's bytes instead
+    of parsing them (see :func:`.memo.recall`).
     """
     try:
+        sha = _sha256_inside(path) if recall else None
+        recalled = recall(sha) if recall and sha else None
+        if recalled is not None:
+            return recalled
         raw = read_inside(path, (path.parent,), MAX_RECORD_BYTES)  # a line per note
     except FileNotFoundError:
         return Lock()
     except (UnsafePathError, OSError) as err:
         raise _unreadable(path, err) from err
-    recalled = recall(raw) if recall else None
-    if recalled is not None:
-        return recalled
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -182,6 +183,25 @@ def read_lock(path: Path, recall: Callable[[bytes], Lock | None] | None = None) 
     if conflict:
         raise _damaged(path, conflict, "merge conflict markers")
     return _parse_first(path, text) if text.startswith("{\n") else _parse(path, text)
+
+
+#: How much of the lock file is hashed at a time.
+_PIECE = 256 * 1024
+
+
+def _sha256_inside(path: Path) -> bytes | None:
+    """The sha256 of the lock file's bytes, read a piece at a time, where :func:`read_inside` would read them;
+    None for a file larger than it reads (it tells why). Raises as it does.
+
+    Only this digest is needed to recall the lock: read a piece at a time, the 6 MB of a large bank's
+    lock are never held, and each page of them would be a page fault, which costs more than hashing it.
+    """
+    sha, left, piece = hashlib.sha256(), MAX_RECORD_BYTES + 1, memoryview(bytearray(_PIECE))
+    with open_inside(path, (path.parent,)) as file:
+        while size := file.readinto(piece[: min(left, _PIECE)]):
+            sha.update(piece[:size])
+            left -= size
+    return sha.digest() if left else None
 
 
 def _parse(path: Path, text: str) -> Lock:
@@ -344,13 +364,13 @@ def holds(bank: object, notetypes: Sequence[object], notes: Sequence[Sequence[ob
         return False
     # A lock recalled holds every note: each column is checked at once, at C speed, by the patterns a line's
     # values are, or by the set of its values' types and the bounds of its times.
-    patterns = (_slug(), _HEX)
     return (
         known
         and set(map(type, guids)) <= {str}
         and set(map(type, mtimes)) <= {int}
         and (not mtimes or (min(mtimes) >= 0 and max(mtimes) <= MAX_TIME))  # type: ignore[type-var, operator]
-        and all(_every(pattern).fullmatch(text) for pattern, text in zip(patterns, joined[:2], strict=True))
+        and _every(_slug()).fullmatch(joined[0]) is not None
+        and (_hex_groups(joined[1], DIGEST_DIGITS, b"\n") or _every(_HEX).fullmatch(joined[1]) is not None)
         and _all_checksums(joined[2])
     )
 
@@ -375,8 +395,11 @@ def _all_checksums(joined: str) -> bool:
 
     The same test as that pattern repeated, at a tenth of its cost: the engine takes a slow step per
     repeated group, some 300,000 for a lock of 30,000 notes. Here each byte becomes its class, and
-    a few searches of the classes, each a pass in C, test their order.
+    a few searches of the classes, each a pass in C, test their order. The checksums a build writes,
+    each of 8 digits, pass a quicker test first.
     """
+    if _hex_groups(joined, CHECKSUM_DIGITS, b" \n"):
+        return True
     data = joined.encode("utf-8", "surrogatepass")
     classes = data.translate(_CLASSES)
     return (
@@ -385,6 +408,30 @@ def _all_checksums(joined: str) -> bool:
         and not classes.startswith(b"s")
         and not any(pair in classes for pair in (b"ss", b"sn", b"ns"))  # each space between two digits
         and b"x" * 17 not in classes
+    )
+
+
+#: How many hexadecimal digits a build writes for a note's digest, and for each of its checksums.
+DIGEST_DIGITS, CHECKSUM_DIGITS = 16, 8
+#: Every byte a hexadecimal digit is written with.
+_HEX_BYTES = b"0123456789abcdef"
+
+
+def _hex_groups(joined: str, digits: int, ends: bytes) -> bool:
+    """Whether ``joined`` is nothing but groups of ``digits`` hexadecimal digits, each ended by one of the bytes of
+    ``ends``, the last by a line break: the shape of the columns a build writes.
+
+    Each group's end is at a place known beforehand: a slice takes them all, and a few passes in C, none a
+    step per group, tell whether they are ends and the rest digits. A column of another shape may still be valid.
+    """
+    data = joined.encode("utf-8", "surrogatepass")
+    after = data[digits :: digits + 1]
+    return (
+        len(data) == len(after) * (digits + 1)
+        and data.endswith(b"\n")
+        and not after.translate(None, ends)
+        # Its bytes but the digits are those ends, and no others: every other byte is a digit.
+        and data.translate(None, _HEX_BYTES) == after
     )
 
 

@@ -38,11 +38,11 @@ def _memo_key(sha: bytes) -> bytes:
     return hashlib.sha256(f"{code_fingerprint()}\0".encode() + sha).digest()
 
 
-def recall(memo: Path, raw: bytes) -> Lock | None:
-    """The lock kept in ``memo`` while the file still holds ``raw``, the bytes it was kept for; else None."""
+def recall(memo: Path, sha: bytes) -> Lock | None:
+    """The lock kept in ``memo`` while the file's bytes still have the sha256 ``sha``, those it was kept for;
+    else None."""
     try:
         (written, bank, types, mtimes), texts = unpack_columns(memo.read_bytes())
-        sha = hashlib.sha256(raw).digest()
         if written != _memo_key(sha).hex() or not holds(bank, types, [*texts, mtimes]):
             return None
         notetypes = {t[0]: NotetypeLock(t[0], t[1], tuple(t[2]), tuple(t[3]), t[4], t[5]) for t in types}

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import chain
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ...errors import Problems
 from ...model import Place, Question
@@ -156,7 +156,7 @@ class ItemChecker(FileChecks):
 
     def file_patterns(self, facts: Iterable[Fact]) -> None:
         """The patterns across the file's questions, of the facts :meth:`question_facts` gave of each."""
-        self.patterns(map(_facts, facts), self.place, "this file")
+        self.patterns(facts, self.place, "this file")
 
     def question(self, question: Question, options: Mapping[str, Sequence[str]]) -> AnswerFacts:
         """Check one question's options in each language (as rendered); its facts for the patterns."""
@@ -281,11 +281,16 @@ class ItemChecker(FileChecks):
                     question=question.id,
                 )
 
-    def patterns(self, facts: Iterable[AnswerFacts], where: Place, what: str) -> None:
+    def patterns(self, facts: Iterable[Sequence[Any]], where: Place, what: str) -> None:
         """Across questions with one correct option: answers on one letter, or the correct option usually the
-        longest."""
-        facts = [f for f in facts if f.letter]
-        letters = Counter(f.letter for f in facts if ANSWER_LETTER not in f.allow)
+        longest.
+
+        ``facts`` are as :meth:`question_facts` gives them, and the cache keeps them (see :func:`holds`): the
+        letter, whether it is the longest, the checks allowed. Each is taken apart as it comes, not made into
+        :class:`AnswerFacts` first: the patterns across a bank go over every question after each edit.
+        """
+        single = [fact for fact in facts if fact[0]]
+        letters = Counter(letter for letter, _, allow in single if ANSWER_LETTER not in allow)
         total = sum(letters.values())
         if total >= MIN_QUESTIONS and letters.most_common(1)[0][1] > total * MAJORITY:
             letter, count = letters.most_common(1)[0]
@@ -296,7 +301,7 @@ class ItemChecker(FileChecks):
                 hint="students learn the letter, not the subject: spread the correct options over the places "
                 "(move each and change its 'answer')",
             )
-        counted = [f.longest for f in facts if OFTEN_LONGEST not in f.allow]
+        counted = [longest for _, longest, allow in single if OFTEN_LONGEST not in allow]
         if len(counted) >= MIN_QUESTIONS and sum(counted) > len(counted) * MAJORITY:
             self.report(
                 OFTEN_LONGEST,
@@ -366,7 +371,7 @@ def check_bank(bank_file: Path, facts: Sequence[Fact], files: int, *, problems: 
     """The patterns across all files of a bank of several files (one file is checked on its own)."""
     if files > 1:
         place = Place(bank_file, 1, 1)
-        ItemChecker(place, problems, shuffle=False).patterns(map(_facts, facts), place, "the bank")
+        ItemChecker(place, problems, shuffle=False).patterns(facts, place, "the bank")
 
 
 def holds(facts: Sequence[object]) -> bool:
@@ -384,11 +389,3 @@ def holds(facts: Sequence[object]) -> bool:
 def _only(values: Iterable[object], kind: type) -> bool:
     """Whether every value is of type ``kind`` exactly (JSON gives back no other)."""
     return set(map(type, values)) <= {kind}
-
-
-def _facts(fact: Fact) -> AnswerFacts:
-    """The facts :meth:`ItemChecker.check` gave as plain data, which the cache keeps."""
-    letter, longest, allow = fact
-    if not isinstance(letter, str) or not isinstance(allow, list):
-        raise TypeError(f"facts of another shape: {fact!r}")
-    return AnswerFacts(letter, longest is True, frozenset(map(str, allow)))
