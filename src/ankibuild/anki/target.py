@@ -84,7 +84,11 @@ class AnkiTarget:
             importlib.import_module("genanki")
 
     def plan(self, loaded: LoadedBank) -> AnkiPlan:
-        """The new lock, the changes since the packages published, and what each package holds."""
+        """The new lock, the changes since the packages published, and what each package holds.
+
+        The one package a build after an edit makes is started as soon as its notes' times are
+        stamped (see :class:`_Started`): meanwhile the published packages are followed.
+        """
         options, bank, old = self.options, loaded.bank, loaded.lock
         result = BuildResult(
             bank.id,
@@ -99,21 +103,37 @@ class AnkiTarget:
         check_frozen(old, stamped, options)
         packages = _plan(bank, loaded, types, lock=stamped, out=options.out, split=options.split)
         known = self._known(packages)
-        new, previous = _follow_published(loaded, stamped, options, clock=self.clock, result=result, known=known)
-        if new is not stamped:  # times raised above the published ones: the packages hold those
-            packages = _plan(bank, loaded, types, lock=new, out=options.out, split=options.split)
-        result.package_digests = {str(package.path): package.spec.digest for package in packages}
-        result.retired_searches = _RetiredSearches(types, loaded.notes, loaded.templates)
-        todo = [package for package in packages if self.built.get(str(package.path)) != package.spec.digest]
-        lock = LockPlan.of(new, options, before=old)
-        return AnkiPlan(options, result, loaded.templates, types, packages, todo, lock, previous, self.progress)
+        with self._start(packages, stamped, loaded.templates) as started:
+            new, previous = _follow_published(loaded, stamped, options, clock=self.clock, result=result, known=known)
+            if new is not stamped:  # times raised above the published ones: the packages hold those
+                started.stop()
+                packages = _plan(bank, loaded, types, lock=new, out=options.out, split=options.split)
+            result.package_digests = {str(package.path): package.spec.digest for package in packages}
+            result.retired_searches = _RetiredSearches(types, loaded.notes, loaded.templates)
+            lock = LockPlan.of(new, options, before=old)
+            todo = self._todo(packages)
+            return AnkiPlan(
+                options, result, loaded.templates, types, packages, todo, lock, previous, self.progress, started
+            )
+
+    def _todo(self, packages: list[_Package]) -> list[_Package]:
+        """The packages whose content differs from what the last build made of them."""
+        return [package for package in packages if self.built.get(str(package.path)) != package.spec.digest]
+
+    def _start(self, packages: list[_Package], lock: Lock, templates: Mapping[str, CardTemplates]) -> _Started:
+        """The one package to make, started in a process of its own with the times of ``lock``, if it is one."""
+        todo, kept = self._todo(packages), self.options.cache.kept
+        if not _alone(todo):
+            return _Started()
+        forked = _forked_alone(todo[0], kept=kept, published=_keeping(lock, templates, kept))
+        return _Started(todo[0], forked)
 
     def _known(self, packages: list[_Package]) -> dict[Path, Known]:
         """The packages of each language all of whose packages are as the last build made them.
 
         Made of the same lock, such a package holds each of its notes with the lock's digest and time.
         """
-        changed = {package.lang for package in packages if self.built.get(str(package.path)) != package.spec.digest}
+        changed = {package.lang for package in self._todo(packages)}
         return {
             package.path: Known(package.lang, _newest(package.spec))
             for package in packages
@@ -138,6 +158,15 @@ class AnkiPlan:
     #: The changelog already published, which the new one continues.
     previous: str
     progress: Progress
+    #: The one package to make, made meanwhile.
+    started: _Started
+
+    def __enter__(self) -> AnkiPlan:
+        return self
+
+    def __exit__(self, *error: object) -> None:
+        """Stop making the package started while planning, should the build stop before asking for its bytes."""
+        self.started.stop()
 
     def write(self, later: Later | None = None) -> BuildResult:
         """Make the packages that changed, then publish the changelog.
@@ -153,13 +182,14 @@ class AnkiPlan:
         if not options.dry_run:
             for path in (out / CHANGELOG_FILE, *(p.path for p in self.packages)):
                 remove_stale_temporaries(path)
-        by_id = notetype_keys(self.lock.lock.bank, self.templates)
-        published = partial(_keep_published, types=by_id, lock=self.lock.lock, kept=kept)
+        published = _keeping(self.lock.lock, self.templates, kept)
         written = {}
         # Each package is written as soon as it is made, and let go: not every package's bytes at once.
         # Meanwhile this process keeps the lock's memo: the lock itself is saved by the build, after every package.
         meanwhile = partial(self.lock.kept, options)
-        making = _make_packages(self.todo, kept, self.progress, published=published, meanwhile=meanwhile, later=later)
+        making = _make_packages(
+            self.todo, kept, self.progress, published=published, meanwhile=meanwhile, later=later, started=self.started
+        )
         for package, content in making:
             written[package.path] = _write(package.path, content, options.dry_run)
         for package in self.packages:
@@ -300,6 +330,7 @@ def _make_packages(
     published: Keeping,
     meanwhile: Callable[[], None],
     later: Later,
+    started: _Started,
 ) -> Iterator[tuple[_Package, bytes]]:
     """Each package to make with its bytes, as it is made, several at a time.
 
@@ -312,14 +343,17 @@ def _make_packages(
     made: packages made at once would otherwise wait here for each other's.
     ``meanwhile`` is done here while they are made. On threads, what is kept
     for the next build is written ``later``, when the package is made already.
+    A package to make alone may be ``started`` already.
     """
 
     def making(keeping: Later) -> list[Callable[[], bytes]]:
         return [partial(_package_made, package, kept=kept, published=published, later=keeping) for package in todo]
 
     written, total, cores = 0, sum(len(package.spec.notes) for package in todo), os.cpu_count() or 1
-    if total >= PROCESS_NOTES and len(todo) == 1 and can_fork():
-        content = _made_alone(making, meanwhile=meanwhile, later=later)
+    if _alone(todo):
+        forked = started.take(todo[0]) or _forked_alone(todo[0], kept=kept, published=published)
+        (make,) = making(later)
+        content = _made_alone(forked, make, meanwhile=meanwhile, later=later)
         progress(f"notes written ({todo[0].lang})", total, total)
         yield todo[0], content
         return
@@ -342,23 +376,35 @@ def _make_packages(
             yield package, content
 
 
-def _made_alone(
-    making: Callable[[Later], list[Callable[[], bytes]]], *, meanwhile: Callable[[], None], later: Later
-) -> bytes:
-    """The bytes of the one package to make, made in a process forked for it while this one does ``meanwhile``.
+def _alone(todo: list[_Package]) -> bool:
+    """Whether the packages to make are one, made in a process forked for it (see :func:`_forked_alone`)."""
+    return len(todo) == 1 and len(todo[0].spec.notes) >= PROCESS_NOTES and can_fork()
 
-    Made on a thread, it waited for the interpreter while this one kept the lock's memo. The
-    process sends the bytes back first, then writes what the package keeps for the next build,
-    which ``later`` waits for. Should it fail, the package is made here.
+
+def _forked_alone(package: _Package, *, kept: Path, published: Keeping) -> Forked:
+    """The one package to make, made in a process forked for it: the work of :func:`_package_made`.
+
+    The process sends the bytes back first, then writes what the package keeps for the next build.
     """
     keeping: list[Callable[[], object]] = []
+
+    def later(do: Callable[..., object], *args: object) -> None:
+        keeping.append(partial(do, *args))
 
     def keep() -> None:
         for do in keeping:
             do()
 
-    (make,) = making(lambda do, *args: keeping.append(partial(do, *args)))
-    forked = Forked(make, after=keep)
+    return Forked(partial(_package_made, package, kept=kept, published=published, later=later), after=keep)
+
+
+def _made_alone(forked: Forked, make: Callable[[], bytes], *, meanwhile: Callable[[], None], later: Later) -> bytes:
+    """The bytes of the one package to make, made by ``forked`` while this process does ``meanwhile``.
+
+    Made on a thread, it waited for the interpreter while this one kept the lock's memo.
+    ``later`` waits for the process to write what the package keeps. Should it fail, the
+    package is made here, by ``make``.
+    """
     try:
         meanwhile()
         content = forked.answer()
@@ -366,10 +412,44 @@ def _made_alone(
         forked.stop()
         raise
     later(forked.wait)
-    if isinstance(content, bytes):
-        return content
-    (make,) = making(later)
-    return make()
+    return content if isinstance(content, bytes) else make()
+
+
+class _Started:
+    """The one package a build makes, started in a process of its own as soon as it was planned, or none.
+
+    The process works while the build follows the published packages and writes the other outputs. It
+    is stopped should the build stop first, or should the times the package holds be raised (see
+    :func:`_follow_published`): then the package is made once they are known.
+    """
+
+    def __init__(self, package: _Package | None = None, forked: Forked | None = None) -> None:
+        self._package, self._forked = package, forked
+
+    def take(self, package: _Package) -> Forked | None:
+        """The process making ``package``, from now on the caller's to wait for; None if none is."""
+        if package is not self._package:
+            return None
+        forked, self._forked = self._forked, None
+        return forked
+
+    def stop(self) -> None:
+        """Stop the process, unless it was taken."""
+        forked, self._forked = self._forked, None
+        if forked is not None:
+            forked.stop()
+
+    def __enter__(self) -> _Started:
+        return self
+
+    def __exit__(self, error: type[BaseException] | None, *_: object) -> None:
+        if error is not None:
+            self.stop()
+
+
+def _keeping(lock: Lock, templates: Mapping[str, CardTemplates], kept: Path) -> Keeping:
+    """How a package made of ``lock`` keeps its notes in the folder ``kept`` (see :func:`_keep_published`)."""
+    return partial(_keep_published, types=notetype_keys(lock.bank, templates), lock=lock, kept=kept)
 
 
 def _fork() -> BaseContext | None:
