@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from ankibuild.anki import target
+from ankibuild.cache import Cache
 from ankibuild.export.target import ExportPlan
 from ankibuild.lock.clock import Clock
 
@@ -28,9 +29,10 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="packages are st
 
 @pytest.fixture
 def events(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
-    """Each process the build forks (its id) and each following of the published packages ("followed"), in order;
-    every package made in a process of its own, however small."""
-    fork, follow, logged = os.fork, target._follow_published, []
+    """Each process the build forks (its id), each planning of packages ("planned" and their languages) and
+    each following of the published packages ("followed"), in order; every package made in a process of its
+    own, however small."""
+    fork, follow, plan, logged = os.fork, target._follow_published, target._plan, []
 
     def forked() -> int:
         pid = fork()
@@ -42,7 +44,12 @@ def events(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
         logged.append("followed")
         return follow(*args, **options)
 
+    def planned(*args: Any, langs: list[str], **options: Any) -> Any:
+        logged.append(f"planned {' '.join(langs)}")
+        return plan(*args, langs=langs, **options)
+
     monkeypatch.setattr(target, "PROCESS_NOTES", 0)
+    monkeypatch.setattr(target, "_plan", planned)
     monkeypatch.setattr(os, "fork", forked)
     monkeypatch.setattr(target, "_follow_published", followed)
     yield logged
@@ -59,13 +66,18 @@ def _ended(events: list[str]) -> bool:
     return True
 
 
-def test_the_package_is_started_before_the_published_packages_are_followed(project: Project, events: list[str]) -> None:
+def test_the_package_is_started_before_the_other_languages_are_planned_and_the_published_followed(
+    project: Project, events: list[str]
+) -> None:
     project.build()
     project.edit(FILE, *DE)
     events.clear()
     result = project.build()
     assert [output.path.name for output in result.outputs if output.written] == ["ai-stack-de.apkg"]
-    assert events[-1] == "followed" and events[-2].isdigit()
+    # The packages of the edited language are planned first.
+    assert (
+        events[:2] == ["planned de", events[1]] and events[1].isdigit() and events[2:] == ["planned fr en", "followed"]
+    )
     assert [(c.lang, c.question, c.kind.value) for c in result.changes.items] == [
         ("de", "elementwise-ops-memory-bound", "changed")
     ]
@@ -110,4 +122,22 @@ def test_a_package_whose_times_follow_the_published_ones_is_stopped_and_not_made
     result = project.build(clock=_at(3))
     assert not any(output.written for output in result.outputs)
     assert {path.name: path.read_bytes() for path in (lock, *Path(project.out).glob("*.apkg"))} == built
-    assert events[-2].isdigit() and events[-1] == "followed" and _ended(events)
+    assert events[0] == "planned de" and events[1].isdigit() and events[-2:] == ["followed", "planned de fr en"]
+    assert _ended(events)
+
+
+def test_a_package_started_while_the_other_languages_turn_out_changed_too_is_stopped(
+    project: Project, events: list[str]
+) -> None:
+    """Without the record of the last build, every package is made: the one started first is not kept."""
+    project.build()
+    project.edit(FILE, *DE)
+    for record in Cache(project.decks).folder.glob("build-*.json"):
+        record.unlink()
+    events.clear()
+    result = project.build()
+    assert [output.path.name for output in result.outputs if output.written] == ["ai-stack-de.apkg"]
+    assert events[0] == "planned de" and events[1].isdigit() and events[2:4] == ["planned fr en", "followed"]
+    assert any(event.isdigit() for event in events[4:])  # the packages made in processes of their own
+    assert _ended(events)
+    assert project.build().changes.items == []

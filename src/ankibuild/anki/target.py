@@ -16,6 +16,8 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property, partial
+from itertools import compress
+from operator import is_not
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -86,8 +88,9 @@ class AnkiTarget:
     def plan(self, loaded: LoadedBank) -> AnkiPlan:
         """The new lock, the changes since the packages published, and what each package holds.
 
-        The one package a build after an edit makes is started as soon as its notes' times are
-        stamped (see :class:`_Started`): meanwhile the published packages are followed.
+        The one package a build after an edit makes is started as soon as it is planned (see
+        :class:`_Started`): the packages of the languages with notes stamped anew are planned first,
+        and the others, the published packages followed, meanwhile.
         """
         options, bank, old = self.options, loaded.bank, loaded.lock
         result = BuildResult(
@@ -101,13 +104,15 @@ class AnkiTarget:
         _guard_shape(old, loaded.templates, options.allow_shape_change, result=result)
         stamped = _stamp(loaded, types, result=result, clock=self.clock)
         check_frozen(old, stamped, options)
-        packages = _plan(bank, loaded, types, lock=stamped, out=options.out, split=options.split)
-        known = self._known(packages)
-        with self._start(packages, stamped, loaded.templates) as started:
+        with _Started() as started:
+            packages = self._packages(loaded, types, lock=stamped, started=started)
+            known = self._known(packages)
             new, previous = _follow_published(loaded, stamped, options, clock=self.clock, result=result, known=known)
             if new is not stamped:  # times raised above the published ones: the packages hold those
                 started.stop()
-                packages = _plan(bank, loaded, types, lock=new, out=options.out, split=options.split)
+                packages = _plan(
+                    bank, loaded, types, lock=new, out=options.out, split=options.split, langs=_langs(loaded)
+                )
             result.package_digests = {str(package.path): package.spec.digest for package in packages}
             result.retired_searches = _RetiredSearches(types, loaded.notes, loaded.templates)
             lock = LockPlan.of(new, options, before=old)
@@ -116,17 +121,28 @@ class AnkiTarget:
                 options, result, loaded.templates, types, packages, todo, lock, previous, self.progress, started
             )
 
+    def _packages(
+        self, loaded: LoadedBank, types: dict[str, Notetype], *, lock: Lock, started: _Started
+    ) -> list[_Package]:
+        """Every package, its notes' times those of ``lock``; the one package to make ``started`` meanwhile.
+
+        Those of the languages whose notes ``lock`` stamped anew are planned first: the package an
+        edit changes is among them, and its process starts before the others are planned.
+        """
+        options, kept = self.options, self.options.cache.kept
+        planning = partial(_plan, loaded.bank, loaded, types, lock=lock, out=options.out, split=options.split)
+        fork = partial(_forked_alone, kept=kept, published=_keeping(lock, loaded.templates, kept))
+        langs, edited = _langs(loaded), _restamped(loaded.lock, lock)
+        first = planning(langs=[lang for lang in langs if lang in edited])
+        started.follow(self._todo(first), fork)
+        rest = planning(langs=[lang for lang in langs if lang not in edited])
+        packages = sorted([*first, *rest], key=lambda package: langs.index(package.lang))  # stable: decks' order kept
+        started.follow(self._todo(packages), fork)
+        return packages
+
     def _todo(self, packages: list[_Package]) -> list[_Package]:
         """The packages whose content differs from what the last build made of them."""
         return [package for package in packages if self.built.get(str(package.path)) != package.spec.digest]
-
-    def _start(self, packages: list[_Package], lock: Lock, templates: Mapping[str, CardTemplates]) -> _Started:
-        """The one package to make, started in a process of its own with the times of ``lock``, if it is one."""
-        todo, kept = self._todo(packages), self.options.cache.kept
-        if not _alone(todo):
-            return _Started()
-        forked = _forked_alone(todo[0], kept=kept, published=_keeping(lock, templates, kept))
-        return _Started(todo[0], forked)
 
     def _known(self, packages: list[_Package]) -> dict[Path, Known]:
         """The packages of each language all of whose packages are as the last build made them.
@@ -423,8 +439,18 @@ class _Started:
     :func:`_follow_published`): then the package is made once they are known.
     """
 
-    def __init__(self, package: _Package | None = None, forked: Forked | None = None) -> None:
-        self._package, self._forked = package, forked
+    def __init__(self) -> None:
+        self._package: _Package | None = None
+        self._forked: Forked | None = None
+
+    def follow(self, todo: list[_Package], fork: Callable[[_Package], Forked]) -> None:
+        """Have the package of ``todo`` made by a process, if it is the one to make alone: the process started
+        already, or one ``fork`` starts; stop any other."""
+        if self._forked is not None and len(todo) == 1 and todo[0] is self._package:
+            return
+        self.stop()
+        if _alone(todo):
+            self._package, self._forked = todo[0], fork(todo[0])
 
     def take(self, package: _Package) -> Forked | None:
         """The process making ``package``, from now on the caller's to wait for; None if none is."""
@@ -530,9 +556,16 @@ class _Package:
 
 
 def _plan(
-    bank: Bank, loaded: LoadedBank, types: dict[str, Notetype], *, lock: Lock, out: Path, split: bool
+    bank: Bank,
+    loaded: LoadedBank,
+    types: dict[str, Notetype],
+    *,
+    lock: Lock,
+    out: Path,
+    split: bool,
+    langs: Sequence[str],
 ) -> list[_Package]:
-    """What each output file holds: all decks of a language, or one deck each with ``split``.
+    """What each output file of ``langs`` holds: all decks of a language, or one deck each with ``split``.
 
     A package carries the note types of every kind in its language, and the
     images its notes show, by name, so its bytes do not depend on the order the
@@ -540,7 +573,7 @@ def _plan(
     """
     by_key = {result.deck.key: result for result in loaded.files if result.deck}
     packages = []
-    for lang in dict.fromkeys(t.lang for t in loaded.templates.values()):
+    for lang in langs:
         keys = [key for key, t in loaded.templates.items() if t.lang == lang]
         models = [(types[key], lock.notetypes[key].mtime) for key in keys]
         model_ids = {loaded.templates[key].kind.name: types[key].model_id for key in keys}
@@ -563,6 +596,20 @@ def _plan(
             spec = PackageSpec(models, infos, notes, partial(_texts, files, lang), media, preset, parents, rows)
             packages.append(_Package(path, lang, spec))
     return packages
+
+
+def _langs(loaded: LoadedBank) -> list[str]:
+    """The languages built, in the order of their packages."""
+    return list(dict.fromkeys(t.lang for t in loaded.templates.values()))
+
+
+def _restamped(old: Lock, new: Lock) -> set[str]:
+    """The languages of the notes whose entries in ``new`` are not those of ``old``: where an edit is.
+
+    Stamping keeps the very entry of a note that did not change: they are told apart in C.
+    """
+    entries = new.notes.values()
+    return {entry.lang for entry in compress(entries, map(is_not, entries, map(old.notes.get, new.notes)))}
 
 
 def _decks(bank: Bank, lang: str, decks: list[Deck], *, about: str) -> tuple[list[DeckInfo], list[DeckInfo]]:
