@@ -434,9 +434,12 @@ def _made_alone(forked: Forked, make: Callable[[], bytes], *, meanwhile: Callabl
 class _Started:
     """The one package a build makes, started in a process of its own as soon as it was planned, or none.
 
-    The process works while the build follows the published packages and writes the other outputs. It
-    is stopped should the build stop first, or should the times the package holds be raised (see
-    :func:`_follow_published`): then the package is made once they are known.
+    The process works while the build plans the other packages, follows the published ones and writes
+    the other outputs. It is stopped should the build stop first, should another package turn out to
+    change too, or should the times the package holds be raised (see :func:`_follow_published`): then
+    the packages are made once they are known. What it keeps of the package for the next build is
+    written once its bytes are read, after the published packages were followed: a package of
+    thousands of notes fills the pipe long before (were it written sooner, that memo would only miss).
     """
 
     def __init__(self) -> None:
