@@ -51,10 +51,12 @@ def run(
             sink=rows,
             meanwhile=packages.prepare,
         )
-        planned, exports_planned = packages.plan(loaded), exports.plan(loaded)  # every plan before any write
-        seen = loaded.translations.text(today(clock.first()))
-        exported = exports_planned.write()
-        result = planned.write(later)
+        # The one package to make after an edit is made meanwhile: left unmade should this build stop.
+        with packages.plan(loaded) as planned:
+            exports_planned = exports.plan(loaded)  # every plan before any write
+            seen = loaded.translations.text(today(clock.first()))
+            exported = exports_planned.write()
+            result = planned.write(later)
         result.exports.extend(exported.outputs)
         result.warnings.extend(exported.warnings)
         record_seen(seen, options)

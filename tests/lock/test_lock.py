@@ -15,7 +15,9 @@ from ankibuild.load.render import NoteHead
 from ankibuild.lock.clock import Clock
 from ankibuild.lock.format import LOCK_FILE, Lock, NoteLock, read_lock
 from ankibuild.lock.memo import recall, remember
+from ankibuild.lock.plan import LockPlan
 from ankibuild.lock.stamp import Stamp, _wrong_times, stamp_notes
+from ankibuild.options import BuildOptions
 
 from ..conftest import Project
 
@@ -198,6 +200,28 @@ def test_only_the_lines_of_the_notes_that_changed_are_replaced_while_the_file_is
     assert rewritten == edited.dumps().encode()
     # The file changed since it was read (its first line here): every line is written.
     assert edited._rewritten(before, path.read_bytes().replace(b"#", b"%", 1)) is None
+
+
+def test_a_changed_lock_of_the_same_size_is_written_without_reading_the_file_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The plan holds the file's bytes: the lock is compared with them, not with the file read once more."""
+    lock = Lock("bank", {}, {"a": NoteLock("a", "q1", "de", "aaaa", "aa", 5)})
+    path = tmp_path / LOCK_FILE
+    path.write_bytes(lock.dumps().encode())
+    edited = Lock("bank", {}, {"a": NoteLock("a", "q1", "de", "bbbb", "bb", 6)})
+    plan = LockPlan.of(edited, BuildOptions(decks=tmp_path), before=lock)
+    read: list[Path] = []
+    original = Path.read_bytes
+
+    def spy(self: Path) -> bytes:
+        read.append(self)
+        return original(self)
+
+    monkeypatch.setattr(Path, "read_bytes", spy)
+    assert plan.save(BuildOptions(decks=tmp_path))
+    assert path not in read
+    assert path.read_bytes() == edited.dumps().encode() and len(plan.data) == len(plan.file)
 
 
 @pytest.mark.parametrize("guid", ["plain", "a\nb", "\ud800\udfff", "\udc80", "é\u2028", ""])

@@ -16,6 +16,8 @@ from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property, partial
+from itertools import compress
+from operator import is_not
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -84,7 +86,12 @@ class AnkiTarget:
             importlib.import_module("genanki")
 
     def plan(self, loaded: LoadedBank) -> AnkiPlan:
-        """The new lock, the changes since the packages published, and what each package holds."""
+        """The new lock, the changes since the packages published, and what each package holds.
+
+        The one package a build after an edit makes is started as soon as it is planned (see
+        :class:`_Started`): the packages of the languages with notes stamped anew are planned first,
+        and the others, the published packages followed, meanwhile.
+        """
         options, bank, old = self.options, loaded.bank, loaded.lock
         result = BuildResult(
             bank.id,
@@ -97,23 +104,52 @@ class AnkiTarget:
         _guard_shape(old, loaded.templates, options.allow_shape_change, result=result)
         stamped = _stamp(loaded, types, result=result, clock=self.clock)
         check_frozen(old, stamped, options)
-        packages = _plan(bank, loaded, types, lock=stamped, out=options.out, split=options.split)
-        known = self._known(packages)
-        new, previous = _follow_published(loaded, stamped, options, clock=self.clock, result=result, known=known)
-        if new is not stamped:  # times raised above the published ones: the packages hold those
-            packages = _plan(bank, loaded, types, lock=new, out=options.out, split=options.split)
-        result.package_digests = {str(package.path): package.spec.digest for package in packages}
-        result.retired_searches = _RetiredSearches(types, loaded.notes, loaded.templates)
-        todo = [package for package in packages if self.built.get(str(package.path)) != package.spec.digest]
-        lock = LockPlan.of(new, options, before=old)
-        return AnkiPlan(options, result, loaded.templates, types, packages, todo, lock, previous, self.progress)
+        with _Started() as started:
+            packages = self._packages(loaded, types, lock=stamped, started=started)
+            known = self._known(packages)
+            new, previous = _follow_published(loaded, stamped, options, clock=self.clock, result=result, known=known)
+            if new is not stamped:  # times raised above the published ones: the packages hold those
+                started.stop()
+                packages = _plan(
+                    bank, loaded, types, lock=new, out=options.out, split=options.split, langs=_langs(loaded)
+                )
+            result.package_digests = {str(package.path): package.spec.digest for package in packages}
+            result.retired_searches = _RetiredSearches(types, loaded.notes, loaded.templates)
+            lock = LockPlan.of(new, options, before=old)
+            todo = self._todo(packages)
+            return AnkiPlan(
+                options, result, loaded.templates, types, packages, todo, lock, previous, self.progress, started
+            )
+
+    def _packages(
+        self, loaded: LoadedBank, types: dict[str, Notetype], *, lock: Lock, started: _Started
+    ) -> list[_Package]:
+        """Every package, its notes' times those of ``lock``; the one package to make ``started`` meanwhile.
+
+        Those of the languages whose notes ``lock`` stamped anew are planned first: the package an
+        edit changes is among them, and its process starts before the others are planned.
+        """
+        options, kept = self.options, self.options.cache.kept
+        planning = partial(_plan, loaded.bank, loaded, types, lock=lock, out=options.out, split=options.split)
+        fork = partial(_forked_alone, kept=kept, published=_keeping(lock, loaded.templates, kept))
+        langs, edited = _langs(loaded), _restamped(loaded.lock, lock)
+        first = planning(langs=[lang for lang in langs if lang in edited])
+        started.follow(self._todo(first), fork)
+        rest = planning(langs=[lang for lang in langs if lang not in edited])
+        packages = sorted([*first, *rest], key=lambda package: langs.index(package.lang))  # stable: decks' order kept
+        started.follow(self._todo(packages), fork)
+        return packages
+
+    def _todo(self, packages: list[_Package]) -> list[_Package]:
+        """The packages whose content differs from what the last build made of them."""
+        return [package for package in packages if self.built.get(str(package.path)) != package.spec.digest]
 
     def _known(self, packages: list[_Package]) -> dict[Path, Known]:
         """The packages of each language all of whose packages are as the last build made them.
 
         Made of the same lock, such a package holds each of its notes with the lock's digest and time.
         """
-        changed = {package.lang for package in packages if self.built.get(str(package.path)) != package.spec.digest}
+        changed = {package.lang for package in self._todo(packages)}
         return {
             package.path: Known(package.lang, _newest(package.spec))
             for package in packages
@@ -138,6 +174,15 @@ class AnkiPlan:
     #: The changelog already published, which the new one continues.
     previous: str
     progress: Progress
+    #: The one package to make, made meanwhile.
+    started: _Started
+
+    def __enter__(self) -> AnkiPlan:
+        return self
+
+    def __exit__(self, *error: object) -> None:
+        """Stop making the package started while planning, should the build stop before asking for its bytes."""
+        self.started.stop()
 
     def write(self, later: Later | None = None) -> BuildResult:
         """Make the packages that changed, then publish the changelog.
@@ -153,13 +198,14 @@ class AnkiPlan:
         if not options.dry_run:
             for path in (out / CHANGELOG_FILE, *(p.path for p in self.packages)):
                 remove_stale_temporaries(path)
-        by_id = notetype_keys(self.lock.lock.bank, self.templates)
-        published = partial(_keep_published, types=by_id, lock=self.lock.lock, kept=kept)
+        published = _keeping(self.lock.lock, self.templates, kept)
         written = {}
         # Each package is written as soon as it is made, and let go: not every package's bytes at once.
         # Meanwhile this process keeps the lock's memo: the lock itself is saved by the build, after every package.
         meanwhile = partial(self.lock.kept, options)
-        making = _make_packages(self.todo, kept, self.progress, published=published, meanwhile=meanwhile, later=later)
+        making = _make_packages(
+            self.todo, kept, self.progress, published=published, meanwhile=meanwhile, later=later, started=self.started
+        )
         for package, content in making:
             written[package.path] = _write(package.path, content, options.dry_run)
         for package in self.packages:
@@ -300,6 +346,7 @@ def _make_packages(
     published: Keeping,
     meanwhile: Callable[[], None],
     later: Later,
+    started: _Started,
 ) -> Iterator[tuple[_Package, bytes]]:
     """Each package to make with its bytes, as it is made, several at a time.
 
@@ -312,14 +359,17 @@ def _make_packages(
     made: packages made at once would otherwise wait here for each other's.
     ``meanwhile`` is done here while they are made. On threads, what is kept
     for the next build is written ``later``, when the package is made already.
+    A package to make alone may be ``started`` already.
     """
 
     def making(keeping: Later) -> list[Callable[[], bytes]]:
         return [partial(_package_made, package, kept=kept, published=published, later=keeping) for package in todo]
 
     written, total, cores = 0, sum(len(package.spec.notes) for package in todo), os.cpu_count() or 1
-    if total >= PROCESS_NOTES and len(todo) == 1 and can_fork():
-        content = _made_alone(making, meanwhile=meanwhile, later=later)
+    if _alone(todo):
+        forked = started.take(todo[0]) or _forked_alone(todo[0], kept=kept, published=published)
+        (make,) = making(later)
+        content = _made_alone(forked, make, meanwhile=meanwhile, later=later)
         progress(f"notes written ({todo[0].lang})", total, total)
         yield todo[0], content
         return
@@ -342,23 +392,35 @@ def _make_packages(
             yield package, content
 
 
-def _made_alone(
-    making: Callable[[Later], list[Callable[[], bytes]]], *, meanwhile: Callable[[], None], later: Later
-) -> bytes:
-    """The bytes of the one package to make, made in a process forked for it while this one does ``meanwhile``.
+def _alone(todo: list[_Package]) -> bool:
+    """Whether the packages to make are one, made in a process forked for it (see :func:`_forked_alone`)."""
+    return len(todo) == 1 and len(todo[0].spec.notes) >= PROCESS_NOTES and can_fork()
 
-    Made on a thread, it waited for the interpreter while this one kept the lock's memo. The
-    process sends the bytes back first, then writes what the package keeps for the next build,
-    which ``later`` waits for. Should it fail, the package is made here.
+
+def _forked_alone(package: _Package, *, kept: Path, published: Keeping) -> Forked:
+    """The one package to make, made in a process forked for it: the work of :func:`_package_made`.
+
+    The process sends the bytes back first, then writes what the package keeps for the next build.
     """
     keeping: list[Callable[[], object]] = []
+
+    def later(do: Callable[..., object], *args: object) -> None:
+        keeping.append(partial(do, *args))
 
     def keep() -> None:
         for do in keeping:
             do()
 
-    (make,) = making(lambda do, *args: keeping.append(partial(do, *args)))
-    forked = Forked(make, after=keep)
+    return Forked(partial(_package_made, package, kept=kept, published=published, later=later), after=keep)
+
+
+def _made_alone(forked: Forked, make: Callable[[], bytes], *, meanwhile: Callable[[], None], later: Later) -> bytes:
+    """The bytes of the one package to make, made by ``forked`` while this process does ``meanwhile``.
+
+    Made on a thread, it waited for the interpreter while this one kept the lock's memo.
+    ``later`` waits for the process to write what the package keeps. Should it fail, the
+    package is made here, by ``make``.
+    """
     try:
         meanwhile()
         content = forked.answer()
@@ -366,10 +428,57 @@ def _made_alone(
         forked.stop()
         raise
     later(forked.wait)
-    if isinstance(content, bytes):
-        return content
-    (make,) = making(later)
-    return make()
+    return content if isinstance(content, bytes) else make()
+
+
+class _Started:
+    """The one package a build makes, started in a process of its own as soon as it was planned, or none.
+
+    The process works while the build plans the other packages, follows the published ones and writes
+    the other outputs. It is stopped should the build stop first, should another package turn out to
+    change too, or should the times the package holds be raised (see :func:`_follow_published`): then
+    the packages are made once they are known. What it keeps of the package for the next build is
+    written once its bytes are read, after the published packages were followed: a package of
+    thousands of notes fills the pipe long before (were it written sooner, that memo would only miss).
+    """
+
+    def __init__(self) -> None:
+        self._package: _Package | None = None
+        self._forked: Forked | None = None
+
+    def follow(self, todo: list[_Package], fork: Callable[[_Package], Forked]) -> None:
+        """Have the package of ``todo`` made by a process, if it is the one to make alone: the process started
+        already, or one ``fork`` starts; stop any other."""
+        if self._forked is not None and len(todo) == 1 and todo[0] is self._package:
+            return
+        self.stop()
+        if _alone(todo):
+            self._package, self._forked = todo[0], fork(todo[0])
+
+    def take(self, package: _Package) -> Forked | None:
+        """The process making ``package``, from now on the caller's to wait for; None if none is."""
+        if package is not self._package:
+            return None
+        forked, self._forked = self._forked, None
+        return forked
+
+    def stop(self) -> None:
+        """Stop the process, unless it was taken."""
+        forked, self._forked = self._forked, None
+        if forked is not None:
+            forked.stop()
+
+    def __enter__(self) -> _Started:
+        return self
+
+    def __exit__(self, error: type[BaseException] | None, *_: object) -> None:
+        if error is not None:
+            self.stop()
+
+
+def _keeping(lock: Lock, templates: Mapping[str, CardTemplates], kept: Path) -> Keeping:
+    """How a package made of ``lock`` keeps its notes in the folder ``kept`` (see :func:`_keep_published`)."""
+    return partial(_keep_published, types=notetype_keys(lock.bank, templates), lock=lock, kept=kept)
 
 
 def _fork() -> BaseContext | None:
@@ -450,9 +559,16 @@ class _Package:
 
 
 def _plan(
-    bank: Bank, loaded: LoadedBank, types: dict[str, Notetype], *, lock: Lock, out: Path, split: bool
+    bank: Bank,
+    loaded: LoadedBank,
+    types: dict[str, Notetype],
+    *,
+    lock: Lock,
+    out: Path,
+    split: bool,
+    langs: Sequence[str],
 ) -> list[_Package]:
-    """What each output file holds: all decks of a language, or one deck each with ``split``.
+    """What each output file of ``langs`` holds: all decks of a language, or one deck each with ``split``.
 
     A package carries the note types of every kind in its language, and the
     images its notes show, by name, so its bytes do not depend on the order the
@@ -460,7 +576,7 @@ def _plan(
     """
     by_key = {result.deck.key: result for result in loaded.files if result.deck}
     packages = []
-    for lang in dict.fromkeys(t.lang for t in loaded.templates.values()):
+    for lang in langs:
         keys = [key for key, t in loaded.templates.items() if t.lang == lang]
         models = [(types[key], lock.notetypes[key].mtime) for key in keys]
         model_ids = {loaded.templates[key].kind.name: types[key].model_id for key in keys}
@@ -483,6 +599,20 @@ def _plan(
             spec = PackageSpec(models, infos, notes, partial(_texts, files, lang), media, preset, parents, rows)
             packages.append(_Package(path, lang, spec))
     return packages
+
+
+def _langs(loaded: LoadedBank) -> list[str]:
+    """The languages built, in the order of their packages."""
+    return list(dict.fromkeys(t.lang for t in loaded.templates.values()))
+
+
+def _restamped(old: Lock, new: Lock) -> set[str]:
+    """The languages of the notes whose entries in ``new`` are not those of ``old``: where an edit is.
+
+    Stamping keeps the very entry of a note that did not change: they are told apart in C.
+    """
+    entries = new.notes.values()
+    return {entry.lang for entry in compress(entries, map(is_not, entries, map(old.notes.get, new.notes)))}
 
 
 def _decks(bank: Bank, lang: str, decks: list[Deck], *, about: str) -> tuple[list[DeckInfo], list[DeckInfo]]:

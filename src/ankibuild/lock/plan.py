@@ -10,7 +10,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..atomic import remove_stale_temporaries, write_if_changed
+from ..atomic import remove_stale_temporaries, write_parts
 from ..errors import LockChangedError
 from ..paths import MAX_RECORD_BYTES, read_inside
 from .format import LOCK_FILE, Lock
@@ -75,12 +75,12 @@ class LockPlan:
         if options.dry_run:
             return False
         remove_stale_temporaries(decks / LOCK_FILE)
-        if options.leaves_bank:
+        if options.leaves_bank or not self.changed:
             return False
-        written = self.changed and write_if_changed(decks / LOCK_FILE, self.data)
-        if written:
-            ask_git_to_merge(decks)
-        return written
+        # Compared with the file's bytes already (``file``): some megabytes not read again to tell the same.
+        write_parts(decks / LOCK_FILE, (self.data,))
+        ask_git_to_merge(decks)
+        return True
 
     def kept(self, options: BuildOptions) -> None:
         """Keep the lock parsed in the cache for the next build, unless the build writes no lock.

@@ -1,0 +1,143 @@
+"""After an edit, the one package to make is started in a process of its own as soon as it is planned.
+
+It is made while the build follows the published packages and writes its other
+outputs; a build that stops first, or that finds the package's times raised
+above the published ones, stops that process.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ankibuild.anki import target
+from ankibuild.cache import Cache
+from ankibuild.export.target import ExportPlan
+from ankibuild.lock.clock import Clock
+
+from ..conftest import Project
+
+FILE = "ai-hardware.yaml"
+DE = ("Die arithmetische Intensität ist sehr niedrig", "Die Intensität ist niedrig")
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="packages are started only where they can be forked")
+
+
+@pytest.fixture
+def events(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
+    """Each process the build forks (its id), each planning of packages ("planned" and their languages) and
+    each following of the published packages ("followed"), in order; every package made in a process of its
+    own, however small."""
+    fork, follow, plan, logged = os.fork, target._follow_published, target._plan, []
+
+    def forked() -> int:
+        pid = fork()
+        if pid:
+            logged.append(str(pid))
+        return pid
+
+    def followed(*args: Any, **options: Any) -> Any:
+        logged.append("followed")
+        return follow(*args, **options)
+
+    def planned(*args: Any, langs: list[str], **options: Any) -> Any:
+        logged.append(f"planned {' '.join(langs)}")
+        return plan(*args, langs=langs, **options)
+
+    monkeypatch.setattr(target, "PROCESS_NOTES", 0)
+    monkeypatch.setattr(target, "_plan", planned)
+    monkeypatch.setattr(os, "fork", forked)
+    monkeypatch.setattr(target, "_follow_published", followed)
+    yield logged
+
+
+def _ended(events: list[str]) -> bool:
+    """Whether every process forked is over and waited for."""
+    for pid in (int(event) for event in events if event.isdigit()):
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            continue
+        return False
+    return True
+
+
+def test_the_package_is_started_before_the_other_languages_are_planned_and_the_published_followed(
+    project: Project, events: list[str]
+) -> None:
+    project.build()
+    project.edit(FILE, *DE)
+    events.clear()
+    result = project.build()
+    assert [output.path.name for output in result.outputs if output.written] == ["ai-stack-de.apkg"]
+    # The packages of the edited language are planned first.
+    assert (
+        events[:2] == ["planned de", events[1]] and events[1].isdigit() and events[2:] == ["planned fr en", "followed"]
+    )
+    assert [(c.lang, c.question, c.kind.value) for c in result.changes.items] == [
+        ("de", "elementwise-ops-memory-bound", "changed")
+    ]
+    assert project.build().changes.items == []  # what it kept is what the next build finds
+    assert _ended(events)
+
+
+def _stops(*_: Any) -> None:
+    raise RuntimeError("stopped before the package is asked for")
+
+
+def test_a_build_stopped_before_it_asks_for_its_package_stops_the_process(
+    project: Project, events: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The process would wait for its bytes to be read as long as the build's process lives."""
+    project.build()
+    project.edit(FILE, *DE)
+    monkeypatch.setattr(ExportPlan, "write", _stops)
+    with pytest.raises(RuntimeError, match="stopped before"):
+        project.build()
+    assert any(event.isdigit() for event in events) and _ended(events)
+
+
+def _at(minute: int) -> Clock:
+    """A clock that tells this minute of a day in 2025."""
+    return Clock(lambda: 1_750_000_000 + 60 * minute)
+
+
+def test_a_package_whose_times_follow_the_published_ones_is_stopped_and_not_made(
+    project: Project, events: list[str]
+) -> None:
+    """The lock put back after an edit was built, a minute later: the edited note, stamped anew, takes its
+    published time, and the package the last build made is the one this build would make."""
+    project.build(clock=_at(1))
+    lock = project.decks / "ankibuild.lock"
+    reverted = lock.read_bytes()
+    project.edit(FILE, *DE)
+    project.build(clock=_at(2))
+    built = {path.name: path.read_bytes() for path in (lock, *Path(project.out).glob("*.apkg"))}
+    lock.write_bytes(reverted)
+    events.clear()
+    result = project.build(clock=_at(3))
+    assert not any(output.written for output in result.outputs)
+    assert {path.name: path.read_bytes() for path in (lock, *Path(project.out).glob("*.apkg"))} == built
+    assert events[0] == "planned de" and events[1].isdigit() and events[-2:] == ["followed", "planned de fr en"]
+    assert _ended(events)
+
+
+def test_a_package_started_while_the_other_languages_turn_out_changed_too_is_stopped(
+    project: Project, events: list[str]
+) -> None:
+    """Without the record of the last build, every package is made: the one started first is not kept."""
+    project.build()
+    project.edit(FILE, *DE)
+    for record in Cache(project.decks).folder.glob("build-*.json"):
+        record.unlink()
+    events.clear()
+    result = project.build()
+    assert [output.path.name for output in result.outputs if output.written] == ["ai-stack-de.apkg"]
+    assert events[0] == "planned de" and events[1].isdigit() and events[2:4] == ["planned fr en", "followed"]
+    assert any(event.isdigit() for event in events[4:])  # the packages made in processes of their own
+    assert _ended(events)
+    assert project.build().changes.items == []
