@@ -65,7 +65,7 @@ def _write_notes(cursor: sqlite3.Cursor, spec: PackageSpec, added: Sequence[tupl
     sort_index = _sort_fields(spec)
 
     def notes() -> Iterator[tuple[int, str, int, int, str, str, str]]:
-        for guid, (fields, tags) in spec.texts(None if len(place) == len(spec.notes) else place):
+        for guid, (fields, tags) in spec.texts(None if len(place) == len(spec.notes) else place.values()):
             if guid in place:
                 note = place[guid]
                 mid, text = note.notetype_id, "\x1f".join(fields)
@@ -152,8 +152,8 @@ def update(spec: PackageSpec, path: Path, unlike: Unlike) -> None:
     gone = before.keys() - {note.guid for _, note in now}
     added = [(position, note) for position, note in now if note.guid not in before]
     kept = [(position, note) for position, note in now if before.get(note.guid, (position, note)) != (position, note)]
-    edited = {n.guid for _, n in kept if before[n.guid][1][1:3] != n[1:3]}  # digest or time
-    texts = dict(spec.texts(edited)) if edited else {}
+    edited = {n.guid: n for _, n in kept if before[n.guid][1][1:3] != n[1:3]}  # digest or time
+    texts = dict(spec.texts(edited.values())) if edited else {}
     sort_index = _sort_fields(spec)
     # A note whose cards are others now (a cloze added or taken out) has its cards made again.
     recarded = [(p, n) for p, n in kept if before[n.guid][1].cards != n.cards]

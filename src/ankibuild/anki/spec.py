@@ -97,7 +97,7 @@ class PackageSpec:
     #: The texts of (at least) the notes asked for, or of all for None, with their
     #: GUIDs, as they are unpacked: a package made from its previous collection
     #: reads only those of the notes that changed.
-    texts: Callable[[Collection[str] | None], Iterable[tuple[str, Texts]]]
+    texts: Callable[[Collection[NoteKey] | None], Iterable[tuple[str, Texts]]]
     media: Sequence[tuple[str, bytes]] = ()
     #: The class preset its decks get, if the bank sets study options.
     preset: Preset | None = None

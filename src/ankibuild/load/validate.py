@@ -6,7 +6,6 @@ so a student sees all mistakes of all files in one run.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import cache
@@ -22,7 +21,7 @@ from ..links import PLACEHOLDERS, read_url
 from ..model import SLUG, TOPIC, Bank, Deck, Place, Question, Translation, fallback
 from ..options import FORMATS
 from ..study import read_study
-from ..yamlfiles.checker import Checker, type_name
+from ..yamlfiles.checker import Checker, closest, type_name
 from ..yamlfiles.reader import Map, YamlFile
 
 #: What a bank may set for the class that lives with its decks in Anki (see :mod:`.study`, :mod:`.links`).
@@ -370,8 +369,8 @@ def _kind(check: Checker, data: Map, qid: str) -> Kind | None:
     name = value.strip() if isinstance(value, str) else ""
     if name in KINDS:
         return KINDS[name]
-    close = difflib.get_close_matches(name, list(KINDS), n=1)
-    hint = f"did you mean '{close[0]}'?" if close else f"write one of: {', '.join(KINDS)}"
+    close = closest(name, list(KINDS))
+    hint = f"did you mean '{close}'?" if close else f"write one of: {', '.join(KINDS)}"
     shown = f"'{value}'" if isinstance(value, str) else type_name(value)
     check.report(data.at("kind"), f"there is no kind of question {shown}", hint, question=qid)
     return None
@@ -455,8 +454,8 @@ def _topic(check: Checker, value: Any, where: tuple[int, int], *, bank: Bank, qi
     slug = check.text_value(value, where, "a topic", question=qid)
     if slug is None or slug in bank.topics:
         return slug
-    close = difflib.get_close_matches(slug, sorted(bank.topics), n=1)
-    hint = f"did you mean '{close[0]}'?" if close else "declare it under 'topics' in bank.yaml"
+    close = closest(slug, sorted(bank.topics))
+    hint = f"did you mean '{close}'?" if close else "declare it under 'topics' in bank.yaml"
     check.report(where, f"undeclared topic '{slug}'", hint, question=qid)
     return None
 

@@ -17,10 +17,10 @@ import html
 import re
 from functools import cache
 from typing import TYPE_CHECKING
-from xml.etree import ElementTree
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from xml.etree.ElementTree import Element
 
 #: What the preview shows of a formula: MathML elements that only lay out mathematics.
 _ELEMENTS = frozenset(
@@ -115,6 +115,8 @@ def _converter() -> Callable[..., str]:
 
 def to_mathml(tex: str, display: bool) -> str | None:
     """A formula as MathML made only of elements that lay out mathematics; None if it cannot be read."""
+    from xml.etree import ElementTree  # loaded only for the preview: a build checks formulas without it
+
     if problem(tex):
         return None
     try:
@@ -124,7 +126,7 @@ def to_mathml(tex: str, display: bool) -> str | None:
     return _clean(root)
 
 
-def _clean(element: ElementTree.Element) -> str:
+def _clean(element: Element) -> str:
     name = element.tag.removeprefix(_MATHML)
     if name not in _ELEMENTS:
         return html.escape("".join(element.itertext()), quote=False)

@@ -20,7 +20,10 @@ The check parses the file once, in time linear in its size.
 from __future__ import annotations
 
 import re
-from xml.etree import ElementTree
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from xml.etree.ElementTree import Element
 
 #: Elements that run code, hold HTML or embed another document.
 _ACTIVE = frozenset({"script", "foreignobject", "iframe", "embed", "object", "handler", "listener"})
@@ -40,6 +43,8 @@ def svg_refusal(content: bytes) -> str | None:
         return "is not UTF-8 text"
     if _DECLARATIONS.search(text):
         return "holds a document type, entity or stylesheet declaration"
+    from xml.etree import ElementTree  # loaded only for a bank with SVG images
+
     try:
         root = ElementTree.fromstring(text)
     except ElementTree.ParseError as err:
@@ -56,7 +61,7 @@ def _local(name: str) -> str:
     return name.rsplit("}", 1)[-1].lower()
 
 
-def _element_refusal(element: ElementTree.Element) -> str | None:
+def _element_refusal(element: Element) -> str | None:
     tag = _local(str(element.tag))
     if tag in _ACTIVE:
         return f"holds a <{tag}> element"

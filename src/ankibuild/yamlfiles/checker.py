@@ -6,7 +6,6 @@ of its own keys, so that every kind words its problems alike.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -162,8 +161,8 @@ class Checker:
             if name in allowed:
                 names.append(name)
                 continue
-            close = difflib.get_close_matches(name, allowed, n=1)
-            hint = f"did you mean '{close[0]}'?" if close else f"allowed: {', '.join(allowed)}"
+            close = closest(name, allowed)
+            hint = f"did you mean '{close}'?" if close else f"allowed: {', '.join(allowed)}"
             self.report(where, f"'{value}' is not allowed in '{key}'", hint, question=question)
         return names
 
@@ -186,9 +185,9 @@ LINE_BREAK = re.compile(r"[\n\u2028\u2029]")
 
 
 def _key_hint(key: str, allowed: list[str], nested: bool) -> str:
-    close = difflib.get_close_matches(key, allowed, n=1)
+    close = closest(key, allowed)
     if close:
-        return f"did you mean '{close[0]}'?"
+        return f"did you mean '{close}'?"
     if nested and is_language(key):
         return "a translation sits directly under the question: is it indented too far?"
     return f"allowed: {', '.join(allowed)}"
@@ -202,3 +201,11 @@ def type_name(value: Any) -> str:
         return str(value).lower()
     names: dict[type, str] = {Map: "a mapping", Seq: "a list", str: "text"}
     return names.get(type(value), type(value).__name__)
+
+
+def closest(name: str, allowed: Sequence[str]) -> str | None:
+    """The allowed name closest to ``name``, if one is close enough to hint at (did you mean ...?)."""
+    import difflib  # loaded only for a name refused: a bank without mistakes never needs it
+
+    close = difflib.get_close_matches(name, allowed, n=1)
+    return close[0] if close else None
