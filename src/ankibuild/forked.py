@@ -47,6 +47,11 @@ class Forked:
             os.close(reading)
         self._pid, self._reading = max(pid, 0), reading if pid > 0 else -1
 
+    @property
+    def pid(self) -> int:
+        """The forked process's id; 0 where none was forked, or once it was waited for."""
+        return self._pid
+
     def answer(self) -> object | None:
         """What the work made, once it is sent; None if it failed (for the build to do it itself)."""
         if self._reading < 0:

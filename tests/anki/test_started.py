@@ -8,13 +8,14 @@ above the published ones, stops that process.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ankibuild.anki import target
+from ankibuild.anki import package, target
 from ankibuild.cache import Cache
 from ankibuild.export.target import ExportPlan
 from ankibuild.lock.clock import Clock
@@ -53,6 +54,23 @@ def events(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     monkeypatch.setattr(os, "fork", forked)
     monkeypatch.setattr(target, "_follow_published", followed)
     yield logged
+
+
+@pytest.fixture
+def slow(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each collection takes a second to make, as a large bank's would: a process stopped is stopped mid-way."""
+    make = package._collection
+
+    def made_slowly(*args: Any, **options: Any) -> Any:
+        time.sleep(1)
+        return make(*args, **options)
+
+    monkeypatch.setattr(package, "_collection", made_slowly)
+
+
+def _scratch(project: Project) -> list[Path]:
+    """The scratch folders the processes that made packages left in the cache."""
+    return sorted(Cache(project.decks).folder.rglob(".ankibuild-*"))
 
 
 def _ended(events: list[str]) -> bool:
@@ -107,7 +125,7 @@ def _at(minute: int) -> Clock:
 
 
 def test_a_package_whose_times_follow_the_published_ones_is_stopped_and_not_made(
-    project: Project, events: list[str]
+    project: Project, events: list[str], slow: None
 ) -> None:
     """The lock put back after an edit was built, a minute later: the edited note, stamped anew, takes its
     published time, and the package the last build made is the one this build would make."""
@@ -123,11 +141,11 @@ def test_a_package_whose_times_follow_the_published_ones_is_stopped_and_not_made
     assert not any(output.written for output in result.outputs)
     assert {path.name: path.read_bytes() for path in (lock, *Path(project.out).glob("*.apkg"))} == built
     assert events[0] == "planned de" and events[1].isdigit() and events[-2:] == ["followed", "planned de fr en"]
-    assert _ended(events)
+    assert _ended(events) and _scratch(project) == []
 
 
 def test_a_package_started_while_the_other_languages_turn_out_changed_too_is_stopped(
-    project: Project, events: list[str]
+    project: Project, events: list[str], slow: None
 ) -> None:
     """Without the record of the last build, every package is made: the one started first is not kept."""
     project.build()
@@ -139,5 +157,5 @@ def test_a_package_started_while_the_other_languages_turn_out_changed_too_is_sto
     assert [output.path.name for output in result.outputs if output.written] == ["ai-stack-de.apkg"]
     assert events[0] == "planned de" and events[1].isdigit() and events[2:4] == ["planned fr en", "followed"]
     assert any(event.isdigit() for event in events[4:])  # the packages made in processes of their own
-    assert _ended(events)
+    assert _ended(events) and _scratch(project) == []
     assert project.build().changes.items == []

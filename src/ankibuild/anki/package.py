@@ -11,6 +11,7 @@ import contextlib
 import errno
 import io
 import json
+import os
 import shutil
 import sqlite3
 import tempfile
@@ -81,12 +82,24 @@ def package_bytes(spec: PackageSpec, kept: Kept | None = None) -> bytes:
         raise OSError(errno.EIO, f"cannot write a temporary collection there ({err})", where) from err
 
 
+def scratch_prefix(pid: int) -> str:
+    """How the scratch folders of the process ``pid`` making a package are named: by process, so that
+    the build removes those of one it stopped (:func:`remove_scratch`), which had no time to."""
+    return f".ankibuild-{pid}-"
+
+
+def remove_scratch(folder: Path, pid: int) -> None:
+    """Remove the scratch folders that the process ``pid``, stopped while it made a package, left in ``folder``."""
+    for left in folder.glob(f"{scratch_prefix(pid)}*"):
+        shutil.rmtree(left, ignore_errors=True)
+
+
 def _package(spec: PackageSpec, kept: Kept | None) -> bytes:
     buffer = io.BytesIO()
     record = kept.read() if kept else None
     # Made beside the kept collections, to take the place of the old one with a rename.
     with (
-        tempfile.TemporaryDirectory(prefix=".ankibuild-", dir=kept.folder if kept else None) as scratch,
+        tempfile.TemporaryDirectory(prefix=scratch_prefix(os.getpid()), dir=kept.folder if kept else None) as scratch,
         zipfile.ZipFile(buffer, "w") as archive,
     ):
         base = (kept.collection(record.digest), record) if kept and record else None

@@ -42,7 +42,7 @@ from ..state import BuildResult, Output
 from .about import description
 from .collection import notetype
 from .kept import Kept, Later, now
-from .package import package_bytes
+from .package import package_bytes, remove_scratch
 from .preset import class_preset
 from .published import (
     Columns,
@@ -104,7 +104,7 @@ class AnkiTarget:
         _guard_shape(old, loaded.templates, options.allow_shape_change, result=result)
         stamped = _stamp(loaded, types, result=result, clock=self.clock)
         check_frozen(old, stamped, options)
-        with _Started() as started:
+        with _Started(options.cache.kept) as started:
             packages = self._packages(loaded, types, lock=stamped, started=started)
             known = self._known(packages)
             new, previous = _follow_published(loaded, stamped, options, clock=self.clock, result=result, known=known)
@@ -442,7 +442,9 @@ class _Started:
     thousands of notes fills the pipe long before (were it written sooner, that memo would only miss).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, kept: Path) -> None:
+        #: Where the process makes its scratch folder, which it leaves there when stopped.
+        self._kept = kept
         self._package: _Package | None = None
         self._forked: Forked | None = None
 
@@ -463,10 +465,12 @@ class _Started:
         return forked
 
     def stop(self) -> None:
-        """Stop the process, unless it was taken."""
+        """Stop the process, unless it was taken, and remove what it was making."""
         forked, self._forked = self._forked, None
         if forked is not None:
+            pid = forked.pid
             forked.stop()
+            remove_scratch(self._kept, pid)
 
     def __enter__(self) -> _Started:
         return self

@@ -193,8 +193,9 @@ def _sha256_inside(path: Path) -> bytes | None:
     """The sha256 of the lock file's bytes, read a piece at a time, where :func:`read_inside` would read them;
     None for a file larger than it reads (it tells why). Raises as it does.
 
-    Only this digest is needed to recall the lock: read a piece at a time, the 6 MB of a large bank's
-    lock are never held, and each page of them would be a page fault, which costs more than hashing it.
+    Only this digest is needed to recall the lock: read a piece at a time into one buffer, the 6 MB of a
+    large bank's lock are not made into one bytes object here, each page of which would be a page fault,
+    which costs more than hashing it (the lock's plan reads them whole, once the bank is loaded).
     """
     sha, left, piece = hashlib.sha256(), MAX_RECORD_BYTES + 1, memoryview(bytearray(_PIECE))
     with open_inside(path, (path.parent,)) as file:
