@@ -23,6 +23,7 @@ from ..load.stage import LoadedBank
 from ..model import Bank, Deck, Place
 from ..options import BuildOptions
 from ..state import Output
+from ..yamlfiles.checker import closest
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -92,10 +93,8 @@ class ExportPlan:
 
 
 def _formats_hint(name: str) -> str:
-    import difflib  # only for a format misspelled
-
-    close = difflib.get_close_matches(name, list(_makers()), n=1)
-    return f"{f'did you mean {close[0]!r}? ' if close else ''}The formats: {', '.join(_makers())}"
+    close = closest(name, list(_makers()))
+    return f"{f'did you mean {close!r}? ' if close else ''}The formats: {', '.join(_makers())}"
 
 
 def _makers() -> Mapping[str, Callable[[Exportable], list[ExportFile]]]:
