@@ -113,8 +113,13 @@ class Page:
         self.browser.command("Target.closeTarget", {"targetId": self.target})
 
     def navigate(self, url: str) -> None:
+        # The page before is complete too, and may answer before the new one is in place: it is marked,
+        # and the wait is for a complete page without the mark, the new document's.
+        self.evaluate("window.leftByNavigation = true")
         self.send("Page.navigate", {"url": url})
-        self.wait_for("document.readyState === 'complete' && location.href !== 'about:blank'")
+        self.wait_for(
+            "document.readyState === 'complete' && location.href !== 'about:blank' && !window.leftByNavigation"
+        )
 
     def evaluate(self, expression: str) -> Any:
         """The value of a JavaScript expression in the page (promises are awaited)."""
