@@ -369,7 +369,7 @@ def _make_packages(
     if _alone(todo):
         forked = started.take(todo[0]) or _forked_alone(todo[0], kept=kept, published=published)
         (make,) = making(later)
-        content = _made_alone(forked, make, meanwhile=meanwhile, later=later)
+        content = _made_alone(forked, make, kept=kept, meanwhile=meanwhile, later=later)
         progress(f"notes written ({todo[0].lang})", total, total)
         yield todo[0], content
         return
@@ -414,8 +414,18 @@ def _forked_alone(package: _Package, *, kept: Path, published: Keeping) -> Forke
     return Forked(partial(_package_made, package, kept=kept, published=published, later=later), after=keep)
 
 
-def _made_alone(forked: Forked, make: Callable[[], bytes], *, meanwhile: Callable[[], None], later: Later) -> bytes:
-    """The bytes of the one package to make, made by ``forked`` while this process does ``meanwhile``.
+def _stop(forked: Forked, kept: Path) -> None:
+    """Stop a process making a package in the folder ``kept``, and remove what it was making there."""
+    pid = forked.pid
+    forked.stop()
+    remove_scratch(kept, pid)
+
+
+def _made_alone(
+    forked: Forked, make: Callable[[], bytes], *, kept: Path, meanwhile: Callable[[], None], later: Later
+) -> bytes:
+    """The bytes of the one package to make, made by ``forked`` in the folder ``kept`` while this process does
+    ``meanwhile``.
 
     Made on a thread, it waited for the interpreter while this one kept the lock's memo.
     ``later`` waits for the process to write what the package keeps. Should it fail, the
@@ -425,7 +435,7 @@ def _made_alone(forked: Forked, make: Callable[[], bytes], *, meanwhile: Callabl
         meanwhile()
         content = forked.answer()
     except BaseException:  # the process would wait for its answer to be read, and the build for it
-        forked.stop()
+        _stop(forked, kept)
         raise
     later(forked.wait)
     return content if isinstance(content, bytes) else make()
@@ -468,9 +478,7 @@ class _Started:
         """Stop the process, unless it was taken, and remove what it was making."""
         forked, self._forked = self._forked, None
         if forked is not None:
-            pid = forked.pid
-            forked.stop()
-            remove_scratch(self._kept, pid)
+            _stop(forked, self._kept)
 
     def __enter__(self) -> _Started:
         return self
