@@ -173,7 +173,7 @@ class ItemChecker(FileChecks):
 
     def question(self, question: Question, options: Mapping[str, Sequence[str]]) -> AnswerFacts:
         """Check one question's options in each language (as rendered); its facts for the patterns."""
-        texts = {lang: [visible(option) for option in shown] for lang, shown in options.items()}
+        texts = {lang: list(map(visible, shown)) for lang, shown in options.items()}
         # Casefolded once for the checks that set case aside, joined by line breaks: no text has one.
         folded = {lang: "\n".join(shown).casefold() for lang, shown in texts.items()}
         checks = (self.longest_correct, self.identical, self.above, self.order)
