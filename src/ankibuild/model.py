@@ -26,6 +26,7 @@ _ID_SPAN = 700_000_000_000  # up to 2023-11
 #: a GUID is the first 8 bytes of a SHA-256, written in base 91 with these.
 _GUID_DIGITS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&()*+,-./:;<=>?@[]^_`{|}~"
 _GUID_PAIRS = [high + low for high in _GUID_DIGITS for low in _GUID_DIGITS]
+_GUID_PAIR_COUNT = len(_GUID_PAIRS)
 
 
 @dataclass(frozen=True)
@@ -180,7 +181,7 @@ def note_guid(bank_id: str, question_id: str, lang: str, *kind: str) -> str:
     digest = hashlib.sha256("__".join(("ankibuild", bank_id, question_id, lang, *kind)).encode()).digest()
     number, pairs = int.from_bytes(digest[:8], "big"), []
     while number:  # two digits at a time: half the divisions
-        number, pair = divmod(number, len(_GUID_PAIRS))
+        number, pair = divmod(number, _GUID_PAIR_COUNT)
         pairs.append(_GUID_PAIRS[pair])
     return "".join(reversed(pairs)).lstrip(_GUID_DIGITS[0])  # a GUID starts with no zero
 

@@ -154,7 +154,7 @@ class RenderedNote(NamedTuple):
         cls, question: Question, lang: str, deck_key: str, *, fields: tuple[str, ...], media: tuple[str, ...], guid: str
     ) -> RenderedNote:
         """A note with its digest and checksums, computed once: the lock needs both for every note."""
-        tags = tuple(sorted(topic_tag(t) for t in question.topics))
+        tags = tuple(sorted(map(topic_tag, question.topics)))
         digest, parts = note_digest(fields, " ".join(tags))
         cards = KINDS[question.kind].card_ords(fields)
         return cls(guid, question.id, lang, deck_key, fields, tags, media, digest, parts, question.kind, cards)
@@ -243,12 +243,14 @@ def render_note(
 
     kind = KINDS[question.kind]
     fields = kind.note_fields(question, text, render)
-    words = bank.report_words.get(lang, REPORT_TEXT)
-    fields = with_report_link(
-        bank.report, kind.fields.index(kind.back_field), question.id, lang=lang, fields=fields, words=words
-    )
+    if bank.report:  # most banks link to no report: nothing to look up for every note
+        words = bank.report_words.get(lang, REPORT_TEXT)
+        fields = with_report_link(
+            bank.report, kind.fields.index(kind.back_field), question.id, lang=lang, fields=fields, words=words
+        )
     guid = kind.note_guid(bank.id, question.id, lang)
-    return RenderedNote.of(question, lang, deck_key, fields=fields, media=tuple(sorted(set(used))), guid=guid)
+    images = tuple(sorted(set(used))) if used else ()  # most notes show no image
+    return RenderedNote.of(question, lang, deck_key, fields=fields, media=images, guid=guid)
 
 
 def load_templates(

@@ -180,11 +180,10 @@ def read_clozes(text: str) -> ClozeReading:
 #: French sets a no-break space before ``:`` and inside guillemets, a narrow one before ``; ! ?``
 #: (the Imprimerie nationale's rule), so that the sign never starts a line: each run of spaces
 #: (``[ \t]+``, whole) after ``«`` becomes a no-break space, and so does one before ``:`` or ``»``;
-#: one before ``; ! ?`` a narrow one; every other run stays as written. The patterns match only
-#: a run to change: most texts have none. A run starts at a space not after another
-#: (``(?<![ \t]{2})`` once the first is read), so each is read once, however long.
+#: one before ``; ! ?`` a narrow one; every other run stays as written.
 _AFTER_GUILLEMET = re.compile(r"«[ \t]+")
-_BEFORE_SIGN = re.compile(r"[ \t](?<![ \t]{2})[ \t]*(?=([:»])|[;!?])")
+#: The signs of that rule, each with the space a run of spaces right before it becomes.
+_SIGN_SPACES = {":": "\u00a0", "»": "\u00a0", ";": "\u202f", "!": "\u202f", "?": "\u202f"}
 #: Punctuation at the start of the text after an inline formula, which must not start the next line.
 _SIGN = re.compile(r"[\u00a0\u202f]?[.,;:!?)\]»…]+")
 
@@ -198,11 +197,24 @@ def typography(text: str, lang: str) -> str:
     # Most texts have no sign: a search for each (see :func:`_has_markup`), not a try at every space.
     if not (":" in text or "»" in text or ";" in text or "!" in text or "?" in text):
         return text
-    return _BEFORE_SIGN.sub(_french_space, text)
+    for sign, space in _SIGN_SPACES.items():
+        if sign in text:
+            text = _spaced_before(text, sign, space)
+    return text
 
 
-def _french_space(run: re.Match[str]) -> str:
-    return "\u00a0" if run.group(1) else "\u202f"
+def _spaced_before(text: str, sign: str, space: str) -> str:
+    """``text`` with each run of spaces right before ``sign`` made ``space``.
+
+    A text has a sign or two: the end of each stretch before one is looked at, where a
+    pattern that starts at a run of spaces would try at every space.
+    """
+    stretches = text.split(sign)
+    for index, stretch in enumerate(stretches[:-1]):
+        kept = stretch.rstrip(" \t")
+        if len(kept) < len(stretch):
+            stretches[index] = kept + space
+    return sign.join(stretches)
 
 
 #: Characters that may start markup anywhere in a line, and at the start of a line only.

@@ -247,8 +247,11 @@ def explanation_and_feedback(fields: Sequence[str]) -> tuple[str, dict[str, str]
 
 def options_of(fields: Sequence[str]) -> tuple[str, ...]:
     """The options of a multiple-choice note's fields as the front shows them, without the unused letters."""
-    first = FIELDS.index(LETTERS[0])
-    return tuple(option for option in fields[first : first + len(LETTERS)] if option)
+    return tuple(filter(None, fields[_OPTIONS]))  # filtered in C: the checks ask for every note's
+
+
+#: Where a multiple-choice note's fields hold its options.
+_OPTIONS = slice(FIELDS.index(LETTERS[0]), FIELDS.index(LETTERS[0]) + len(LETTERS))
 
 
 def _answer(check: Checker, data: Map, qid: str) -> tuple[str, ...] | None:

@@ -76,6 +76,9 @@ _TAG = re.compile(r"<[^<>]*>")
 #: formulas by their opener, the rest of them up to their closer (see :func:`neutral`).
 _NEUTRAL = re.compile(r"\d+(?:[.,]\d+)*|<code>|\\\(|\\\[|\b[A-Z][A-Z0-9]+\b")
 _NEUTRAL_CLOSERS = {"<code>": "</code>", "\\(": "\\)", "\\[": "\\]"}
+#: Where a part of :data:`_NEUTRAL` can start. A search for one of these characters skips the others in C:
+#: the pattern, whose parts start unlike, tries each place in turn, and most options have no part at all.
+_NEUTRAL_START = re.compile(r"[\d<\\A-Z]")
 
 
 #: What each check of a question is given, by language: its options as a student reads them
@@ -128,7 +131,7 @@ def neutral(text: str) -> tuple[str, ...]:
     found: list[str] = []
     unclosed: set[str] = set()
     at = 0
-    while (part := _NEUTRAL.search(text, at)) is not None:
+    while (part := _neutral_part(text, at)) is not None:
         closer = _NEUTRAL_CLOSERS.get(part.group())
         end = -1 if closer is None or part.group() in unclosed else text.find(closer, part.end())
         if closer is None:
@@ -141,6 +144,16 @@ def neutral(text: str) -> tuple[str, ...]:
             found.append(text[part.start() : end + len(closer)])
             at = end + len(closer)
     return tuple(found)
+
+
+def _neutral_part(text: str, at: int) -> re.Match[str] | None:
+    """``_NEUTRAL.search(text, at)``, tried only where a part can start (``\\b`` still sees the character before)."""
+    while (start := _NEUTRAL_START.search(text, at)) is not None:
+        part = _NEUTRAL.match(text, start.start())
+        if part is not None:
+            return part
+        at = start.start() + 1
+    return None
 
 
 class ItemChecker(FileChecks):
@@ -160,7 +173,7 @@ class ItemChecker(FileChecks):
 
     def question(self, question: Question, options: Mapping[str, Sequence[str]]) -> AnswerFacts:
         """Check one question's options in each language (as rendered); its facts for the patterns."""
-        texts = {lang: [visible(option) for option in shown] for lang, shown in options.items()}
+        texts = {lang: list(map(visible, shown)) for lang, shown in options.items()}
         # Casefolded once for the checks that set case aside, joined by line breaks: no text has one.
         folded = {lang: "\n".join(shown).casefold() for lang, shown in texts.items()}
         checks = (self.longest_correct, self.identical, self.above, self.order)
