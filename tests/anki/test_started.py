@@ -9,6 +9,7 @@ the published ones, stops those processes.
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -201,3 +202,29 @@ def test_no_more_packages_are_started_than_are_made_at_once(
     assert _forked(events)[:4] == ["planned de", "planned fr", "planned en", "followed"]
     assert _forked(events)[4:] == ["forked", "forked"]  # the pool's
     assert project.build().changes.items == []
+
+
+def test_a_first_build_whose_package_processes_die_makes_the_packages_itself(
+    project: Project, events: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each process ended as the kernel ends one when memory runs out: the build makes the bytes a build on
+    threads makes."""
+    parent, made, here = os.getpid(), package.package_bytes, []
+
+    def dying(*args: Any) -> bytes:
+        if os.getpid() != parent:
+            os._exit(137)
+        here.append(args)
+        return made(*args)
+
+    monkeypatch.setattr(target, "package_bytes", dying)
+    result = project.build()
+    assert [output.written for output in result.outputs] == [True] * 3
+    assert _forked(events).count("forked") == 3 and _ended(events)
+    assert len(here) == 3  # every package made by the build itself
+    packages = {path.name: path.read_bytes() for path in Path(project.out).glob("*.apkg")}
+    shutil.rmtree(Cache(project.decks).folder)
+    shutil.rmtree(project.out)
+    monkeypatch.setattr(target, "can_fork", lambda: False)
+    project.build()
+    assert {path.name: path.read_bytes() for path in Path(project.out).glob("*.apkg")} == packages
