@@ -1,13 +1,15 @@
-"""After an edit, the one package to make is started in a process of its own as soon as it is planned.
+"""Each package to make is started in a process of its own as soon as it is planned.
 
-It is made while the build follows the published packages and writes its other
-outputs; a build that stops first, or that finds the package's times raised
-above the published ones, stops that process.
+After an edit the one package, on a first build each: it is made while the build
+plans the other languages, follows the published packages and writes its other
+outputs; a build that stops first, or that finds the package's times raised above
+the published ones, stops those processes.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -93,9 +95,8 @@ def test_the_package_is_started_before_the_other_languages_are_planned_and_the_p
     result = project.build()
     assert [output.path.name for output in result.outputs if output.written] == ["ai-stack-de.apkg"]
     # The packages of the edited language are planned first.
-    assert (
-        events[:2] == ["planned de", events[1]] and events[1].isdigit() and events[2:] == ["planned fr en", "followed"]
-    )
+    assert events[:2] == ["planned de", events[1]] and events[1].isdigit()
+    assert events[2:] == ["planned fr", "planned en", "followed"]
     assert [(c.lang, c.question, c.kind.value) for c in result.changes.items] == [
         ("de", "elementwise-ops-memory-bound", "changed")
     ]
@@ -144,10 +145,10 @@ def test_a_package_whose_times_follow_the_published_ones_is_stopped_and_not_made
     assert _ended(events) and _scratch(project) == []
 
 
-def test_a_package_started_while_the_other_languages_turn_out_changed_too_is_stopped(
+def test_the_packages_of_the_other_languages_are_started_as_soon_as_they_turn_out_changed_too(
     project: Project, events: list[str], slow: None
 ) -> None:
-    """Without the record of the last build, every package is made: the one started first is not kept."""
+    """Without the record of the last build, every package is made: each is started once planned."""
     project.build()
     project.edit(FILE, *DE)
     for record in Cache(project.decks).folder.glob("build-*.json"):
@@ -155,7 +156,75 @@ def test_a_package_started_while_the_other_languages_turn_out_changed_too_is_sto
     events.clear()
     result = project.build()
     assert [output.path.name for output in result.outputs if output.written] == ["ai-stack-de.apkg"]
-    assert events[0] == "planned de" and events[1].isdigit() and events[2:4] == ["planned fr en", "followed"]
-    assert any(event.isdigit() for event in events[4:])  # the packages made in processes of their own
+    assert [event if not event.isdigit() else "forked" for event in events] == [
+        *("planned de", "forked", "planned fr", "forked", "planned en", "forked"),
+        "followed",
+    ]
     assert _ended(events) and _scratch(project) == []
     assert project.build().changes.items == []
+
+
+def _forked(events: list[str]) -> list[str]:
+    return [event if not event.isdigit() else "forked" for event in events]
+
+
+def test_on_a_first_build_each_package_is_started_as_soon_as_its_language_is_planned(
+    project: Project, events: list[str]
+) -> None:
+    result = project.build()
+    assert [output.written for output in result.outputs] == [True] * 3
+    assert _forked(events) == [
+        *("planned de", "forked", "planned fr", "forked", "planned en", "forked"),
+        "followed",
+    ]
+    assert project.build().changes.items == []  # what they kept is what the next build finds
+    assert _ended(events) and _scratch(project) == []
+
+
+def test_a_first_build_stopped_before_it_asks_for_its_packages_stops_every_process(
+    project: Project, events: list[str], slow: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ExportPlan, "write", _stops)
+    with pytest.raises(RuntimeError, match="stopped before"):
+        project.build()
+    assert _forked(events).count("forked") == 3
+    assert _ended(events) and _scratch(project) == []
+    assert list(Path(project.out).glob("*.apkg")) == []
+
+
+def test_no_more_packages_are_started_than_are_made_at_once(
+    project: Project, events: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two made at once: the three of a first build are made once all are planned, by as many processes."""
+    monkeypatch.setattr(target, "_most", lambda: 2)
+    result = project.build()
+    assert [output.written for output in result.outputs] == [True] * 3
+    assert _forked(events)[:4] == ["planned de", "planned fr", "planned en", "followed"]
+    assert _forked(events)[4:] == ["forked", "forked"]  # the pool's
+    assert project.build().changes.items == []
+
+
+def test_a_first_build_whose_package_processes_die_makes_the_packages_itself(
+    project: Project, events: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each process ended as the kernel ends one when memory runs out: the build makes the bytes a build on
+    threads makes."""
+    parent, made, here = os.getpid(), package.package_bytes, []
+
+    def dying(*args: Any) -> bytes:
+        if os.getpid() != parent:
+            os._exit(137)
+        here.append(args)
+        return made(*args)
+
+    monkeypatch.setattr(target, "package_bytes", dying)
+    result = project.build()
+    assert [output.written for output in result.outputs] == [True] * 3
+    assert _forked(events).count("forked") == 3 and _ended(events)
+    assert len(here) == 3  # every package made by the build itself
+    packages = {path.name: path.read_bytes() for path in Path(project.out).glob("*.apkg")}
+    shutil.rmtree(Cache(project.decks).folder)
+    shutil.rmtree(project.out)
+    monkeypatch.setattr(target, "can_fork", lambda: False)
+    project.build()
+    assert {path.name: path.read_bytes() for path in Path(project.out).glob("*.apkg")} == packages

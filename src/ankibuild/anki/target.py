@@ -88,9 +88,9 @@ class AnkiTarget:
     def plan(self, loaded: LoadedBank) -> AnkiPlan:
         """The new lock, the changes since the packages published, and what each package holds.
 
-        The one package a build after an edit makes is started as soon as it is planned (see
-        :class:`_Started`): the packages of the languages with notes stamped anew are planned first,
-        and the others, the published packages followed, meanwhile.
+        Each package to make is started as soon as it is planned (see :class:`_Started`): the languages
+        are planned one at a time, those with notes stamped anew first, and the published packages are
+        followed once all are.
         """
         options, bank, old = self.options, loaded.bank, loaded.lock
         result = BuildResult(
@@ -124,25 +124,37 @@ class AnkiTarget:
     def _packages(
         self, loaded: LoadedBank, types: dict[str, Notetype], *, lock: Lock, started: _Started
     ) -> list[_Package]:
-        """Every package, its notes' times those of ``lock``; the one package to make ``started`` meanwhile.
+        """Every package, its notes' times those of ``lock``; each package to make ``started`` meanwhile.
 
-        Those of the languages whose notes ``lock`` stamped anew are planned first: the package an
-        edit changes is among them, and its process starts before the others are planned.
+        The languages whose notes ``lock`` stamped anew are planned first, one at a time: the package
+        an edit changes is among them, and on a first build every package is; each one's process starts
+        before the next language is planned.
         """
         options, kept = self.options, self.options.cache.kept
         planning = partial(_plan, loaded.bank, loaded, types, lock=lock, out=options.out, split=options.split)
         fork = partial(_forked_alone, kept=kept, published=_keeping(lock, loaded.templates, kept))
         langs, edited = _langs(loaded), _restamped(loaded.lock, lock)
-        first = planning(langs=[lang for lang in langs if lang in edited])
-        started.follow(self._todo(first), fork)
-        rest = planning(langs=[lang for lang in langs if lang not in edited])
-        packages = sorted([*first, *rest], key=lambda package: langs.index(package.lang))  # stable: decks' order kept
-        started.follow(self._todo(packages), fork)
-        return packages
+        order = sorted(langs, key=lambda lang: lang not in edited)  # stable: the edited ones first
+        packages: list[_Package] = []
+        for done, lang in enumerate(order, start=1):
+            packages += planning(langs=[lang])
+            started.follow(self._todo(packages), fork, coming=self._unmade(loaded.bank, order[done:]))
+        return sorted(packages, key=lambda package: langs.index(package.lang))  # stable: decks' order kept
 
     def _todo(self, packages: list[_Package]) -> list[_Package]:
-        """The packages whose content differs from what the last build made of them."""
-        return [package for package in packages if self.built.get(str(package.path)) != package.spec.digest]
+        """The packages whose content differs from what the last build made of them.
+
+        A package the last build did not make is one, whatever its digest: on a first build no
+        digest is computed here, before its process is started (the process needs it only later).
+        """
+        built = self.built
+        return [p for p in packages if (path := str(p.path)) not in built or built[path] != p.spec.digest]
+
+    def _unmade(self, bank: Bank, langs: Sequence[str]) -> int:
+        """How many packages of ``langs`` the last build did not make: this build makes them, once planned."""
+        options = self.options
+        groups = (group for lang in langs for group in package_groups(bank, lang, options.out, split=options.split))
+        return sum(str(path) not in self.built for path, _ in groups)
 
     def _known(self, packages: list[_Package]) -> dict[Path, Known]:
         """The packages of each language all of whose packages are as the last build made them.
@@ -359,46 +371,67 @@ def _make_packages(
     made: packages made at once would otherwise wait here for each other's.
     ``meanwhile`` is done here while they are made. On threads, what is kept
     for the next build is written ``later``, when the package is made already.
-    A package to make alone may be ``started`` already.
+    Packages each made in a process of its own may be ``started`` already.
     """
 
     def making(keeping: Later) -> list[Callable[[], bytes]]:
         return [partial(_package_made, package, kept=kept, published=published, later=keeping) for package in todo]
 
-    written, total, cores = 0, sum(len(package.spec.notes) for package in todo), os.cpu_count() or 1
-    if _alone(todo):
-        forked = started.take(todo[0]) or _forked_alone(todo[0], kept=kept, published=published)
-        (make,) = making(later)
-        content = _made_alone(forked, make, kept=kept, meanwhile=meanwhile, later=later)
-        progress(f"notes written ({todo[0].lang})", total, total)
-        yield todo[0], content
-        return
+    written, total = 0, sum(len(package.spec.notes) for package in todo)
+    if _each_forked(todo):
+        started.follow(todo, partial(_forked_alone, kept=kept, published=published))
+        contents: Iterator[bytes] = _answers(todo, making(later), started, meanwhile=meanwhile, later=later)
+    else:
+        contents = _pooled(todo, making, meanwhile=meanwhile, later=later)
+    for package, content in zip(todo, contents, strict=True):
+        written += len(package.spec.notes)
+        progress(f"notes written ({package.lang})", written, total)
+        yield package, content
+
+
+def _pooled(
+    todo: list[_Package],
+    making: Callable[[Later], list[Callable[[], bytes]]],
+    *,
+    meanwhile: Callable[[], None],
+    later: Later,
+) -> Iterator[bytes]:
+    """The bytes of each package of ``todo``, too many or too small for a process each, made by a pool."""
     pool: Executor
-    if total >= PROCESS_NOTES and len(todo) > 1 and (fork := _fork()) is not None:
+    cores = os.cpu_count() or 1
+    if sum(len(package.spec.notes) for package in todo) >= PROCESS_NOTES and len(todo) > 1 and (fork := _fork()):
         from concurrent.futures import ProcessPoolExecutor
 
-        # Three packages on two cores: none waits for the others. Forked, the processes are given what they make.
-        workers = min(len(todo), cores + 1)
-        pool = ProcessPoolExecutor(workers, mp_context=fork, initializer=_adopt, initargs=(making(now),))
+        # Forked, the processes are given what they make; never more at once than packages made each in its own.
+        pool = ProcessPoolExecutor(
+            min(len(todo), _most()), mp_context=fork, initializer=_adopt, initargs=(making(now),)
+        )
         contents = pool.map(_made, range(len(todo)))
     else:
         pool = ThreadPoolExecutor(min(2, cores))  # SQLite and zlib let go of the interpreter now and then
         contents = pool.map(lambda make: make(), making(later))
     with pool:
         meanwhile()
-        for package, content in zip(todo, contents, strict=True):
-            written += len(package.spec.notes)
-            progress(f"notes written ({package.lang})", written, total)
-            yield package, content
+        yield from contents
 
 
-def _alone(todo: list[_Package]) -> bool:
-    """Whether the packages to make are one, made in a process forked for it (see :func:`_forked_alone`)."""
-    return len(todo) == 1 and len(todo[0].spec.notes) >= PROCESS_NOTES and can_fork()
+def _most() -> int:
+    """The most packages made at once, each in a process of its own: three on two cores, none waits for the others."""
+    return (os.cpu_count() or 1) + 1
+
+
+def _each_forked(todo: list[_Package], coming: int = 0) -> bool:
+    """Whether the packages to make, with ``coming`` more yet to plan, are each made in a process forked for it
+    (see :func:`_forked_alone`): they are few enough, and large enough together."""
+    return (
+        len(todo) + coming <= _most()
+        and sum(len(package.spec.notes) for package in todo) >= PROCESS_NOTES
+        and can_fork()
+    )
 
 
 def _forked_alone(package: _Package, *, kept: Path, published: Keeping) -> Forked:
-    """The one package to make, made in a process forked for it: the work of :func:`_package_made`.
+    """A package to make, made in a process forked for it alone: the work of :func:`_package_made`.
 
     The process sends the bytes back first, then writes what the package keeps for the next build.
     """
@@ -421,63 +454,78 @@ def _stop(forked: Forked, kept: Path) -> None:
     remove_scratch(kept, pid)
 
 
-def _made_alone(
-    forked: Forked, make: Callable[[], bytes], *, kept: Path, meanwhile: Callable[[], None], later: Later
-) -> bytes:
-    """The bytes of the one package to make, made by ``forked`` in the folder ``kept`` while this process does
-    ``meanwhile``.
+def _answers(
+    todo: list[_Package],
+    making: list[Callable[[], bytes]],
+    started: _Started,
+    *,
+    meanwhile: Callable[[], None],
+    later: Later,
+) -> Iterator[bytes]:
+    """The bytes of each package of ``todo``, made by the processes ``started`` while this one does ``meanwhile``.
 
-    Made on a thread, it waited for the interpreter while this one kept the lock's memo.
-    ``later`` waits for the process to write what the package keeps. Should it fail, the
-    package is made here, by ``make``.
+    Made on threads, they waited for the interpreter while this one kept the lock's memo. ``later``
+    waits for each process to write what its package keeps. Should one fail, its package is made
+    here, by its ``making``. Those not asked for yet are stopped should the build stop first.
     """
-    try:
+    with started:
         meanwhile()
-        content = forked.answer()
-    except BaseException:  # the process would wait for its answer to be read, and the build for it
-        _stop(forked, kept)
-        raise
-    later(forked.wait)
-    return content if isinstance(content, bytes) else make()
+        for package, make in zip(todo, making, strict=True):
+            content = started.answer(package, later)
+            yield content if isinstance(content, bytes) else make()
 
 
 class _Started:
-    """The one package a build makes, started in a process of its own as soon as it was planned, or none.
+    """The packages a build makes, each started in a process of its own as soon as it was planned, or none.
 
-    The process works while the build plans the other packages, follows the published ones and writes
-    the other outputs. It is stopped should the build stop first, should another package turn out to
-    change too, or should the times the package holds be raised (see :func:`_follow_published`): then
-    the packages are made once they are known. What it keeps of the package for the next build is
-    written once its bytes are read, after the published packages were followed: a package of
-    thousands of notes fills the pipe long before (were it written sooner, that memo would only miss).
+    The processes work while the build plans the other packages, follows the published ones and writes
+    the other outputs. They are stopped should the build stop first, should the packages to make turn out
+    too many to make each in a process of its own (see :func:`_each_forked`), or should the times they
+    hold be raised (see :func:`_follow_published`): then the packages are made once they are known. A
+    process making a package that turns out not to change is stopped too. What each keeps of its package
+    for the next build is written once its bytes are read, after the published packages were followed: a
+    package of thousands of notes fills the pipe long before (were it written sooner, that memo would
+    only miss).
     """
 
     def __init__(self, kept: Path) -> None:
-        #: Where the process makes its scratch folder, which it leaves there when stopped.
+        #: Where the processes make their scratch folders, which they leave there when stopped.
         self._kept = kept
-        self._package: _Package | None = None
-        self._forked: Forked | None = None
+        #: Each package being made, with its process, in the order they were started.
+        self._making: list[tuple[_Package, Forked]] = []
 
-    def follow(self, todo: list[_Package], fork: Callable[[_Package], Forked]) -> None:
-        """Have the package of ``todo`` made by a process, if it is the one to make alone: the process started
-        already, or one ``fork`` starts; stop any other."""
-        if self._forked is not None and len(todo) == 1 and todo[0] is self._package:
-            return
-        self.stop()
-        if _alone(todo):
-            self._package, self._forked = todo[0], fork(todo[0])
+    def follow(self, todo: list[_Package], fork: Callable[[_Package], Forked], *, coming: int = 0) -> None:
+        """Have each package of ``todo`` made by a process of its own, if they are to be, with ``coming``
+        more to plan (see :func:`_each_forked`): the process started already, or one ``fork`` starts;
+        stop any other."""
+        wanted = todo if _each_forked(todo, coming) else []
+        making, self._making = self._making, []
+        for package, forked in making:
+            if any(package is other for other in wanted):
+                self._making.append((package, forked))
+            else:
+                _stop(forked, self._kept)
+        for package in wanted:
+            if not any(package is made for made, _ in self._making):
+                self._making.append((package, fork(package)))  # held at once: stopped should the next fail
 
-    def take(self, package: _Package) -> Forked | None:
-        """The process making ``package``, from now on the caller's to wait for; None if none is."""
-        if package is not self._package:
+    def answer(self, package: _Package, later: Later) -> object | None:
+        """What the process making ``package`` sent, None if none is or it failed; ``later`` waits for it to end.
+
+        Should the build stop while it waits for the answer, the process is stopped with the others.
+        """
+        forked = next((forked for made, forked in self._making if made is package), None)
+        if forked is None:
             return None
-        forked, self._forked = self._forked, None
-        return forked
+        content = forked.answer()
+        self._making = [(made, other) for made, other in self._making if made is not package]
+        later(forked.wait)
+        return content
 
     def stop(self) -> None:
-        """Stop the process, unless it was taken, and remove what it was making."""
-        forked, self._forked = self._forked, None
-        if forked is not None:
+        """Stop the processes not taken, and remove what they were making."""
+        making, self._making = self._making, []
+        for _, forked in making:
             _stop(forked, self._kept)
 
     def __enter__(self) -> _Started:
