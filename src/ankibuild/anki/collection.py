@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 #: The schema cookie of every collection (before VACUUM INTO adds one to it).
 SCHEMA_COOKIE = 100
 
+#: The cache, in KiB, of a collection being made from nothing: bounded, as a large package's collection is large.
+CREATE_CACHE_KIB = 16 * 1024
+
 _NOTE = "INSERT INTO notes VALUES(?,?,?,?,-1,?,?,?,0,0,'')"
 _CARD = "INSERT INTO cards VALUES(?,?,?,?,?,-1,0,0,?,0,0,0,0,0,0,0,0,'')"
 
@@ -95,6 +98,9 @@ def _sort_fields(spec: PackageSpec) -> dict[int, int]:
 def create(spec: PackageSpec, path: Path) -> None:
     """A new collection with every note of ``spec``."""
     with _connect(path) as conn:
+        # Its notes' pages are written and split all over the file, then written out once: a cache of 2 MB
+        # wrote them to the file again and again (10,000 notes copied, 15 MB: 196 ms of processor time, 173 now).
+        conn.execute(f"PRAGMA cache_size = -{CREATE_CACHE_KIB}")
         cursor = conn.cursor()
         deck_ids = _frame(cursor, spec)
         if spec.preset:
