@@ -57,7 +57,10 @@ def _published(change: Change) -> Callable[[Project], None]:
 
 
 def _kept_record(change: Change) -> Callable[[Project], None]:
-    """Each package's kept record, its header (frame, digest, notes, order of pieces) changed."""
+    """Each package's kept record, its header (frame, digest, order of pieces, number of notes) changed.
+
+    Its notes' lines and numbers forged are read in ``tests/anki/test_kept_record.py``.
+    """
     return _kept_entries("*.record", change, columns=False)
 
 
@@ -158,14 +161,11 @@ FORGERIES: dict[str, Callable[[Project], None]] = {
         lambda h: [h[0], h[1], {key: [digest, FAR_AHEAD] for key, (digest, _) in h[2].items()}]
     ),
     "kept record: the digest as a number": _kept_record(lambda h: [h[0], 7, h[2], h[3]]),
-    "kept record: notes of numbers": _kept_record(lambda h: [h[0], h[1], [[7] * len(c) for c in h[2]], h[3]]),
-    "kept record: times as fractions": _kept_record(
-        lambda h: [h[0], h[1], [*h[2][:2], [t + 0.5 for t in h[2][2]], *h[2][3:]], h[3]]
-    ),
-    "kept record: times as the same numbers written otherwise": _kept_record(
-        lambda h: [h[0], h[1], [*h[2][:2], [float(t) for t in h[2][2]], *h[2][3:]], h[3]]
-    ),
-    "kept record: a column of notes short of one": _kept_record(lambda h: [h[0], h[1], [*h[2][:5], h[2][5][1:]], h[3]]),
+    "kept record: pieces named by numbers": _kept_record(lambda h: [h[0], h[1], [7] * len(h[2]), h[3]]),
+    "kept record: the number of notes as a text": _kept_record(lambda h: [h[0], h[1], h[2], str(h[3])]),
+    "kept record: the number of notes as a fraction": _kept_record(lambda h: [h[0], h[1], h[2], h[3] + 0.5]),
+    "kept record: a note more than it holds": _kept_record(lambda h: [h[0], h[1], h[2], h[3] + 1]),
+    "kept record: a note less than it holds": _kept_record(lambda h: [h[0], h[1], h[2], h[3] - 1]),
     "file result: GUIDs as numbers": _file_results(_column("notes", 0, 7)),
     "file result: digests as null": _file_results(_column("notes", 5, None)),
     "file result: an unknown kind": _file_results(_shared(7, "no-such-kind")),

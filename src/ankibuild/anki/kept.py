@@ -8,10 +8,13 @@ kept with it, so that the pieces that did not change are not deflated again.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import re
 import shutil
+import sys
 import time
+from array import array
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -103,8 +106,50 @@ def _holds(frame: object, digest: object, columns: object) -> bool:
 
 
 def _columns(notes: Sequence[NoteKey]) -> list[Sequence[Any]]:
-    """The notes as a record holds them: a list per field, which JSON writes and reads quicker than a list per note."""
+    """The notes a list per field, as a record holds them (see :func:`_packed`) and compares them."""
     return list(zip(*notes, strict=True)) or [[] for _ in _NOTE_TYPES]
+
+
+def _packed(notes: Sequence[NoteKey]) -> list[bytes] | None:
+    """The notes as a record holds them, for :func:`_unpacked`: GUIDs and digests a line each, then every number
+    as 8 bytes (times, decks, note types, how many cards each, the cards); None for a GUID with a line break.
+
+    JSON took twice the time to write, and half as much again to read.
+    """
+    guids, digests, mtimes, decks, types, cards = _columns(notes)
+    lines = ["\n".join(texts) for texts in (guids, digests)]
+    if any(text.count("\n") != max(len(notes) - 1, 0) for text in lines):
+        return None
+    numbers = array("q", [*mtimes, *decks, *types, *map(len, cards), *itertools.chain.from_iterable(cards)])
+    if sys.byteorder == "big":  # the cache folder may be another machine's
+        numbers.byteswap()
+    return [*(text.encode("utf-8", "surrogatepass") for text in lines), numbers.tobytes()]
+
+
+def _unpacked(notes: Sequence[memoryview], length: object) -> list[list[Any]] | None:
+    """The columns of the ``length`` notes :func:`_packed` made, or None if they are not such notes.
+
+    Raises ValueError or TypeError for some that are not.
+    """
+    guids, digests, numbers = notes
+    read = array("q")
+    read.frombytes(numbers)
+    if sys.byteorder == "big":
+        read.byteswap()
+    values = read.tolist()
+    if type(length) is not int or not 0 <= length <= len(values) // 4:
+        return None
+    counts, cards = values[3 * length : 4 * length], values[4 * length :]
+    if (counts and min(counts) < 0) or sum(counts) != len(cards):
+        return None
+    texts = [str(blob, "utf-8", "surrogatepass").split("\n") if length else [] for blob in (guids, digests)]
+    places = itertools.pairwise(itertools.accumulate(counts, initial=0))
+    columns: list[list[Any]] = [*texts, *(values[start * length : (start + 1) * length] for start in range(3))]
+    return [*columns, [cards[start:end] for start, end in places]]
+
+
+#: How many of a record's byte strings hold its notes (see :func:`_packed`): its pieces follow.
+_NOTE_BLOBS = 3
 
 
 #: A package's digest (see :attr:`PackageSpec.digest`).
@@ -132,14 +177,15 @@ class Kept:
 
     def read(self) -> Record | None:
         try:
-            (frame, digest, columns, order), pieces = unpack_views(self.record.read_bytes())
+            (frame, digest, order, length), blobs = unpack_views(self.record.read_bytes())
             digests = [bytes.fromhex(piece) for piece in order]
-            by_digest = dict(zip(digests, pieces, strict=True))
-            if not _holds(frame, digest, columns):
+            by_digest = dict(zip(digests, blobs[_NOTE_BLOBS:], strict=True))
+            columns = _unpacked(blobs[:_NOTE_BLOBS], length)
+            if columns is None or not _holds(frame, digest, columns):
                 return None
             return Record(frame, digest, columns, digests, by_digest)
         # None, damaged, or kept by another version in another shape: the package is made from nothing.
-        except (OSError, ValueError, TypeError, IndexError):
+        except (OSError, ValueError, TypeError, IndexError, UnicodeDecodeError):
             return None
 
     def writable(self) -> bool:
@@ -167,8 +213,10 @@ class Kept:
         order = [piece.hex() for piece in deflated.order]
         pieces = [deflated.pieces[d] for d in deflated.order]
         current = self.collection(spec.digest)
+        notes = _packed(spec.notes)
         with contextlib.suppress(OSError):
-            write_packed(self.record, [spec.frame, spec.digest, _columns(spec.notes), order], pieces)
+            if notes is not None:
+                write_packed(self.record, [spec.frame, spec.digest, order, len(spec.notes)], [*notes, *pieces])
             for other in self.folder.glob(f"{self.name}-*.anki2"):
                 if other != current:
                     other.unlink(missing_ok=True)

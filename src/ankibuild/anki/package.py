@@ -19,7 +19,7 @@ import zipfile
 from pathlib import Path
 
 from .collection import create, update, vacuum
-from .deflate import COMPRESS_LEVEL, digests, write_deflated
+from .deflate import COMPRESS_LEVEL, Checked, digests, write_deflated
 from .kept import Kept, Record
 from .spec import COLLECTION, PackageSpec
 
@@ -27,31 +27,39 @@ from .spec import COLLECTION, PackageSpec
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
 
-def _collection(spec: PackageSpec, base: tuple[Path, Record] | None, scratch: Path) -> Path:
-    """The package's collection, canonical: from the kept one (``base``) when it can be, else from nothing."""
+def _collection(spec: PackageSpec, base: tuple[Path, Record] | None, scratch: Path) -> tuple[Path, Checked | None]:
+    """The package's collection, canonical: from the kept one (``base``) when it can be, else from nothing.
+
+    With it, the kept one, as checked, when it was made from it.
+    """
     work, made = scratch / "work.anki2", scratch / "collection.anki2"
-    if base and base[1].frame == spec.frame and _from_kept(spec, base[0], base[1], work=work, made=made):
-        return made
+    if base and base[1].frame == spec.frame and (checked := _from_kept(spec, base[0], base[1], work=work, made=made)):
+        return made, checked
     for path in (work, made):
         path.unlink(missing_ok=True)
     create(spec, work)
     vacuum(work, made)  # a new collection's cookie is always the same, set or not
-    return made
+    return made, None
 
 
-def _from_kept(spec: PackageSpec, base: Path, record: Record, *, work: Path, made: Path) -> bool:
-    """Make ``made`` from the kept collection ``base`` of ``record``; False when it cannot be used."""
+def _from_kept(spec: PackageSpec, base: Path, record: Record, *, work: Path, made: Path) -> Checked | None:
+    """Make ``made`` from the kept collection ``base`` of ``record``: that, as checked; None when it cannot be used.
+
+    The copy is checked, which nothing else writes, and read once: what it held spares digesting
+    the pieces of ``made`` that are the same.
+    """
     try:
         unlike = record.unlike(spec.notes)
         if unlike is None:  # forged
-            return False
+            return None
         shutil.copyfile(base, work)
-        if digests(work) != list(record.order):  # damaged since it was kept
-            return False
+        checked = Checked(work.read_bytes(), record.order)
+        if digests(checked.content) != list(record.order):  # damaged since it was kept
+            return None
         update(spec, work, unlike)
-        return vacuum(work, made)
+        return checked if vacuum(work, made) else None
     except (OSError, sqlite3.Error):  # gone meanwhile, or damaged: made from nothing instead
-        return False
+        return None
 
 
 def zip_entry(name: str) -> zipfile.ZipInfo:
@@ -103,8 +111,9 @@ def _package(spec: PackageSpec, kept: Kept | None) -> bytes:
         zipfile.ZipFile(buffer, "w") as archive,
     ):
         base = (kept.collection(record.digest), record) if kept and record else None
-        collection = _collection(spec, base, Path(scratch))
-        deflated = write_deflated(archive, zip_entry(COLLECTION), collection, known=record.pieces if record else {})
+        collection, checked = _collection(spec, base, Path(scratch))
+        known = record.pieces if record else {}
+        deflated = write_deflated(archive, zip_entry(COLLECTION), collection, known=known, checked=checked)
         names = {str(index): name for index, (name, _) in enumerate(spec.media)}
         archive.writestr(zip_entry("media"), json.dumps(names, sort_keys=True))
         for index, (_, content) in enumerate(spec.media):
