@@ -238,6 +238,17 @@ def test_a_kept_lock_gives_back_any_guid(tmp_path: Path, guid: str) -> None:
     assert kept.recalled
 
 
+@pytest.mark.parametrize("odd", ['a"b', "c\\d", "é", "\x01", "\u2028", "\U0001f600", "\ud800"])
+def test_each_note_line_is_the_json_of_its_entry_whatever_its_guid(tmp_path: Path, odd: str) -> None:
+    """The lines written by hand are JSON's own, with or without a GUID to escape among plain ones."""
+    notes = {guid: NoteLock(guid, "q", "de", "ab", "01 02", 7) for guid in ("plain", odd, "g")}
+    path = tmp_path / LOCK_FILE
+    for lock in (Lock("bank", {}, notes), Lock("bank", {}, {"plain": notes["plain"]})):
+        assert lock.dumps().splitlines()[2:] == [json.dumps(note._asdict()) for note in lock.notes.values()]
+        path.write_bytes(lock.encoded())
+        assert read_lock(path) == lock
+
+
 @pytest.mark.parametrize(("before", "warned"), [(1_800_000_000, False), (1_800_000_001, True), (100, True)])
 def test_only_a_time_ahead_of_the_clock_or_before_anki_is_a_wrong_clock(before: int, warned: bool) -> None:
     """A note built in this very second and edited again within it had no wrong clock: no warning then."""
