@@ -13,6 +13,7 @@ from contextlib import nullcontext
 from .anki.rows import note_rows
 from .anki.target import AnkiTarget, deferred
 from .buildlock import exclusive
+from .commandline import outlive
 from .export.target import ExportResult, ExportTarget
 from .load.stage import load_all
 from .lock.clock import Clock
@@ -65,4 +66,5 @@ def run(
         result.lock_untidy = options.leaves_bank and planned.lock.changed
         if not (options.dry_run or result.lock_untidy):
             state.record(result, loaded.used)
+        outlive(loaded, packages, planned)  # the command ends at once: not freed as the build returns
         return result
