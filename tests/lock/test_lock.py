@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from functools import partial
@@ -139,7 +140,7 @@ def test_a_kept_lock_is_restored_only_while_the_file_is_the_one_kept(
     lock = Lock("bank", {}, {"g": NoteLock("g", "q", "de", "aaaa", "aa", 5)})
     path, memo = tmp_path / LOCK_FILE, tmp_path / "kept" / "lock.memo"
     path.write_text(lock.dumps(), encoding="utf-8")
-    remember(lock, path.read_bytes(), memo)
+    remember(lock, _sha(path), memo)
     kept = partial(recall, memo)
     with monkeypatch.context() as parsing:
         parsing.setattr(json, "loads", partial(_refuse_lock_text, json.loads))  # restored, not parsed
@@ -149,10 +150,14 @@ def test_a_kept_lock_is_restored_only_while_the_file_is_the_one_kept(
     path.write_text(edited.dumps(), encoding="utf-8")  # by hand: not the lock kept
     assert read_lock(path, kept) == edited
     assert not read_lock(path, kept).recalled
-    remember(edited, path.read_bytes(), memo)
+    remember(edited, _sha(path), memo)
     memo.write_bytes(memo.read_bytes()[:-8])  # the same file, but what was kept for it is damaged
     assert read_lock(path, kept) == edited
     assert not read_lock(path, kept).recalled
+
+
+def _sha(path: Path) -> bytes:
+    return hashlib.sha256(path.read_bytes()).digest()
 
 
 def _refuse_lock_text(loads: Callable[[str | bytes], Any], text: str | bytes) -> Any:
@@ -179,7 +184,7 @@ def test_a_lock_made_from_a_recalled_one_is_written_as_from_nothing(tmp_path: Pa
     lock = Lock("bank", {}, {n.guid: n for n in [*notes, NoteLock("c", "q3", "fr", "cccc", "cc", 5)]})
     path, memo = tmp_path / LOCK_FILE, tmp_path / "kept" / "lock.memo"
     path.write_text(lock.dumps(), encoding="utf-8")
-    remember(lock, path.read_bytes(), memo)
+    remember(lock, _sha(path), memo)
     before = read_lock(path, partial(recall, memo))
     assert before.recalled
     edited = Lock("bank", {}, {**dict(reversed(before.notes.items())), **edit})  # in another order
@@ -193,7 +198,7 @@ def test_only_the_lines_of_the_notes_that_changed_are_replaced_while_the_file_is
     lock = Lock("bank", {}, {note.guid: note for note in notes})
     path, memo = tmp_path / LOCK_FILE, tmp_path / "kept" / "lock.memo"
     path.write_text(lock.dumps(), encoding="utf-8")
-    remember(lock, path.read_bytes(), memo)
+    remember(lock, _sha(path), memo)
     before = read_lock(path, partial(recall, memo))
     edited = Lock("bank", {}, {**before.notes, "b": NoteLock("b", "q2", "de", "cccc", "cc", 6)})
     rewritten = edited._rewritten(before, path.read_bytes())
@@ -232,7 +237,7 @@ def test_a_kept_lock_gives_back_any_guid(tmp_path: Path, guid: str) -> None:
     )
     path, memo = tmp_path / LOCK_FILE, tmp_path / "kept" / "lock.memo"
     path.write_text(lock.dumps(), encoding="utf-8")
-    remember(lock, path.read_bytes(), memo)
+    remember(lock, _sha(path), memo)
     kept = read_lock(path, partial(recall, memo))
     assert kept == lock
     assert kept.recalled

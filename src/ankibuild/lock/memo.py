@@ -15,13 +15,13 @@ from .format import Lock, NoteLock, NotetypeLock, holds
 LOCK_MEMO = "lock.memo"
 
 
-def remember(lock: Lock, text: bytes, memo: Path) -> None:
-    """Keep ``lock``, as written in ``text``, for :func:`recall` to restore quickly.
+def remember(lock: Lock, sha: bytes, memo: Path) -> None:
+    """Keep ``lock``, as written in the bytes of sha256 ``sha``, for :func:`recall` to restore quickly.
 
     The notes go in as columns (all GUIDs, all questions...): texts restore
     several times quicker than tens of thousands of small objects, or than JSON.
     """
-    written = _memo_key(hashlib.sha256(text).digest())
+    written = _memo_key(sha)
     *texts, mtimes = zip(*lock.notes.values(), strict=True) if lock.notes else [()] * len(NoteLock._fields)
     types = [list(astuple(t)) for t in lock.notetypes.values()]
     with contextlib.suppress(OSError):
