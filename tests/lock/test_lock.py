@@ -11,10 +11,12 @@ from typing import Any
 
 import pytest
 
+from ankibuild.cache import write_columns
 from ankibuild.errors import BankError, Problems
 from ankibuild.load.render import NoteHead
 from ankibuild.lock.clock import Clock
 from ankibuild.lock.format import LOCK_FILE, Lock, NoteLock, read_lock
+from ankibuild.lock.memo import _memo_key as memo_key
 from ankibuild.lock.memo import recall, remember
 from ankibuild.lock.plan import LockPlan
 from ankibuild.lock.stamp import Stamp, _wrong_times, stamp_notes
@@ -261,3 +263,71 @@ def test_only_a_time_ahead_of_the_clock_or_before_anki_is_a_wrong_clock(before: 
     changed = [NoteLock("g", "q1", "de", "aaaa", "", before)]
     _wrong_times(changed, Clock(lambda: 1_800_000_000.4), problems, path=Path(LOCK_FILE))
     assert [("clock" in p.hint) for p in problems.items] == ([True] if warned else [])
+
+
+def _notes(count: int, mtime: int = 5) -> dict[str, NoteLock]:
+    return {f"g{i}": NoteLock(f"g{i}", f"q{i:02}", "de", f"{i:04x}", "aa", mtime) for i in range(count)}
+
+
+def _kept_and_restored(path: Path, memo: Path, lock: Lock, before: Lock | None) -> Lock:
+    """``lock`` written and kept as a build keeps it, then restored as the next build restores it, never parsed."""
+    path.write_text(lock.dumps(), encoding="utf-8")
+    remember(lock, _sha(path), memo, before=before)
+    with pytest.MonkeyPatch.context() as parsing:
+        parsing.setattr(json, "loads", partial(_refuse_lock_text, json.loads))
+        restored = read_lock(path, partial(recall, memo))
+    assert restored == lock and restored.recalled
+    return restored
+
+
+def test_after_an_edit_only_the_notes_that_differ_from_the_lock_kept_whole_are_kept(tmp_path: Path) -> None:
+    path, memo = tmp_path / LOCK_FILE, tmp_path / "kept" / "lock.memo"
+    before = _kept_and_restored(path, memo, Lock("bank", {}, _notes(20)), None)
+    whole = memo.read_bytes()
+    one = Lock("bank", {}, {**before.notes, "g3": NoteLock("g3", "q03", "de", "ffff", "bb", 9)})
+    before = _kept_and_restored(path, memo, one, before)
+    two = Lock("bank", {}, {**before.notes, "g7": NoteLock("g7", "q07", "de", "eeee", "", 9)})
+    before = _kept_and_restored(path, memo, two, before)  # the first edit's note is kept again, beside the second's
+    assert memo.read_bytes() == whole and before.kept is not None and before.kept[1] == {"g3", "g7"}
+    # Many notes changed: the lock is kept whole again.
+    _kept_and_restored(path, memo, Lock("bank", {}, _notes(20, mtime=9)), before)
+    assert memo.read_bytes() != whole
+
+
+def test_notes_kept_for_another_lock_kept_whole_are_not_restored(tmp_path: Path) -> None:
+    """Another lock kept whole since (another bank built with the same cache): the lock file is parsed."""
+    path, memo = tmp_path / LOCK_FILE, tmp_path / "kept" / "lock.memo"
+    before = _kept_and_restored(path, memo, Lock("bank", {}, _notes(20)), None)
+    edited = Lock("bank", {}, {**before.notes, "g3": NoteLock("g3", "q03", "de", "ffff", "bb", 9)})
+    _kept_and_restored(path, memo, edited, before)
+    other = Lock("other", {}, _notes(3))
+    remember(other, hashlib.sha256(other.dumps().encode()).digest(), memo)
+    restored = read_lock(path, partial(recall, memo))
+    assert restored == edited and not restored.recalled
+
+
+@pytest.mark.parametrize(
+    "notes",
+    [
+        [NoteLock("g3", "q03", "de", "ffff", "bb", 9)],  # as the build kept them: restored
+        [NoteLock("g3", "q03", "de", "not hex", "bb", 9)],  # a value a lock file's line may not hold
+        [NoteLock("g99", "q99", "de", "ffff", "bb", 9)],  # a note the lock kept whole lacks
+        [NoteLock("g3", "q03", "de", "ffff", "bb", -1)],
+    ],
+)
+def test_notes_kept_beside_the_lock_that_a_file_could_not_hold_are_not_restored(
+    tmp_path: Path, notes: list[NoteLock]
+) -> None:
+    """What is kept beside the lock kept whole passes the checks a lock file's lines pass, and changes only notes."""
+    path, memo = tmp_path / LOCK_FILE, tmp_path / "kept" / "lock.memo"
+    before = _kept_and_restored(path, memo, Lock("bank", {}, _notes(20)), None)
+    edited = Lock("bank", {}, {**before.notes, "g3": NoteLock("g3", "q03", "de", "ffff", "bb", 9)})
+    _kept_and_restored(path, memo, edited, before)
+    key, base = (
+        memo_key(_sha(path)).hex(),
+        memo_key(hashlib.sha256(Lock("bank", {}, _notes(20)).dumps().encode()).digest()),
+    )
+    *texts, mtimes = zip(*notes, strict=True)
+    write_columns(memo.with_name("lock.memo.patch"), [key, base.hex(), list(mtimes)], texts)
+    restored = read_lock(path, partial(recall, memo))
+    assert restored == edited and restored.recalled == (notes == [edited.notes["g3"]])

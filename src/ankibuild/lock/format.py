@@ -104,6 +104,9 @@ class Lock:
     recalled: bool = field(default=False, compare=False, repr=False)
     #: The sha256 of the file's bytes, when recalled: of this very lock's :meth:`encoded`.
     sha: bytes = field(default=b"", compare=False, repr=False)
+    #: When recalled: the key of the lock kept whole it was restored from, and the GUIDs of the notes
+    #: that differ from that one's (see :func:`.memo.remember`).
+    kept: tuple[str, frozenset[str]] | None = field(default=None, compare=False, repr=False)
 
     def dumps(self) -> str:
         """A header, then one line per notetype and per note, each a JSON object complete in itself.

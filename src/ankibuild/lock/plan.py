@@ -99,7 +99,7 @@ class LockPlan:
         if options.dry_run or options.leaves_bank:
             return
         if self.changed or not self.recalled:
-            remember(self.lock, self.sha, options.cache.kept / LOCK_MEMO)
+            remember(self.lock, self.sha, options.cache.kept / LOCK_MEMO, before=self.before)
 
 
 def _current(path: Path) -> bytes:
