@@ -44,15 +44,19 @@ def write_if_changed(path: Path, content: bytes, *, durable: bool = True) -> boo
     return True
 
 
-def write_parts(path: Path, parts: Iterable[bytes | memoryview], *, durable: bool = True) -> None:
-    """Atomically replace ``path`` with ``parts`` one after the other, never joined in memory."""
+def write_parts(path: Path, parts: Iterable[bytes | memoryview], *, durable: bool = True) -> os.stat_result:
+    """Atomically replace ``path`` with ``parts`` one after the other, never joined in memory.
+
+    The status returned is the file's once its bytes were written and its
+    mode set, before it was put in place (see :meth:`.digests.Digests.wrote`).
+    """
     try:
-        _replace(path, parts, durable=durable)
+        return _replace(path, parts, durable=durable)
     except OSError as err:  # a full disk, a read-only folder: name the file, not its temporary
         raise OSError(err.errno, err.strerror, str(path)) from err
 
 
-def _replace(path: Path, parts: Iterable[bytes | memoryview], *, durable: bool) -> None:
+def _replace(path: Path, parts: Iterable[bytes | memoryview], *, durable: bool) -> os.stat_result:
     path.parent.mkdir(parents=True, exist_ok=True)
     import tempfile  # not loaded by a build with nothing to write
 
@@ -65,10 +69,12 @@ def _replace(path: Path, parts: Iterable[bytes | memoryview], *, durable: bool) 
                 out.flush()
                 os.fsync(out.fileno())
         temporary.chmod(0o644)
+        written = temporary.stat()  # its change time is the chmod's, after every write
         temporary.replace(path)
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
+    return written
 
 
 def refuse_links_out(root: Path, paths: Iterable[Path], problems: Problems) -> None:

@@ -16,7 +16,7 @@ import sys
 from typing import NoReturn
 
 from .api import built
-from .commandline import end, recall
+from .commandline import end, ending, recall
 from .errors import report_lines
 from .options import BuildOptions
 from .state import BuildResult, BuildState
@@ -29,6 +29,7 @@ def run() -> NoReturn:
     # commandline.end): the objects a build leaves would only be walked, all of
     # them, by the first collection after it (some 15 ms at 10,000 questions).
     gc.disable()
+    ending()
     code = _told(sys.argv[1:])
     if code is None:
         from .cli import run as through_click

@@ -24,6 +24,8 @@ from .version import code_fingerprint
 
 #: The program's own command line while click parses it (see :func:`.cli.run`); None for any other caller of click.
 parsing: list[str] | None = None
+#: What the program's command leaves to the end of the process (see :func:`outlive`); None for any other caller.
+_left: list[object] | None = None
 
 
 def remember(options: BuildOptions, quiet: bool) -> None:
@@ -50,6 +52,23 @@ def recall(argv: list[str]) -> tuple[BuildOptions, bool] | None:
         return BuildOptions(**values), data["quiet"] is True
     except (OSError, ValueError, TypeError, KeyError, AttributeError):  # none, or of another shape
         return None
+
+
+def ending() -> None:
+    """The process runs one command, then :func:`end` ends it: what :func:`outlive` is given is kept till then."""
+    global _left
+    _left = []
+
+
+def outlive(*objects: object) -> None:
+    """Keep ``objects`` to the end of the process when :func:`end` ends it; else leave them to be freed.
+
+    Freeing a build's bank and plans, object by object, as the build returns
+    takes 15 to 20 ms at 10,000 questions, which nobody needs when the process
+    ends at once. A library caller goes on: its memory is freed as usual.
+    """
+    if _left is not None:
+        _left.extend(objects)
 
 
 def end(code: object) -> NoReturn:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -52,6 +53,8 @@ class Digests:
         self.settled: dict[str, Reading] = {}
         #: The paths whose digest was taken from their bytes here, not from a reading kept.
         self.hashed: set[str] = set()
+        #: The files this build wrote, by path: the status of their bytes as written, and their sha256.
+        self.written: dict[str, tuple[os.stat_result, str]] = {}
         self._clock: tuple[int, int] | None = None
 
     def learn(self, readings: object) -> None:
@@ -82,6 +85,9 @@ class Digests:
                     self.settled[key] = list(known)  # type: ignore[arg-type]
                     return known[5]
         self.settled.pop(key, None)
+        sha = self._as_written(path)
+        if sha is not None:
+            return sha
         try:
             with open_regular(path) as file:
                 info = os.fstat(file.fileno())  # before reading: what was read is at least as new
@@ -90,6 +96,38 @@ class Digests:
         # A pipe or a device is never read, nor a path no file can have (a NUL byte, from a forged record): no digest.
         except (OSError, UnsafePathError, ValueError):
             return None
+        self._settle(key, info, sha)
+        return sha
+
+    def _settle(self, key: str, info: os.stat_result, sha: str) -> None:
+        """Keep the reading of a file whose content had the digest ``sha`` when its status was ``info``, if settled."""
         if self._clock is not None and info.st_dev == self._clock[0] and info.st_ctime_ns < self._clock[1]:
             self.settled[key] = [*_status(info), sha]
+
+    def wrote(self, path: Path, written: os.stat_result, sha: str) -> None:
+        """Know the digest ``sha`` of the bytes this build wrote to ``path``, and their status ``written``.
+
+        ``written`` is the file's status once its bytes were written and its mode
+        set, before it was put in place (see :func:`.atomic.write_parts`): no one
+        else knew of the file till then. When setting the mode, after the last
+        write, changed the file at a later time than that write (its change time
+        is later than its modification time), anyone who wrote to the file since
+        changed its modification time too, to a later one: while the file keeps
+        its place, size and modification time, its bytes are those written.
+        """
+        self.written[str(path)] = (written, sha)
+
+    def _as_written(self, path: Path) -> str | None:
+        """The digest of the bytes this build wrote to ``path``, while surely still there (see :meth:`wrote`)."""
+        written, sha = self.written.get(str(path), (None, ""))
+        # Not on Windows, whose change time is the time a file was made, nor where times may not be told apart.
+        if written is None or self._clock is None or written.st_ctime_ns <= written.st_mtime_ns:
+            return None
+        try:
+            info = path.lstat()  # a link in its place is read as any other, or refused
+        except OSError:
+            return None
+        if not stat.S_ISREG(info.st_mode) or _status(info)[:4] != _status(written)[:4]:
+            return None
+        self._settle(str(path), info, sha)
         return sha

@@ -13,9 +13,11 @@ from contextlib import nullcontext
 from .anki.rows import note_rows
 from .anki.target import AnkiTarget, deferred
 from .buildlock import exclusive
+from .commandline import outlive
 from .export.target import ExportResult, ExportTarget
 from .load.stage import load_all
 from .lock.clock import Clock
+from .lock.format import LOCK_FILE
 from .options import BuildOptions
 from .progress import Progress, silent
 from .state import BuildResult, BuildState
@@ -60,9 +62,13 @@ def run(
         result.exports.extend(exported.outputs)
         result.warnings.extend(exported.warnings)
         record_seen(seen, options)
-        result.lock_written = planned.lock.save(options)
+        written = planned.lock.save(options)
+        result.lock_written = written is not None
+        if written is not None:  # its digest is known: the record need not read some megabytes again
+            state.digests.wrote(options.decks / LOCK_FILE, written, planned.lock.sha.hex())
         # The next build that may write the lock still has it to tidy: this one must not be taken for it.
         result.lock_untidy = options.leaves_bank and planned.lock.changed
         if not (options.dry_run or result.lock_untidy):
             state.record(result, loaded.used)
+        outlive(loaded, packages, planned)  # the command ends at once: not freed as the build returns
         return result

@@ -7,12 +7,14 @@ import os
 import shutil
 import subprocess
 import sys
+import weakref
 from pathlib import Path
 
 import click
 import pytest
 from click.testing import CliRunner, Result
 
+from ankibuild import commandline
 from ankibuild.cli import main
 from ankibuild.lock.format import LOCK_FILE
 
@@ -117,6 +119,26 @@ def test_python_dash_m_runs_the_same_cli() -> None:
     """`python -m ankibuild` is the same program as `ankibuild`."""
     result = subprocess.run([sys.executable, "-m", "ankibuild", "--version"], capture_output=True, text=True)
     assert result.returncode == 0 and result.stdout.startswith("ankibuild, version")
+
+
+def test_only_the_program_keeps_a_builds_objects_to_its_end(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The program ends at once and need not free them; a library caller goes on and gets its memory back."""
+
+    class Bank:
+        pass
+
+    monkeypatch.setattr(commandline, "_left", None)  # a library caller's
+    freed = Bank()
+    gone = weakref.ref(freed)
+    commandline.outlive(freed)
+    del freed
+    assert gone() is None
+    commandline.ending()  # the program's
+    kept = Bank()
+    still = weakref.ref(kept)
+    commandline.outlive(kept)
+    del kept
+    assert still() is not None
 
 
 @pytest.mark.slow

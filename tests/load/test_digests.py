@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import ankibuild.digests
+from ankibuild.atomic import write_parts
 from ankibuild.digests import Digests
 from ankibuild.paths import open_regular
 
@@ -93,3 +95,46 @@ def test_a_damaged_stamp_is_only_a_miss(tmp_path: Path) -> None:
     following.learn(["not a record"])
     following.tick()
     assert following.sha(path) == digests.settled[str(path)][-1]
+
+
+def _written(tmp_path: Path, content: bytes) -> tuple[Path, Digests, str]:
+    """A file written as the build writes its lock, its digest told, with a mode set at a later tick than its bytes."""
+    path, digests = tmp_path / "ankibuild.lock", Digests(tmp_path / "clock")
+    sha = hashlib.sha256(content).hexdigest()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        written = write_parts(path, (content,), durable=False)
+        if written.st_ctime_ns > written.st_mtime_ns:
+            digests.wrote(path, written, sha)
+            return path, digests, sha
+    raise AssertionError("the file system's clock did not move on")
+
+
+def test_a_file_the_build_wrote_is_not_read_again_and_its_reading_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, digests, sha = _written(tmp_path, b"lock\n" * 1000)
+    read = _reads(monkeypatch)
+    deadline = time.monotonic() + 10
+    while str(path) not in digests.settled and time.monotonic() < deadline:
+        digests.tick()
+        assert digests.sha(path) == sha
+    assert read == [] and digests.settled[str(path)][-1] == sha
+    assert _next(digests).sha(path) == sha and read == []
+
+
+@pytest.mark.parametrize("how", ["rewritten", "replaced"])
+def test_a_file_the_build_wrote_that_someone_changed_since_is_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """Bytes of the same size, written in the same file (at a later time) or put in its place, are read."""
+    path, digests, _ = _written(tmp_path, b"lock\n" * 1000)
+    edited = b"edit\n" * 1000
+    if how == "rewritten":
+        path.write_bytes(edited)
+    else:
+        (tmp_path / "other").write_bytes(edited)
+        (tmp_path / "other").replace(path)
+    read = _reads(monkeypatch)
+    digests.tick()
+    assert digests.sha(path) == hashlib.sha256(edited).hexdigest() and read == [path]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from functools import partial
@@ -10,10 +11,12 @@ from typing import Any
 
 import pytest
 
+from ankibuild.cache import write_columns
 from ankibuild.errors import BankError, Problems
 from ankibuild.load.render import NoteHead
 from ankibuild.lock.clock import Clock
 from ankibuild.lock.format import LOCK_FILE, Lock, NoteLock, read_lock
+from ankibuild.lock.memo import _memo_key as memo_key
 from ankibuild.lock.memo import recall, remember
 from ankibuild.lock.plan import LockPlan
 from ankibuild.lock.stamp import Stamp, _wrong_times, stamp_notes
@@ -139,7 +142,7 @@ def test_a_kept_lock_is_restored_only_while_the_file_is_the_one_kept(
     lock = Lock("bank", {}, {"g": NoteLock("g", "q", "de", "aaaa", "aa", 5)})
     path, memo = tmp_path / LOCK_FILE, tmp_path / "kept" / "lock.memo"
     path.write_text(lock.dumps(), encoding="utf-8")
-    remember(lock, path.read_bytes(), memo)
+    remember(lock, _sha(path), memo)
     kept = partial(recall, memo)
     with monkeypatch.context() as parsing:
         parsing.setattr(json, "loads", partial(_refuse_lock_text, json.loads))  # restored, not parsed
@@ -149,10 +152,14 @@ def test_a_kept_lock_is_restored_only_while_the_file_is_the_one_kept(
     path.write_text(edited.dumps(), encoding="utf-8")  # by hand: not the lock kept
     assert read_lock(path, kept) == edited
     assert not read_lock(path, kept).recalled
-    remember(edited, path.read_bytes(), memo)
+    remember(edited, _sha(path), memo)
     memo.write_bytes(memo.read_bytes()[:-8])  # the same file, but what was kept for it is damaged
     assert read_lock(path, kept) == edited
     assert not read_lock(path, kept).recalled
+
+
+def _sha(path: Path) -> bytes:
+    return hashlib.sha256(path.read_bytes()).digest()
 
 
 def _refuse_lock_text(loads: Callable[[str | bytes], Any], text: str | bytes) -> Any:
@@ -179,7 +186,7 @@ def test_a_lock_made_from_a_recalled_one_is_written_as_from_nothing(tmp_path: Pa
     lock = Lock("bank", {}, {n.guid: n for n in [*notes, NoteLock("c", "q3", "fr", "cccc", "cc", 5)]})
     path, memo = tmp_path / LOCK_FILE, tmp_path / "kept" / "lock.memo"
     path.write_text(lock.dumps(), encoding="utf-8")
-    remember(lock, path.read_bytes(), memo)
+    remember(lock, _sha(path), memo)
     before = read_lock(path, partial(recall, memo))
     assert before.recalled
     edited = Lock("bank", {}, {**dict(reversed(before.notes.items())), **edit})  # in another order
@@ -193,7 +200,7 @@ def test_only_the_lines_of_the_notes_that_changed_are_replaced_while_the_file_is
     lock = Lock("bank", {}, {note.guid: note for note in notes})
     path, memo = tmp_path / LOCK_FILE, tmp_path / "kept" / "lock.memo"
     path.write_text(lock.dumps(), encoding="utf-8")
-    remember(lock, path.read_bytes(), memo)
+    remember(lock, _sha(path), memo)
     before = read_lock(path, partial(recall, memo))
     edited = Lock("bank", {}, {**before.notes, "b": NoteLock("b", "q2", "de", "cccc", "cc", 6)})
     rewritten = edited._rewritten(before, path.read_bytes())
@@ -232,10 +239,21 @@ def test_a_kept_lock_gives_back_any_guid(tmp_path: Path, guid: str) -> None:
     )
     path, memo = tmp_path / LOCK_FILE, tmp_path / "kept" / "lock.memo"
     path.write_text(lock.dumps(), encoding="utf-8")
-    remember(lock, path.read_bytes(), memo)
+    remember(lock, _sha(path), memo)
     kept = read_lock(path, partial(recall, memo))
     assert kept == lock
     assert kept.recalled
+
+
+@pytest.mark.parametrize("odd", ['a"b', "c\\d", "é", "\x01", "\u2028", "\U0001f600", "\ud800"])
+def test_each_note_line_is_the_json_of_its_entry_whatever_its_guid(tmp_path: Path, odd: str) -> None:
+    """The lines written by hand are JSON's own, with or without a GUID to escape among plain ones."""
+    notes = {guid: NoteLock(guid, "q", "de", "ab", "01 02", 7) for guid in ("plain", odd, "g")}
+    path = tmp_path / LOCK_FILE
+    for lock in (Lock("bank", {}, notes), Lock("bank", {}, {"plain": notes["plain"]})):
+        assert lock.dumps().splitlines()[2:] == [json.dumps(note._asdict()) for note in lock.notes.values()]
+        path.write_bytes(lock.encoded())
+        assert read_lock(path) == lock
 
 
 @pytest.mark.parametrize(("before", "warned"), [(1_800_000_000, False), (1_800_000_001, True), (100, True)])
@@ -245,3 +263,71 @@ def test_only_a_time_ahead_of_the_clock_or_before_anki_is_a_wrong_clock(before: 
     changed = [NoteLock("g", "q1", "de", "aaaa", "", before)]
     _wrong_times(changed, Clock(lambda: 1_800_000_000.4), problems, path=Path(LOCK_FILE))
     assert [("clock" in p.hint) for p in problems.items] == ([True] if warned else [])
+
+
+def _notes(count: int, mtime: int = 5) -> dict[str, NoteLock]:
+    return {f"g{i}": NoteLock(f"g{i}", f"q{i:02}", "de", f"{i:04x}", "aa", mtime) for i in range(count)}
+
+
+def _kept_and_restored(path: Path, memo: Path, lock: Lock, before: Lock | None) -> Lock:
+    """``lock`` written and kept as a build keeps it, then restored as the next build restores it, never parsed."""
+    path.write_text(lock.dumps(), encoding="utf-8")
+    remember(lock, _sha(path), memo, before=before)
+    with pytest.MonkeyPatch.context() as parsing:
+        parsing.setattr(json, "loads", partial(_refuse_lock_text, json.loads))
+        restored = read_lock(path, partial(recall, memo))
+    assert restored == lock and restored.recalled
+    return restored
+
+
+def test_after_an_edit_only_the_notes_that_differ_from_the_lock_kept_whole_are_kept(tmp_path: Path) -> None:
+    path, memo = tmp_path / LOCK_FILE, tmp_path / "kept" / "lock.memo"
+    before = _kept_and_restored(path, memo, Lock("bank", {}, _notes(20)), None)
+    whole = memo.read_bytes()
+    one = Lock("bank", {}, {**before.notes, "g3": NoteLock("g3", "q03", "de", "ffff", "bb", 9)})
+    before = _kept_and_restored(path, memo, one, before)
+    two = Lock("bank", {}, {**before.notes, "g7": NoteLock("g7", "q07", "de", "eeee", "", 9)})
+    before = _kept_and_restored(path, memo, two, before)  # the first edit's note is kept again, beside the second's
+    assert memo.read_bytes() == whole and before.kept is not None and before.kept[1] == {"g3", "g7"}
+    # Many notes changed: the lock is kept whole again.
+    _kept_and_restored(path, memo, Lock("bank", {}, _notes(20, mtime=9)), before)
+    assert memo.read_bytes() != whole
+
+
+def test_notes_kept_for_another_lock_kept_whole_are_not_restored(tmp_path: Path) -> None:
+    """Another lock kept whole since (another bank built with the same cache): the lock file is parsed."""
+    path, memo = tmp_path / LOCK_FILE, tmp_path / "kept" / "lock.memo"
+    before = _kept_and_restored(path, memo, Lock("bank", {}, _notes(20)), None)
+    edited = Lock("bank", {}, {**before.notes, "g3": NoteLock("g3", "q03", "de", "ffff", "bb", 9)})
+    _kept_and_restored(path, memo, edited, before)
+    other = Lock("other", {}, _notes(3))
+    remember(other, hashlib.sha256(other.dumps().encode()).digest(), memo)
+    restored = read_lock(path, partial(recall, memo))
+    assert restored == edited and not restored.recalled
+
+
+@pytest.mark.parametrize(
+    "notes",
+    [
+        [NoteLock("g3", "q03", "de", "ffff", "bb", 9)],  # as the build kept them: restored
+        [NoteLock("g3", "q03", "de", "not hex", "bb", 9)],  # a value a lock file's line may not hold
+        [NoteLock("g99", "q99", "de", "ffff", "bb", 9)],  # a note the lock kept whole lacks
+        [NoteLock("g3", "q03", "de", "ffff", "bb", -1)],
+    ],
+)
+def test_notes_kept_beside_the_lock_that_a_file_could_not_hold_are_not_restored(
+    tmp_path: Path, notes: list[NoteLock]
+) -> None:
+    """What is kept beside the lock kept whole passes the checks a lock file's lines pass, and changes only notes."""
+    path, memo = tmp_path / LOCK_FILE, tmp_path / "kept" / "lock.memo"
+    before = _kept_and_restored(path, memo, Lock("bank", {}, _notes(20)), None)
+    edited = Lock("bank", {}, {**before.notes, "g3": NoteLock("g3", "q03", "de", "ffff", "bb", 9)})
+    _kept_and_restored(path, memo, edited, before)
+    key, base = (
+        memo_key(_sha(path)).hex(),
+        memo_key(hashlib.sha256(Lock("bank", {}, _notes(20)).dumps().encode()).digest()),
+    )
+    *texts, mtimes = zip(*notes, strict=True)
+    write_columns(memo.with_name("lock.memo.patch"), [key, base.hex(), list(mtimes)], texts)
+    restored = read_lock(path, partial(recall, memo))
+    assert restored == edited and restored.recalled == (notes == [edited.notes["g3"]])

@@ -41,13 +41,24 @@ class NoteLock(NamedTuple):
     mtime: int
 
     def as_json(self) -> str:
-        # Written by hand, not json.dumps: a large bank has tens of thousands of these
-        # lines. Only the GUID can hold characters JSON escapes; the rest are slugs,
-        # language codes and hexadecimal digits.
-        return (
-            f'{{"guid": {_quoted(self.guid)}, "question": "{self.question}", "lang": "{self.lang}", '
-            f'"digest": "{self.digest}", "parts": "{self.parts}", "mtime": {self.mtime}}}'
-        )
+        return _note_lines([self])[0]
+
+
+def _note_lines(notes: Sequence[NoteLock]) -> list[str]:
+    """Each note's line in the lock file (see :meth:`NoteLock.as_json`), in order.
+
+    Written by hand, not json.dumps, in one comprehension rather than a call per note: a large
+    bank has tens of thousands of these lines, made in half the time. Only the GUID can hold
+    characters JSON escapes (the rest are slugs, language codes and hexadecimal digits), which
+    one search of them all tells; should one, the GUIDs are escaped first.
+    """
+    if not _PLAIN.fullmatch("".join(map(attrgetter("guid"), notes))):
+        notes = [note._replace(guid=json.dumps(note.guid)[1:-1]) for note in notes]
+    return [
+        f'{{"guid": "{guid}", "question": "{question}", "lang": "{lang}", '
+        f'"digest": "{digest}", "parts": "{parts}", "mtime": {mtime}}}'
+        for guid, question, lang, digest, parts, mtime in notes
+    ]
 
 
 def changed_parts(old: str, new: str) -> tuple[int, ...]:
@@ -57,11 +68,6 @@ def changed_parts(old: str, new: str) -> tuple[int, ...]:
 
 #: Printable ASCII but the quote and the backslash: written in JSON as they are.
 _PLAIN = re.compile(r"[ !#-\[\]-~]*")
-
-
-def _quoted(text: str) -> str:
-    """``text`` as a JSON string, without the encoder's cost for the plain GUIDs notes have."""
-    return f'"{text}"' if _PLAIN.fullmatch(text) else json.dumps(text)
 
 
 @dataclass(frozen=True)
@@ -98,6 +104,9 @@ class Lock:
     recalled: bool = field(default=False, compare=False, repr=False)
     #: The sha256 of the file's bytes, when recalled: of this very lock's :meth:`encoded`.
     sha: bytes = field(default=b"", compare=False, repr=False)
+    #: When recalled: the key of the lock kept whole it was restored from, and the GUIDs of the notes
+    #: that differ from that one's (see :func:`.memo.remember`).
+    kept: tuple[str, frozenset[str]] | None = field(default=None, compare=False, repr=False)
 
     def dumps(self) -> str:
         """A header, then one line per notetype and per note, each a JSON object complete in itself.
@@ -113,7 +122,7 @@ class Lock:
         notes = sorted(self.notes.values(), key=attrgetter("lang"))
         notes.sort(key=attrgetter("question"))
         head = json.dumps({"ankibuild-lock": VERSION, "bank": self.bank})
-        return "\n".join([HEADER, head, *(t.as_json() for t in types), *(n.as_json() for n in notes)]) + "\n"
+        return "\n".join([HEADER, head, *(t.as_json() for t in types), *_note_lines(notes)]) + "\n"
 
     def encoded(self, before: Lock | None = None, *, file: bytes = b"") -> bytes:
         """:meth:`dumps`, encoded: every line is ASCII (JSON escapes the rest).

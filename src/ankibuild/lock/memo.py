@@ -1,11 +1,18 @@
-"""The lock a build wrote, kept parsed in the cache: the next build restores it instead of parsing the file."""
+"""The lock a build wrote, kept parsed in the cache: the next build restores it instead of parsing the file.
+
+After an edit, the lock differs from the one restored by a few notes: those
+that differ from the lock kept whole are kept beside it (``lock.memo.patch``),
+rather than the whole lock rewritten, some megabytes for a large bank.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+from collections.abc import Sequence
 from dataclasses import astuple
 from pathlib import Path
+from typing import Any
 
 from ..cache import named_rows, private_folder, unpack_columns, write_columns
 from ..version import code_fingerprint
@@ -13,21 +20,56 @@ from .format import Lock, NoteLock, NotetypeLock, holds
 
 #: The last lock a build wrote, kept parsed in the cache's folder of things kept.
 LOCK_MEMO = "lock.memo"
+#: A lock is kept whole again once more than one note in this many differs from the lock kept whole.
+_PATCHED_SHARE = 8
 
 
-def remember(lock: Lock, text: bytes, memo: Path) -> None:
-    """Keep ``lock``, as written in ``text``, for :func:`recall` to restore quickly.
+def remember(lock: Lock, sha: bytes, memo: Path, *, before: Lock | None = None) -> None:
+    """Keep ``lock``, as written in the bytes of sha256 ``sha``, for :func:`recall` to restore quickly.
 
     The notes go in as columns (all GUIDs, all questions...): texts restore
     several times quicker than tens of thousands of small objects, or than JSON.
+    ``before`` is the lock the build made ``lock`` from: when it was recalled,
+    and ``lock`` holds the same notes with few of them other than in the lock
+    kept whole, only those few are kept, beside it.
     """
-    written = _memo_key(hashlib.sha256(text).digest())
-    *texts, mtimes = zip(*lock.notes.values(), strict=True) if lock.notes else [()] * len(NoteLock._fields)
-    types = [list(astuple(t)) for t in lock.notetypes.values()]
+    written = _memo_key(sha).hex()
+    patch = _patch(lock, before)
     with contextlib.suppress(OSError):
         private_folder(memo.parent)
+        if patch is not None:
+            base, notes = patch
+            *texts, mtimes = _columns(notes)
+            write_columns(_patch_file(memo), [written, base, mtimes], texts)
+            return
+        *texts, mtimes = _columns(list(lock.notes.values()))
+        types = [list(astuple(t)) for t in lock.notetypes.values()]
         # A part at a time: the memo of a large bank is some megabytes, which a build would otherwise hold twice.
-        write_columns(memo, [written.hex(), lock.bank, types, mtimes], texts)
+        write_columns(memo, [written, lock.bank, types, mtimes], texts)
+
+
+def _columns(notes: Sequence[NoteLock]) -> list[Sequence[Any]]:
+    """The notes' values, a column per field of :class:`NoteLock`."""
+    return list(zip(*notes, strict=True)) if notes else [()] * len(NoteLock._fields)
+
+
+def _patch(lock: Lock, before: Lock | None) -> tuple[str, list[NoteLock]] | None:
+    """The key of the lock kept whole that ``before`` was restored from, and the notes of ``lock`` that differ
+    from that one's; None when ``lock`` is to be kept whole."""
+    if before is None or before.kept is None or (lock.bank, lock.notetypes) != (before.bank, before.notetypes):
+        return None
+    base, differ = before.kept
+    old, notes = before.notes, lock.notes
+    if notes.keys() != old.keys():
+        return None
+    changed = differ.union(guid for guid, entry in notes.items() if old[guid] != entry)
+    if len(changed) * _PATCHED_SHARE > len(notes):
+        return None
+    return base, [notes[guid] for guid in changed]
+
+
+def _patch_file(memo: Path) -> Path:
+    return memo.with_name(f"{memo.name}.patch")
 
 
 def _memo_key(sha: bytes) -> bytes:
@@ -40,13 +82,42 @@ def _memo_key(sha: bytes) -> bytes:
 
 def recall(memo: Path, sha: bytes) -> Lock | None:
     """The lock kept in ``memo`` while the file's bytes still have the sha256 ``sha``, those it was kept for;
-    else None."""
+    else None.
+
+    Kept as the notes that differ from the lock kept whole, it is that lock with
+    those notes: each part was kept for the other (by key), and each passes the
+    checks a lock file's lines pass.
+    """
+    key = _memo_key(sha).hex()
     try:
+        patch = _patched_notes(_patch_file(memo), key)
+        base = key if patch is None else patch[0]
         (written, bank, types, mtimes), texts = unpack_columns(memo.read_bytes())
-        if written != _memo_key(sha).hex() or not holds(bank, types, [*texts, mtimes]):
+        if written != base or not holds(bank, types, [*texts, mtimes]):
             return None
         notetypes = {t[0]: NotetypeLock(t[0], t[1], tuple(t[2]), tuple(t[3]), t[4], t[5]) for t in types}
         by_guid = dict(zip(texts[0], named_rows(NoteLock, *texts, mtimes), strict=True))
-        return Lock(bank, notetypes, by_guid, recalled=True, sha=sha)
+        differ: frozenset[str] = frozenset()
+        if patch is not None:
+            columns = patch[1]
+            if not holds(bank, types, columns):
+                return None
+            differ = frozenset(columns[0])
+            if not differ <= by_guid.keys():  # the notes a lock kept whole lacks are no change of it
+                return None
+            by_guid.update(zip(columns[0], named_rows(NoteLock, *columns), strict=True))
+        return Lock(bank, notetypes, by_guid, recalled=True, sha=sha, kept=(base, differ))
     except (OSError, ValueError, TypeError, IndexError):  # none, or damaged: the file is parsed instead
         return None
+
+
+def _patched_notes(path: Path, key: str) -> tuple[str, list[Sequence[Any]]] | None:
+    """The key of the lock kept whole and the columns of the notes that differ, kept in ``path`` for the lock of
+    memo key ``key``; None when there are none for it (none kept, or for another lock, or damaged)."""
+    try:
+        (written, base, mtimes), texts = unpack_columns(path.read_bytes())
+    except (OSError, ValueError, TypeError):
+        return None
+    if written != key or not isinstance(base, str):
+        return None
+    return base, [*texts, mtimes]

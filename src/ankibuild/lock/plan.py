@@ -5,6 +5,8 @@ A build stopped before the lock is saved is simply done again by the next one.
 
 from __future__ import annotations
 
+import hashlib
+import os
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -55,6 +57,11 @@ class LockPlan:
         """The lock encoded: a build has it done while its packages are made (see :meth:`kept`)."""
         return self.lock.encoded(self.before, file=self.file)
 
+    @cached_property
+    def sha(self) -> bytes:
+        """The sha256 of :attr:`data`: the memo's key, and the lock's digest in the build's record once written."""
+        return hashlib.sha256(self.data).digest()
+
     @property
     def changed(self) -> bool:
         """Whether the lock differs from the bank's."""
@@ -65,22 +72,22 @@ class LockPlan:
         """The bank's lock was recalled parsed from the cache (see :func:`read_lock`)."""
         return self.before.recalled
 
-    def save(self, options: BuildOptions) -> bool:
-        """Write the lock if it changed; tell whether it was written (its memo is :meth:`kept`).
+    def save(self, options: BuildOptions) -> os.stat_result | None:
+        """Write the lock if it changed; the status of its bytes as written, or None (its memo is :meth:`kept`).
 
         A dry run writes nothing, and a build that leaves the bank (CI) only
         clears what an interrupted build left behind.
         """
         decks = options.decks
         if options.dry_run:
-            return False
+            return None
         remove_stale_temporaries(decks / LOCK_FILE)
         if options.leaves_bank or not self.changed:
-            return False
+            return None
         # Compared with the file's bytes already (``file``): some megabytes not read again to tell the same.
-        write_parts(decks / LOCK_FILE, (self.data,))
+        written = write_parts(decks / LOCK_FILE, (self.data,))
         ask_git_to_merge(decks)
-        return True
+        return written
 
     def kept(self, options: BuildOptions) -> None:
         """Keep the lock parsed in the cache for the next build, unless the build writes no lock.
@@ -92,7 +99,7 @@ class LockPlan:
         if options.dry_run or options.leaves_bank:
             return
         if self.changed or not self.recalled:
-            remember(self.lock, self.data, options.cache.kept / LOCK_MEMO)
+            remember(self.lock, self.sha, options.cache.kept / LOCK_MEMO, before=self.before)
 
 
 def _current(path: Path) -> bytes:
