@@ -8,8 +8,10 @@ the published ones, stops those processes.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -228,3 +230,37 @@ def test_a_first_build_whose_package_processes_die_makes_the_packages_itself(
     monkeypatch.setattr(target, "can_fork", lambda: False)
     project.build()
     assert {path.name: path.read_bytes() for path in Path(project.out).glob("*.apkg")} == packages
+
+
+def _kill_left(events: list[str]) -> None:
+    """Stop whatever a failed test left running: only the processes this test's build forked."""
+    for pid in (int(event) for event in events if event.isdigit()):
+        with contextlib.suppress(ProcessLookupError, ChildProcessError):
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+
+
+@pytest.mark.parametrize("edited", [False, True], ids=["first build", "edit"])
+def test_a_package_process_that_dies_mid_way_leaves_no_scratch_folder(
+    project: Project, events: list[str], monkeypatch: pytest.MonkeyPatch, edited: bool
+) -> None:
+    """A process dies while it makes its collection (as the kernel ends one out of memory): the build makes
+    the package itself, and removes what the dead process was making, as it does for one it stops."""
+    if edited:
+        project.build()
+        project.edit(FILE, *DE)
+    parent, make = os.getpid(), package._collection
+
+    def dying(*args: Any, **options: Any) -> Any:
+        if os.getpid() != parent:
+            os._exit(137)  # inside the process's scratch folder
+        return make(*args, **options)
+
+    monkeypatch.setattr(package, "_collection", dying)
+    events.clear()
+    result = project.build()
+    assert [output.written for output in result.outputs] == [
+        not edited or output.lang == "de" for output in result.outputs
+    ]
+    assert any(event.isdigit() for event in events) and _ended(events)
+    assert _scratch(project) == []

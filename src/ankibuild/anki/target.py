@@ -512,14 +512,19 @@ class _Started:
     def answer(self, package: _Package, later: Later) -> object | None:
         """What the process making ``package`` sent, None if none is or it failed; ``later`` waits for it to end.
 
-        Should the build stop while it waits for the answer, the process is stopped with the others.
+        Should the build stop while it waits for the answer, the process is stopped with the others. One that
+        sent nothing died mid-way (ended by the kernel, out of memory): what it was making is removed, as for
+        one the build stops, rather than left in the cache until a later build tidies it away.
         """
         forked = next((forked for made, forked in self._making if made is package), None)
         if forked is None:
             return None
         content = forked.answer()
+        if content is None:
+            _stop(forked, self._kept)
+        else:
+            later(forked.wait)
         self._making = [(made, other) for made, other in self._making if made is not package]
-        later(forked.wait)
         return content
 
     def stop(self) -> None:
