@@ -12,6 +12,8 @@ import contextlib
 import os
 import shutil
 import signal
+import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -264,3 +266,29 @@ def test_a_package_process_that_dies_mid_way_leaves_no_scratch_folder(
     ]
     assert any(event.isdigit() for event in events) and _ended(events)
     assert _scratch(project) == []
+
+
+def test_an_interrupt_while_a_package_process_is_forked_leaves_no_process_running(
+    project: Project, events: list[str], slow: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C pressed while the build forks a package's process: held during the fork, it is raised as the
+    signals are let come, before the build holds the process. Pending signals are not inherited: the
+    process does not see that Ctrl-C, and would go on making its package after the build stopped."""
+    fork = os.fork  # the events fixture's, which logs each child's id
+
+    def interrupted() -> int:
+        pid = fork()
+        if pid and sys._getframe(1).f_globals.get("__name__") == "ankibuild.forked":
+            # To this thread, which holds it until the fork's signals are let come (the test's runner has others).
+            signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+        return pid
+
+    monkeypatch.setattr(os, "fork", interrupted)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            project.build()
+        assert any(event.isdigit() for event in events)
+        assert _ended(events)
+    finally:
+        _kill_left(events)
+
