@@ -292,3 +292,26 @@ def test_an_interrupt_while_a_package_process_is_forked_leaves_no_process_runnin
     finally:
         _kill_left(events)
 
+
+def test_a_second_interrupt_while_one_process_is_stopped_still_stops_the_others(
+    project: Project, events: list[str], slow: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first build stopped before it asks for its packages stops its three processes one after the other:
+    a Ctrl-C while the first one's scratch is removed (a second Ctrl-C) still has the other two stopped."""
+    monkeypatch.setattr(ExportPlan, "write", _stops)
+    remove, calls = package.remove_scratch, []
+
+    def interrupted(*args: Any) -> None:
+        remove(*args)
+        calls.append(args)
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(target, "remove_scratch", interrupted)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            project.build()
+        assert _forked(events).count("forked") == 3
+        assert _ended(events) and len(calls) == 3
+    finally:
+        _kill_left(events)

@@ -454,6 +454,19 @@ def _stop(forked: Forked, kept: Path) -> None:
     remove_scratch(kept, pid)
 
 
+def _stop_all(making: list[Forked], kept: Path) -> None:
+    """Stop each process, and remove what it was making, even should stopping one be interrupted (a second
+    Ctrl-C): the others would go on working after the build. The first error is raised once all are stopped."""
+    error: BaseException | None = None
+    for forked in making:
+        try:
+            _stop(forked, kept)
+        except BaseException as raised:
+            error = error or raised
+    if error is not None:
+        raise error
+
+
 def _answers(
     todo: list[_Package],
     making: list[Callable[[], bytes]],
@@ -499,12 +512,10 @@ class _Started:
         more to plan (see :func:`_each_forked`): the process started already, or one ``fork`` starts;
         stop any other."""
         wanted = todo if _each_forked(todo, coming) else []
-        making, self._making = self._making, []
-        for package, forked in making:
-            if any(package is other for other in wanted):
-                self._making.append((package, forked))
-            else:
-                _stop(forked, self._kept)
+        taken = [any(package is other for other in wanted) for package, _ in self._making]
+        stopped = [forked for (_, forked), held in zip(self._making, taken, strict=True) if not held]
+        self._making = list(compress(self._making, taken))
+        _stop_all(stopped, self._kept)
         for package in wanted:
             if not any(package is made for made, _ in self._making):
                 self._making.append((package, fork(package)))  # held at once: stopped should the next fail
@@ -530,8 +541,7 @@ class _Started:
     def stop(self) -> None:
         """Stop the processes not taken, and remove what they were making."""
         making, self._making = self._making, []
-        for _, forked in making:
-            _stop(forked, self._kept)
+        _stop_all([forked for _, forked in making], self._kept)
 
     def __enter__(self) -> _Started:
         return self
