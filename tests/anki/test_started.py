@@ -315,3 +315,21 @@ def test_a_second_interrupt_while_one_process_is_stopped_still_stops_the_others(
         assert _ended(events) and len(calls) == 3
     finally:
         _kill_left(events)
+
+
+def test_no_process_is_started_only_to_be_stopped_when_every_package_changes_without_new_stamps(
+    project: Project, events: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A card template edited: every package changes, and no note is stamped anew. Two made at once, the
+    first two languages planned are too few to tell: were their packages started, they would be stopped once
+    the third is planned, their work thrown away, for a pool to make all three (on two cores: four languages,
+    or --split)."""
+    project.build()
+    monkeypatch.setattr(target, "_most", lambda: 2)
+    css = next(Path(project.templates).rglob("*.css"))
+    css.write_text(css.read_text(encoding="utf-8") + "\n.edited { color: red }\n", encoding="utf-8")
+    events.clear()
+    result = project.build()
+    assert [output.written for output in result.outputs] == [True] * 3
+    assert _forked(events) == [*("planned de", "planned fr", "planned en"), "followed", "forked", "forked"]
+    assert project.build().changes.items == []

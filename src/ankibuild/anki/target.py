@@ -138,7 +138,7 @@ class AnkiTarget:
         packages: list[_Package] = []
         for done, lang in enumerate(order, start=1):
             packages += planning(langs=[lang])
-            started.follow(self._todo(packages), fork, coming=self._unmade(loaded.bank, order[done:]))
+            started.follow(self._todo(packages), fork, coming=self._unplanned(loaded.bank, order[done:]))
         return sorted(packages, key=lambda package: langs.index(package.lang))  # stable: decks' order kept
 
     def _todo(self, packages: list[_Package]) -> list[_Package]:
@@ -150,11 +150,13 @@ class AnkiTarget:
         built = self.built
         return [p for p in packages if (path := str(p.path)) not in built or built[path] != p.spec.digest]
 
-    def _unmade(self, bank: Bank, langs: Sequence[str]) -> int:
-        """How many packages of ``langs`` the last build did not make: this build makes them, once planned."""
+    def _unplanned(self, bank: Bank, langs: Sequence[str]) -> int:
+        """How many packages ``langs`` have: each may turn out to change once planned, one the last build made
+        too (a card template edited changes every package, and stamps no note anew). Counted as made, they
+        keep a process from being started, and then stopped once the packages turn out too many for one each.
+        """
         options = self.options
-        groups = (group for lang in langs for group in package_groups(bank, lang, options.out, split=options.split))
-        return sum(str(path) not in self.built for path, _ in groups)
+        return sum(len(package_groups(bank, lang, options.out, split=options.split)) for lang in langs)
 
     def _known(self, packages: list[_Package]) -> dict[Path, Known]:
         """The packages of each language all of whose packages are as the last build made them.
@@ -492,13 +494,13 @@ class _Started:
     """The packages a build makes, each started in a process of its own as soon as it was planned, or none.
 
     The processes work while the build plans the other packages, follows the published ones and writes
-    the other outputs. They are stopped should the build stop first, should the packages to make turn out
-    too many to make each in a process of its own (see :func:`_each_forked`), or should the times they
-    hold be raised (see :func:`_follow_published`): then the packages are made once they are known. A
-    process making a package that turns out not to change is stopped too. What each keeps of its package
-    for the next build is written once its bytes are read, after the published packages were followed: a
-    package of thousands of notes fills the pipe long before (were it written sooner, that memo would
-    only miss).
+    the other outputs. None is started until the packages to make, with every package still to plan, are
+    few enough to make each in a process of its own (see :func:`_each_forked`). They are stopped should the
+    build stop first, or should the times they hold be raised (see :func:`_follow_published`): then the
+    packages are made once they are known. A process making a package that turns out not to change is
+    stopped too. What each keeps of its package for the next build is written once its bytes are read,
+    after the published packages were followed: a package of thousands of notes fills the pipe long before
+    (were it written sooner, that memo would only miss).
     """
 
     def __init__(self, kept: Path) -> None:
