@@ -31,21 +31,39 @@ class Forked:
     """
 
     def __init__(self, work: Callable[[], object], *, after: Callable[[], object] = lambda: None) -> None:
-        reading, writing = os.pipe()
-        pid = -1
+        self._pid, self._reading = 0, -1
+        pipe = os.pipe()
         # Signals wait until each process is ready for them: the forked one must never run the caller's code.
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
         try:
-            with contextlib.suppress(OSError):  # no process to be had: the caller does the work
-                pid = os.fork()
-            if pid == 0:
-                _answer(work, after, pipe=(reading, writing), mask=mask)
+            self._fork(work, after, pipe=pipe, mask=mask)
         finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+            self._unmask(mask)
+
+    def _fork(
+        self, work: Callable[[], object], after: Callable[[], object], *, pipe: tuple[int, int], mask: Iterable[int]
+    ) -> None:
+        """Fork the process that does ``work``, and hold it, its signals still held."""
+        reading, writing = pipe
+        pid = -1
+        with contextlib.suppress(OSError):  # no process to be had: the caller does the work
+            pid = os.fork()
+        if pid == 0:
+            _answer(work, after, pipe=pipe, mask=mask)
+        if pid > 0:
+            self._pid, self._reading = pid, reading
         os.close(writing)
         if pid < 0:
             os.close(reading)
-        self._pid, self._reading = max(pid, 0), reading if pid > 0 else -1
+
+    def _unmask(self, mask: Iterable[int]) -> None:
+        """Let the signals held while forking come: a Ctrl-C pressed meanwhile is raised here, and the process,
+        which its caller never gets, is stopped first (it did not see that Ctrl-C: it would go on working)."""
+        try:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        except BaseException:
+            self.stop()
+            raise
 
     @property
     def pid(self) -> int:

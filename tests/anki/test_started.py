@@ -8,8 +8,12 @@ the published ones, stops those processes.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
+import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -228,3 +232,104 @@ def test_a_first_build_whose_package_processes_die_makes_the_packages_itself(
     monkeypatch.setattr(target, "can_fork", lambda: False)
     project.build()
     assert {path.name: path.read_bytes() for path in Path(project.out).glob("*.apkg")} == packages
+
+
+def _kill_left(events: list[str]) -> None:
+    """Stop whatever a failed test left running: only the processes this test's build forked."""
+    for pid in (int(event) for event in events if event.isdigit()):
+        with contextlib.suppress(ProcessLookupError, ChildProcessError):
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+
+
+@pytest.mark.parametrize("edited", [False, True], ids=["first build", "edit"])
+def test_a_package_process_that_dies_mid_way_leaves_no_scratch_folder(
+    project: Project, events: list[str], monkeypatch: pytest.MonkeyPatch, edited: bool
+) -> None:
+    """A process dies while it makes its collection (as the kernel ends one out of memory): the build makes
+    the package itself, and removes what the dead process was making, as it does for one it stops."""
+    if edited:
+        project.build()
+        project.edit(FILE, *DE)
+    parent, make = os.getpid(), package._collection
+
+    def dying(*args: Any, **options: Any) -> Any:
+        if os.getpid() != parent:
+            os._exit(137)  # inside the process's scratch folder
+        return make(*args, **options)
+
+    monkeypatch.setattr(package, "_collection", dying)
+    events.clear()
+    result = project.build()
+    assert [output.written for output in result.outputs] == [
+        not edited or output.lang == "de" for output in result.outputs
+    ]
+    assert any(event.isdigit() for event in events) and _ended(events)
+    assert _scratch(project) == []
+
+
+def test_an_interrupt_while_a_package_process_is_forked_leaves_no_process_running(
+    project: Project, events: list[str], slow: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C pressed while the build forks a package's process: held during the fork, it is raised as the
+    signals are let come, before the build holds the process. Pending signals are not inherited: the
+    process does not see that Ctrl-C, and would go on making its package after the build stopped."""
+    fork = os.fork  # the events fixture's, which logs each child's id
+
+    def interrupted() -> int:
+        pid = fork()
+        if pid and sys._getframe(1).f_globals.get("__name__") == "ankibuild.forked":
+            # To this thread, which holds it until the fork's signals are let come (the test's runner has others).
+            signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+        return pid
+
+    monkeypatch.setattr(os, "fork", interrupted)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            project.build()
+        assert any(event.isdigit() for event in events)
+        assert _ended(events)
+    finally:
+        _kill_left(events)
+
+
+def test_a_second_interrupt_while_one_process_is_stopped_still_stops_the_others(
+    project: Project, events: list[str], slow: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A first build stopped before it asks for its packages stops its three processes one after the other:
+    a Ctrl-C while the first one's scratch is removed (a second Ctrl-C) still has the other two stopped."""
+    monkeypatch.setattr(ExportPlan, "write", _stops)
+    remove, calls = package.remove_scratch, []
+
+    def interrupted(*args: Any) -> None:
+        remove(*args)
+        calls.append(args)
+        if len(calls) == 1:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(target, "remove_scratch", interrupted)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            project.build()
+        assert _forked(events).count("forked") == 3
+        assert _ended(events) and len(calls) == 3
+    finally:
+        _kill_left(events)
+
+
+def test_no_process_is_started_only_to_be_stopped_when_every_package_changes_without_new_stamps(
+    project: Project, events: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A card template edited: every package changes, and no note is stamped anew. Two made at once, the
+    first two languages planned are too few to tell: were their packages started, they would be stopped once
+    the third is planned, their work thrown away, for a pool to make all three (on two cores: four languages,
+    or --split)."""
+    project.build()
+    monkeypatch.setattr(target, "_most", lambda: 2)
+    css = next(Path(project.templates).rglob("*.css"))
+    css.write_text(css.read_text(encoding="utf-8") + "\n.edited { color: red }\n", encoding="utf-8")
+    events.clear()
+    result = project.build()
+    assert [output.written for output in result.outputs] == [True] * 3
+    assert _forked(events) == [*("planned de", "planned fr", "planned en"), "followed", "forked", "forked"]
+    assert project.build().changes.items == []

@@ -138,7 +138,7 @@ class AnkiTarget:
         packages: list[_Package] = []
         for done, lang in enumerate(order, start=1):
             packages += planning(langs=[lang])
-            started.follow(self._todo(packages), fork, coming=self._unmade(loaded.bank, order[done:]))
+            started.follow(self._todo(packages), fork, coming=self._unplanned(loaded.bank, order[done:]))
         return sorted(packages, key=lambda package: langs.index(package.lang))  # stable: decks' order kept
 
     def _todo(self, packages: list[_Package]) -> list[_Package]:
@@ -150,11 +150,13 @@ class AnkiTarget:
         built = self.built
         return [p for p in packages if (path := str(p.path)) not in built or built[path] != p.spec.digest]
 
-    def _unmade(self, bank: Bank, langs: Sequence[str]) -> int:
-        """How many packages of ``langs`` the last build did not make: this build makes them, once planned."""
+    def _unplanned(self, bank: Bank, langs: Sequence[str]) -> int:
+        """How many packages ``langs`` have: each may turn out to change once planned, one the last build made
+        too (a card template edited changes every package, and stamps no note anew). Counted as made, they
+        keep a process from being started, and then stopped once the packages turn out too many for one each.
+        """
         options = self.options
-        groups = (group for lang in langs for group in package_groups(bank, lang, options.out, split=options.split))
-        return sum(str(path) not in self.built for path, _ in groups)
+        return sum(len(package_groups(bank, lang, options.out, split=options.split)) for lang in langs)
 
     def _known(self, packages: list[_Package]) -> dict[Path, Known]:
         """The packages of each language all of whose packages are as the last build made them.
@@ -454,6 +456,19 @@ def _stop(forked: Forked, kept: Path) -> None:
     remove_scratch(kept, pid)
 
 
+def _stop_all(making: list[Forked], kept: Path) -> None:
+    """Stop each process, and remove what it was making, even should stopping one be interrupted (a second
+    Ctrl-C): the others would go on working after the build. The first error is raised once all are stopped."""
+    error: BaseException | None = None
+    for forked in making:
+        try:
+            _stop(forked, kept)
+        except BaseException as raised:
+            error = error or raised
+    if error is not None:
+        raise error
+
+
 def _answers(
     todo: list[_Package],
     making: list[Callable[[], bytes]],
@@ -479,13 +494,13 @@ class _Started:
     """The packages a build makes, each started in a process of its own as soon as it was planned, or none.
 
     The processes work while the build plans the other packages, follows the published ones and writes
-    the other outputs. They are stopped should the build stop first, should the packages to make turn out
-    too many to make each in a process of its own (see :func:`_each_forked`), or should the times they
-    hold be raised (see :func:`_follow_published`): then the packages are made once they are known. A
-    process making a package that turns out not to change is stopped too. What each keeps of its package
-    for the next build is written once its bytes are read, after the published packages were followed: a
-    package of thousands of notes fills the pipe long before (were it written sooner, that memo would
-    only miss).
+    the other outputs. None is started until the packages to make, with every package still to plan, are
+    few enough to make each in a process of its own (see :func:`_each_forked`). They are stopped should the
+    build stop first, or should the times they hold be raised (see :func:`_follow_published`): then the
+    packages are made once they are known. A process making a package that turns out not to change is
+    stopped too. What each keeps of its package for the next build is written once its bytes are read,
+    after the published packages were followed: a package of thousands of notes fills the pipe long before
+    (were it written sooner, that memo would only miss).
     """
 
     def __init__(self, kept: Path) -> None:
@@ -499,12 +514,10 @@ class _Started:
         more to plan (see :func:`_each_forked`): the process started already, or one ``fork`` starts;
         stop any other."""
         wanted = todo if _each_forked(todo, coming) else []
-        making, self._making = self._making, []
-        for package, forked in making:
-            if any(package is other for other in wanted):
-                self._making.append((package, forked))
-            else:
-                _stop(forked, self._kept)
+        taken = [any(package is other for other in wanted) for package, _ in self._making]
+        stopped = [forked for (_, forked), held in zip(self._making, taken, strict=True) if not held]
+        self._making = list(compress(self._making, taken))
+        _stop_all(stopped, self._kept)
         for package in wanted:
             if not any(package is made for made, _ in self._making):
                 self._making.append((package, fork(package)))  # held at once: stopped should the next fail
@@ -512,21 +525,25 @@ class _Started:
     def answer(self, package: _Package, later: Later) -> object | None:
         """What the process making ``package`` sent, None if none is or it failed; ``later`` waits for it to end.
 
-        Should the build stop while it waits for the answer, the process is stopped with the others.
+        Should the build stop while it waits for the answer, the process is stopped with the others. One that
+        sent nothing died mid-way (ended by the kernel, out of memory): what it was making is removed, as for
+        one the build stops, rather than left in the cache until a later build tidies it away.
         """
         forked = next((forked for made, forked in self._making if made is package), None)
         if forked is None:
             return None
         content = forked.answer()
+        if content is None:
+            _stop(forked, self._kept)
+        else:
+            later(forked.wait)
         self._making = [(made, other) for made, other in self._making if made is not package]
-        later(forked.wait)
         return content
 
     def stop(self) -> None:
         """Stop the processes not taken, and remove what they were making."""
         making, self._making = self._making, []
-        for _, forked in making:
-            _stop(forked, self._kept)
+        _stop_all([forked for _, forked in making], self._kept)
 
     def __enter__(self) -> _Started:
         return self
