@@ -367,6 +367,12 @@ class Cache:
         with contextlib.suppress(OSError):  # a cache that cannot be written only costs time
             write_if_changed(self._path(key), packed, durable=False)
 
+    def empty(self) -> bool:
+        """Whether nothing is stored by key (a first build, an emptied cache): no entry is to be looked up."""
+        with contextlib.suppress(OSError):
+            return next(self.folder.glob("*.entry"), None) is None
+        return True
+
     def keep_only(self, keys: Iterable[str]) -> None:
         """Forget entries the last build did not use, so the cache does not grow forever."""
         wanted = {f"{key}.entry" for key in keys}

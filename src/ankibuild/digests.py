@@ -96,13 +96,8 @@ class Digests:
         # A pipe or a device is never read, nor a path no file can have (a NUL byte, from a forged record): no digest.
         except (OSError, UnsafePathError, ValueError):
             return None
-        self._settle(key, info, sha)
+        self.keep(path, info, sha)
         return sha
-
-    def _settle(self, key: str, info: os.stat_result, sha: str) -> None:
-        """Keep the reading of a file whose content had the digest ``sha`` when its status was ``info``, if settled."""
-        if self._clock is not None and info.st_dev == self._clock[0] and info.st_ctime_ns < self._clock[1]:
-            self.settled[key] = [*_status(info), sha]
 
     def wrote(self, path: Path, written: os.stat_result, sha: str) -> None:
         """Know the digest ``sha`` of the bytes this build wrote to ``path``, and their status ``written``.
@@ -129,5 +124,11 @@ class Digests:
             return None
         if not stat.S_ISREG(info.st_mode) or _status(info)[:4] != _status(written)[:4]:
             return None
-        self._settle(str(path), info, sha)
+        self.keep(path, info, sha)
         return sha
+
+    def keep(self, path: Path, info: os.stat_result, sha: str) -> None:
+        """Keep the reading of ``path`` whose content has ``sha``, its status ``info`` taken before it was read
+        (here, or by a process of the build that read it to process it), if it is settled."""
+        if self._clock is not None and info.st_dev == self._clock[0] and info.st_ctime_ns < self._clock[1]:
+            self.settled[str(path)] = [*_status(info), sha]

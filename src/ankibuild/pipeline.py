@@ -69,6 +69,6 @@ def run(
         # The next build that may write the lock still has it to tidy: this one must not be taken for it.
         result.lock_untidy = options.leaves_bank and planned.lock.changed
         if not (options.dry_run or result.lock_untidy):
-            state.record(result, loaded.used)
+            state.record(result, loaded.used, loaded.read_as)
         outlive(loaded, packages, planned)  # the command ends at once: not freed as the build returns
         return result

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -94,6 +94,21 @@ def _files(folder: Path, root: Path | None = None, seen: set[str] | None = None,
             yield path
 
 
+def _questions(decks: Path) -> Callable[[Path], bool]:
+    """Whether a file of the bank folder is one the load stage reads as a question file, by the same name.
+
+    One reached through a link is named by its real place there: it is hashed here, as any other file.
+    """
+    from .yamlfiles.reader import BANK_FILE, YAML_SUFFIXES  # imported by the build that follows anyway
+
+    real = os.path.realpath(decks)
+    return lambda path: (
+        path.suffix in YAML_SUFFIXES
+        and path != decks / BANK_FILE
+        and os.path.realpath(path) == str(Path(real, path.relative_to(decks)))
+    )
+
+
 class BuildState:
     """The record of the last successful build of one bank with one set of options."""
 
@@ -105,21 +120,29 @@ class BuildState:
         )
         self.path = options.cache.folder / f"build-{digest(self.options)[:16]}.json"
         self.seen: dict[str, str] = {}
+        #: The question files :meth:`unchanged` left to the build to hash as it reads them (see :meth:`record`).
+        self.later: set[str] = set()
         #: The digest of each package of the last build found as it wrote it, by path.
         self.intact: dict[str, str] = {}
         self.digests = Digests(options.cache.folder / "clock")
 
-    def read_inputs(self, used: Mapping[Path, str] | None = None) -> dict[str, str]:
+    def read_inputs(self, used: Mapping[Path, str] | None = None, *, later: bool = False) -> dict[str, str]:
         """The content digest of every file the build reads, by its place.
 
-        The files in ``used`` are not read: their digest is the one given.
+        The files in ``used`` are not read: their digest is the one given. With ``later``
+        the question files are not read either (no digest), and are kept in :attr:`later`.
         """
         given = {self._name(path): sha for path, sha in (used or {}).items()}
+        questions = _questions(self.decks) if later else lambda path: False
         digests: dict[str, str] = {}
         for index, root in enumerate((self.decks, *self.templates.roots)):
             for path in _files(root):
                 name = f"{index}/{path.relative_to(root).as_posix()}"
-                digests[name] = given.get(name) or self.digests.sha(path) or ""
+                if index == 0 and questions(path):
+                    self.later.add(name)
+                    digests[name] = ""
+                else:
+                    digests[name] = given.get(name) or self.digests.sha(path) or ""
         return digests
 
     def _name(self, path: Path) -> str:
@@ -157,12 +180,15 @@ class BuildState:
         """The last build's result, if nothing it read has changed and its packages are intact.
 
         The files as read here are kept in ``seen``: a build that follows is recorded
-        only if the files it read are still the same when it ends.
+        only if the files it read are still the same when it ends. Without a record
+        nothing is compared: the question files are left to the build, which hashes
+        each as it reads it to process it (see :meth:`record`).
         """
         data = self._load()
         self.digests.learn(data and data.get("readings"))
         self.digests.tick()
-        self.seen = self.read_inputs()
+        # Without a record there is nothing to compare with: the build hashes each question file as it reads it.
+        self.seen = self.read_inputs(later=data is None)
         try:
             if data is None or data["inputs"] != self.inputs(self.seen):
                 return None
@@ -207,16 +233,27 @@ class BuildState:
         except (KeyError, TypeError, AttributeError):
             return {}
 
-    def record(self, result: BuildResult, used: Mapping[Path, str]) -> None:
+    def record(
+        self, result: BuildResult, used: Mapping[Path, str], read_as: Mapping[Path, os.stat_result] | None = None
+    ) -> None:
         """Remember a successful build, unless a file it read changed since :meth:`unchanged` read it.
 
         ``used`` has the digest of the bytes each question file was built from:
         those are compared with what :meth:`unchanged` read instead of reading
-        the files again.
+        the files again. A file it left to the build to hash (:attr:`later`) is
+        taken as it was built from: the record holds those bytes' digest, which
+        the next build compares with the file's. One the build did not use
+        has no digest to compare with, and the build is not recorded. ``read_as``
+        has the status each file the build hashed first had before it was read:
+        its reading is kept, so that the next build need not read it.
         """
+        for path, info in (read_as or {}).items():  # settled by the clock the build started with
+            self.digests.keep(path, info, used[path])
         self.digests.tick()  # after every write: what the build wrote is settled when read now
         now = self.read_inputs(used)
-        if self.inputs(now, others_only=True) != self.inputs(self.seen, others_only=True):
+        built = {self._name(path) for path in used}
+        seen = {**self.seen, **{name: now[name] for name in self.later & built if name in now}}
+        if self.inputs(now, others_only=True) != self.inputs(seen, others_only=True):
             return
         outputs, exports = (
             [

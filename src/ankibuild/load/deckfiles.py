@@ -96,6 +96,8 @@ class FileResult:
     facts: Mapping[str, Sequence[Fact]] = field(default_factory=dict)
     #: Where this build wrote its notes, texts and all, as it processed the file, by language (see :class:`NoteSink`).
     rows: Mapping[str, Path] = field(default_factory=dict)
+    #: The status of its file, taken before this build read it, when no one had hashed it before (see :mod:`.digests`).
+    read_as: os.stat_result | None = None
 
     def rendered(self, lang: str) -> Iterator[RenderedNote]:
         """Its notes in one language, with their texts."""
@@ -615,7 +617,14 @@ class _Recipe:
     path: Path
     langs: Sequence[str]
     cache: Cache
+    #: Its key in the cache: "" until the file is read, for a recipe made before (see :meth:`of`).
     key: str
+    #: What the key is made of besides the file's place and bytes (see :func:`_context`), for such a recipe.
+    context: str = ""
+
+    def of(self, sha: str) -> _Recipe:
+        """The recipe of the file's bytes of ``sha``: one made before they were read is given its key."""
+        return self if self.key or not sha else replace(self, key=_key(self.context, self.path, sha))
 
     def remake(self, sha: str) -> bytes:
         """Process the file again and store it; its bytes must still be those of ``sha``."""
@@ -632,11 +641,16 @@ class _Recipe:
 def _process_again(
     bank: Bank, path: Path, sha: str, *, langs: Sequence[str], sink: NoteSink | None = None
 ) -> FileResult:
-    """:func:`process` for a build of a file read once already, whose bytes must still be those of ``sha``."""
+    """:func:`process` for a build of a file read once already, whose bytes must still be those of ``sha``
+    (unless it is "": a file no one hashed before, whose result carries the digest of the bytes read here)."""
+    read_as = None
+    if not sha:  # before reading: what is read is at least as new (see :mod:`.digests`)
+        with contextlib.suppress(OSError):
+            read_as = path.stat()
     raw = read(path, Problems(), (bank.root,), limit=paths.MAX_STREAMED_BYTES)
-    if raw is None or hashlib.sha256(raw).hexdigest() != sha:
+    if raw is None or (sha and hashlib.sha256(raw).hexdigest() != sha):
         raise CacheChangedError(f"{path} changed during the build: build again")
-    return process(bank, path, raw, langs=langs, keep_texts=False, sink=sink)
+    return replace(process(bank, path, raw, langs=langs, keep_texts=False, sink=sink), read_as=read_as)
 
 
 def _note_texts(texts: Mapping[str, bytes], lang: str, count: int) -> Iterable[list[list[str]]]:
@@ -771,12 +785,22 @@ def process_all(
     recipes: dict[Path, _Recipe] = {}
     stored: dict[Path, bytes] = {}
     missing: dict[Path, _Job] = {}
+    # Nothing to look up (a first build, an emptied cache): each file is hashed by the process that reads it to
+    # process it, not read twice, and its result carries the digest of the bytes read.
+    fresh = cache.empty()
     for path in files:
-        sha = (known or {}).get(path)
-        if sha and _stored(_Recipe(bank, path, langs, cache, _key(context, path, sha)), recipes, stored):
-            continue
-        job = _job(path, pending, problems, root=bank.root, sha=sha if path in hashed else None)
-        if job and not _stored(_Recipe(bank, path, langs, cache, _key(context, path, job.sha)), recipes, stored):
+        sha = None if fresh else (known or {}).get(path)
+        recipe = _Recipe(bank, path, langs, cache, "", context=context)  # keyed once the file's digest is known
+        if job := _look_up(
+            recipe,
+            sha,
+            hashed=path in hashed,
+            fresh=fresh,
+            pending=pending,
+            problems=problems,
+            recipes=recipes,
+            stored=stored,
+        ):
             missing[path] = job
     # What is missing is processed on another core while what was stored is restored here: after one
     # edit, the file edited and the others' results take about as long.
@@ -790,11 +814,11 @@ def process_all(
                 recipes[path], later[path] = _Recipe(bank, path, langs, cache, _key(context, path, job.sha)), job
         total = len(found) + len(missing) + len(later)
         with _Computing.start(bank, later, langs, sink=sink, meanwhile=False, recipes=recipes) as computing_later:
-            for done, (path, (packed, rows)) in enumerate(chain(computing, computing_later), start=len(found) + 1):
-                recipe = recipes[path]
+            for done, (path, (packed, rows, read_as)) in enumerate(chain(computing, computing_later), len(found) + 1):
                 result = restore(unpack(packed))
+                recipe = recipes[path] = recipes[path].of(result.sha)
                 # Its texts are read back from the cache a language at a time, as each package needs them.
-                found[path] = replace(result, texts=_CachedTexts(recipe, result), rows=rows)
+                found[path] = replace(result, texts=_CachedTexts(recipe, result), rows=rows, read_as=read_as)
                 progress("files read", done, total)
     keys = [recipe.key for recipe in recipes.values()]
     cache.keep_only([*keys, *map(_texts_key, keys)])
@@ -808,6 +832,33 @@ def _key(context: str, path: Path, sha: str) -> str:
 
 def _texts_key(key: str) -> str:
     return digest(key, "texts")
+
+
+def _look_up(
+    recipe: _Recipe,
+    sha: str | None,
+    *,
+    hashed: bool,
+    fresh: bool,
+    pending: Mapping[Path, bytes],
+    problems: Problems,
+    recipes: dict[Path, _Recipe],
+    stored: dict[Path, bytes],
+) -> _Job | None:
+    """The job of processing a file, or None when the cache holds its result (put in ``stored``) or it cannot be read.
+
+    ``sha`` is the digest of its bytes when known (taken from them if ``hashed``); else it is read and hashed here to
+    be looked up, unless nothing is stored (``fresh``). ``recipes`` is given its recipe.
+    """
+    path, root = recipe.path, recipe.bank.root
+    if fresh:
+        job = _job(path, pending, problems, root=root, sha="")
+        recipes[path] = recipe.of(job.sha if job else "")
+        return job
+    if sha and _stored(recipe.of(sha), recipes, stored):
+        return None
+    job = _job(path, pending, problems, root=root, sha=sha if hashed else None)
+    return job if job and not _stored(recipe.of(job.sha), recipes, stored) else None
 
 
 def _stored(recipe: _Recipe, recipes: dict[Path, _Recipe], stored: dict[Path, bytes]) -> bool:
@@ -847,8 +898,9 @@ def _job(
     the bytes of every file waiting would cost as much memory as the bank. A file
     whose ``sha`` was just taken from its bytes (by the look at what changed) is not
     read here at all: its turn reads it, and stops the build if the bytes are no longer those.
+    Nor is one whose ``sha`` is "": its turn reads and hashes it.
     """
-    if sha and path not in pending:
+    if sha is not None and path not in pending:
         size = reader.size(path, problems, (root,), limit=paths.MAX_STREAMED_BYTES)
         return None if size is None else _Job(sha, None, size)
     raw = read_pending(path, pending, problems, root=root, limit=paths.MAX_STREAMED_BYTES)
@@ -857,8 +909,8 @@ def _job(
     return _Job(hashlib.sha256(raw).hexdigest(), raw if path in pending else None, len(raw))
 
 
-#: A processed file's result, packed, and where its notes were written.
-_Done = tuple[bytes, Mapping[str, Path]]
+#: A processed file's result, packed, where its notes were written, and its status when read (see FileResult.read_as).
+_Done = tuple[bytes, Mapping[str, Path], os.stat_result | None]
 #: Processes a question file (the path, the job, how to store it) where it is given to: here, or in a worker.
 _Work = Callable[[Path, _Job, _Recipe], _Done]
 
@@ -873,8 +925,8 @@ def _process_job(
     else:
         result = _process_again(bank, path, job.sha, langs=langs, sink=sink)
     packed, texts = _packed(result)
-    recipe.store(packed, texts)
-    return packed, result.rows
+    recipe.of(result.sha).store(packed, texts)
+    return packed, result.rows, result.read_as
 
 
 class _Computing:

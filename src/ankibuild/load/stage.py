@@ -6,8 +6,9 @@ all of them (see :class:`~ankibuild.errors.Problems`).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cache as cache_call
 from functools import partial
 from itertools import chain, groupby
@@ -175,6 +176,8 @@ class LoadedBank:
     used: dict[Path, str]
     #: The translations record after this build's texts (see :mod:`.translations`).
     translations: Seen
+    #: The status of each question file this build was the first to hash, taken before it read it.
+    read_as: dict[Path, os.stat_result] = field(default_factory=dict)
 
     def rendered(self, lang: str) -> list[RenderedNote]:
         """The notes of one language with their texts, in the bank's order."""
@@ -243,7 +246,10 @@ def load_all(
     problems.raise_for(strict=strict)
     questions = sum(len(result.questions) for result in results)
     used = {path: result.sha for path, result in by_path.items()}
-    return LoadedBank(bank, card_templates, notes, media, problems, lock(), questions, results, used, translations)
+    read_as = {path: result.read_as for path, result in by_path.items() if result.read_as}
+    return LoadedBank(
+        bank, card_templates, notes, media, problems, lock(), questions, results, used, translations, read_as
+    )
 
 
 def _kinds(results: Sequence[FileResult]) -> list[Kind]:
