@@ -104,7 +104,7 @@ def _questions(decks: Path) -> Callable[[Path], bool]:
     real = os.path.realpath(decks)
     return lambda path: (
         path.suffix in YAML_SUFFIXES
-        and path != decks / BANK_FILE
+        and path.name != BANK_FILE  # at any depth, as the load stage skips it (reader.bank_files)
         and os.path.realpath(path) == str(Path(real, path.relative_to(decks)))
     )
 

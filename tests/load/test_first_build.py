@@ -112,3 +112,16 @@ def test_a_first_build_of_a_bank_whose_questions_are_also_reached_through_a_link
     project.build()
     assert _records(project)
     assert not any(output.written for output in project.build().outputs)
+
+
+def test_a_first_build_of_a_bank_with_a_bank_file_in_a_subfolder_is_recorded(project: Project) -> None:
+    """The load stage reads no file named bank.yaml below the bank folder: the quick look must not leave one to it.
+
+    Left unhashed for the build, which never reads it, it looked changed at the end of every build, and no build
+    was ever recorded: each one a first build again.
+    """
+    (project.decks / "notes").mkdir()
+    (project.decks / "notes" / "bank.yaml").write_text("# an old copy, not read\n", encoding="utf-8")
+    project.build()
+    assert list(Cache(project.decks).folder.glob("build-*.json"))
+    assert not any(output.written for output in project.build().outputs)
