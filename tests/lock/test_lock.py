@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -292,6 +294,17 @@ def test_after_an_edit_only_the_notes_that_differ_from_the_lock_kept_whole_are_k
     # Many notes changed: the lock is kept whole again.
     _kept_and_restored(path, memo, Lock("bank", {}, _notes(20, mtime=9)), before)
     assert memo.read_bytes() != whole
+
+
+def test_the_lock_kept_whole_stays_young_while_edits_keep_notes_beside_it(tmp_path: Path) -> None:
+    """The kept folder forgets what was not written for weeks: the lock kept whole is in use while notes are kept
+    beside it, and must not be forgotten under them (every build after would parse the lock file again)."""
+    path, memo = tmp_path / LOCK_FILE, tmp_path / "kept" / "lock.memo"
+    before = _kept_and_restored(path, memo, Lock("bank", {}, _notes(20)), None)
+    os.utime(memo, (1, 1))
+    one = Lock("bank", {}, {**before.notes, "g3": NoteLock("g3", "q03", "de", "ffff", "bb", 9)})
+    _kept_and_restored(path, memo, one, before)
+    assert memo.stat().st_mtime > time.time() - 60
 
 
 def test_notes_kept_for_another_lock_kept_whole_are_not_restored(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 from collections.abc import Sequence
 from dataclasses import astuple
 from pathlib import Path
@@ -41,6 +42,8 @@ def remember(lock: Lock, sha: bytes, memo: Path, *, before: Lock | None = None) 
             base, notes = patch
             *texts, mtimes = _columns(notes)
             write_columns(_patch_file(memo), [written, base, mtimes], texts)
+            # Still in use: the kept folder forgets what was not written for weeks (see Kept).
+            os.utime(memo)
             return
         *texts, mtimes = _columns(list(lock.notes.values()))
         types = [list(astuple(t)) for t in lock.notetypes.values()]
