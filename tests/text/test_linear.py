@@ -687,13 +687,22 @@ def test_a_po_file_of_a_million_continuation_lines_is_refused_at_their_line(bank
 def test_marking_a_translation_ok_costs_what_status_costs(tmp_path: Path) -> None:
     """Both read the bank once; 'translations ok' once compared every text with every other (15 s for 2.5 s)."""
     decks = generate_bank(tmp_path / "decks", questions=4000).decks
-    question = yaml.safe_load((decks / "topic-01.yaml").read_text(encoding="utf-8"))["questions"][0]["id"]
-    seconds = []
-    for command in (lambda: status(decks), lambda: confirm([question], decks=decks)):
-        start = time.process_time()
-        command()
-        seconds.append(time.process_time() - start)
+    questions: list[dict[str, str]] = yaml.safe_load((decks / "topic-01.yaml").read_text(encoding="utf-8"))["questions"]
+    first, second = (question["id"] for question in questions[:2])
+    # Each side at its best of two readings (two questions marked, each for the first time): one reading of each
+    # can land on a moment the machine gave to something else.
+    sides: list[list[Callable[[], object]]] = [
+        [lambda: status(decks)] * 2,
+        [lambda: confirm([first], decks=decks), lambda: confirm([second], decks=decks)],
+    ]
+    seconds = [min(_processor_time(command) for command in commands) for commands in sides]
     assert seconds[1] <= 1.6 * seconds[0], seconds
+
+
+def _processor_time(command: Callable[[], object]) -> float:
+    start = time.process_time()
+    command()
+    return time.process_time() - start
 
 
 # Every pattern of the package, at every place it may search from ---------------------------------
