@@ -101,13 +101,16 @@ def _written(tmp_path: Path, content: bytes) -> tuple[Path, Digests, str]:
     """A file written as the build writes its lock, its digest told, with a mode set at a later tick than its bytes."""
     path, digests = tmp_path / "ankibuild.lock", Digests(tmp_path / "clock")
     sha = hashlib.sha256(content).hexdigest()
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        written = write_parts(path, (content,), durable=False)
-        if written.st_ctime_ns > written.st_mtime_ns:
-            digests.wrote(path, written, sha)
-            return path, digests, sha
-    raise AssertionError("the file system's clock did not move on")
+    written = write_parts(path, (content,), durable=False)
+    if written.st_ctime_ns <= written.st_mtime_ns:
+        # Written and its mode set within one tick (without the wait on the disk a build has between them, most
+        # writes are): its bytes dated a millisecond earlier, which sets its change time to now, after them.
+        earlier = written.st_mtime_ns - 1_000_000
+        os.utime(path, ns=(earlier, earlier))
+        written = path.stat()
+    assert written.st_ctime_ns > written.st_mtime_ns
+    digests.wrote(path, written, sha)
+    return path, digests, sha
 
 
 def test_a_file_the_build_wrote_is_not_read_again_and_its_reading_is_kept(
