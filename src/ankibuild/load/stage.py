@@ -29,7 +29,7 @@ from ..options import BuildOptions
 from ..paths import DECKS
 from ..progress import Progress, silent
 from ..text.media import report_unused
-from ..translations.record import TRANSLATIONS_FILE, Seen, observe, report_outdated
+from ..translations.record import TRANSLATIONS_FILE, Seen, TextRef, observe, report_outdated
 from ..yamlfiles.reader import BANK_FILE, Map, bank_files, parse_file, read_pending
 from .deckfiles import FileResult, NoteSink, process_all
 from .render import CardTemplates, NoteHead, RenderedNote, load_templates, report_words
@@ -240,7 +240,10 @@ def load_all(
     for bank_check in checks:
         bank_check(bank, problems)
     current = (item for result in results for item in result.blocks)
-    translated = [ref for result in results for ref in result.translated]
+
+    def translated(questions: Collection[str]) -> list[TextRef]:
+        return [ref for result in results for ref in result.translated_of(questions)]
+
     translations = observe(decks / TRANSLATIONS_FILE, current, translated, problems=problems)
     report_outdated(translations.behind, translated, problems)
     problems.raise_for(strict=strict)
