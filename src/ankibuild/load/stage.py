@@ -193,6 +193,7 @@ def load_all(
     checks: Sequence[BankCheck] = (),
     sink: NoteSink | None = None,
     meanwhile: Callable[[], object] = lambda: None,
+    lock_sha: str = "",
 ) -> LoadedBank:
     """The valid bank and lock, the templates and notes of the languages asked for, and the warnings found.
 
@@ -201,12 +202,13 @@ def load_all(
     ``checks`` add what the outputs find wrong with the bank, to be reported with the rest.
     ``sink`` is given each question file processed anew, in the process that processed it.
     ``meanwhile`` is done while the question files are processed.
+    ``lock_sha`` is the sha256 of the lock file's bytes in hexadecimal, when known without reading them.
     Raises :class:`BankError` with every problem when there are errors (or warnings, if ``strict``).
     """
     decks, languages, strict = options.decks, options.languages, options.strict
     problems, cache = Problems(), options.cache
     # Read while the question files are processed, when there are some to process (see :func:`_load`).
-    lock = cache_call(partial(_read_lock, decks / LOCK_FILE, problems, cache.kept / LOCK_MEMO))
+    lock = cache_call(partial(_read_lock, decks / LOCK_FILE, problems, cache.kept / LOCK_MEMO, sha=lock_sha))
     read_changelog(decks / CHANGELOG_FILE, problems)  # read by a build that finds none published
     langs = tuple(dict.fromkeys(languages))
     loaded = _load(
@@ -290,9 +292,9 @@ def _load_templates(
     return {templates.key: templates for templates in loaded}
 
 
-def _read_lock(path: Path, problems: Problems, memo: Path) -> Lock:
+def _read_lock(path: Path, problems: Problems, memo: Path, *, sha: str) -> Lock:
     try:
-        return read_lock(path, partial(recall, memo))
+        return read_lock(path, partial(recall, memo), known=sha)
     except BankError as err:
         problems.extend(err.problems)
         return Lock()
