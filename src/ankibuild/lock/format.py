@@ -377,7 +377,8 @@ def holds(bank: object, notetypes: Sequence[object], notes: Sequence[Sequence[ob
         return False
     guids, questions, langs, digests, parts, mtimes = notes
     try:
-        joined = [_lines(column) for column in (questions, digests, parts)]
+        # A question's notes share its id, one per language: each id is matched once, not once per note.
+        joined = [_lines(column) for column in (list(set(questions)), digests, parts)]
         known = all(map(is_language, set(langs)))
     except TypeError:  # a value that is no text
         return False
