@@ -116,8 +116,11 @@ class FileResult:
         A build asks for those of the few questions whose translations fell behind, seldom in more
         than a file or two: the others' are never read from the cache (some 30,000 at 10,000 questions).
         """
-        if not any(map(questions.__contains__, map(itemgetter(0), self.questions))):  # each is of one of them
+        wanted = [question for question in map(itemgetter(0), self.questions) if question in questions]
+        if not wanted:  # each is of one of its questions
             return ()
+        if isinstance(self.translated, _PackedRefs):
+            return self.translated.of(wanted)
         return [ref for ref in self.translated if ref.question in questions]
 
     def packed(self) -> bytes:
@@ -142,9 +145,7 @@ class FileResult:
             "blocks": _columns(self.blocks, 2),
             "facts": list(self.facts.items()),
         }
-        # Every one is of this file: its path is the deck's.
-        translated = _columns(((q, lang, d, line, column) for q, lang, d, _, line, column in self.translated), 5)
-        return pack(header, [*self.media.values(), plain_bytes(translated)])
+        return pack(header, [*self.media.values(), _pack_refs(self.translated)])
 
 
 def _columns(rows: Iterable[Sequence[object]], width: int) -> list[list[object]]:
@@ -311,11 +312,55 @@ def _deck(deck: object) -> Deck | None:
     return Deck(key, dict(titles), (), Place(Path(path), line, column))
 
 
+def _pack_refs(refs: Iterable[TextRef]) -> bytes:
+    """The digests of a file's texts (each of the file: its path is the deck's), for :func:`_text_refs`.
+
+    A line each, its question, language, digest, line and column between tabs: one
+    question's are found without reading the others'. Should a text hold a tab or a
+    line break, which no valid question's does, they are JSON columns instead.
+    """
+    rows = [(q, lang, d, line, column) for q, lang, d, _, line, column in refs]
+    text = "".join([f"{q}\t{lang}\t{d}\t{line}\t{column}\n" for q, lang, d, line, column in rows])
+    if text.count("\n") == len(rows) and text.count("\t") == 4 * len(rows) and not text.startswith("["):
+        return text.encode("utf-8", "surrogatepass")
+    return plain_bytes(_columns(rows, 5))
+
+
 def _text_refs(file: Path, packed: bytes) -> tuple[TextRef, ...]:
-    """The digests of a file's texts :meth:`FileResult.packed` packed. Raises ValueError for others."""
+    """The digests of a file's texts :func:`_pack_refs` packed. Raises ValueError for others."""
+    if not packed.startswith(b"["):
+        if packed and not packed.endswith(b"\n"):
+            raise ValueError("a line not ended")
+        return _refs_in(file, packed.split(b"\n")[:-1])
     columns = _columns_of(plain_data(packed), _TEXTS, _TEXTS, _TEXTS, _NUMBERS, _NUMBERS)
     questions, langs, digests, lines, places = columns
     return tuple(named_rows(TextRef, questions, langs, digests, repeat(file, len(questions)), lines, places))
+
+
+def _refs_in(file: Path, lines: Iterable[bytes]) -> tuple[TextRef, ...]:
+    """The digests of texts of ``file`` in lines :func:`_pack_refs` wrote. Raises ValueError for others."""
+    rows = [str(line, "utf-8", "surrogatepass").split("\t") for line in lines]
+    if not rows:
+        return ()
+    questions, langs, digests, numbers, columns = zip(*rows, strict=True)
+    places = repeat(file, len(questions))
+    return tuple(named_rows(TextRef, questions, langs, digests, places, map(int, numbers), map(int, columns)))
+
+
+def _lines_of(packed: bytes, question: str) -> Iterator[tuple[int, bytes]]:
+    """Where each line of ``question`` starts in ``packed`` (lines :func:`_pack_refs` wrote), and the line."""
+    key = f"\n{question}\t".encode("utf-8", "surrogatepass")
+    starts = [0] if packed.startswith(key[1:]) else []  # the first line follows no line break
+    found = packed.find(key)
+    while found >= 0:
+        starts.append(found + 1)
+        found = packed.find(key, found + 1)
+    for start in starts:
+        yield start, packed[start : packed.index(b"\n", start)]
+
+
+#: Above this many questions of one file asked for, reading all its texts' digests is as quick as finding theirs.
+_FOUND_APART = 16
 
 
 class _PackedRefs(Iterable[TextRef]):
@@ -337,12 +382,40 @@ class _PackedRefs(Iterable[TextRef]):
         try:
             return _text_refs(self._file, self._packed)
         except (TypeError, ValueError):
-            if self._recipe is None:
-                raise CacheChangedError("a question file's record in the cache was damaged: build again") from None
+            return self._remade
+
+    @cached_property
+    def _remade(self) -> tuple[TextRef, ...]:
+        if self._recipe is None:
+            raise CacheChangedError("a question file's record in the cache was damaged: build again")
         return tuple(self._recipe.remade(self._sha)[0].translated)
 
     def __iter__(self) -> Iterator[TextRef]:
         return iter(self._refs)
+
+    def of(self, questions: Sequence[str]) -> list[TextRef]:
+        """Those of ``questions``, in order: the lines of a few questions are found and read alone.
+
+        Every question has a text: digests without one of them are not the file's, which is read again.
+        """
+        wanted = set(questions)
+        found = self._apart(questions) if len(questions) <= _FOUND_APART else None
+        if found is None:
+            found = [ref for ref in self._refs if ref.question in wanted]
+        if {ref.question for ref in found} != wanted:
+            found = [ref for ref in self._remade if ref.question in wanted]
+        return found
+
+    def _apart(self, questions: Sequence[str]) -> list[TextRef] | None:
+        """The digests of ``questions``, their lines found and read alone; None when they cannot be."""
+        packed = self._packed
+        if not packed.endswith(b"\n") or packed.startswith(b"["):
+            return None
+        found = sorted(chain.from_iterable(_lines_of(packed, question) for question in questions))
+        try:
+            return list(_refs_in(self._file, (line for _, line in found)))
+        except ValueError:  # lines of another shape
+            return None
 
 
 def _pack_texts(texts: Mapping[str, bytes]) -> bytes:
