@@ -113,14 +113,19 @@ def _digest(parts: Sequence[bytes | memoryview]) -> bytes:
 
 
 def _body(header: object, blobs: Sequence[bytes | memoryview]) -> list[bytes | memoryview]:
-    try:
-        head = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode()
-    except UnicodeEncodeError:  # a path whose name is not UTF-8: escaped, JSON gives it back as it was
-        head = json.dumps(header, separators=(",", ":")).encode()
+    head = plain_bytes(header)
     parts: list[bytes | memoryview] = [len(head).to_bytes(_LENGTH, "little"), head]
     for blob in blobs:
         parts += [len(blob).to_bytes(_LENGTH, "little"), blob]
     return parts
+
+
+def plain_bytes(data: object) -> bytes:
+    """Plain data (what JSON holds) as the bytes :func:`plain_data` gives it back from."""
+    try:
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
+    except UnicodeEncodeError:  # a path whose name is not UTF-8: escaped, JSON gives it back as it was
+        return json.dumps(data, separators=(",", ":")).encode()
 
 
 def plain_data(text: bytes | str) -> Any:

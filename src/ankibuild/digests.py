@@ -99,6 +99,15 @@ class Digests:
         self.keep(path, info, sha)
         return sha
 
+    def held(self, path: Path) -> str | None:
+        """The digest of the reading of ``path`` a build kept, while the file itself, not a link in its place,
+        still has the status it was read with (see :meth:`sha`); None otherwise: nothing is read here."""
+        known = self.known.get(str(path))
+        with contextlib.suppress(OSError, TypeError, IndexError):
+            if known is not None and _status(path.lstat()) == list(known[:5]) and isinstance(known[5], str):
+                return known[5]
+        return None
+
     def wrote(self, path: Path, written: os.stat_result, sha: str) -> None:
         """Know the digest ``sha`` of the bytes this build wrote to ``path``, and their status ``written``.
 

@@ -52,6 +52,8 @@ def run(
             checks=[packages.check, exports.check],
             sink=rows,
             meanwhile=packages.prepare,
+            # Taken under the bank's lock: the lock file's bytes need not be read to recall it, unless changed.
+            lock_sha=state.digests.held(options.decks / LOCK_FILE) or "",
         )
         # The one package to make after an edit is made meanwhile: left unmade should this build stop.
         with packages.plan(loaded) as planned:

@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from ankibuild import paths
-from ankibuild.cache import DamagedEntry, cache_root, pack, pack_columns, unpack_columns
+from ankibuild.cache import DamagedEntry, cache_root, pack, pack_columns, unpack, unpack_columns
 from ankibuild.load import deckfiles
 from ankibuild.model import Bank
+from ankibuild.state import BuildResult
 from ankibuild.yamlfiles import reader
 
 from ..conftest import Project
@@ -41,14 +42,20 @@ def test_an_edit_that_keeps_size_and_time_is_still_seen(project: Project) -> Non
     assert [o.lang for o in result.outputs if o.written] == ["de"]
 
 
-def test_only_the_edited_file_is_worked_on_again(
-    project: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    """A rebuild after editing one question file loads, validates and renders that file alone."""
+def _with_copy(project: Project) -> Path:
+    """A second question file, ``more.yaml``: the sample's, its questions' ids changed."""
     second = project.decks / "more.yaml"
     shutil.copy(project.decks / "ai-hardware.yaml", second)
     text = second.read_text(encoding="utf-8").replace("  - id: ", "  - id: copy-")
     second.write_text(text, encoding="utf-8")
+    return second
+
+
+def test_only_the_edited_file_is_worked_on_again(
+    project: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A rebuild after editing one question file loads, validates and renders that file alone."""
+    _with_copy(project)
     project.build()
     worked = tmp_path / "worked"  # a file: the edited one is processed in a process of its own
     worked.touch()
@@ -177,3 +184,62 @@ def test_a_question_file_the_build_processes_is_read_once_for_it(
     project.edit("ai-hardware.yaml", OLD, OLD.replace("niedrig", "gering"))
     project.build()
     assert [name for name in reads if name in files] == ["ai-hardware.yaml"]
+
+
+#: The start of a question's English text in the sample: changed, its other languages fall behind it.
+EN_QUESTION = "Why do elementwise operations such as ReLU"
+
+
+def _outdated(result: BuildResult) -> list[str]:
+    """Where each outdated translation is, and which language it is, as told (the date of the change aside)."""
+    return [f"{w.location} {w.message.split(':')[0]}" for w in result.warnings if "may be outdated" in w.message]
+
+
+def _copy_behind(project: Project) -> None:
+    """The copy's question of :data:`EN_QUESTION` changed in English, once the copy was built."""
+    _with_copy(project)
+    project.build()
+    project.edit("more.yaml", EN_QUESTION, "Why do element-wise operations such as ReLU")
+
+
+def _other_edit(project: Project) -> None:
+    """An edit of the sample file that changes none of its texts: it is processed again, the copy restored."""
+    with (project.decks / "ai-hardware.yaml").open("a", encoding="utf-8") as file:
+        file.write("# reviewed\n")
+
+
+def test_a_file_restored_still_tells_its_translations_behind(project: Project) -> None:
+    """The digests of a file's texts are read back from the cache for the questions with a translation behind."""
+    _copy_behind(project)
+    told = _outdated(project.build())
+    assert len(told) == 2 and all("more.yaml" in warning for warning in told)
+    _other_edit(project)
+    assert _outdated(project.build()) == told
+
+
+@pytest.mark.parametrize(
+    "damaged",
+    [
+        b'[["q"],["de"],["0"],[1],["1"]]',
+        b"copy-elementwise-ops-memory-bound\tde\n",
+        b"copy-elementwise-ops-memory-bound\tde\tabc\tone\t5\n",
+        b"copy-elementwise-ops-memory-bound\tde\tabc\t1\t5",
+        b"",
+    ],
+)
+def test_damaged_digests_of_a_file_restored_are_made_again(project: Project, damaged: bytes) -> None:
+    """Digests of its texts that are not what a result packs, in an entry that is whole: the file is read again."""
+    _copy_behind(project)
+    told = _outdated(project.build())
+    entry = next(path for path in cache_root().rglob("*.entry") if _of_copy(unpack(path.read_bytes())))
+    header, blobs = unpack(entry.read_bytes())
+    entry.write_bytes(pack(header, [*blobs[:-1], damaged]))
+    _other_edit(project)
+    assert _outdated(project.build()) == told
+    assert unpack(entry.read_bytes())[1][-1].startswith(b"copy-elementwise-ops-memory-bound\tde\t")
+
+
+def _of_copy(entry: tuple[Any, list[bytes]]) -> bool:
+    """Whether an entry is the result of ``more.yaml`` (not its texts)."""
+    header = entry[0]
+    return isinstance(header, dict) and str(header["deck"][2][0]).endswith("more.yaml")

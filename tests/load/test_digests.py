@@ -61,6 +61,23 @@ def test_a_settled_file_whose_status_is_the_same_is_not_read_again(
     assert following.settled == digests.settled
 
 
+def test_a_reading_is_held_only_while_the_file_in_its_place_has_its_status(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a build kept of a file stands for it, without reading it, until the file or a link in its place differs."""
+    path, digests = _settled(tmp_path, b"question: 1\n")
+    sha = digests.settled[str(path)][-1]
+    read = _reads(monkeypatch)
+    assert _next(digests).held(path) == sha and not read
+    moved = path.rename(tmp_path / "elsewhere.yaml")
+    path.symlink_to(moved)  # the same file, through a link
+    assert _next(digests).held(path) is None
+    path.unlink()
+    moved.rename(path)  # in its place again, but moved meanwhile: its change time tells it
+    assert _next(digests).held(path) is None
+    assert Digests(digests.marker).held(path) is None and not read  # a build that kept no reading
+
+
 def test_a_file_rewritten_with_its_size_and_modification_time_kept_is_read_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

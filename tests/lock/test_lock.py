@@ -16,6 +16,7 @@ import pytest
 from ankibuild.cache import write_columns
 from ankibuild.errors import BankError, Problems
 from ankibuild.load.render import NoteHead
+from ankibuild.lock import format
 from ankibuild.lock.clock import Clock
 from ankibuild.lock.format import LOCK_FILE, Lock, NoteLock, read_lock
 from ankibuild.lock.memo import _memo_key as memo_key
@@ -158,6 +159,27 @@ def test_a_kept_lock_is_restored_only_while_the_file_is_the_one_kept(
     memo.write_bytes(memo.read_bytes()[:-8])  # the same file, but what was kept for it is damaged
     assert read_lock(path, kept) == edited
     assert not read_lock(path, kept).recalled
+
+
+@pytest.mark.parametrize("known", ["", "not hexadecimal" * 4 + "abcd", "ab" * 32])
+def test_a_lock_whose_digest_is_known_is_recalled_without_reading_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, known: str
+) -> None:
+    """Given its digest, the lock kept for it is recalled as it is; without a digest that can be one, the file is
+    hashed to recall it; given another lock's digest, it is read: a digest known is of the file's bytes now."""
+    lock = Lock("bank", {}, {"g": NoteLock("g", "q", "de", "aaaa", "aa", 5)})
+    path, memo = tmp_path / LOCK_FILE, tmp_path / "kept" / "lock.memo"
+    path.write_text(lock.dumps(), encoding="utf-8")
+    remember(lock, _sha(path), memo)
+    assert read_lock(path, partial(recall, memo), known=known) == lock
+    assert read_lock(path, partial(recall, memo), known=known).recalled == (known != "ab" * 32)
+    monkeypatch.setattr(format, "_sha256_inside", _not_read)
+    monkeypatch.setattr(format, "read_inside", _not_read)
+    assert read_lock(path, partial(recall, memo), known=_sha(path).hex()).recalled
+
+
+def _not_read(path: Path, *_: object) -> None:
+    raise AssertionError(f"{path} was read")
 
 
 def _sha(path: Path) -> bytes:

@@ -15,8 +15,9 @@ import json
 import os
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import partial
+from functools import cached_property, partial
 from itertools import chain, repeat
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
@@ -29,6 +30,7 @@ from ..cache import (
     named_rows,
     pack,
     packed_digest,
+    plain_bytes,
     plain_data,
     repeated,
     runs,
@@ -88,8 +90,9 @@ class FileResult:
     questions: tuple[QuestionRef, ...] = ()
     #: The digest of its texts as packed for the cache, which keeps them apart (see :func:`packed_digest`).
     texts_sha: str = ""
-    #: A digest of each question's text in every language it has, to tell translations that fell behind.
-    translated: tuple[TextRef, ...] = ()
+    #: A digest of each question's text in every language it has, to tell translations that fell behind
+    #: (restored from the cache, they are read only when asked for: see :meth:`translated_of`).
+    translated: Iterable[TextRef] = ()
     #: Each question's block of the translations record when every translation is current.
     blocks: tuple[tuple[str, str], ...] = ()
     #: What the item-writing checks across the bank need of each of its questions, by the name of its kind.
@@ -107,8 +110,25 @@ class FileResult:
         for head, (fields, tags) in zip(heads, _note_texts(self.texts, lang, len(heads)), strict=True):
             yield RenderedNote.join(head, tuple(fields), tuple(tags))
 
+    def translated_of(self, questions: Collection[str]) -> Iterable[TextRef]:
+        """Its texts' digests of ``questions`` (see :attr:`translated`), in order.
+
+        A build asks for those of the few questions whose translations fell behind, seldom in more
+        than a file or two: the others' are never read from the cache (some 30,000 at 10,000 questions).
+        """
+        wanted = [question for question in map(itemgetter(0), self.questions) if question in questions]
+        if not wanted:  # each is of one of its questions
+            return ()
+        if isinstance(self.translated, _PackedRefs):
+            return self.translated.of(wanted)
+        return [ref for ref in self.translated if ref.question in questions]
+
     def packed(self) -> bytes:
-        """The result without its texts, for the cache (see :func:`restore`)."""
+        """The result without its texts, for the cache (see :func:`restore`).
+
+        Its texts' digests (see :attr:`translated`) follow its images, apart from the rest: they are read
+        only when asked for.
+        """
         deck = self.deck and [self.deck.key, self.deck.titles, _place(self.deck.place)]
         header = {
             "sha": self.sha,
@@ -122,12 +142,10 @@ class FileResult:
             "referenced": [[str(path), sha] for path, sha in self.referenced.items()],
             "questions": _columns(self.questions, len(QuestionRef._fields)),
             "texts_sha": self.texts_sha,
-            # Every one is of this file: its path is the deck's.
-            "translated": _columns(((q, lang, d, line, column) for q, lang, d, _, line, column in self.translated), 5),
             "blocks": _columns(self.blocks, 2),
             "facts": list(self.facts.items()),
         }
-        return pack(header, list(self.media.values()))
+        return pack(header, [*self.media.values(), _pack_refs(self.translated)])
 
 
 def _columns(rows: Iterable[Sequence[object]], width: int) -> list[list[object]]:
@@ -204,6 +222,7 @@ def restore(entry: tuple[Any, list[bytes]]) -> FileResult:
     """The result :meth:`FileResult.packed` packed. Raises :class:`DamagedEntry` for an entry of another shape."""
     header, blobs = entry
     try:
+        *shown, translated = blobs  # the texts' digests follow the images
         deck = _deck(header["deck"])
         problems = tuple(
             Problem(file, line, column, message, hint, question, Severity(severity), check, detail, count)
@@ -223,11 +242,11 @@ def restore(entry: tuple[Any, list[bytes]]) -> FileResult:
             problems,
             notes,
             {},
-            dict(zip(header["media"], blobs, strict=True)),
+            dict(zip(header["media"], shown, strict=True)),
             {Path(path): sha for path, sha in _rows_of(header["referenced"], _TEXTS, _of(str, type(None)))},
             tuple(named_rows(QuestionRef, *_columns_of(header["questions"], _TEXTS, _NUMBERS, _NUMBERS))),
             header["texts_sha"],
-            _text_refs(file, _columns_of(header["translated"], _TEXTS, _TEXTS, _TEXTS, _NUMBERS, _NUMBERS)),
+            _PackedRefs(file, translated),
             tuple(zip(*_columns_of(header["blocks"], _TEXTS, _TEXTS), strict=True)),
             _facts(header["facts"]),
         )
@@ -293,9 +312,110 @@ def _deck(deck: object) -> Deck | None:
     return Deck(key, dict(titles), (), Place(Path(path), line, column))
 
 
-def _text_refs(file: Path, columns: list[list[Any]]) -> tuple[TextRef, ...]:
+def _pack_refs(refs: Iterable[TextRef]) -> bytes:
+    """The digests of a file's texts (each of the file: its path is the deck's), for :func:`_text_refs`.
+
+    A line each, its question, language, digest, line and column between tabs: one
+    question's are found without reading the others'. Should a text hold a tab or a
+    line break, which no valid question's does, they are JSON columns instead.
+    """
+    rows = [(q, lang, d, line, column) for q, lang, d, _, line, column in refs]
+    text = "".join([f"{q}\t{lang}\t{d}\t{line}\t{column}\n" for q, lang, d, line, column in rows])
+    if text.count("\n") == len(rows) and text.count("\t") == 4 * len(rows) and not text.startswith("["):
+        return text.encode("utf-8", "surrogatepass")
+    return plain_bytes(_columns(rows, 5))
+
+
+def _text_refs(file: Path, packed: bytes) -> tuple[TextRef, ...]:
+    """The digests of a file's texts :func:`_pack_refs` packed. Raises ValueError for others."""
+    if not packed.startswith(b"["):
+        if packed and not packed.endswith(b"\n"):
+            raise ValueError("a line not ended")
+        return _refs_in(file, packed.split(b"\n")[:-1])
+    columns = _columns_of(plain_data(packed), _TEXTS, _TEXTS, _TEXTS, _NUMBERS, _NUMBERS)
     questions, langs, digests, lines, places = columns
     return tuple(named_rows(TextRef, questions, langs, digests, repeat(file, len(questions)), lines, places))
+
+
+def _refs_in(file: Path, lines: Iterable[bytes]) -> tuple[TextRef, ...]:
+    """The digests of texts of ``file`` in lines :func:`_pack_refs` wrote. Raises ValueError for others."""
+    rows = [str(line, "utf-8", "surrogatepass").split("\t") for line in lines]
+    if not rows:
+        return ()
+    questions, langs, digests, numbers, columns = zip(*rows, strict=True)
+    places = repeat(file, len(questions))
+    return tuple(named_rows(TextRef, questions, langs, digests, places, map(int, numbers), map(int, columns)))
+
+
+def _lines_of(packed: bytes, question: str) -> Iterator[tuple[int, bytes]]:
+    """Where each line of ``question`` starts in ``packed`` (lines :func:`_pack_refs` wrote), and the line."""
+    key = f"\n{question}\t".encode("utf-8", "surrogatepass")
+    starts = [0] if packed.startswith(key[1:]) else []  # the first line follows no line break
+    found = packed.find(key)
+    while found >= 0:
+        starts.append(found + 1)
+        found = packed.find(key, found + 1)
+    for start in starts:
+        yield start, packed[start : packed.index(b"\n", start)]
+
+
+#: Above this many questions of one file asked for, reading all its texts' digests is as quick as finding theirs.
+_FOUND_APART = 16
+
+
+class _PackedRefs(Iterable[TextRef]):
+    """The digests of a restored result's texts (see :attr:`FileResult.translated`), read when first asked for.
+
+    Should they not be what a result packs (anyone who shares the cache folder may
+    have written them), the file is processed again for them, when its recipe is known.
+    """
+
+    def __init__(self, file: Path, packed: bytes, *, recipe: _Recipe | None = None, sha: str = "") -> None:
+        self._file, self._packed, self._recipe, self._sha = file, packed, recipe, sha
+
+    def made_by(self, recipe: _Recipe, sha: str) -> _PackedRefs:
+        """These digests, made again by ``recipe`` from the file's bytes of ``sha`` should they be damaged."""
+        return _PackedRefs(self._file, self._packed, recipe=recipe, sha=sha)
+
+    @cached_property
+    def _refs(self) -> tuple[TextRef, ...]:
+        try:
+            return _text_refs(self._file, self._packed)
+        except (TypeError, ValueError):
+            return self._remade
+
+    @cached_property
+    def _remade(self) -> tuple[TextRef, ...]:
+        if self._recipe is None:
+            raise CacheChangedError("a question file's record in the cache was damaged: build again")
+        return tuple(self._recipe.remade(self._sha)[0].translated)
+
+    def __iter__(self) -> Iterator[TextRef]:
+        return iter(self._refs)
+
+    def of(self, questions: Sequence[str]) -> list[TextRef]:
+        """Those of ``questions``, in order: the lines of a few questions are found and read alone.
+
+        Every question has a text: digests without one of them are not the file's, which is read again.
+        """
+        wanted = set(questions)
+        found = self._apart(questions) if len(questions) <= _FOUND_APART else None
+        if found is None:
+            found = [ref for ref in self._refs if ref.question in wanted]
+        if {ref.question for ref in found} != wanted:
+            found = [ref for ref in self._remade if ref.question in wanted]
+        return found
+
+    def _apart(self, questions: Sequence[str]) -> list[TextRef] | None:
+        """The digests of ``questions``, their lines found and read alone; None when they cannot be."""
+        packed = self._packed
+        if not packed.endswith(b"\n") or packed.startswith(b"["):
+            return None
+        found = sorted(chain.from_iterable(_lines_of(packed, question) for question in questions))
+        try:
+            return list(_refs_in(self._file, (line for _, line in found)))
+        except ValueError:  # lines of another shape
+            return None
 
 
 def _pack_texts(texts: Mapping[str, bytes]) -> bytes:
@@ -627,10 +747,15 @@ class _Recipe:
         return self if self.key or not sha else replace(self, key=_key(self.context, self.path, sha))
 
     def remake(self, sha: str) -> bytes:
-        """Process the file again and store it; its bytes must still be those of ``sha``."""
-        packed, texts = _packed(_process_again(self.bank, self.path, sha, langs=self.langs))
+        """Process the file again and store it; its bytes must still be those of ``sha``. Its texts, packed."""
+        return self.remade(sha)[1]
+
+    def remade(self, sha: str) -> tuple[FileResult, bytes]:
+        """:meth:`remake`: the file's result (with its texts' digests), and its texts, packed."""
+        result = _process_again(self.bank, self.path, sha, langs=self.langs)
+        packed, texts = _packed(result)
         self.store(packed, texts)
-        return texts
+        return result, texts
 
     def store(self, packed: bytes, texts: bytes) -> None:
         """Keep the file's result and texts, packed, in the cache."""
@@ -817,8 +942,7 @@ def process_all(
             for done, (path, (packed, rows, read_as)) in enumerate(chain(computing, computing_later), len(found) + 1):
                 result = restore(unpack(packed))
                 recipe = recipes[path] = recipes[path].of(result.sha)
-                # Its texts are read back from the cache a language at a time, as each package needs them.
-                found[path] = replace(result, texts=_CachedTexts(recipe, result), rows=rows, read_as=read_as)
+                found[path] = replace(_backed(recipe, result), rows=rows, read_as=read_as)
                 progress("files read", done, total)
     keys = [recipe.key for recipe in recipes.values()]
     cache.keep_only([*keys, *map(_texts_key, keys)])
@@ -878,7 +1002,17 @@ def _restored(recipe: _Recipe, entry: bytes) -> FileResult | None:
         return None
     if not _still_valid(result):
         return None
-    return replace(result, texts=_CachedTexts(recipe, result))
+    return _backed(recipe, result)
+
+
+def _backed(recipe: _Recipe, result: FileResult) -> FileResult:
+    """A result restored from the cache, what it left there read back when needed, made again by ``recipe``
+    should that be damaged."""
+    translated = result.translated
+    if isinstance(translated, _PackedRefs):
+        translated = translated.made_by(recipe, result.sha)
+    # Its texts are read back from the cache a language at a time, as each package needs them.
+    return replace(result, texts=_CachedTexts(recipe, result), translated=translated)
 
 
 class _Job(NamedTuple):

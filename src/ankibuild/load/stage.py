@@ -29,7 +29,7 @@ from ..options import BuildOptions
 from ..paths import DECKS
 from ..progress import Progress, silent
 from ..text.media import report_unused
-from ..translations.record import TRANSLATIONS_FILE, Seen, observe, report_outdated
+from ..translations.record import TRANSLATIONS_FILE, Seen, TextRef, observe, report_outdated
 from ..yamlfiles.reader import BANK_FILE, Map, bank_files, parse_file, read_pending
 from .deckfiles import FileResult, NoteSink, process_all
 from .render import CardTemplates, NoteHead, RenderedNote, load_templates, report_words
@@ -193,6 +193,7 @@ def load_all(
     checks: Sequence[BankCheck] = (),
     sink: NoteSink | None = None,
     meanwhile: Callable[[], object] = lambda: None,
+    lock_sha: str = "",
 ) -> LoadedBank:
     """The valid bank and lock, the templates and notes of the languages asked for, and the warnings found.
 
@@ -201,12 +202,13 @@ def load_all(
     ``checks`` add what the outputs find wrong with the bank, to be reported with the rest.
     ``sink`` is given each question file processed anew, in the process that processed it.
     ``meanwhile`` is done while the question files are processed.
+    ``lock_sha`` is the sha256 of the lock file's bytes in hexadecimal, when known without reading them.
     Raises :class:`BankError` with every problem when there are errors (or warnings, if ``strict``).
     """
     decks, languages, strict = options.decks, options.languages, options.strict
     problems, cache = Problems(), options.cache
     # Read while the question files are processed, when there are some to process (see :func:`_load`).
-    lock = cache_call(partial(_read_lock, decks / LOCK_FILE, problems, cache.kept / LOCK_MEMO))
+    lock = cache_call(partial(_read_lock, decks / LOCK_FILE, problems, cache.kept / LOCK_MEMO, sha=lock_sha))
     read_changelog(decks / CHANGELOG_FILE, problems)  # read by a build that finds none published
     langs = tuple(dict.fromkeys(languages))
     loaded = _load(
@@ -240,7 +242,10 @@ def load_all(
     for bank_check in checks:
         bank_check(bank, problems)
     current = (item for result in results for item in result.blocks)
-    translated = [ref for result in results for ref in result.translated]
+
+    def translated(questions: Collection[str]) -> list[TextRef]:
+        return [ref for result in results for ref in result.translated_of(questions)]
+
     translations = observe(decks / TRANSLATIONS_FILE, current, translated, problems=problems)
     report_outdated(translations.behind, translated, problems)
     problems.raise_for(strict=strict)
@@ -287,9 +292,9 @@ def _load_templates(
     return {templates.key: templates for templates in loaded}
 
 
-def _read_lock(path: Path, problems: Problems, memo: Path) -> Lock:
+def _read_lock(path: Path, problems: Problems, memo: Path, *, sha: str) -> Lock:
     try:
-        return read_lock(path, partial(recall, memo))
+        return read_lock(path, partial(recall, memo), known=sha)
     except BankError as err:
         problems.extend(err.problems)
         return Lock()

@@ -168,14 +168,15 @@ class Lock:
 _MAX_REWRITTEN = 16
 
 
-def read_lock(path: Path, recall: Callable[[bytes], Lock | None] | None = None) -> Lock:
+def read_lock(path: Path, recall: Callable[[bytes], Lock | None] | None = None, *, known: str = "") -> Lock:
     """The lock of the previous build, or an empty one for a bank's first build.
 
     ``recall`` may restore the lock from the sha256 of the file's bytes instead
-    of parsing them (see :func:`.memo.recall`).
+    of parsing them (see :func:`.memo.recall`). That digest is taken from the
+    bytes, unless it is ``known`` already, in hexadecimal (see :meth:`.Digests.held`).
     """
     try:
-        sha = _sha256_inside(path) if recall else None
+        sha = (_from_hex(known) or _sha256_inside(path)) if recall else None
         recalled = recall(sha) if recall and sha else None
         if recalled is not None:
             return recalled
@@ -192,6 +193,14 @@ def read_lock(path: Path, recall: Callable[[bytes], Lock | None] | None = None) 
     if conflict:
         raise _damaged(path, conflict, "merge conflict markers")
     return _parse_first(path, text) if text.startswith("{\n") else _parse(path, text)
+
+
+def _from_hex(digest: str) -> bytes | None:
+    """The bytes of a digest in hexadecimal (kept in the cache folder, where anyone may have written another text)."""
+    try:
+        return bytes.fromhex(digest) if len(digest) == 64 else None
+    except ValueError:
+        return None
 
 
 #: How much of the lock file is hashed at a time.
@@ -368,7 +377,8 @@ def holds(bank: object, notetypes: Sequence[object], notes: Sequence[Sequence[ob
         return False
     guids, questions, langs, digests, parts, mtimes = notes
     try:
-        joined = [_lines(column) for column in (questions, digests, parts)]
+        # A question's notes share its id, one per language: each id is matched once, not once per note.
+        joined = [_lines(column) for column in (list(set(questions)), digests, parts)]
         known = all(map(is_language, set(langs)))
     except TypeError:  # a value that is no text
         return False

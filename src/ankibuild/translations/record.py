@@ -21,9 +21,9 @@ import hashlib
 import itertools
 import re
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from operator import add, attrgetter
+from operator import add
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -102,6 +102,8 @@ class Entry:
 
 #: Question id -> language -> entry.
 Record = dict[str, dict[str, Entry]]
+#: The texts of the questions of the ids given (see :class:`TextRef`), in the bank's order, each in its languages'.
+RefsOf = Callable[[Collection[str]], Iterable[TextRef]]
 
 
 def today(epoch: float | None = None) -> str:
@@ -163,13 +165,12 @@ def mark_current(record: Record, question: str, langs: Iterable[str]) -> Record:
     return {**record, question: entries}
 
 
-def report_outdated(record: Record, refs: Iterable[TextRef], problems: Problems) -> None:
+def report_outdated(record: Record, refs: RefsOf, problems: Problems) -> None:
     """A warning for every translation ``record`` (advanced to the texts) has behind."""
     if not record:
         return
-    refs = list(refs)
-    # The record holds only questions with a translation behind, a few: their texts are picked out in C.
-    for ref in itertools.compress(refs, map(record.__contains__, map(attrgetter("question"), refs))):
+    # The record holds only questions with a translation behind, a few: only their texts are asked for.
+    for ref in refs(record.keys()):
         entry = record[ref.question].get(ref.lang)
         if entry is None or entry.behind is None:
             continue
@@ -354,8 +355,11 @@ class Seen:
         return _text(blocks[question] for question in sorted(blocks))
 
 
-def observe(path: Path, current: Iterable[tuple[str, str]], refs: Iterable[TextRef], *, problems: Problems) -> Seen:
-    """The record in ``path`` after the texts: ``current`` has each question's block when all is current."""
+def observe(path: Path, current: Iterable[tuple[str, str]], refs: RefsOf, *, problems: Problems) -> Seen:
+    """The record in ``path`` after the texts: ``current`` has each question's block when all is current.
+
+    ``refs`` gives the texts of the questions whose block is not the one recorded, a few at most.
+    """
     text = _read(path, problems)
     written = _chunks(path, text, problems)
     blocks: dict[str, str] = {}
@@ -366,7 +370,7 @@ def observe(path: Path, current: Iterable[tuple[str, str]], refs: Iterable[TextR
             blocks[question] = now
         else:
             others[question] = found
-    digests = by_question(ref for ref in refs if ref.question in others) if others else {}
+    digests = by_question(refs(others.keys())) if others else {}
     behind: Record = {}
     for question, (line, written_block) in others.items():
         entries = _advance_question(_entries(path, line, written_block, problems=problems) or {}, digests[question], "")
