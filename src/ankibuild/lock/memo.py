@@ -17,7 +17,7 @@ from typing import Any
 
 from ..cache import named_rows, private_folder, unpack_columns, write_columns
 from ..version import code_fingerprint
-from .format import Lock, NoteLock, NotetypeLock, holds
+from .format import Lock, NoteLock, NotetypeLock, differing, holds
 
 #: The last lock a build wrote, kept parsed in the cache's folder of things kept.
 LOCK_MEMO = "lock.memo"
@@ -65,7 +65,7 @@ def _patch(lock: Lock, before: Lock | None) -> tuple[str, list[NoteLock]] | None
     old, notes = before.notes, lock.notes
     if notes.keys() != old.keys():
         return None
-    changed = differ.union(guid for guid, entry in notes.items() if old[guid] != entry)
+    changed = differ.union(differing(old, notes))
     if len(changed) * _PATCHED_SHARE > len(notes):
         return None
     return base, [notes[guid] for guid in changed]
