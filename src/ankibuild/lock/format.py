@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import compress
@@ -108,6 +108,8 @@ class Lock:
     #: When recalled: the key of the lock kept whole it was restored from, and the GUIDs of the notes
     #: that differ from that one's (see :func:`.memo.remember`).
     kept: tuple[str, frozenset[str]] | None = field(default=None, compare=False, repr=False)
+    #: When recalled: no two notes are under one question and language, as kept (see :func:`one_each`).
+    one_each: bool = field(default=False, compare=False, repr=False)
 
     def dumps(self) -> str:
         """A header, then one line per notetype and per note, each a JSON object complete in itself.
@@ -142,16 +144,17 @@ class Lock:
         (by GUID), each changed note under its question and language as before,
         no two notes under one question and language (whose order would follow
         the dictionaries'), and few enough changes that finding their lines is
-        quicker than writing them all. Otherwise None. The questions and languages
-        are those of ``before``'s notes then: they are looked at once all else holds.
+        quicker than writing them all. Otherwise None. That last was kept with
+        ``before`` (:attr:`one_each`), and holds of this lock then: its notes are
+        under the same questions and languages.
         """
         old, notes = before.notes, self.notes
-        if (self.bank, self.notetypes) != (before.bank, before.notetypes) or notes.keys() != old.keys():
+        if not before.one_each or (self.bank, self.notetypes) != (before.bank, before.notetypes):
+            return None
+        if notes.keys() != old.keys():
             return None
         changed = [(old[guid], notes[guid]) for guid in differing(old, notes)]
         if len(changed) > _MAX_REWRITTEN or any((a.question, a.lang) != (b.question, b.lang) for a, b in changed):
-            return None
-        if len(set(map(itemgetter(1, 2), old.values()))) != len(old):  # question and language
             return None
         if hashlib.sha256(raw).digest() != before.sha:
             return None
@@ -178,6 +181,11 @@ def differing(old: Mapping[str, NoteLock], new: Mapping[str, NoteLock]) -> list[
     """
     others = compress(new, map(is_not, new.values(), map(old.get, new)))
     return [guid for guid in others if old.get(guid) != new[guid]]
+
+
+def one_each(notes: Collection[NoteLock]) -> bool:
+    """Whether no two of ``notes`` are under one question and language (see :meth:`Lock._rewritten`)."""
+    return len(set(map(itemgetter(1, 2), notes))) == len(notes)
 
 
 def read_lock(path: Path, recall: Callable[[bytes], Lock | None] | None = None) -> Lock:
