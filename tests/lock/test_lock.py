@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import tempfile
 import time
 from collections.abc import Callable
 from functools import partial
@@ -12,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from ankibuild.cache import write_columns
 from ankibuild.errors import BankError, Problems
@@ -215,6 +218,57 @@ def test_a_lock_made_from_a_recalled_one_is_written_as_from_nothing(tmp_path: Pa
     assert before.recalled
     edited = Lock("bank", {}, {**dict(reversed(before.notes.items())), **edit})  # in another order
     assert edited.encoded(before, file=path.read_bytes()) == edited.dumps().encode()
+
+
+#: Notes under few questions and languages: two under one are frequent.
+_NOTES = st.lists(
+    st.tuples(st.sampled_from(["q1", "q2", "q3"]), st.sampled_from(["de", "fr"]), st.sampled_from(["aa", "bb"])),
+    min_size=1,
+    max_size=6,
+)
+#: An edit: which note, its digest, whether its entry goes last, the question it goes under (None: its own).
+_Edit = tuple[int, str, bool, str | None]
+_EDITS = st.tuples(st.integers(0, 5), st.sampled_from(["aa", "cc"]), st.booleans(), st.sampled_from([None, "q1", "q4"]))
+
+
+@settings(max_examples=150, deadline=None)
+@given(notes=_NOTES, edits=st.lists(_EDITS))
+# A note moved under another's question, kept in the memo's patch: two notes under one question from then on.
+@example(notes=[("q1", "de", "aa"), ("q2", "de", "aa")], edits=[(1, "aa", False, "q1"), (0, "cc", True, None)])
+def test_a_lock_edited_after_edits_is_written_as_from_nothing(
+    notes: list[tuple[str, str, str]], edits: list[_Edit]
+) -> None:
+    """Build after build, each lock made from the recalled one (whole, or patched) has the very bytes of a full write.
+
+    Each edit changes a note's digest, and with it its time, or keeps the note as it was (a new entry
+    all the same, as stamping makes when a note moves), and may move it to another question; several
+    notes may be under one question and language, before an edit or after it.
+    """
+    with tempfile.TemporaryDirectory() as folder:
+        _edit_again_and_again(Path(folder), notes, edits)
+
+
+def _edit_again_and_again(tmp_path: Path, notes: list[tuple[str, str, str]], edits: list[_Edit]) -> None:
+    # Others, each under a question of its own: enough for the memo to keep an edit's notes as a patch.
+    notes = [*notes, *((f"r{n}", "de", "aa") for n in range(16))]
+    lock = Lock("bank", {}, {f"g{n}": NoteLock(f"g{n}", q, lang, d, d, 5) for n, (q, lang, d) in enumerate(notes)})
+    path, memo = tmp_path / LOCK_FILE, tmp_path / "kept" / "lock.memo"
+    path.write_text(lock.dumps(), encoding="utf-8")
+    remember(lock, _sha(path), memo)
+    for at, digest, moved, question in edits:
+        before = read_lock(path, partial(recall, memo))
+        assert before.recalled
+        guid = list(before.notes)[at % len(before.notes)]
+        old = before.notes[guid]
+        entry = old._replace(digest=digest, mtime=old.mtime + 1) if old.digest != digest else old._replace()
+        entry = entry._replace(question=question or entry.question)
+        # Stamping puts the notes given a new entry last.
+        others = {key: value for key, value in before.notes.items() if key != guid}
+        edited = Lock("bank", {}, {**others, guid: entry} if moved else {**before.notes, guid: entry})
+        plan = LockPlan.of(edited, BuildOptions(decks=tmp_path), before=before)
+        assert plan.data == edited.dumps().encode()
+        remember(edited, plan.sha, memo, before=before)
+        path.write_bytes(plan.data)
 
 
 def test_only_the_lines_of_the_notes_that_changed_are_replaced_while_the_file_is_the_one_recalled(

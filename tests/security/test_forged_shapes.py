@@ -145,10 +145,12 @@ def _facts(value: object) -> Callable[[dict[str, Any]], None]:
 
 
 FORGERIES: dict[str, Callable[[Project], None]] = {
-    "lock memo: a note type as an object": _lock_memo(lambda h: [h[0], h[1], [{"a": 1}], h[3]]),
-    "lock memo: times as texts": _lock_memo(lambda h: [h[0], h[1], h[2], [str(t) for t in h[3]]]),
-    "lock memo: times far ahead": _lock_memo(lambda h: [h[0], h[1], h[2], [FAR_AHEAD] * len(h[3])]),
-    "lock memo: the bank id as a number": _lock_memo(lambda h: [h[0], 7, h[2], h[3]]),
+    "lock memo: a note type as an object": _lock_memo(lambda h: [h[0], h[1], [{"a": 1}], *h[3:]]),
+    "lock memo: times as texts": _lock_memo(lambda h: [*h[:3], [str(t) for t in h[3]], *h[4:]]),
+    "lock memo: times far ahead": _lock_memo(lambda h: [*h[:3], [FAR_AHEAD] * len(h[3]), *h[4:]]),
+    "lock memo: the bank id as a number": _lock_memo(lambda h: [h[0], 7, *h[2:]]),
+    # Whether two notes share a question and language: only True itself lets an edit's lock be patched
+    "lock memo: one note each as a text": _lock_memo(lambda h: [*h[:4], "yes"]),
     # Letters no checksum holds, and a line of the file may not: the test of the whole column must refuse them too
     "lock memo: checksums of letters": _lock_memo_checksums("1s2x"),
     "published memo: times as texts": _published(lambda h: [h[0], [str(t) for t in h[1]], h[2]]),

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
+from array import array
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -117,7 +120,38 @@ class PackageSpec:
     @cached_property
     def digest(self) -> str:
         """A digest of everything the package's bytes are made from, known without the notes' texts."""
-        # Column by column (every GUID, then every digest...), written by repr in C: a third of the time of JSON.
-        rows = repr(list(zip(*self.notes, strict=True)))
         media = [(name, hashlib.sha256(content).hexdigest()) for name, content in self.media]
-        return hashlib.sha256(f"{self.frame}\n{media}\n{rows}".encode()).hexdigest()
+        sha = hashlib.sha256(f"{self.frame}\n{media}\n".encode())
+        # Column by column (every GUID, then every digest...), each written whole, in C (see _texts, _numbers).
+        by_column = list(zip(*self.notes, strict=True)) or [()] * len(NoteKey._fields)
+        guids, digests, mtimes, decks, notetypes, cards = by_column
+        columns = [_texts(guids), _texts(digests), *map(_numbers, (mtimes, decks, notetypes))]
+        columns += [_numbers(tuple(map(len, cards))), _numbers(tuple(chain.from_iterable(cards)))]
+        for column in columns:
+            sha.update(len(column).to_bytes(8, "big") + column)  # its length first: where each ends is known
+        return sha.hexdigest()
+
+
+def _texts(column: tuple[str, ...]) -> bytes:
+    """A column of texts, written whole: joined by tabs when none holds one and all are ASCII, else by repr.
+
+    A package's digest is awaited before its process starts: joined, the GUIDs and
+    digests of ten thousand notes are written some ten times quicker than by repr.
+    Those of a forged cache entry may hold anything: the first byte tells the two apart.
+    """
+    joined = "\t".join(column)
+    if joined.isascii() and joined.count("\t") == len(column) - 1:
+        return b"t" + joined.encode("ascii")
+    return b"r" + repr(column).encode()
+
+
+def _numbers(column: tuple[int, ...]) -> bytes:
+    """A column of whole numbers, written whole: as eight bytes each, little-endian, else (one out of their range)
+    by repr."""
+    try:
+        numbers = array("q", column)
+    except (OverflowError, TypeError):
+        return b"r" + repr(column).encode()
+    if sys.byteorder == "big":  # the same digest on every machine
+        numbers.byteswap()
+    return b"q" + numbers.tobytes()

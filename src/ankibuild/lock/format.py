@@ -5,10 +5,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from operator import attrgetter, itemgetter
+from itertools import compress
+from operator import attrgetter, is_not, itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -107,6 +108,8 @@ class Lock:
     #: When recalled: the key of the lock kept whole it was restored from, and the GUIDs of the notes
     #: that differ from that one's (see :func:`.memo.remember`).
     kept: tuple[str, frozenset[str]] | None = field(default=None, compare=False, repr=False)
+    #: When recalled: no two notes are under one question and language, as kept (see :func:`one_each`).
+    one_each: bool = field(default=False, compare=False, repr=False)
 
     def dumps(self) -> str:
         """A header, then one line per notetype and per note, each a JSON object complete in itself.
@@ -141,17 +144,19 @@ class Lock:
         (by GUID), each changed note under its question and language as before,
         no two notes under one question and language (whose order would follow
         the dictionaries'), and few enough changes that finding their lines is
-        quicker than writing them all. Otherwise None.
+        quicker than writing them all. Otherwise None. That last was kept with
+        ``before`` (:attr:`one_each`), and holds of this lock then: its notes are
+        under the same questions and languages.
         """
         old, notes = before.notes, self.notes
-        if (self.bank, self.notetypes) != (before.bank, before.notetypes) or hashlib.sha256(raw).digest() != before.sha:
+        if not before.one_each or (self.bank, self.notetypes) != (before.bank, before.notetypes):
             return None
         if notes.keys() != old.keys():
             return None
-        changed = [(old[guid], entry) for guid, entry in notes.items() if old[guid] != entry]
+        changed = [(old[guid], notes[guid]) for guid in differing(old, notes)]
         if len(changed) > _MAX_REWRITTEN or any((a.question, a.lang) != (b.question, b.lang) for a, b in changed):
             return None
-        if len(set(map(itemgetter(1, 2), notes.values()))) != len(notes):  # question and language
+        if hashlib.sha256(raw).digest() != before.sha:
             return None
         pieces: list[bytes | memoryview] = []
         whole, end = memoryview(raw), 0  # pieces of it are joined as they are, not copied first
@@ -166,6 +171,21 @@ class Lock:
 
 #: Above this many changed notes, writing every line is as quick as finding theirs.
 _MAX_REWRITTEN = 16
+
+
+def differing(old: Mapping[str, NoteLock], new: Mapping[str, NoteLock]) -> list[str]:
+    """The GUIDs of the notes whose entries in ``new`` differ from those in ``old``.
+
+    Stamping keeps the very entry of a note that did not change, and a build
+    changes a few: those kept are passed over in C, and only the rest compared.
+    """
+    others = compress(new, map(is_not, new.values(), map(old.get, new)))
+    return [guid for guid in others if old.get(guid) != new[guid]]
+
+
+def one_each(notes: Collection[NoteLock]) -> bool:
+    """Whether no two of ``notes`` are under one question and language (see :meth:`Lock._rewritten`)."""
+    return len(set(map(itemgetter(1, 2), notes))) == len(notes)
 
 
 def read_lock(path: Path, recall: Callable[[bytes], Lock | None] | None = None, *, known: str = "") -> Lock:

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..cache import named_rows, private_folder, unpack_columns, write_columns
 from ..version import code_fingerprint
-from .format import Lock, NoteLock, NotetypeLock, holds
+from .format import Lock, NoteLock, NotetypeLock, differing, holds, one_each
 
 #: The last lock a build wrote, kept parsed in the cache's folder of things kept.
 LOCK_MEMO = "lock.memo"
@@ -48,7 +48,8 @@ def remember(lock: Lock, sha: bytes, memo: Path, *, before: Lock | None = None) 
         *texts, mtimes = _columns(list(lock.notes.values()))
         types = [list(astuple(t)) for t in lock.notetypes.values()]
         # A part at a time: the memo of a large bank is some megabytes, which a build would otherwise hold twice.
-        write_columns(memo, [written, lock.bank, types, mtimes], texts)
+        # Whether two notes share a question and language is told once here, not at each edit (see recall).
+        write_columns(memo, [written, lock.bank, types, mtimes, one_each(lock.notes.values())], texts)
 
 
 def _columns(notes: Sequence[NoteLock]) -> list[Sequence[Any]]:
@@ -65,7 +66,7 @@ def _patch(lock: Lock, before: Lock | None) -> tuple[str, list[NoteLock]] | None
     old, notes = before.notes, lock.notes
     if notes.keys() != old.keys():
         return None
-    changed = differ.union(guid for guid, entry in notes.items() if old[guid] != entry)
+    changed = differ.union(differing(old, notes))
     if len(changed) * _PATCHED_SHARE > len(notes):
         return None
     return base, [notes[guid] for guid in changed]
@@ -95,7 +96,7 @@ def recall(memo: Path, sha: bytes) -> Lock | None:
     try:
         patch = _patched_notes(_patch_file(memo), key)
         base = key if patch is None else patch[0]
-        (written, bank, types, mtimes), texts = unpack_columns(memo.read_bytes())
+        (written, bank, types, mtimes, unique), texts = unpack_columns(memo.read_bytes())
         if written != base or not holds(bank, types, [*texts, mtimes]):
             return None
         notetypes = {t[0]: NotetypeLock(t[0], t[1], tuple(t[2]), tuple(t[3]), t[4], t[5]) for t in types}
@@ -108,10 +109,21 @@ def recall(memo: Path, sha: bytes) -> Lock | None:
             differ = frozenset(columns[0])
             if not differ <= by_guid.keys():  # the notes a lock kept whole lacks are no change of it
                 return None
+            unique = unique is True and not _moved(by_guid, columns)
             by_guid.update(zip(columns[0], named_rows(NoteLock, *columns), strict=True))
-        return Lock(bank, notetypes, by_guid, recalled=True, sha=sha, kept=(base, differ))
+        return Lock(bank, notetypes, by_guid, recalled=True, sha=sha, kept=(base, differ), one_each=unique is True)
     except (OSError, ValueError, TypeError, IndexError):  # none, or damaged: the file is parsed instead
         return None
+
+
+def _moved(notes: dict[str, NoteLock], columns: list[Sequence[Any]]) -> bool:
+    """Whether a note of the patch ``columns`` is under another question or language than in ``notes``: whether two
+    notes of the lock patched may share one where none of the lock kept whole did."""
+    guids, questions, langs = columns[:3]
+    return any(
+        (notes[guid].question, notes[guid].lang) != (question, lang)
+        for guid, question, lang in zip(guids, questions, langs, strict=True)
+    )
 
 
 def _patched_notes(path: Path, key: str) -> tuple[str, list[Sequence[Any]]] | None:
