@@ -208,6 +208,11 @@ class Kept:
             collection.replace(self.collection(spec.digest))  # in the same folder: a rename, whole or not at all
             self._later(self._keep, spec, deflated)
 
+    def remove_later(self, scratch: Path) -> None:
+        """Remove the folder ``scratch``, where a package was made beside the kept collections, later, as the
+        folder was given: it is no part of the package."""
+        self._later(shutil.rmtree, scratch, True)
+
     def _keep(self, spec: PackageSpec, deflated: Deflate) -> None:
         """Write the record of the collection kept for ``spec`` and ``deflated``, then forget any other."""
         order = [piece.hex() for piece in deflated.order]
