@@ -1,19 +1,21 @@
 """Work done in a process forked from the build, while the build goes on with other work.
 
 The forked process shares what the build loaded and has made so far, and only
-its answer comes back, pickled through a pipe between the two: nothing else can
-write there. Where a system cannot fork, or the process fails, the build does
-the work itself, and fails as it must.
+its answer comes back, pickled into a file in memory that only the two hold, its
+length told through a pipe between the two: nothing else can write there. Where
+a system cannot fork, or the process fails, the build does the work itself, and
+fails as it must.
 """
 
 from __future__ import annotations
 
 import contextlib
+import mmap
 import os
 import pickle
 import signal
 from collections.abc import Callable, Iterable
-from typing import NoReturn
+from typing import BinaryIO, NoReturn
 
 #: Whether work may be forked at all: a profile of the build keeps every stage in its own process.
 ALLOWED = True
@@ -33,6 +35,7 @@ class Forked:
     def __init__(self, work: Callable[[], object], *, after: Callable[[], object] = lambda: None) -> None:
         self._pid, self._reading = 0, -1
         pipe = os.pipe()
+        self._file = _memory_file()
         # Signals wait until each process is ready for them: the forked one must never run the caller's code.
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
         try:
@@ -49,12 +52,13 @@ class Forked:
         with contextlib.suppress(OSError):  # no process to be had: the caller does the work
             pid = os.fork()
         if pid == 0:
-            _answer(work, after, pipe=pipe, mask=mask)
+            _answer(work, after, pipe=pipe, file=self._file, mask=mask)
         if pid > 0:
             self._pid, self._reading = pid, reading
         os.close(writing)
         if pid < 0:
             os.close(reading)
+            self._close_file()
 
     def _unmask(self, mask: Iterable[int]) -> None:
         """Let the signals held while forking come: a Ctrl-C pressed meanwhile is raised here, and the process,
@@ -75,13 +79,19 @@ class Forked:
         if self._reading < 0:
             return None
         reading, self._reading = self._reading, -1
-        with os.fdopen(reading, "rb") as pipe:
-            sent = pipe.read()
         try:
-            answer: object = pickle.loads(sent)
+            with os.fdopen(reading, "rb") as pipe:
+                answer = _received(pipe.read(), self._file)
         except Exception:  # nothing sent, or not all of it: the process failed or was stopped
             return None
+        finally:
+            self._close_file()
         return answer
+
+    def _close_file(self) -> None:
+        if self._file >= 0:
+            os.close(self._file)
+            self._file = -1
 
     def wait(self) -> None:
         """Wait for the process to end, after what it does once its answer is sent."""
@@ -99,14 +109,35 @@ class Forked:
         if self._reading >= 0:  # the answer was not read
             os.close(self._reading)
             self._reading = -1
+        self._close_file()
 
 
 #: Signals held while a process is forked (see :class:`Forked`).
 _HELD = {signal.SIGINT, signal.SIGTERM}
 
+#: What an answer sent begins with: it is in the file in memory, its length follows; or it follows itself.
+_IN_FILE, _IN_PIPE = b"F", b"P"
+
+
+def _memory_file() -> int:
+    """A file in memory only, for the answer, where the system has them (Linux); else -1.
+
+    A package's 4 MB through a pipe of 64 KiB took 7 ms of the build's waiting (each side
+    waits for the other some 60 times); from such a file under 1 ms, and the process goes on at once.
+    """
+    try:
+        return os.memfd_create("ankibuild-answer", os.MFD_CLOEXEC)
+    except (AttributeError, OSError):  # not on this system, or no file to be had: through the pipe
+        return -1
+
 
 def _answer(
-    work: Callable[[], object], after: Callable[[], object], *, pipe: tuple[int, int], mask: Iterable[int]
+    work: Callable[[], object],
+    after: Callable[[], object],
+    *,
+    pipe: tuple[int, int],
+    file: int,
+    mask: Iterable[int],
 ) -> NoReturn:
     """In the forked process: send what ``work`` made, do ``after``, and leave without running anything
     of the parent's (its signals, held until now, end this process alone)."""
@@ -115,8 +146,44 @@ def _answer(
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         os.close(reading)
         with os.fdopen(writing, "wb") as sending:
-            sending.write(pickle.dumps(work(), pickle.HIGHEST_PROTOCOL))
+            _send(pickle.dumps(work(), pickle.HIGHEST_PROTOCOL), sending, file)
         after()
         code = 0
     finally:
         os._exit(code)  # leaving any other way would run the parent's cleanup a second time
+
+
+def _send(answer: bytes, pipe: BinaryIO, file: int) -> None:
+    """Send ``answer``: into ``file`` (see :func:`_memory_file`), its length through ``pipe``; through ``pipe``
+    where there is no such file, or it could not be written (memory short)."""
+    if file >= 0 and _written(answer, file):
+        pipe.write(_IN_FILE + len(answer).to_bytes(8, "big"))
+    else:
+        pipe.write(_IN_PIPE)
+        pipe.write(answer)
+
+
+def _written(answer: bytes, file: int) -> bool:
+    """Whether ``answer`` could be written whole into ``file``."""
+    try:
+        with os.fdopen(file, "wb", closefd=False) as written:
+            written.write(answer)
+    except OSError:
+        return False
+    return True
+
+
+def _received(sent: bytes, file: int) -> object:
+    """The answer :func:`_send` sent as ``sent``, read from ``file`` when it is there; raises an error for a part
+    of one (the process ended while sending)."""
+    how, told = sent[:1], sent[1:]
+    if how == _IN_PIPE:
+        return pickle.loads(told)
+    if how != _IN_FILE or len(told) != 8 or file < 0:
+        raise ValueError("no answer sent")
+    length = int.from_bytes(told, "big")
+    if os.fstat(file).st_size < length:  # read beyond its end, a mapped file ends the process
+        raise ValueError("not all of the answer was written")
+    # Unpickled where it lies: read into bytes of its own first, its pages were each faulted in anew (2 ms).
+    with mmap.mmap(file, length, access=mmap.ACCESS_READ) as mapped:
+        return pickle.loads(mapped)

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from ankibuild import BuildResult, build, pipeline
-from ankibuild.anki import package, target
+from ankibuild.anki import deflate, package, target
 from ankibuild.anki.deflate import PIECE, Deflate
 from ankibuild.cache import Cache, pack, unpack
 from ankibuild.lock.clock import Clock
@@ -258,14 +258,14 @@ def test_a_full_cache_disk_only_costs_time(project: Project, monkeypatch: pytest
     """No room beside the kept collections: the package is made in the system's temporary folder instead."""
     project.build()
     expected = _rebuild_after_an_edit(project)
-    making_scratch = tempfile.TemporaryDirectory
+    making_scratch = tempfile.mkdtemp
 
-    def no_room_in_the_cache(*args: Any, **options: Any) -> tempfile.TemporaryDirectory[str]:
+    def no_room_in_the_cache(*args: Any, **options: Any) -> str:
         if options.get("dir") is not None:
             raise OSError(errno.ENOSPC, "No space left on device")
-        return making_scratch(*args, **options)
+        return str(making_scratch(*args, **options))
 
-    monkeypatch.setattr(tempfile, "TemporaryDirectory", no_room_in_the_cache)
+    monkeypatch.setattr(tempfile, "mkdtemp", no_room_in_the_cache)
     result = project.build()
     assert [o.lang for o in result.outputs if o.written] == ["de"]
     assert _packages(project.out)["ai-stack-de.apkg"] == expected["ai-stack-de.apkg"]
@@ -333,3 +333,27 @@ def test_genanki_is_loaded_while_the_files_are_processed_only_for_packages_made_
     project.edit(*EDIT)
     project.build()
     assert events == ["file processed"]
+
+
+@pytest.mark.parametrize("fails", [False, True])
+def test_a_package_made_leaves_no_scratch_folder(
+    project: Project, monkeypatch: pytest.MonkeyPatch, fails: bool
+) -> None:
+    """Its copy of the kept collection is removed once the package is made, or at once should making it fail
+    (the package is then made again from nothing, in the system's temporary folder)."""
+    project.build()
+    expected = _rebuild_after_an_edit(project)
+    if fails:
+        failed: list[bool] = []
+
+        def fails_once(*args: Any, **options: Any) -> Any:
+            if not failed:
+                failed.append(True)
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return deflate.write_deflated(*args, **options)
+
+        monkeypatch.setattr(package, "write_deflated", fails_once)
+    result = project.build()
+    assert [o.lang for o in result.outputs if o.written] == ["de"]
+    assert _packages(project.out)["ai-stack-de.apkg"] == expected["ai-stack-de.apkg"]
+    assert list(Cache(project.decks).folder.rglob(".ankibuild-*")) == []

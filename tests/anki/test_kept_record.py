@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ankibuild.anki.kept import Kept, _packed
+from ankibuild.anki.kept import Kept, _differing, _packed
 from ankibuild.anki.spec import NoteKey
 from ankibuild.cache import write_packed
 
@@ -58,3 +58,12 @@ def _numbers(*values: int) -> bytes:
 def test_notes_not_as_kept_make_the_record_unused(length: object, notes: list[bytes], tmp_path: Path) -> None:
     assert _read(tmp_path, 1, [b"a", b"d", _numbers(1, 2, 3, 1, 0)]) == [["a"], ["d"], [1], [2], [3], [[0]]]
     assert _read(tmp_path, length, notes) is None
+
+
+@pytest.mark.parametrize("changed", [[], [1], [256], [257], [256, 257, 513], [700], [1000]])
+def test_the_notes_that_differ_are_found_in_any_block(changed: list[int]) -> None:
+    """Compared a block at a time: a note that differs at either end of a block, or in the last, short one."""
+    before = [[place] for place in range(1000)]
+    after = [[-place - 1] if place + 1 in changed else [place] for place in range(1000)]
+    assert list(_differing(before, after, 1000)) == changed
+    assert list(_differing(before, after, 600)) == [place for place in changed if place <= 600]

