@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ankibuild.anki.rows import NoteRows
-from ankibuild.cache import Cache, unpack
+from ankibuild.cache import Cache, pack, unpack
 from ankibuild.errors import Problems
 from ankibuild.load import deckfiles
 from ankibuild.load.deckfiles import FileResult, _Job, _process_job, _Recipe, process
@@ -194,3 +194,17 @@ def test_lines_are_found_without_a_step_per_line() -> None:
     spans = Spans(raw)
     assert spans.begin(len(lines) + 1, 5)
     assert list(spans.starts) == [len(raw) - len(b"  - id: a\n")]
+
+
+@pytest.mark.parametrize("named", ["../../outside", 12, "a" * 40])
+def test_a_last_result_named_by_another_entry_is_read_only_from_the_cache(
+    bank_file: tuple[Bank, Path], tmp_path: Path, named: object
+) -> None:
+    """The entry that names a file's last result may be anyone's (the cache folder may be shared): one that names
+    anything but an entry of the cache, or one it does not hold, recalls nothing, and the file is read whole."""
+    bank, path = bank_file
+    cache = Cache(tmp_path / "bank")
+    (cache.folder / "outside.entry").write_bytes(b"")
+    recipe = _Recipe(bank, path, bank.languages, cache, "", context="context")
+    cache.put(deckfiles._last_key("context", path), pack([named], [b""]))
+    assert recipe.recalled() is None

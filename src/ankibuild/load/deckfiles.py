@@ -13,6 +13,7 @@ import hashlib
 import io
 import json
 import os
+import re
 from array import array
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -602,6 +603,9 @@ class _Places(Sequence[tuple[int, int]]):
     def __len__(self) -> int:
         return len(self._lines)
 
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        return zip(self._lines, self._columns, strict=True)
+
     @overload
     def __getitem__(self, index: int) -> tuple[int, int]: ...
 
@@ -799,6 +803,8 @@ def _earlier(recipe: _Recipe, last: bytes) -> Earlier | None:
     """What the file's last result (``last`` names it) says of its questions. Raises DamagedEntry, KeyError,
     TypeError or ValueError for entries of another shape: the cache folder may be shared."""
     (key,), (spans,) = unpack(last)
+    if not (isinstance(key, str) and _KEY.fullmatch(key)):  # a name of an entry in the cache folder, and no other
+        return None
     entry, packed = recipe.cache.get_bytes(key), recipe.cache.get_bytes(_texts_key(key))
     if entry is None or packed is None:
         return None
@@ -1031,6 +1037,10 @@ def _key(context: str, path: Path, sha: str) -> str:
 
 def _texts_key(key: str) -> str:
     return digest(key, "texts")
+
+
+#: What :func:`.cache.digest` gives: the name of an entry.
+_KEY = re.compile(r"[0-9a-f]{40}")
 
 
 def _last_key(context: str, path: Path) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import re
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from ..yamlfiles.lines import has_other_breaks
 
@@ -111,17 +111,16 @@ def _after_breaks(raw: bytes, at: int, breaks: int) -> int:
     return low + 1
 
 
-def digests(raw: bytes, items: Sequence[tuple[int, int]], questions: Iterable[tuple[str, int, int]]) -> bytes:
+def digests(raw: bytes, items: Iterable[tuple[int, int]], questions: Iterable[tuple[str, int, int]]) -> bytes:
     """The head's digest, then each of ``questions``'s (id, line, column) in its order, of the bytes up to the
     next of ``items`` (where each question read began, valid or not, in order): nothing when one cannot be told."""
     spans = Spans(raw)
-    if not all(spans.begin(*where) for where in items) or not spans.starts:
+    if not all(spans.begin(line, column) for line, column in items) or not spans.starts:
         return b""
-    found, at = [spans.head()], 0
+    found, read = [spans.head()], enumerate(items)
     for _, line, column in questions:  # a question's place is among those of the items, in the same order
-        while at < len(items) and items[at] != (line, column):
-            at += 1
-        if at == len(items):
+        at = next((at for at, where in read if where == (line, column)), None)
+        if at is None:
             return b""
         found.append(spans.digest(at) or bytes(SIZE))
     return b"".join(found)
