@@ -13,13 +13,15 @@ import hashlib
 import io
 import json
 import os
+import re
+from array import array
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property, partial
 from itertools import chain, repeat
 from operator import itemgetter
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, overload
 
 from .. import paths
 from ..cache import (
@@ -50,7 +52,9 @@ from ..text.media import Media, MediaFile
 from ..translations.record import TextRef, current_block, question_refs
 from ..version import code_fingerprint
 from ..yamlfiles import reader
-from ..yamlfiles.reader import parse_file, read, read_pending
+from ..yamlfiles.reader import Map, parse_file, read, read_pending
+from . import spans
+from .earlier import Earlier, Given
 from .render import NoteHead, RenderedNote, render_note
 from .validate import Questions, deck_key, validate_deck_file
 
@@ -101,6 +105,9 @@ class FileResult:
     rows: Mapping[str, Path] = field(default_factory=dict)
     #: The status of its file, taken before this build read it, when no one had hashed it before (see :mod:`.digests`).
     read_as: os.stat_result | None = None
+    #: The digests of its bytes before its questions and of each question's (see :mod:`.spans`), when asked for:
+    #: kept beside the result in the cache, for the next build to tell which questions an edit left alone.
+    spans: bytes = b""
 
     def rendered(self, lang: str) -> Iterator[RenderedNote]:
         """Its notes in one language, with their texts."""
@@ -431,7 +438,15 @@ def _unpack_texts(packed: bytes) -> dict[str, memoryview]:
 
 
 def process(
-    bank: Bank, path: Path, raw: bytes, *, langs: Sequence[str], keep_texts: bool = True, sink: NoteSink | None = None
+    bank: Bank,
+    path: Path,
+    raw: bytes,
+    *,
+    langs: Sequence[str],
+    keep_texts: bool = True,
+    sink: NoteSink | None = None,
+    earlier: Earlier | None = None,
+    with_spans: bool = False,
 ) -> FileResult:
     """Validate and render one question file of ``bank`` (whose own decks are not needed).
 
@@ -442,15 +457,19 @@ def process(
     rendered into notes, a build needs nothing else of them, and they are most
     of a large bank's memory. With a ``sink``, each note is written there as
     it is rendered, and the result tells where (see :attr:`FileResult.rows`).
+    The questions that ``earlier`` tells are as the file last had them are not rendered and checked
+    again (see :mod:`.earlier`); ``with_spans`` gives the result the digests that tell it the next time.
     """
     # A question id twice in one file: its item checks see the fields of the last one (as the
     # whole file shows them), known only once the file is read. Such a file is read whole, unless too large.
-    process_as = partial(_process, bank, path, raw, langs=langs, keep_texts=keep_texts, sink=sink)
-    result, repeated = process_as(streamed=True)
+    process_as = partial(
+        _process, bank, path, raw, langs=langs, keep_texts=keep_texts, sink=sink, with_spans=with_spans
+    )
+    result, repeated = process_as(streamed=True, earlier=earlier)
     if repeated is not None and len(raw) > paths.MAX_FILE_BYTES:
         return replace(result, problems=(_repeated_in_large(path, repeated, result.questions),))
     if repeated is not None:
-        result, _ = process_as(streamed=False)
+        result, _ = process_as(streamed=False, earlier=None)
     return result
 
 
@@ -471,15 +490,25 @@ def _repeated_in_large(path: Path, question: Question, before: Sequence[Question
 
 
 def _process(
-    bank: Bank, path: Path, raw: bytes, *, langs: Sequence[str], keep_texts: bool, streamed: bool, sink: NoteSink | None
+    bank: Bank,
+    path: Path,
+    raw: bytes,
+    *,
+    langs: Sequence[str],
+    keep_texts: bool,
+    streamed: bool,
+    sink: NoteSink | None,
+    earlier: Earlier | None,
+    with_spans: bool,
 ) -> tuple[FileResult, Question | None]:
     """:func:`process`, its questions taken as they are read when ``streamed``; and the first whose id repeated then."""
     problems = Problems()
     sha = hashlib.sha256(raw).hexdigest()
-    work = _FileWork(bank, path, langs, sink=sink)
+    work = _FileWork(bank, path, langs, sink=sink, earlier=_Recalled(earlier, raw) if earlier else None)
     try:
         read = Questions(path, bank, then=work.take, keep=keep_texts or not streamed)
-        file = parse_file(path, raw, problems, take=read if streamed else None)
+        file = parse_file(path, raw, problems, take=work.reader(read) if streamed else None)
+        work.flush()
         deck = validate_deck_file(file, bank, problems, read=read)
         if deck is None:
             return FileResult(sha, None, tuple(problems.items), (), {}, {}, {}), None
@@ -491,7 +520,8 @@ def _process(
             work.whole(deck.questions, deck.drafts)
         if not keep_texts:
             deck = replace(deck, questions=(), drafts=())
-        return work.result(sha, deck, problems), None
+        result = work.result(sha, deck, problems)
+        return replace(result, spans=spans.digests(raw, work.items, result.questions)) if with_spans else result, None
     finally:
         work.drop()  # the notes written of work that did not become the result (none once it did)
 
@@ -507,8 +537,21 @@ class _FileWork:
     and joined in language order, as a package lists them.
     """
 
-    def __init__(self, bank: Bank, path: Path, langs: Sequence[str], *, sink: NoteSink | None = None) -> None:
+    def __init__(
+        self,
+        bank: Bank,
+        path: Path,
+        langs: Sequence[str],
+        *,
+        sink: NoteSink | None = None,
+        earlier: _Recalled | None = None,
+    ) -> None:
         self.bank, self.path, self.langs = bank, path, langs
+        self.earlier = earlier
+        self._read: reader.Take = lambda *_: None  # what validates a question and hands it to take
+        self._waiting: tuple[Map, Any, tuple[int, int]] | None = None  # read; where it ends is not known yet
+        #: Where each question read began, valid or not: where each one's bytes end (see :mod:`.spans`).
+        self.items = _Places()
         self.written = sink.file() if sink is not None else None
         self.key = deck_key(bank, path)
         self.media = Media(bank.root)
@@ -524,6 +567,43 @@ class _FileWork:
         self.repeated: Question | None = None  # the first question whose id repeated
         self._ids: set[str] = set()
 
+    def reader(self, read: Questions) -> reader.Take:
+        """What reads the file's questions as they are parsed: ``read`` (which validates each and hands it to
+        :meth:`take`), after noting where each begins; with what the file gave before, each waits until the
+        next one begins: only then are its bytes known, which tell whether it is as it was (see :class:`_Recalled`).
+        """
+        self._read = read
+        return self._item if self.earlier is not None else self._noted
+
+    def _noted(self, data: Map, item: Any, where: tuple[int, int]) -> None:
+        self.items.append(where)
+        self._read(data, item, where)
+
+    def _item(self, data: Map, item: Any, where: tuple[int, int]) -> None:
+        self.items.append(where)
+        found = self.earlier is not None and self.earlier.begin(where)
+        self.flush(ended=found)
+        if found:
+            self._waiting = (data, item, where)
+        else:
+            self.earlier = None
+            self._read(data, item, where)
+
+    def flush(self, *, ended: bool = True) -> None:
+        """Read the question waiting: given what it gave before if it is as it was, when where its bytes end is
+        known (``ended``; at the end of the file, it is), and its id is not one read before; else validated."""
+        if self._waiting is None:
+            return
+        data, item, where = self._waiting
+        self._waiting = None
+        qid = item.get("id") if isinstance(item, dict) else None  # as written: a valid one is a text
+        given = self.earlier.given(qid, where) if self.earlier is not None and ended else None
+        if given is None or type(qid) is not str or qid in self._ids or self.repeated:
+            self._read(data, item, where)
+            return
+        self._ids.add(qid)
+        self.again(qid, where, given)
+
     def take(self, question: Question, valid: bool) -> None:
         """A question as it is read: rendered and checked, unless an id repeated (see :func:`process`)."""
         if not valid:
@@ -534,6 +614,20 @@ class _FileWork:
             self._ids.add(question.id)
             fields = self.render(question)
             self.check(question, {lang: fields[lang] for lang in question.translations if lang in fields})
+
+    def again(self, qid: str, where: tuple[int, int], given: Given) -> None:
+        """A valid question as it was the last time: what it gave then, as :meth:`render` and :meth:`check` give it."""
+        for note in given.notes:
+            self.heads[note.lang].append(note.head)
+            self.texts[note.lang].add(note.fields, note.tags)
+            if self.written is not None:
+                self.written.add(note)
+        self.questions.append(QuestionRef(qid, *where))
+        self.translated += given.refs
+        self.blocks.append(given.block)
+        kind = self._kind(given.notes[0].kind)
+        if given.fact is not None:
+            kind.facts.append(given.fact)
 
     def whole(self, questions: Sequence[Question], drafts: Sequence[Question]) -> None:
         """A file's questions, all read: each checked with the fields of the last of its kind with its id."""
@@ -582,10 +676,14 @@ class _FileWork:
 
     def check(self, question: Question, fields: Mapping[str, Sequence[str]]) -> None:
         """A valid question's item-writing checks, given its fields by language in the order of its translations."""
-        kind = self.kinds.get(question.kind)
+        self._kind(question.kind).question(question, fields)
+
+    def _kind(self, name: str) -> _KindChecks:
+        """The checks of a kind's questions, made when its first question comes: their problems come in that order."""
+        kind = self.kinds.get(name)
         if kind is None:
-            kind = self.kinds[question.kind] = _KindChecks(KINDS[question.kind], self.path, self.bank.shuffle)
-        kind.question(question, fields)
+            kind = self.kinds[name] = _KindChecks(KINDS[name], self.path, self.bank.shuffle)
+        return kind
 
     def result(self, sha: str, deck: Deck, problems: Problems) -> FileResult:
         """What the file contributes, its problems after those of reading it (``problems``)."""
@@ -610,6 +708,57 @@ class _FileWork:
             facts=facts,
             rows=self.written.done() if self.written is not None else {},
         )
+
+
+class _Places(Sequence[tuple[int, int]]):
+    """Lines and columns, eight bytes each: a file of many broken questions holds a place of each."""
+
+    def __init__(self) -> None:
+        self._lines, self._columns = array("q"), array("q")
+
+    def append(self, place: tuple[int, int]) -> None:
+        self._lines.append(place[0])
+        self._columns.append(place[1])
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        return zip(self._lines, self._columns, strict=True)
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[int, int]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[tuple[int, int]]: ...
+
+    def __getitem__(self, index: int | slice) -> tuple[int, int] | Sequence[tuple[int, int]]:
+        if isinstance(index, slice):
+            return list(zip(self._lines[index], self._columns[index], strict=True))
+        return self._lines[index], self._columns[index]
+
+
+class _Recalled:
+    """What a file gave the last time (:class:`.earlier.Earlier`), with where its questions now begin."""
+
+    def __init__(self, earlier: Earlier, raw: bytes) -> None:
+        self._earlier, self._spans = earlier, spans.Spans(raw)
+        self._head: bytes | None = None
+        self._taken = 0  # questions read so far: the next one's bytes are the next span
+
+    def begin(self, where: tuple[int, int]) -> bool:
+        """Find where a question begins: whether its bytes, and those of the others after it, can be told."""
+        return self._spans.begin(*where)
+
+    def given(self, qid: object, where: tuple[int, int]) -> Given | None:
+        """What the next question read (of id ``qid``, as written) gave the last time, if it is as it was (where it
+        ends is known)."""
+        index, self._taken = self._taken, self._taken + 1
+        if self._head is None:
+            self._head = self._spans.head()
+        if type(qid) is not str:  # each question read is counted, given or not: the next one's bytes are the next
+            return None
+        return self._earlier.of(qid, where, span=self._spans.digest(index), head=self._head)
 
 
 class _KindChecks:
@@ -757,14 +906,68 @@ class _Recipe:
         self.store(packed, texts)
         return result, texts
 
-    def store(self, packed: bytes, texts: bytes) -> None:
-        """Keep the file's result and texts, packed, in the cache."""
+    def store(self, packed: bytes, texts: bytes, *, spans: bytes = b"") -> None:
+        """Keep the file's result and texts, packed, in the cache; with ``spans``, as the file's last."""
         self.cache.put(self.key, packed)
         self.cache.put(_texts_key(self.key), texts)
+        if spans and self.context:
+            self.cache.put(_last_key(self.context, self.path), pack([self.key], [spans]))
+
+    def recalled(self) -> Earlier | None:
+        """What the file gave when it was last processed in this context, if the cache still holds it all."""
+        if not self.context:
+            return None
+        last = self.cache.get_bytes(_last_key(self.context, self.path))
+        try:
+            return _earlier(self, last) if last is not None else None
+        except (DamagedEntry, KeyError, TypeError, ValueError):  # only nothing recalled
+            return None
+
+
+def _earlier(recipe: _Recipe, last: bytes) -> Earlier | None:
+    """What the file's last result (``last`` names it) says of its questions. Raises DamagedEntry, KeyError,
+    TypeError or ValueError for entries of another shape: the cache folder may be shared."""
+    (key,), (spans,) = unpack(last)
+    if not (isinstance(key, str) and _KEY.fullmatch(key)):  # a name of an entry in the cache folder, and no other
+        return None
+    entry, packed = recipe.cache.get_bytes(key), recipe.cache.get_bytes(_texts_key(key))
+    if entry is None or packed is None:
+        return None
+    result = restore(unpack(entry))
+    # Made in this context, from the bytes it names (of another file, should someone have written it so).
+    if key != _key(recipe.context, recipe.path, result.sha) or packed_digest(packed) != result.texts_sha:
+        return None
+    if result.deck is None or result.media or result.referenced:
+        return None
+    texts = _unpack_texts(packed)
+    notes = chain.from_iterable(_rendered(result.notes, lang, texts) for lang in recipe.langs if lang in texts)
+    return Earlier.of_result(
+        result.questions,
+        notes,
+        refs=result.translated,
+        blocks=result.blocks,
+        facts=result.facts,
+        problems=result.problems,
+        spans=spans,
+    )
+
+
+def _rendered(notes: Sequence[NoteHead], lang: str, texts: Mapping[str, memoryview]) -> Iterator[RenderedNote]:
+    """The notes of one language with their texts. Raises ValueError for texts of another shape."""
+    heads = [head for head in notes if head.lang == lang]
+    for head, (fields, tags) in zip(heads, _checked(bytes(texts[lang]), len(heads)), strict=True):
+        yield RenderedNote.join(head, tuple(fields), tuple(tags))
 
 
 def _process_again(
-    bank: Bank, path: Path, sha: str, *, langs: Sequence[str], sink: NoteSink | None = None
+    bank: Bank,
+    path: Path,
+    sha: str,
+    *,
+    langs: Sequence[str],
+    sink: NoteSink | None = None,
+    earlier: Earlier | None = None,
+    with_spans: bool = False,
 ) -> FileResult:
     """:func:`process` for a build of a file read once already, whose bytes must still be those of ``sha``
     (unless it is "": a file no one hashed before, whose result carries the digest of the bytes read here)."""
@@ -775,7 +978,8 @@ def _process_again(
     raw = read(path, Problems(), (bank.root,), limit=paths.MAX_STREAMED_BYTES)
     if raw is None or (sha and hashlib.sha256(raw).hexdigest() != sha):
         raise CacheChangedError(f"{path} changed during the build: build again")
-    return replace(process(bank, path, raw, langs=langs, keep_texts=False, sink=sink), read_as=read_as)
+    result = process(bank, path, raw, langs=langs, keep_texts=False, sink=sink, earlier=earlier, with_spans=with_spans)
+    return replace(result, read_as=read_as)
 
 
 def _note_texts(texts: Mapping[str, bytes], lang: str, count: int) -> Iterable[list[list[str]]]:
@@ -936,7 +1140,8 @@ def process_all(
         later: dict[Path, _Job] = {}
         for path in [path for path in stored if path not in found]:
             if job := _job(path, pending, problems, root=bank.root):
-                recipes[path], later[path] = _Recipe(bank, path, langs, cache, _key(context, path, job.sha)), job
+                recipe = _Recipe(bank, path, langs, cache, _key(context, path, job.sha), context=context)
+                recipes[path], later[path] = recipe, job
         total = len(found) + len(missing) + len(later)
         with _Computing.start(bank, later, langs, sink=sink, meanwhile=False, recipes=recipes) as computing_later:
             for done, (path, (packed, rows, read_as)) in enumerate(chain(computing, computing_later), len(found) + 1):
@@ -945,7 +1150,7 @@ def process_all(
                 found[path] = replace(_backed(recipe, result), rows=rows, read_as=read_as)
                 progress("files read", done, total)
     keys = [recipe.key for recipe in recipes.values()]
-    cache.keep_only([*keys, *map(_texts_key, keys)])
+    cache.keep_only([*keys, *map(_texts_key, keys), *(_last_key(context, path) for path in files)])
     return {path: found[path] for path in files if path in found}
 
 
@@ -956,6 +1161,15 @@ def _key(context: str, path: Path, sha: str) -> str:
 
 def _texts_key(key: str) -> str:
     return digest(key, "texts")
+
+
+#: What :func:`.cache.digest` gives: the name of an entry.
+_KEY = re.compile(r"[0-9a-f]{40}")
+
+
+def _last_key(context: str, path: Path) -> str:
+    """The key of what names the file's last result in ``context`` (see :meth:`_Recipe.recalled`)."""
+    return digest(context, path.resolve().as_posix(), "last")
 
 
 def _look_up(
@@ -1054,12 +1268,15 @@ def _process_job(
 ) -> _Done:
     """The file of ``job`` processed and stored by ``recipe``, by the process that processed it: its texts, most
     of what it packs, need not travel to the build's own process, which reads them back only after an edit."""
+    earlier = recipe.recalled()
     if job.raw is not None:
-        result = process(bank, path, job.raw, langs=langs, keep_texts=False, sink=sink)
+        result = process(
+            bank, path, job.raw, langs=langs, keep_texts=False, sink=sink, earlier=earlier, with_spans=True
+        )
     else:
-        result = _process_again(bank, path, job.sha, langs=langs, sink=sink)
+        result = _process_again(bank, path, job.sha, langs=langs, sink=sink, earlier=earlier, with_spans=True)
     packed, texts = _packed(result)
-    recipe.of(result.sha).store(packed, texts)
+    recipe.of(result.sha).store(packed, texts, spans=result.spans)
     return packed, result.rows, result.read_as
 
 

@@ -46,7 +46,7 @@ class Lines(Sequence[str]):
         looked for in it unless said."""
         self._raw = raw
         self._first = len(codecs.BOM_UTF8) if raw.startswith(codecs.BOM_UTF8) else 0
-        self._other = _has_other_breaks(raw) if other_breaks is None else other_breaks
+        self._other = has_other_breaks(raw) if other_breaks is None else other_breaks
         self._break = _ANY_BREAK if self._other else _NEWLINE
         self._count = self._breaks(0, len(raw)) + 1
         self._index: tuple[array[int], array[int]] | None = None  # made when a line is first asked for
@@ -169,7 +169,7 @@ class Lines(Sequence[str]):
         return chunk
 
 
-def _has_other_breaks(raw: bytes) -> bool:
+def has_other_breaks(raw: bytes) -> bool:
     """Whether ``raw`` holds a break besides ``\\n`` (searching for one byte is the fastest search)."""
     return b"\r" in raw or (b"\x85" in raw and b"\xc2\x85" in raw) or _SEPARATORS.search(raw) is not None
 
