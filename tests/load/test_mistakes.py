@@ -137,6 +137,11 @@ MISTAKES = [
         "decks/more/bandwidth.yaml:3:5",
         "duplicate question id 'hbm-stands-for': also at decks/memory.yaml:3:5",
     ),
+    Mistake(  # each checked with its own options: the other's, fewer, once raised an IndexError
+        "duplicate-question-id-in-one-file",
+        "decks/memory.yaml:14:5",
+        "duplicate question id 'hbm-stands-for': also at decks/memory.yaml:3:5",
+    ),
     Mistake("answer-not-among-options", "decks/memory.yaml:5:5", "answer C is not among the 2 options"),
     Mistake("too-few-options", "decks/memory.yaml:8:7", "1 option(s); a question needs 2 to 6"),
     Mistake("too-many-options", "decks/memory.yaml:12:7", "7 option(s); a question needs 2 to 6"),

@@ -460,8 +460,8 @@ def process(
     The questions that ``earlier`` tells are as the file last had them are not rendered and checked
     again (see :mod:`.earlier`); ``with_spans`` gives the result the digests that tell it the next time.
     """
-    # A question id twice in one file: its item checks see the fields of the last one (as the
-    # whole file shows them), known only once the file is read. Such a file is read whole, unless too large.
+    # A question id twice in one file is told with where it was first, which the checks of a deck
+    # read whole give. Such a file is read whole, unless too large.
     process_as = partial(
         _process, bank, path, raw, langs=langs, keep_texts=keep_texts, sink=sink, with_spans=with_spans
     )
@@ -612,8 +612,12 @@ class _FileWork:
             self.repeated = self.repeated or question
         else:
             self._ids.add(question.id)
-            fields = self.render(question)
-            self.check(question, {lang: fields[lang] for lang in question.translations if lang in fields})
+            self._rendered_checked(question)
+
+    def _rendered_checked(self, question: Question) -> None:
+        """A valid question rendered, then checked with the fields of its translations."""
+        fields = self.render(question)
+        self.check(question, {lang: fields[lang] for lang in question.translations if lang in fields})
 
     def again(self, qid: str, where: tuple[int, int], given: Given) -> None:
         """A valid question as it was the last time: what it gave then, as :meth:`render` and :meth:`check` give it."""
@@ -630,13 +634,9 @@ class _FileWork:
             kind.facts.append(given.fact)
 
     def whole(self, questions: Sequence[Question], drafts: Sequence[Question]) -> None:
-        """A file's questions, all read: each checked with the fields of the last of its kind with its id."""
-        fields: dict[tuple[str, str, str], tuple[str, ...]] = {}
+        """A file's questions, all read: each checked with its own fields, whatever other has its id."""
         for question in questions:
-            fields.update(((question.kind, question.id, lang), f) for lang, f in self.render(question).items())
-        for question in questions:
-            own = ((lang, fields.get((question.kind, question.id, lang))) for lang in question.translations)
-            self.check(question, {lang: f for lang, f in own if f is not None})
+            self._rendered_checked(question)
         for draft in drafts:
             self.draft(draft)
 
