@@ -2,7 +2,8 @@
 
 Whoever can write a shared cache folder can write an entry the cache's way (see
 ``test_forged_shapes.py``), its parts each of the right type and yet not of one
-file: a question's block named after a question the result has not. The build looks
+file: a question's block named after a question the result has not, a note of
+another deck, or showing an image the result does not hold. The build looks
 these up by name. Each case below builds a bank through the command line after
 such an entry and expects what the same builds say and write with a cache
 nobody forged, the file processed again.
@@ -43,10 +44,21 @@ def _ids(column: str) -> Forge:
     return forge
 
 
+def _shared(place: int, value: Callable[[Any], object]) -> Forge:
+    """Each value of the notes' column kept in runs at ``place`` (see ``NoteHead``) made ``value`` of it."""
+
+    def forge(header: dict[str, Any]) -> None:
+        header["notes"][place][0] = [value(old) for old in header["notes"][place][0]]
+
+    return forge
+
+
 FORGERIES: dict[str, Forge] = {
     # The question with its translations behind is then asked for its texts' digests by a block of its own
     "the questions other than those of the blocks": _ids("questions"),
     "the blocks of other questions": _ids("blocks"),
+    "notes of another deck": _shared(3, lambda key: "forged"),
+    "notes that show an image the result does not hold": _shared(4, lambda names: [*names, "forged.png"]),
 }
 
 
