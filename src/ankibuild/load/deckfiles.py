@@ -243,7 +243,7 @@ def restore(entry: tuple[Any, list[bytes]]) -> FileResult:
         file = deck.place.path if deck is not None else Path()
         if not _TEXTS([header["sha"], header["texts_sha"], *header["media"]]):
             raise TypeError("a digest or an image's name is not a text")
-        return FileResult(
+        result = FileResult(
             header["sha"],
             deck,
             problems,
@@ -257,8 +257,28 @@ def restore(entry: tuple[Any, list[bytes]]) -> FileResult:
             tuple(zip(*_columns_of(header["blocks"], _TEXTS, _TEXTS), strict=True)),
             _facts(header["facts"]),
         )
+        _agreeing(header, deck)
     except (KeyError, TypeError, ValueError) as err:
         raise DamagedEntry(f"a result of another shape ({err})") from err
+    return result
+
+
+def _agreeing(header: dict[str, Any], deck: Deck | None) -> None:
+    """Raises ValueError unless the parts of a result (its shapes checked) that name one another agree.
+
+    The build looks up by name what they name: the texts' digests of a question whose block is not the one
+    recorded, by the question of the block, among the result's questions; a note's deck by its key, and the
+    images it shows among those of the bank's results. Checked on the columns of ids and the runs of the
+    notes' values, in C: an edit's build restores every other file of the bank.
+    """
+    # A file whose questions make no deck (an id repeated in a file too large to read whole) keeps no block.
+    if header["blocks"][0] != (header["questions"][0] if deck is not None else []):
+        raise ValueError("blocks of other questions than the result's")
+    keys, shown = header["notes"][3][0], header["notes"][4][0]
+    if not set(keys) <= ({deck.key} if deck is not None else set()):
+        raise ValueError("notes of another deck")
+    if not set(chain.from_iterable(shown)) <= set(header["media"]):
+        raise ValueError("notes that show an image the result does not hold")
 
 
 def _facts(rows: object) -> dict[str, list[Fact]]:
