@@ -66,11 +66,12 @@ def test_each_kinds_checks_come_together_in_the_order_its_first_question_does(tm
     ]
 
 
-def test_an_id_twice_in_a_file_is_checked_with_the_fields_of_its_last_question(tmp_path: Path) -> None:
-    """As over the whole file: its item checks look a question's fields up by its id."""
-    longest = '[An answer that is far longer than the other, "No"]'
-    result = _process(tmp_path, _choice("twice", longest) + _choice("twice", "[Yes, No]"))
-    assert [p.check for p in result.problems] == []
+def test_an_id_twice_in_a_file_is_checked_with_its_own_fields(tmp_path: Path) -> None:
+    """Each question whose id repeats is checked as written, with fewer options than the other too."""
+    longest = '[An answer that is far longer than the others, "No", "Not"]'
+    result = _process(tmp_path, _choice("twice", longest) + _choice("twice", '["Yes", "No"]'))
+    assert [p.check for p in result.problems] == ["longest-correct"]
+    assert result.problems[0].line == 7  # at the first question's options, not the second's
     assert len(result.notes) == 2
     assert result.facts == {"choice": [["A", True, []], ["A", True, []]]}  # "Yes" is longer than "No"
 
