@@ -216,8 +216,9 @@ def test_lost_or_damaged_texts_are_made_again_from_the_file(project: Project, lo
 
 
 def _is_texts(path: Path) -> bool:
-    """An entry of texts holds a list of languages; a file's result, a mapping."""
-    return isinstance(unpack(path.read_bytes())[0], list)
+    """An entry of texts holds a list of languages; a file's result, a mapping; what names a file's last, a key."""
+    header = unpack(path.read_bytes())[0]
+    return isinstance(header, list) and set(header) <= {"de", "fr", "en"}
 
 
 def test_a_cache_that_cannot_be_written_only_costs_time(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
