@@ -205,3 +205,24 @@ def test_a_last_result_named_by_another_entry_is_read_only_from_the_cache(
     recipe = _Recipe(bank, path, bank.languages, cache, "", context="context")
     cache.put(deckfiles._last_key("context", path), pack([named], [b""]))
     assert recipe.recalled() is None
+
+
+def test_a_last_result_whose_texts_digests_are_damaged_recalls_nothing(
+    bank_file: tuple[Bank, Path], tmp_path: Path
+) -> None:
+    """The digests of a last result's texts, read only when asked for, are read when it is recalled: damaged
+    (the cache folder may be shared), nothing is recalled and the file is read whole, rather than the build
+    failing on every edit until the cache is emptied."""
+    bank, path = bank_file
+    cache = Cache(tmp_path / "bank")
+    raw = path.read_bytes()
+    _built(bank, path, raw, cache, tmp_path / "rows")
+    recipe = _Recipe(bank, path, bank.languages, cache, "", context="context")
+    assert recipe.recalled() is not None
+    entry = cache.folder / f"{recipe.of(hashlib.sha256(raw).hexdigest()).key}.entry"
+    header, blobs = unpack(entry.read_bytes())
+    entry.write_bytes(pack(header, [*blobs[:-1], b"not the texts' digests"]))  # well checksummed
+    assert recipe.recalled() is None
+    edited = _edited(raw, "text", 3)
+    built, whole = _built(bank, path, edited, cache, tmp_path / "again"), _processed(bank, path, edited, tmp_path / "w")
+    assert replace(built, texts={}, rows={}) == replace(whole, texts={}, rows={}, texts_sha=built.texts_sha, spans=b"")

@@ -940,13 +940,14 @@ class _Recipe:
         last = self.cache.get_bytes(_last_key(self.context, self.path))
         try:
             return _earlier(self, last) if last is not None else None
-        except (DamagedEntry, KeyError, TypeError, ValueError):  # only nothing recalled
+        except (DamagedEntry, CacheChangedError, KeyError, TypeError, ValueError):  # only nothing recalled
             return None
 
 
 def _earlier(recipe: _Recipe, last: bytes) -> Earlier | None:
-    """What the file's last result (``last`` names it) says of its questions. Raises DamagedEntry, KeyError,
-    TypeError or ValueError for entries of another shape: the cache folder may be shared."""
+    """What the file's last result (``last`` names it) says of its questions. Raises DamagedEntry,
+    CacheChangedError, KeyError, TypeError or ValueError for entries of another shape: the cache folder
+    may be shared."""
     (key,), (spans,) = unpack(last)
     if not (isinstance(key, str) and _KEY.fullmatch(key)):  # a name of an entry in the cache folder, and no other
         return None
@@ -964,7 +965,7 @@ def _earlier(recipe: _Recipe, last: bytes) -> Earlier | None:
     return Earlier.of_result(
         result.questions,
         notes,
-        refs=result.translated,
+        refs=tuple(result.translated),  # read here, where damaged ones are only nothing recalled
         blocks=result.blocks,
         facts=result.facts,
         problems=result.problems,
