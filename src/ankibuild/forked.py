@@ -1,8 +1,9 @@
 """Work done in a process forked from the build, while the build goes on with other work.
 
 The forked process shares what the build loaded and has made so far, and only
-its answer comes back, pickled into a file in memory that only the two hold, its
-length told through a pipe between the two: nothing else can write there. Where
+its answer comes back, pickled into a file in memory that only the two hold (a
+process forked later closes it), its length told through a pipe between the two:
+nothing else can write there. Where
 a system cannot fork, or the process fails, the build does the work itself, and
 fails as it must.
 """
@@ -55,6 +56,8 @@ class Forked:
             _answer(work, after, pipe=pipe, file=self._file, mask=mask)
         if pid > 0:
             self._pid, self._reading = pid, reading
+            if self._file >= 0:  # from now on, a process forked has no use for it (see _forget_answers)
+                _ANSWERS.add(self._file)
         os.close(writing)
         if pid < 0:
             os.close(reading)
@@ -90,6 +93,7 @@ class Forked:
 
     def _close_file(self) -> None:
         if self._file >= 0:
+            _ANSWERS.discard(self._file)
             os.close(self._file)
             self._file = -1
 
@@ -111,6 +115,21 @@ class Forked:
             self._reading = -1
         self._close_file()
 
+
+#: The files in memory of the answers of the processes forked from this one and not yet read.
+_ANSWERS: set[int] = set()
+
+
+def _forget_answers() -> None:
+    """In a process just forked: close the answer files it inherited, which are its parent's and another
+    process's. Held open, each would keep its answer's memory until this process ends too."""
+    for file in _ANSWERS:
+        with contextlib.suppress(OSError):
+            os.close(file)
+    _ANSWERS.clear()
+
+
+os.register_at_fork(after_in_child=_forget_answers)
 
 #: Signals held while a process is forked (see :class:`Forked`).
 _HELD = {signal.SIGINT, signal.SIGTERM}

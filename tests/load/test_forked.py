@@ -202,3 +202,24 @@ def test_a_process_that_ends_before_telling_its_answer_has_none(monkeypatch: pyt
     assert work.answer() is None
     work.wait()
     assert _open_files() == before
+
+
+def _answer_files() -> int:
+    """How many files in memory for answers this process holds."""
+    found = 0
+    for file in Path("/proc/self/fd").iterdir():
+        with contextlib.suppress(OSError):  # the one that listed them is closed by now
+            found += "ankibuild-answer" in str(file.readlink())
+    return found
+
+
+@pytest.mark.skipif(not hasattr(os, "memfd_create") or not Path("/proc/self/fd").is_dir(), reason="Linux only")
+def test_a_process_forked_later_does_not_hold_an_earlier_answer() -> None:
+    """A process forked while another's answer is not yet read holds its own file alone: held by it too, the
+    other's answer would keep its memory until both ended."""
+    first = forked.Forked(lambda: _LARGE)
+    second = forked.Forked(_answer_files)
+    assert second.answer() == 1  # its own
+    assert first.answer() == _LARGE
+    for work in (first, second):
+        work.wait()
