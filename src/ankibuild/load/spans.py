@@ -37,11 +37,6 @@ class Spans:
         self._prefix: bytes | None = None  # what came before the last question on its line
         self.starts = array("q")  # eight bytes a question: a file may hold a million broken ones
 
-    @property
-    def ok(self) -> bool:
-        """Whether every question so far was found where a digest of its bytes stands for it."""
-        return self._ok
-
     def begin(self, line: int, column: int) -> bool:
         """Find the question at ``line`` and ``column`` (from 1): whether it is one (see :attr:`ok`)."""
         if self._ok:
