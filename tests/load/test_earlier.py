@@ -193,6 +193,27 @@ def test_lines_are_found_without_a_step_per_line() -> None:
     assert list(spans.starts) == [len(raw) - len(b"  - id: a\n")]
 
 
+class _Counted(bytes):
+    """Bytes that add up how many of them line breaks were counted in."""
+
+    counted = 0
+
+    def count(self, sub: Any, start: Any = None, end: Any = None) -> int:
+        _Counted.counted += (len(self) if end is None else end) - (start or 0)
+        return super().count(sub, start, end)
+
+
+def test_lines_are_counted_about_as_far_as_the_questions_go() -> None:
+    """Where the quick search misses every question (a quoted text whose next line begins as an item), the lines
+    are counted in windows about a question long: a few times the file, not a window of kilobytes a question."""
+    raw = _Counted(b"questions:\n" + b'  - x: "a\n  - b"\n' * 20_000)
+    places = [(item.line, item.column) for item in parse_file(Path("d.yaml"), bytes(raw), Problems()).data["questions"]]
+    _Counted.counted = 0
+    spans = Spans(raw)
+    assert all(spans.begin(*place) for place in places)
+    assert _Counted.counted < 16 * len(raw)  # each question's: a window twice its length, halved, and the search
+
+
 @pytest.mark.parametrize("named", ["../../outside", 12, "a" * 40])
 def test_a_last_result_named_by_another_entry_is_read_only_from_the_cache(
     bank_file: tuple[Bank, Path], tmp_path: Path, named: object

@@ -22,8 +22,8 @@ from ..yamlfiles.lines import has_other_breaks
 SIZE = 16
 #: What comes before a question on its line in a block list.
 _ENTRY = re.compile(rb" *- +")
-#: Bytes counted at first when looking for a line: about a question's.
-_STEP = 1 << 12
+#: Bytes counted at first when looking for a line, at the least: the last question's length, unless fewer.
+_STEP = 1 << 6
 
 
 class Spans:
@@ -59,7 +59,8 @@ class Spans:
             found = self._raw.find(self._entry, self._at)
             if found >= 0 and self._raw.count(b"\n", self._at, found + 1) == breaks:
                 return found + 1
-        return _after_breaks(self._raw, self._at, breaks)
+        last = self._at - self.starts[-2] if len(self.starts) > 1 else 0  # the next is often as long
+        return _after_breaks(self._raw, self._at, breaks, step=max(last, _STEP))
 
     def digest(self, index: int) -> bytes | None:
         """The digest of question ``index``'s bytes, up to where the next one begins (all found by then), or
@@ -78,7 +79,7 @@ def _digest(raw: bytes, start: int, end: int) -> bytes | None:
     return hashlib.sha256(memoryview(raw)[start:end]).digest()[:SIZE]
 
 
-def _after_breaks(raw: bytes, at: int, breaks: int) -> int:
+def _after_breaks(raw: bytes, at: int, breaks: int, *, step: int) -> int:
     """Where the line begins ``breaks`` line breaks after ``at``, or -1 past the end.
 
     Counted a window at a time, growing, and the window holding it halved: a step per
@@ -86,7 +87,7 @@ def _after_breaks(raw: bytes, at: int, breaks: int) -> int:
     """
     if breaks == 0:
         return at
-    step, end = _STEP, len(raw)
+    end = len(raw)
     while True:
         stop = min(at + step, end)
         found = raw.count(b"\n", at, stop)
