@@ -528,7 +528,7 @@ def _process(
     try:
         read = Questions(path, bank, then=work.take, keep=keep_texts or not streamed)
         file = parse_file(path, raw, problems, take=work.reader(read) if streamed else None)
-        work.flush()
+        work.read_all()
         deck = validate_deck_file(file, bank, problems, read=read)
         if deck is None:
             return FileResult(sha, None, tuple(problems.items), (), {}, {}, {}), None
@@ -544,6 +544,10 @@ def _process(
         return replace(result, spans=spans.digests(raw, work.items, result.questions)) if with_spans else result, None
     finally:
         work.drop()  # the notes written of work that did not become the result (none once it did)
+
+
+def _unread(data: Map, item: Any, where: tuple[int, int]) -> None:
+    """What reads the questions of a file before it is read, and after."""
 
 
 class _FileWork:
@@ -568,7 +572,7 @@ class _FileWork:
     ) -> None:
         self.bank, self.path, self.langs = bank, path, langs
         self.earlier = earlier
-        self._read: reader.Take = lambda *_: None  # what validates a question and hands it to take
+        self._read: reader.Take = _unread  # what validates a question and hands it to take
         self._waiting: tuple[Map, Any, tuple[int, int]] | None = None  # read; where it ends is not known yet
         #: Where each question read began, valid or not: where each one's bytes end (see :mod:`.spans`).
         self.items = _Places()
@@ -608,6 +612,13 @@ class _FileWork:
         else:
             self.earlier = None
             self._read(data, item, where)
+
+    def read_all(self) -> None:
+        """The file parsed: the question waiting read, then the reader let go. It hands its questions to
+        :meth:`take`: the two hold each other, which the collector, paused for the build, would never
+        free, with every note's texts (the notes of a file of 20,000 questions: 110 MB)."""
+        self.flush()
+        self._read = _unread
 
     def flush(self, *, ended: bool = True) -> None:
         """Read the question waiting: given what it gave before if it is as it was, when where its bytes end is
