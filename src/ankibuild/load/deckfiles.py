@@ -971,8 +971,8 @@ def _earlier(recipe: _Recipe, last: bytes) -> Earlier | None:
         return None
     if result.deck is None or result.media or result.referenced:
         return None
-    texts = _unpack_texts(packed)
-    notes = chain.from_iterable(_rendered(result.notes, lang, texts) for lang in recipe.langs if lang in texts)
+    texts = {lang: bytes(blob) for lang, blob in _unpack_texts(packed).items()}
+    notes = chain.from_iterable(map(replace(result, texts=texts).rendered, recipe.langs))
     return Earlier.of_result(
         result.questions,
         notes,
@@ -982,13 +982,6 @@ def _earlier(recipe: _Recipe, last: bytes) -> Earlier | None:
         problems=result.problems,
         spans=spans,
     )
-
-
-def _rendered(notes: Sequence[NoteHead], lang: str, texts: Mapping[str, memoryview]) -> Iterator[RenderedNote]:
-    """The notes of one language with their texts. Raises ValueError for texts of another shape."""
-    heads = [head for head in notes if head.lang == lang]
-    for head, (fields, tags) in zip(heads, _checked(bytes(texts[lang]), len(heads)), strict=True):
-        yield RenderedNote.join(head, tuple(fields), tuple(tags))
 
 
 def _process_again(
