@@ -22,8 +22,9 @@ import pytest
 
 from ankibuild import BuildResult, build, pipeline
 from ankibuild.anki import collection, deflate, package, target
+from ankibuild.anki import kept as kept_module
 from ankibuild.anki.deflate import PIECE, Deflate
-from ankibuild.cache import Cache, pack, unpack
+from ankibuild.cache import Cache, pack, unpack, unpack_views
 from ankibuild.lock.clock import Clock
 from ankibuild.lock.format import LOCK_FILE
 
@@ -184,19 +185,21 @@ def _damage_with_its_time_put_back(kept: Path) -> None:
 
 def _link_to_a_copy(kept: Path) -> None:
     """The same bytes, but in another file a link leads to: a forged entry may lead anywhere."""
-    copy = kept.with_name("elsewhere")
+    copy = kept.with_name(f"elsewhere-{kept.name}")
     shutil.copy2(kept, copy)
     kept.unlink()
     kept.symlink_to(copy)
 
 
 @pytest.mark.parametrize("change", [_damage, _damage_with_its_time_put_back, _link_to_a_copy])
+@pytest.mark.parametrize("entry", ["*.anki2", "*.record"])
 def test_a_kept_collection_not_as_kept_is_not_used(
-    project: Project, monkeypatch: pytest.MonkeyPatch, change: Callable[[Path], None]
+    project: Project, monkeypatch: pytest.MonkeyPatch, change: Callable[[Path], None], entry: str
 ) -> None:
-    """A kept collection whose bytes may have changed since it was kept is made again from nothing."""
+    """A kept collection, or its record, whose bytes may have changed since it was kept is made again from
+    nothing."""
     project.build()
-    for kept in Cache(project.decks).kept.glob("*.anki2"):
+    for kept in Cache(project.decks).kept.glob(entry):
         change(kept)
     expected = _rebuild_after_an_edit(project)
     shutil.rmtree(project.root / "fresh")
@@ -219,23 +222,37 @@ def _digested(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return sizes
 
 
+def _intact(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each kept record read, from now on, was taken as intact, its digest not checked."""
+    taken: list[bool] = []
+    original = unpack_views
+
+    def spied(packed: bytes, *, intact: bool = False) -> tuple[Any, list[memoryview]]:
+        taken.append(intact)
+        return original(packed, intact=intact)
+
+    monkeypatch.setattr(kept_module, "unpack_views", spied)
+    return taken
+
+
 def test_a_kept_collection_as_kept_is_not_digested_again(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Its status, sealed when it was kept, proves a kept collection whole; one whose times changed is digested."""
+    """Their status, sealed when they were kept, proves a kept collection and its record whole; those whose
+    times changed are digested."""
     project.build()
     expected = _rebuild_after_an_edit(project)
-    digested, made = _digested(monkeypatch), _counted(monkeypatch)
+    digested, made, intact = _digested(monkeypatch), _counted(monkeypatch), _intact(monkeypatch)
     project.build()
-    assert (digested, made) == ([], ["update"])
+    assert (digested, made, intact) == ([], ["update"], [True])
     assert _packages(project.out)["ai-stack-de.apkg"] == expected["ai-stack-de.apkg"]
     (project.out / "ai-stack-de.apkg").unlink()  # made again the same: the collection kept stays as it is
     project.build()
-    assert (digested, made) == ([], ["update"] * 2)
+    assert (digested, made, intact) == ([], ["update"] * 2, [True] * 2)
     assert _packages(project.out)["ai-stack-de.apkg"] == expected["ai-stack-de.apkg"]
-    for kept in Cache(project.decks).kept.glob("*.anki2"):
+    for kept in [*Cache(project.decks).kept.glob("*.anki2"), *Cache(project.decks).kept.glob("*.record")]:
         os.utime(kept)  # the same bytes, a status of its own
     project.edit(FILE, EDIT[2], EDIT[1])
     project.build()
-    assert len(digested) == 1 and made == ["update"] * 3
+    assert len(digested) == 1 and made == ["update"] * 3 and intact == [True, True, False]
 
 
 def test_a_kept_collection_changed_while_it_is_read_is_not_used(

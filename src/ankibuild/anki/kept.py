@@ -8,6 +8,8 @@ kept with it, so that the pieces that did not change are not deflated again.
 from __future__ import annotations
 
 import contextlib
+import errno
+import io
 import itertools
 import os
 import re
@@ -20,7 +22,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..cache import STALE_SECONDS, private_folder, unpack_views, write_packed
+from ..atomic import write_parts
+from ..cache import STALE_SECONDS, plain_bytes, plain_data, private_folder, unpack_views, write_packed
 from ..digests import status
 from .deflate import Deflate
 from .spec import NoteKey, PackageSpec, Unlike
@@ -43,18 +46,9 @@ class Record(NamedTuple):
     status: Sequence[int] | None
 
     def holds(self, info: os.stat_result) -> bool:
-        """Whether the kept collection, opened with the status ``info``, surely holds the pieces of ``order``.
-
-        Its status is still the one sealed: any write since moved its modification time on. Only a regular
-        file of no other name: not one a link or another name in the folder shows, whose status anyone may
-        read without being able to read the file (a record may be forged, and names the status).
-        """
-        return (
-            self.status is not None
-            and stat.S_ISREG(info.st_mode)
-            and info.st_nlink == 1
-            and status(info) == list(self.status)
-        )
+        """Whether the kept collection, opened with the status ``info``, surely holds the pieces of ``order``: it is
+        as it was sealed (see :func:`_as_sealed`)."""
+        return _as_sealed(info, self.status)
 
     def unlike(self, notes: Sequence[NoteKey]) -> Unlike | None:
         """Its notes and ``notes`` with their positions, but those the same at the same position in both.
@@ -208,6 +202,30 @@ def seal(path: Path) -> os.stat_result | None:
     return None
 
 
+def _as_sealed(info: os.stat_result, sealed: Sequence[int] | None) -> bool:
+    """Whether a file kept, opened with the status ``info``, surely holds what it held when it was sealed with the
+    status ``sealed`` (see :func:`seal`).
+
+    Its status is still the one sealed: any write since moved its modification time on. Only a regular
+    file of no other name: not one a link or another name in the folder shows, whose status anyone may
+    read without being able to read the file (a record may be forged, and names the status).
+    """
+    return sealed is not None and stat.S_ISREG(info.st_mode) and info.st_nlink == 1 and status(info) == list(sealed)
+
+
+def open_kept(path: Path) -> io.FileIO:
+    """The file kept at ``path``, opened, if it is a regular file; raises OSError for a link or anything else."""
+    file = io.FileIO(os.open(path, _KEPT_FLAGS), "rb")
+    if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+        file.close()
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    return file
+
+
+#: Without following a link or waiting on a named pipe: the cache folder's entries may be forged.
+_KEPT_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+
+
 def _still(kept: Path, sealed: os.stat_result | None) -> list[int] | None:
     """The status of the collection ``kept``, sealed as ``sealed`` before it was deflated, to keep in its record;
     None if it may have been changed since: then the next build digests it."""
@@ -245,11 +263,14 @@ class Kept:
     def __init__(self, folder: Path, name: str, later: Later = now) -> None:
         self.folder, self.name = folder, name
         self.record = folder / f"{name}.record"
+        #: The status of the record, sealed once written (see :func:`seal`).
+        self.sealed = folder / f"{name}.sealed"
         self._later = later
 
     def read(self) -> Record | None:
         try:
-            (frame, digest, order, length, sealed), blobs = unpack_views(self.record.read_bytes())
+            packed, intact = self._packed()
+            (frame, digest, order, length, sealed), blobs = unpack_views(packed, intact=intact)
             digests = [bytes.fromhex(piece) for piece in order]
             by_digest = dict(zip(digests, blobs[_NOTE_BLOBS:], strict=True))
             columns = _unpacked(blobs[:_NOTE_BLOBS], length)
@@ -259,6 +280,16 @@ class Kept:
         # None, damaged, or kept by another version in another shape: the package is made from nothing.
         except (OSError, ValueError, TypeError, IndexError, UnicodeDecodeError):
             return None
+
+    def _packed(self) -> tuple[bytes, bool]:
+        """The record's bytes, and whether they surely are those written: it still has the status it was sealed
+        with. Then the 4.6 MB of a package of 10,000 notes are not digested again (4 ms)."""
+        with open_kept(self.record) as file:
+            info = os.fstat(file.fileno())
+            packed = file.readall()
+        with contextlib.suppress(OSError, ValueError):
+            return packed, _as_sealed(info, _sealed(plain_data(self.sealed.read_bytes())))
+        return packed, False
 
     def writable(self) -> bool:
         try:
@@ -307,6 +338,8 @@ class Kept:
             header = [spec.frame, spec.digest, order, len(spec.notes), _still(current, sealed)]
             if notes is not None:
                 write_packed(self.record, header, [*notes, *pieces])
+                if record := seal(self.record):
+                    write_parts(self.sealed, [plain_bytes(status(record))], durable=False)
             for other in self.folder.glob(f"{self.name}-*.anki2"):
                 if other != current:
                     other.unlink(missing_ok=True)

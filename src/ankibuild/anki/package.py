@@ -14,7 +14,6 @@ import json
 import os
 import shutil
 import sqlite3
-import stat
 import sys
 import tempfile
 import zipfile
@@ -23,7 +22,7 @@ from pathlib import Path
 
 from .collection import create, update, vacuum
 from .deflate import COMPRESS_LEVEL, Checked, Opened, digests, write_deflated
-from .kept import Kept, Record, seal
+from .kept import Kept, Record, open_kept, seal
 from .spec import COLLECTION, PackageSpec
 
 #: Every zip entry gets this time: the earliest a zip file can record.
@@ -102,22 +101,18 @@ def _opened(kept: Kept | None, record: Record | None) -> Iterator[Base | None]:
         yield None
         return
     try:
-        descriptor = os.open(kept.collection(record.digest), _KEPT_FLAGS)
-    except OSError:  # none, or a link
+        file = open_kept(kept.collection(record.digest))
+    except OSError:  # none, a link, or anything else
         yield None
         return
-    with io.FileIO(descriptor, "rb") as file:
-        yield (file, record) if stat.S_ISREG(os.fstat(descriptor).st_mode) else None
+    with file:
+        yield file, record
 
 
 def _kept_as_it_is(spec: PackageSpec, record: Record | None, checked: Checked | None) -> bool:
     """Whether the collection kept stays, as it is: the package's own, the same file as the one made from it, and
     known to be as kept (see :meth:`Record.holds`). Moved in its place, the new one would take away the file read."""
     return record is not None and record.digest == spec.digest and checked is not None and checked.opened()
-
-
-#: Without following a link or waiting on a named pipe: the cache folder's entries may be forged.
-_KEPT_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 
 
 def zip_entry(name: str) -> zipfile.ZipInfo:
