@@ -38,7 +38,9 @@ from .paths import UnsafePathError, open_regular
 Reading = list[int | str]
 
 
-def _status(info: os.stat_result) -> list[int]:
+def status(info: os.stat_result) -> list[int]:
+    """What tells a file's bytes apart from those it had before, as this module trusts it: device, inode, size,
+    modification and change time (ns)."""
     return [info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
 
 
@@ -81,7 +83,7 @@ class Digests:
         known = self.known.get(key)
         if known is not None:  # settled when kept: any write since has changed the status
             with contextlib.suppress(OSError, TypeError, IndexError):
-                if _status(path.stat()) == list(known[:5]) and isinstance(known[5], str):
+                if status(path.stat()) == list(known[:5]) and isinstance(known[5], str):
                     self.settled[key] = list(known)  # type: ignore[arg-type]
                     return known[5]
         self.settled.pop(key, None)
@@ -104,7 +106,7 @@ class Digests:
         still has the status it was read with (see :meth:`sha`); None otherwise: nothing is read here."""
         known = self.known.get(str(path))
         with contextlib.suppress(OSError, TypeError, IndexError):
-            if known is not None and _status(path.lstat()) == list(known[:5]) and isinstance(known[5], str):
+            if known is not None and status(path.lstat()) == list(known[:5]) and isinstance(known[5], str):
                 return known[5]
         return None
 
@@ -131,7 +133,7 @@ class Digests:
             info = path.lstat()  # a link in its place is read as any other, or refused
         except OSError:
             return None
-        if not stat.S_ISREG(info.st_mode) or _status(info)[:4] != _status(written)[:4]:
+        if not stat.S_ISREG(info.st_mode) or status(info)[:4] != status(written)[:4]:
             return None
         self.keep(path, info, sha)
         return sha
@@ -140,4 +142,4 @@ class Digests:
         """Keep the reading of ``path`` whose content has ``sha``, its status ``info`` taken before it was read
         (here, or by a process of the build that read it to process it), if it is settled."""
         if self._clock is not None and info.st_dev == self._clock[0] and info.st_ctime_ns < self._clock[1]:
-            self.settled[str(path)] = [*_status(info), sha]
+            self.settled[str(path)] = [*status(info), sha]

@@ -6,6 +6,7 @@ import contextlib
 import errno
 import importlib
 import itertools
+import os
 import random
 import re
 import shutil
@@ -20,9 +21,10 @@ from typing import Any
 import pytest
 
 from ankibuild import BuildResult, build, pipeline
-from ankibuild.anki import deflate, package, target
+from ankibuild.anki import collection, deflate, package, target
+from ankibuild.anki import kept as kept_module
 from ankibuild.anki.deflate import PIECE, Deflate
-from ankibuild.cache import Cache, pack, unpack
+from ankibuild.cache import Cache, pack, unpack, unpack_views
 from ankibuild.lock.clock import Clock
 from ankibuild.lock.format import LOCK_FILE
 
@@ -167,13 +169,38 @@ def _rebuild_after_an_edit(project: Project) -> dict[str, bytes]:
     return _packages(project.root / "fresh")
 
 
-def test_a_damaged_kept_collection_is_not_used(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A kept collection whose bytes changed since it was kept (a disk fault) is made again from nothing."""
+def _damage(kept: Path) -> None:
+    """A kept collection whose bytes changed since it was kept (a disk fault)."""
+    data = bytearray(kept.read_bytes())
+    data[len(data) // 2] ^= 0x20  # one letter of a note's text, say: still a valid database
+    kept.write_bytes(bytes(data))
+
+
+def _damage_with_its_time_put_back(kept: Path) -> None:
+    """Damaged, then given back the modification time it had, as a copy keeping times would."""
+    before = kept.stat()
+    _damage(kept)
+    os.utime(kept, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
+def _link_to_a_copy(kept: Path) -> None:
+    """The same bytes, but in another file a link leads to: a forged entry may lead anywhere."""
+    copy = kept.with_name(f"elsewhere-{kept.name}")
+    shutil.copy2(kept, copy)
+    kept.unlink()
+    kept.symlink_to(copy)
+
+
+@pytest.mark.parametrize("change", [_damage, _damage_with_its_time_put_back, _link_to_a_copy])
+@pytest.mark.parametrize("entry", ["*.anki2", "*.record"])
+def test_a_kept_collection_not_as_kept_is_not_used(
+    project: Project, monkeypatch: pytest.MonkeyPatch, change: Callable[[Path], None], entry: str
+) -> None:
+    """A kept collection, or its record, whose bytes may have changed since it was kept is made again from
+    nothing."""
     project.build()
-    for kept in Cache(project.decks).kept.glob("*.anki2"):
-        data = bytearray(kept.read_bytes())
-        data[len(data) // 2] ^= 0x20  # one letter of a note's text, say: still a valid database
-        kept.write_bytes(bytes(data))
+    for kept in Cache(project.decks).kept.glob(entry):
+        change(kept)
     expected = _rebuild_after_an_edit(project)
     shutil.rmtree(project.root / "fresh")
     made = _counted(monkeypatch)
@@ -182,11 +209,78 @@ def test_a_damaged_kept_collection_is_not_used(project: Project, monkeypatch: py
     assert _packages(project.out)["ai-stack-de.apkg"] == expected["ai-stack-de.apkg"]
 
 
+def _digested(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The size of each kept collection digested again, from now on."""
+    sizes: list[int] = []
+    original = deflate.digests
+
+    def counted(content: bytes) -> list[bytes]:
+        sizes.append(len(content))
+        return original(content)
+
+    monkeypatch.setattr(package, "digests", counted)
+    return sizes
+
+
+def _intact(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each kept record read, from now on, was taken as intact, its digest not checked."""
+    taken: list[bool] = []
+    original = unpack_views
+
+    def spied(packed: bytes, *, intact: bool = False) -> tuple[Any, list[memoryview]]:
+        taken.append(intact)
+        return original(packed, intact=intact)
+
+    monkeypatch.setattr(kept_module, "unpack_views", spied)
+    return taken
+
+
+def test_a_kept_collection_as_kept_is_not_digested_again(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Their status, sealed when they were kept, proves a kept collection and its record whole; those whose
+    times changed are digested."""
+    project.build()
+    expected = _rebuild_after_an_edit(project)
+    digested, made, intact = _digested(monkeypatch), _counted(monkeypatch), _intact(monkeypatch)
+    project.build()
+    assert (digested, made, intact) == ([], ["update"], [True])
+    assert _packages(project.out)["ai-stack-de.apkg"] == expected["ai-stack-de.apkg"]
+    (project.out / "ai-stack-de.apkg").unlink()  # made again the same: the collection kept stays as it is
+    project.build()
+    assert (digested, made, intact) == ([], ["update"] * 2, [True] * 2)
+    assert _packages(project.out)["ai-stack-de.apkg"] == expected["ai-stack-de.apkg"]
+    for kept in [*Cache(project.decks).kept.glob("*.anki2"), *Cache(project.decks).kept.glob("*.record")]:
+        os.utime(kept)  # the same bytes, a status of its own
+    project.edit(FILE, EDIT[2], EDIT[1])
+    project.build()
+    assert len(digested) == 1 and made == ["update"] * 3 and intact == [True, True, False]
+
+
+def test_a_kept_collection_changed_while_it_is_read_is_not_used(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Compared with the made collection as it is read, a kept collection must not change meanwhile: if it did,
+    the package is made from nothing."""
+    project.build()
+    expected = _rebuild_after_an_edit(project)
+    original = collection.update
+
+    def changing(*args: Any) -> None:
+        for kept in Cache(project.decks).kept.glob("*.anki2"):
+            os.utime(kept)  # its status, as any write would
+        original(*args)
+
+    monkeypatch.setattr(package, "update", changing)
+    made = _counted(monkeypatch)
+    project.build()
+    assert made == ["update", "create"]
+    assert _packages(project.out)["ai-stack-de.apkg"] == expected["ai-stack-de.apkg"]
+
+
 def test_a_record_kept_by_another_version_is_not_used(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     """A kept record whose notes have another shape (an older version's) costs only time, never the build."""
     project.build()
     for record in Cache(project.decks).kept.glob("*.record"):
-        (frame, digest, order, length), blobs = unpack(record.read_bytes())
+        (frame, digest, order, length, _), blobs = unpack(record.read_bytes())
         older = [[f"note {place}"] for place in range(length)]  # in the JSON, a list per note
         record.write_bytes(pack([frame, digest, older, order], blobs[-len(order) :]))
     expected = _rebuild_after_an_edit(project)

@@ -20,7 +20,7 @@ ORDER = [bytes(32).hex()]
 
 
 def _read(tmp_path: Path, length: object, notes: list[bytes]) -> list[list[object]] | None:
-    write_packed(tmp_path / "p.record", ["frame", "d" * 64, ORDER, length], [*notes, b"piece"])
+    write_packed(tmp_path / "p.record", ["frame", "d" * 64, ORDER, length, None], [*notes, b"piece"])
     record = Kept(tmp_path, "p").read()
     return None if record is None else record.columns
 

@@ -17,7 +17,9 @@ from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
+
+from ..digests import status
 
 #: Deflate's fastest level: a collection of 10,000 notes deflates in a quarter of the
 #: default level's time to a file about 18 % larger (3.7 MB instead of 3.2 MB).
@@ -50,10 +52,49 @@ def _primer(view: memoryview, index: int) -> memoryview:
     return view[start - WINDOW if index else 0 : start]
 
 
-class Checked(NamedTuple):
-    """A file read, whose pieces have the digests ``order`` (see :func:`digests`): those of its ``content``."""
+class Content(Protocol):
+    """A file's content, as :class:`Checked` compares it: bytes read, or the file itself (see :class:`Opened`)."""
 
-    content: bytes
+    def __len__(self) -> int: ...
+
+    def startswith(self, prefix: bytes | memoryview, start: int, /) -> bool: ...
+
+
+class Opened:
+    """The content of a file left open, a part read again only when compared, into one buffer.
+
+    For a file whose status proves that nothing wrote it since its pieces were digested (see
+    :meth:`.kept.Record.holds`): read whole, a collection of 15 MB cost 3,700 page faults, and 13 ms
+    to digest again.
+    """
+
+    def __init__(self, file: io.FileIO, info: os.stat_result) -> None:
+        self._file, self._info = file, info
+        self._buffer = bytearray()
+
+    def __len__(self) -> int:
+        return self._info.st_size
+
+    def unchanged(self) -> bool:
+        """Whether the file still has the status it was opened with: nothing changed it since."""
+        return status(os.fstat(self._file.fileno())) == status(self._info)
+
+    def startswith(self, prefix: bytes | memoryview, start: int, /) -> bool:
+        """Whether the file holds ``prefix`` at ``start``."""
+        if len(self._buffer) < len(prefix):
+            self._buffer = bytearray(len(prefix))
+        view = memoryview(self._buffer)[: len(prefix)]
+        self._file.seek(start)
+        read = 0
+        while read < len(view) and (size := self._file.readinto(view[read:])):
+            read += size
+        return read == len(view) and self._buffer.startswith(prefix)
+
+
+class Checked(NamedTuple):
+    """A file, whose pieces have the digests ``order`` (see :func:`digests`): those of its ``content``."""
+
+    content: Content
     order: Sequence[bytes]
 
     def digest(self, index: int, primer: bytes, piece: memoryview | bytes) -> bytes | None:
@@ -64,13 +105,18 @@ class Checked(NamedTuple):
         is some ten times quicker than digesting them again.
         """
         start = index * PIECE
-        if (
-            len(piece) != PIECE
-            or len(self.content) < start + PIECE
-            or primer != _primer(memoryview(self.content), index)
-        ):
+        if len(piece) != PIECE or len(self.content) < start + PIECE or len(primer) != (WINDOW if index else 0):
             return None
-        return self.order[index] if self.content.startswith(piece, start) else None
+        same = self.content.startswith(primer, start - len(primer)) and self.content.startswith(piece, start)
+        return self.order[index] if same else None
+
+    def opened(self) -> bool:
+        """Whether ``content`` is the file itself, left open (see :class:`Opened`), not bytes read."""
+        return isinstance(self.content, Opened)
+
+    def unchanged(self) -> bool:
+        """Whether ``content`` is still what the file holds: bytes read always are."""
+        return not isinstance(self.content, Opened) or self.content.unchanged()
 
 
 def _pieces(file: io.BufferedReader, *, buffers: int) -> Iterator[memoryview]:

@@ -8,10 +8,13 @@ kept with it, so that the pieces that did not change are not deflated again.
 from __future__ import annotations
 
 import contextlib
+import errno
+import io
 import itertools
 import os
 import re
 import shutil
+import stat
 import sys
 import time
 from array import array
@@ -19,7 +22,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ..cache import STALE_SECONDS, private_folder, unpack_views, write_packed
+from ..atomic import write_parts
+from ..cache import STALE_SECONDS, plain_bytes, plain_data, private_folder, unpack_views, write_packed
+from ..digests import status
 from .deflate import Deflate
 from .spec import NoteKey, PackageSpec, Unlike
 
@@ -36,6 +41,14 @@ class Record(NamedTuple):
     order: Sequence[bytes]
     #: The collection deflated in pieces, by digest (see :class:`Deflate`): views of the record read.
     pieces: Mapping[bytes, bytes | memoryview]
+    #: The status of the collection file once kept, sealed (see :func:`seal`), or None: what tells that the file
+    #: still holds the pieces of ``order`` without digesting them again.
+    status: Sequence[int] | None
+
+    def holds(self, info: os.stat_result) -> bool:
+        """Whether the kept collection, opened with the status ``info``, surely holds the pieces of ``order``: it is
+        as it was sealed (see :func:`_as_sealed`)."""
+        return _as_sealed(info, self.status)
 
     def unlike(self, notes: Sequence[NoteKey]) -> Unlike | None:
         """Its notes and ``notes`` with their positions, but those the same at the same position in both.
@@ -170,6 +183,69 @@ _NOTE_BLOBS = 3
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
+def seal(path: Path) -> os.stat_result | None:
+    """Seal the file ``path``, written and in its place: its modification time set a nanosecond back; its status.
+
+    Setting a time sets the change time to the clock's, later than that, and any later write sets the
+    modification time to the clock's again, any change of its times or its name the change time: while
+    the file keeps that status (see :meth:`Record.holds`), its bytes are those it had when sealed, even
+    were it written in the same tick of a coarse clock as it was sealed. None where files have no change
+    time (Windows), or should it not be later (a clock set back).
+    """
+    if os.name != "posix":
+        return None
+    with contextlib.suppress(OSError):
+        written = os.lstat(path)
+        os.utime(path, ns=(written.st_atime_ns, written.st_mtime_ns - 1))
+        sealed = os.lstat(path)
+        return sealed if stat.S_ISREG(sealed.st_mode) and sealed.st_ctime_ns > sealed.st_mtime_ns else None
+    return None
+
+
+def _as_sealed(info: os.stat_result, sealed: Sequence[int] | None) -> bool:
+    """Whether a file kept, opened with the status ``info``, surely holds what it held when it was sealed with the
+    status ``sealed`` (see :func:`seal`).
+
+    Its status is still the one sealed: any write since moved its modification time on. Only a regular
+    file of no other name: not one a link or another name in the folder shows, whose status anyone may
+    read without being able to read the file (a record may be forged, and names the status).
+    """
+    return sealed is not None and stat.S_ISREG(info.st_mode) and info.st_nlink == 1 and status(info) == list(sealed)
+
+
+def open_kept(path: Path) -> io.FileIO:
+    """The file kept at ``path``, opened, if it is a regular file; raises OSError for a link or anything else."""
+    file = io.FileIO(os.open(path, _KEPT_FLAGS), "rb")
+    if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+        file.close()
+        raise OSError(errno.EINVAL, "not a regular file", str(path))
+    return file
+
+
+#: Without following a link or waiting on a named pipe: the cache folder's entries may be forged.
+_KEPT_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+
+
+def _still(kept: Path, sealed: os.stat_result | None) -> list[int] | None:
+    """The status of the collection ``kept``, sealed as ``sealed`` before it was deflated, to keep in its record;
+    None if it may have been changed since: then the next build digests it."""
+    with contextlib.suppress(OSError):
+        if sealed is not None and status(kept.lstat()) == status(sealed):
+            return status(sealed)
+    return None
+
+
+#: How many numbers a file's status holds (see :func:`.digests.status`).
+_STATUS = 5
+
+
+def _sealed(kept: object) -> list[int] | None:
+    """The status a record holds (see :func:`_still`), if it is one: a forged one of another shape is none."""
+    if type(kept) is list and len(kept) == _STATUS and all(type(part) is int for part in kept):
+        return kept
+    return None
+
+
 #: What no build has kept again for this long (a package no longer built) is forgotten.
 FORGET_SECONDS = 30 * 24 * 3600
 
@@ -187,20 +263,33 @@ class Kept:
     def __init__(self, folder: Path, name: str, later: Later = now) -> None:
         self.folder, self.name = folder, name
         self.record = folder / f"{name}.record"
+        #: The status of the record, sealed once written (see :func:`seal`).
+        self.sealed = folder / f"{name}.sealed"
         self._later = later
 
     def read(self) -> Record | None:
         try:
-            (frame, digest, order, length), blobs = unpack_views(self.record.read_bytes())
+            packed, intact = self._packed()
+            (frame, digest, order, length, sealed), blobs = unpack_views(packed, intact=intact)
             digests = [bytes.fromhex(piece) for piece in order]
             by_digest = dict(zip(digests, blobs[_NOTE_BLOBS:], strict=True))
             columns = _unpacked(blobs[:_NOTE_BLOBS], length)
             if columns is None or not _holds(frame, digest, columns):
                 return None
-            return Record(frame, digest, columns, digests, by_digest)
+            return Record(frame, digest, columns, digests, by_digest, _sealed(sealed))
         # None, damaged, or kept by another version in another shape: the package is made from nothing.
         except (OSError, ValueError, TypeError, IndexError, UnicodeDecodeError):
             return None
+
+    def _packed(self) -> tuple[bytes, bool]:
+        """The record's bytes, and whether they surely are those written: it still has the status it was sealed
+        with. Then the 4.6 MB of a package of 10,000 notes are not digested again (4 ms)."""
+        with open_kept(self.record) as file:
+            info = os.fstat(file.fileno())
+            packed = file.readall()
+        with contextlib.suppress(OSError, ValueError):
+            return packed, _as_sealed(info, _sealed(plain_data(self.sealed.read_bytes())))
+        return packed, False
 
     def writable(self) -> bool:
         try:
@@ -212,30 +301,45 @@ class Kept:
     def collection(self, digest: str) -> Path:
         return self.folder / f"{self.name}-{digest[:32]}.anki2"
 
-    def keep(self, spec: PackageSpec, collection: Path, deflated: Deflate) -> None:
-        """Keep ``collection``, just made for ``spec`` and ``deflated``, and forget any other.
+    def place(self, spec: PackageSpec, collection: Path) -> Path | None:
+        """Move ``collection``, just made for ``spec``, where it is kept: where it is now; None if it cannot be.
 
-        The collection is moved at once, out of the folder it was made in; its record
-        is written later, as the folder was given (the record names the collection).
+        Moved out of the folder it was made in before it is sealed and deflated: a move changes
+        its status (see :func:`seal`). The record naming it is written once it is deflated.
         """
-        with contextlib.suppress(OSError):
-            collection.replace(self.collection(spec.digest))  # in the same folder: a rename, whole or not at all
-            self._later(self._keep, spec, deflated)
+        placed = self.collection(spec.digest)
+        try:
+            collection.replace(placed)  # in the same folder: a rename, whole or not at all
+        except OSError:
+            return None
+        return placed
+
+    def keep(self, spec: PackageSpec, deflated: Deflate, sealed: os.stat_result | None) -> None:
+        """Keep the collection placed for ``spec`` (see :meth:`place`), deflated as ``deflated`` with the status
+        ``sealed`` (see :func:`seal`), and forget any other.
+
+        Its record is written later, as the folder was given.
+        """
+        self._later(self._keep, spec, deflated, sealed)
 
     def remove_later(self, scratch: Path) -> None:
         """Remove the folder ``scratch``, where a package was made beside the kept collections, later, as the
         folder was given: it is no part of the package."""
         self._later(shutil.rmtree, scratch, True)
 
-    def _keep(self, spec: PackageSpec, deflated: Deflate) -> None:
-        """Write the record of the collection kept for ``spec`` and ``deflated``, then forget any other."""
+    def _keep(self, spec: PackageSpec, deflated: Deflate, sealed: os.stat_result | None) -> None:
+        """Write the record of the collection kept for ``spec`` and ``deflated``, sealed as ``sealed``, then
+        forget any other."""
         order = [piece.hex() for piece in deflated.order]
         pieces = [deflated.pieces[d] for d in deflated.order]
         current = self.collection(spec.digest)
         notes = _packed(spec.notes)
         with contextlib.suppress(OSError):
+            header = [spec.frame, spec.digest, order, len(spec.notes), _still(current, sealed)]
             if notes is not None:
-                write_packed(self.record, [spec.frame, spec.digest, order, len(spec.notes)], [*notes, *pieces])
+                write_packed(self.record, header, [*notes, *pieces])
+                if record := seal(self.record):
+                    write_parts(self.sealed, [plain_bytes(status(record))], durable=False)
             for other in self.folder.glob(f"{self.name}-*.anki2"):
                 if other != current:
                     other.unlink(missing_ok=True)

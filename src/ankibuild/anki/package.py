@@ -14,26 +14,28 @@ import json
 import os
 import shutil
 import sqlite3
+import sys
 import tempfile
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from .collection import create, update, vacuum
-from .deflate import COMPRESS_LEVEL, Checked, digests, write_deflated
-from .kept import Kept, Record
+from .deflate import COMPRESS_LEVEL, Checked, Opened, digests, write_deflated
+from .kept import Kept, Record, open_kept, seal
 from .spec import COLLECTION, PackageSpec
 
 #: Every zip entry gets this time: the earliest a zip file can record.
 ZIP_TIME = (1980, 1, 1, 0, 0, 0)
 
 
-def _collection(spec: PackageSpec, base: tuple[Path, Record] | None, scratch: Path) -> tuple[Path, Checked | None]:
+def _collection(spec: PackageSpec, base: Base | None, scratch: Path) -> tuple[Path, Checked | None]:
     """The package's collection, canonical: from the kept one (``base``) when it can be, else from nothing.
 
     With it, the kept one, as checked, when it was made from it.
     """
     work, made = scratch / "work.anki2", scratch / "collection.anki2"
-    if base and base[1].frame == spec.frame and (checked := _from_kept(spec, base[0], base[1], work=work, made=made)):
+    if base and base[1].frame == spec.frame and (checked := _from_kept(spec, *base, work=work, made=made)):
         return made, checked
     for path in (work, made):
         path.unlink(missing_ok=True)
@@ -42,25 +44,75 @@ def _collection(spec: PackageSpec, base: tuple[Path, Record] | None, scratch: Pa
     return made, None
 
 
-def _from_kept(spec: PackageSpec, base: Path, record: Record, *, work: Path, made: Path) -> Checked | None:
+#: The kept collection, open, and the record of what it holds.
+Base = tuple[io.FileIO, Record]
+
+
+def _from_kept(spec: PackageSpec, base: io.FileIO, record: Record, *, work: Path, made: Path) -> Checked | None:
     """Make ``made`` from the kept collection ``base`` of ``record``: that, as checked; None when it cannot be used.
 
-    What is copied is what was checked, which nothing else writes, and read once: what it held spares
-    digesting the pieces of ``made`` that are the same. Read, then written, it took 0.5 ms less than
-    copied, then read (15 MB for 10,000 notes).
+    What is copied is what was checked, which nothing else writes: read once, and digested, unless
+    its status proves it is as kept (see :meth:`Record.holds`). What it holds spares digesting the
+    pieces of ``made`` that are the same.
     """
     try:
         unlike = record.unlike(spec.notes)
         if unlike is None:  # forged
             return None
-        checked = Checked(base.read_bytes(), record.order)
-        if digests(checked.content) != list(record.order):  # damaged since it was kept
-            return None
-        work.write_bytes(checked.content)
+        info = os.fstat(base.fileno())
+        if record.holds(info):  # compared again, a part at a time, only where ``made`` is the same
+            checked = Checked(Opened(base, info), record.order)
+            _copy(base, work, info.st_size)
+        else:
+            content = base.readall()
+            if digests(content) != list(record.order):  # damaged since it was kept
+                return None
+            checked = Checked(content, record.order)
+            work.write_bytes(content)
         update(spec, work, unlike)
         return checked if vacuum(work, made) else None
     except (OSError, sqlite3.Error):  # gone meanwhile, or damaged: made from nothing instead
         return None
+
+
+def _copy(source: io.FileIO, target: Path, size: int) -> None:
+    """Copy the first ``size`` bytes of ``source`` to the new file ``target``: by the system, where it can.
+
+    The 15 MB of a collection of 10,000 notes never pass through this process's memory: read then
+    written, they cost 3,700 page faults and took 7.8 ms, against 5.3.
+    """
+    done = 0
+    with target.open("xb") as copy:
+        if sys.platform == "linux":
+            with contextlib.suppress(OSError):  # between file systems it cannot copy: copied as any other file
+                while done < size and (
+                    part := os.copy_file_range(source.fileno(), copy.fileno(), size - done, done, done)
+                ):
+                    done += part
+        source.seek(done)
+        copy.seek(done)
+        shutil.copyfileobj(source, copy)
+
+
+@contextlib.contextmanager
+def _opened(kept: Kept | None, record: Record | None) -> Iterator[Base | None]:
+    """The kept collection of ``record``, open, with it: only a regular file, never one a link leads to."""
+    if kept is None or record is None:
+        yield None
+        return
+    try:
+        file = open_kept(kept.collection(record.digest))
+    except OSError:  # none, a link, or anything else
+        yield None
+        return
+    with file:
+        yield file, record
+
+
+def _kept_as_it_is(spec: PackageSpec, record: Record | None, checked: Checked | None) -> bool:
+    """Whether the collection kept stays, as it is: the package's own, the same file as the one made from it, and
+    known to be as kept (see :meth:`Record.holds`). Moved in its place, the new one would take away the file read."""
+    return record is not None and record.digest == spec.digest and checked is not None and checked.opened()
 
 
 def zip_entry(name: str) -> zipfile.ZipInfo:
@@ -127,13 +179,17 @@ def _archive(
     archive: zipfile.ZipFile, spec: PackageSpec, kept: Kept | None, *, record: Record | None, scratch: Path
 ) -> None:
     """Write the package into ``archive``, its collection made in ``scratch`` from ``record``'s, and kept."""
-    base = (kept.collection(record.digest), record) if kept and record else None
-    collection, checked = _collection(spec, base, scratch)
-    known = record.pieces if record else {}
-    deflated = write_deflated(archive, zip_entry(COLLECTION), collection, known=known, checked=checked)
+    with _opened(kept, record) as base:
+        collection, checked = _collection(spec, base, scratch)
+        placed = kept.place(spec, collection) if kept and not _kept_as_it_is(spec, record, checked) else None
+        sealed = seal(placed) if placed else None
+        known = record.pieces if record else {}
+        deflated = write_deflated(archive, zip_entry(COLLECTION), placed or collection, known=known, checked=checked)
+        if checked and not checked.unchanged():  # it was made from what it held, and compared with it
+            raise OSError(errno.EAGAIN, "the kept collection changed while it was read", str(base and base[0].name))
     names = {str(index): name for index, (name, _) in enumerate(spec.media)}
     archive.writestr(zip_entry("media"), json.dumps(names, sort_keys=True))
     for index, (_, content) in enumerate(spec.media):
         archive.writestr(zip_entry(str(index)), content)
-    if kept:
-        kept.keep(spec, collection, deflated)
+    if kept and placed:
+        kept.keep(spec, deflated, sealed)
