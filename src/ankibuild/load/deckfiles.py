@@ -14,6 +14,7 @@ import io
 import json
 import os
 import re
+import sys
 from array import array
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -140,6 +141,7 @@ class FileResult:
         """
         deck = self.deck and [self.deck.key, self.deck.titles, _place(self.deck.place)]
         columns, texts = _text_columns(self)
+        asked, places = _places(self)
         header = {
             "sha": self.sha,
             "deck": deck,
@@ -153,9 +155,10 @@ class FileResult:
             "questions": _columns(self.questions, len(QuestionRef._fields))[1:],
             "texts_sha": self.texts_sha,
             "columns": columns,
+            "asked": asked,
             "facts": list(self.facts.items()),
         }
-        return pack(header, [*texts, *self.media.values(), _pack_refs(self.translated)])
+        return pack(header, [*texts, places, *self.media.values(), _pack_refs(self.translated)])
 
 
 def _columns(rows: Iterable[Sequence[object]], width: int) -> list[list[object]]:
@@ -218,8 +221,9 @@ def _kinds(values: Iterable[object]) -> bool:
 _TEXTS, _NUMBERS, _LISTS = _of(str), _of(int), _of(list)
 #: A problem's values, as :meth:`FileResult.packed` packs them (its severity is :class:`Severity`'s value).
 _PROBLEM = (_TEXTS, _NUMBERS, _NUMBERS, _TEXTS, _TEXTS, _TEXTS, _TEXTS, _TEXTS, _TEXTS, _NUMBERS)
-#: A note's values of its own (GUID, question, digest, checksums), by their place in :class:`NoteHead`.
-_OWN = (0, 1, 5, 6)
+#: A note's texts of its own (GUID, digest, checksums), by their place in :class:`NoteHead`; its question's id is
+#: told by the question's place among the result's (see :func:`_places`).
+_OWN = (0, 5, 6)
 #: Those it nearly always shares with the notes before it (language, deck, images, kind, cards): kept in runs.
 _SHARED = {2: _TEXTS, 3: _TEXTS, 4: _lists_of(_TEXTS), 7: _kinds, 8: _lists_of(_NUMBERS)}
 
@@ -229,13 +233,49 @@ _TEXT_COLUMNS = (len(_OWN), 1, 2)
 _SEP = "\0"
 
 
+#: How many byte strings hold a result's columns (see :func:`_text_columns`, :func:`_places`): its images follow.
+_COLUMN_BLOBS = sum(_TEXT_COLUMNS) + 1
+#: An array's type of four bytes a number: the place of a note's question among the result's.
+_PLACE = next(code for code in "IL" if array(code).itemsize == 4)
+
+
+def _places(result: FileResult) -> tuple[list[str] | None, bytes]:
+    """Where each note's question is among the result's questions, as 4 bytes each: the notes of a question share
+    its id, restored once, not once per note. Should a note's question not be among them, the notes' questions
+    instead, as a list (for :func:`_asked`)."""
+    ids = {question.id: place for place, question in enumerate(result.questions)}
+    asked = [note.question_id for note in result.notes]
+    if not ids.keys() >= set(asked):
+        return asked, b""
+    places = array(_PLACE, map(ids.__getitem__, asked))
+    if sys.byteorder == "big":  # the cache folder may be another machine's
+        places.byteswap()
+    return None, places.tobytes()
+
+
+def _asked(listed: object, places: bytes | memoryview, ids: list[str]) -> list[str]:
+    """The question of each note that :func:`_places` kept, of the result's questions ``ids``.
+
+    Raises ValueError or IndexError for others.
+    """
+    if listed is not None:
+        if not (isinstance(listed, list) and _TEXTS(listed)):
+            raise ValueError("questions of notes that are not texts")
+        return listed
+    read = array(_PLACE)
+    read.frombytes(places)
+    if sys.byteorder == "big":
+        read.byteswap()
+    return list(map(ids.__getitem__, read))
+
+
 def _text_columns(result: FileResult) -> tuple[list[object], list[bytes]]:
     """The columns of texts of ``result`` (see :data:`_TEXT_COLUMNS`), each a byte string, for :func:`_texts`.
 
     Split from one text, some 80,000 short texts of an edit's restored results come back several times quicker than
     JSON gives them, checked for their type by how they are made: an edit's build restores every other file's result.
     """
-    notes: list[Any] = _columns(result.notes, len(NoteHead._fields))  # each of these columns a column of texts
+    notes: list[Any] = _columns(result.notes, len(NoteHead._fields))  # those of _OWN are texts
     questions: list[Any] = _columns(result.questions, len(QuestionRef._fields))
     blocks: list[Any] = _columns(result.blocks, 2)
     made = [text_columns(group, sep=_SEP) for group in ([notes[place] for place in _OWN], questions[:1], blocks)]
@@ -266,7 +306,8 @@ def restore(entry: tuple[Any, Sequence[bytes | memoryview]]) -> FileResult:
     header, blobs = entry
     try:
         own, (ids,), blocks = _texts(header["columns"], blobs)
-        *shown, translated = blobs[sum(_TEXT_COLUMNS) :]  # the images, then the texts' digests
+        asked = _asked(header["asked"], blobs[sum(_TEXT_COLUMNS)], ids)
+        *shown, translated = blobs[_COLUMN_BLOBS:]  # the images, then the texts' digests
         deck = _deck(header["deck"])
         problems = tuple(
             Problem(file, line, column, message, hint, question, Severity(severity), check, detail, count)
@@ -277,7 +318,7 @@ def restore(entry: tuple[Any, Sequence[bytes | memoryview]]) -> FileResult:
         if any(problem.count < 1 for problem in problems):
             raise ValueError("a problem that stands for none")
         shared = _shared_runs(header["notes"])
-        notes = _notes(own, shared)
+        notes = _notes(own, asked, shared)
         file = deck.place.path if deck is not None else Path()
         if not _TEXTS([header["sha"], header["texts_sha"], *header["media"]]):
             raise TypeError("a digest or an image's name is not a text")
@@ -296,13 +337,13 @@ def restore(entry: tuple[Any, Sequence[bytes | memoryview]]) -> FileResult:
             _facts(header["facts"]),
         )
         _agreeing(ids, blocks[0], shared, header["media"], deck)
-    except (KeyError, TypeError, ValueError) as err:
+    except (IndexError, KeyError, TypeError, ValueError) as err:
         raise DamagedEntry(f"a result of another shape ({err})") from err
     return result
 
 
 def _agreeing(
-    ids: list[str], blocks: list[str], shared: Mapping[int, list[Any]], media: list[str], deck: Deck | None
+    ids: list[str], blocks: list[str], shared: Mapping[int, Any], media: list[str], deck: Deck | None
 ) -> None:
     """Raises ValueError unless the parts of a result (its shapes checked) that name one another agree.
 
@@ -339,23 +380,23 @@ def _note_runs(notes: Sequence[NoteHead]) -> list[object]:
     return [list(runs(columns[place])) for place in _SHARED]
 
 
-def _shared_runs(runs_of: object) -> dict[int, list[Any]]:
-    """The runs :func:`_note_runs` made, by their place in :class:`NoteHead`. Raises ValueError for others."""
+def _shared_runs(runs_of: object) -> dict[int, Any]:
+    """The runs :func:`_note_runs` made, by their place in :class:`NoteHead`, for :func:`_run_values` to check.
+
+    Raises ValueError for other than one each.
+    """
     if not (isinstance(runs_of, list) and len(runs_of) == len(_SHARED)):
         raise ValueError("not the runs of notes")
-    if not all(isinstance(column, list) and len(column) == 2 for column in runs_of):
-        raise ValueError("not runs")
     return dict(zip(_SHARED, runs_of, strict=True))
 
 
-def _notes(own_columns: list[list[str]], shared_runs: Mapping[int, list[Any]]) -> tuple[NoteHead, ...]:
-    """The notes of their own values' columns of texts (see :data:`_OWN`) and the runs of their others (see
-    :func:`_shared_runs`). Raises TypeError or ValueError for runs of another shape."""
-    own = dict(zip(_OWN, own_columns, strict=True))
-    # A question's notes share its id, and a bank's notes a few languages, decks, kinds and card lists:
-    # one object each, not one per note (some 6 MB at 10,000 questions).
+def _notes(own_columns: list[list[str]], asked: list[str], shared_runs: Mapping[int, Any]) -> tuple[NoteHead, ...]:
+    """The notes of their own values' columns of texts (see :data:`_OWN`), their questions (see :func:`_asked`) and
+    the runs of their others (see :func:`_shared_runs`). Raises TypeError or ValueError for those of another shape."""
+    own: dict[int, list[str]] = {**dict(zip(_OWN, own_columns, strict=True)), 1: asked}
+    # A question's notes share its id (see _places), and a bank's notes a few languages, decks, kinds and card
+    # lists: one object each, not one per note (some 6 MB at 10,000 questions).
     one: dict[Any, Any] = {}
-    own[1] = list(map(one.setdefault, own[1], own[1]))
     shared = {
         place: _run_values(shared_runs[place], check, length=len(own[0]), one=one) for place, check in _SHARED.items()
     }
