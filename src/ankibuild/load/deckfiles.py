@@ -336,14 +336,14 @@ def restore(entry: tuple[Any, Sequence[bytes | memoryview]]) -> FileResult:
             tuple(zip(*blocks, strict=True)),
             _facts(header["facts"]),
         )
-        _agreeing(ids, blocks[0], shared, header["media"], deck)
+        _agreeing(ids, blocks[0], shared, media=header["media"], deck=deck)
     except (IndexError, KeyError, TypeError, ValueError) as err:
         raise DamagedEntry(f"a result of another shape ({err})") from err
     return result
 
 
 def _agreeing(
-    ids: list[str], blocks: list[str], shared: Mapping[int, Any], media: list[str], deck: Deck | None
+    ids: list[str], blocks: list[str], shared: Mapping[int, Any], *, media: list[str], deck: Deck | None
 ) -> None:
     """Raises ValueError unless the parts of a result (its shapes checked) that name one another agree.
 
