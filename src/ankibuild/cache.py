@@ -172,14 +172,8 @@ def unpack_views(packed: bytes, *, intact: bool = False) -> tuple[Any, list[memo
 
 
 def pack_columns(header: object, columns: Sequence[Sequence[str]]) -> bytes:
-    """Plain data and columns of texts, all of one length, as one entry for :func:`unpack_columns`.
-
-    Each column is one text, a line per item: tens of thousands of short texts
-    split from it several times quicker than JSON gives them back. A column
-    with a line break in one of its texts goes into the JSON as a list. A
-    column but the first, of few runs of equal texts (a language per note),
-    holds each run's text once, and the JSON how many items each run holds.
-    """
+    """Plain data and columns of texts, all of one length, as one entry for :func:`unpack_columns`
+    (the columns as :func:`text_columns` keeps them)."""
     return pack(*_columns_entry(header, columns))
 
 
@@ -193,14 +187,27 @@ _ITEMS_PER_RUN = 4
 
 
 def _columns_entry(header: object, columns: Sequence[Sequence[str]]) -> tuple[list[object], list[bytes]]:
+    said, blobs = text_columns(columns)
+    return [header, *said], blobs
+
+
+def text_columns(columns: Sequence[Sequence[str]], *, sep: str = "\n") -> tuple[list[object], list[bytes]]:
+    """Columns of texts, all of one length, as plain data and a byte string per column, for :func:`texts_of`.
+
+    Each column is one text, its items joined by ``sep``: tens of thousands of
+    short texts split from it several times quicker than JSON gives them back.
+    A column with ``sep`` in one of its texts goes into the plain data as a list.
+    A column but the first, of few runs of equal texts (a language per note),
+    holds each run's text once, and the plain data how many items each run holds.
+    """
     # Never the first column: each of its texts takes a byte at least, which bounds the length a reader accepts.
     in_runs = [runs(column) if place and _few_runs(column) else None for place, column in enumerate(columns)]
     texts = [column if ran is None else ran[0] for column, ran in zip(columns, in_runs, strict=True)]
-    blobs = [_lines(column) for column in texts]
+    blobs = [_lines(column, sep) for column in texts]
     lists = [list(column) if blob is None else None for column, blob in zip(texts, blobs, strict=True)]
     counts = [None if ran is None else ran[1] for ran in in_runs]
     length = len(columns[0]) if columns else 0
-    return [header, length, lists, counts], [blob or b"" for blob in blobs]
+    return [length, lists, counts], [blob or b"" for blob in blobs]
 
 
 def _few_runs(column: Sequence[str]) -> bool:
@@ -216,37 +223,47 @@ def _few_runs(column: Sequence[str]) -> bool:
 _FIRST = 256
 
 
-def _lines(texts: Sequence[str]) -> bytes | None:
-    joined = "\n".join(texts)
-    if joined.count("\n") != max(len(texts) - 1, 0):
+def _lines(texts: Sequence[str], sep: str) -> bytes | None:
+    joined = sep.join(texts)
+    if joined.count(sep) != max(len(texts) - 1, 0):
         return None
     return joined.encode("utf-8", "surrogatepass")  # any text, as it is
 
 
 def unpack_columns(packed: bytes) -> tuple[Any, list[list[str]]]:
     """What :func:`pack_columns` packed. Raises :class:`DamagedEntry`."""
+    header, blobs = unpack_views(packed)  # each decoded from the entry, never copied first
+    if not (isinstance(header, list) and header):
+        raise DamagedEntry("columns of another shape")
+    return header[0], texts_of(header[1:], blobs)
+
+
+def texts_of(said: Any, blobs: Sequence[bytes | memoryview], *, sep: str = "\n") -> list[list[str]]:
+    """The columns of texts :func:`text_columns` made (``said`` its plain data). Raises :class:`DamagedEntry`."""
     try:
-        (header, length, lists, counts), blobs = unpack_views(packed)  # each decoded from the entry, never copied first
+        length, lists, counts = said  # any plain data: of another shape, a TypeError or ValueError
         # The first column, never in runs, holds as many texts as it says before a run is made that long.
         if type(length) is not int or counts[:1] not in ([], [None]):
             raise DamagedEntry("columns of another shape")
         columns: list[list[str]] = []
         for listed, blob, counted in zip(lists, blobs, counts, strict=True):
-            columns.append(_column(listed, blob, counted, length=length))
+            columns.append(_column(listed, blob, counted, length=length, sep=sep))
             if type(columns[-1]) is not list or len(columns[-1]) != length:
                 raise DamagedEntry("columns of another length")
     except (UnicodeDecodeError, TypeError, ValueError) as err:
         raise DamagedEntry(str(err)) from err
-    return header, columns
+    return columns
 
 
-def _column(listed: object, blob: memoryview, counts: object, *, length: int) -> Any:
-    """One column of :func:`unpack_columns`. Raises TypeError or ValueError for one of another shape."""
+def _column(listed: object, blob: bytes | memoryview, counts: object, *, length: int, sep: str) -> Any:
+    """One column of :func:`texts_of`. Raises TypeError or ValueError for one of another shape."""
+    if listed is not None and not (type(listed) is list and set(map(type, listed)) <= {str}):
+        raise TypeError("a column of texts that are not texts")
     if counts is None:
-        return listed if listed is not None else str(blob, "utf-8", "surrogatepass").split("\n") if length else []
+        return listed if listed is not None else str(blob, "utf-8", "surrogatepass").split(sep) if length else []
     if not isinstance(counts, list):
         raise TypeError("counts of runs that are not a list")
-    values = listed if listed is not None else str(blob, "utf-8", "surrogatepass").split("\n") if counts else []
+    values = listed if listed is not None else str(blob, "utf-8", "surrogatepass").split(sep) if counts else []
     return list(repeated(values, counts, length=length))
 
 

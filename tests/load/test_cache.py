@@ -12,7 +12,9 @@ import pytest
 from ankibuild import paths
 from ankibuild.cache import DamagedEntry, cache_root, pack, pack_columns, unpack, unpack_columns
 from ankibuild.load import deckfiles
-from ankibuild.model import Bank
+from ankibuild.load.deckfiles import FileResult, QuestionRef
+from ankibuild.load.render import NoteHead
+from ankibuild.model import Bank, Deck, Place
 from ankibuild.state import BuildResult
 from ankibuild.yamlfiles import reader
 
@@ -157,11 +159,39 @@ def test_columns_of_texts_come_back_as_they_were(columns: list[list[str]]) -> No
         ([{}, 2**62, [None, None], [None, [2**61, 2**61]]], [b"1\n2\n3\n4", b"a\nb"]),
         ([{}, 2**62, [None], [[2**61, 2**61]]], [b"a\nb"]),
         ([{}, -1, [None], [None]], [b"a"]),
+        ([{}, 1, [[7]], [None]], [b""]),  # a column kept as a list, of other than texts
+        ({"a": 1}, [b"a"]),  # no columns at all
     ],
 )
 def test_columns_of_another_shape_are_damaged(header: object, blobs: list[bytes]) -> None:
     with pytest.raises(DamagedEntry):
         unpack_columns(pack(header, blobs))
+
+
+@pytest.mark.parametrize(
+    ("guid", "question", "digest"),
+    [
+        ("g1", "q1", "d1"),
+        # A text that holds the character that joins a column's texts: that column is kept as a list
+        ("g\0", "q1", "d1"),
+        ("g1", "q1", "d\0"),
+        # A note whose question is not among the file's: the notes' questions are kept as a list, not by place
+        ("g1", "q0", "d1"),
+        ("g1", "q\0", "d1"),
+    ],
+)
+def test_a_result_comes_back_as_it_was_packed(guid: str, question: str, digest: str) -> None:
+    """Its notes, questions and blocks, each kept as columns of texts (see ``FileResult.packed``)."""
+    deck = Deck("deck", {"en": "Deck"}, (), Place(Path("decks/deck.yaml"), 1, 1))
+    notes = (
+        NoteHead(guid, question, "en", "deck", (), digest, "0a 1b", "choice", (0,)),
+        NoteHead("g2", "q2", "en", "deck", (), "d2", "", "choice", (0,)),
+    )
+    questions = (QuestionRef("q1", 3, 5), QuestionRef("q2", 9, 5))
+    blocks = (("q1", "q1:\n  en 00"), ("q2", "q2:\n  en 11"))
+    result = FileResult("sha", deck, (), notes, {}, {}, {}, questions, "texts", (), blocks)
+    restored = deckfiles.restore(unpack(result.packed()))
+    assert (restored.notes, restored.questions, restored.blocks) == (notes, questions, blocks)
 
 
 def test_a_question_file_the_build_processes_is_read_once_for_it(

@@ -23,6 +23,7 @@ from click.testing import CliRunner
 from ankibuild.cache import Cache, pack, unpack
 from ankibuild.cards.folders import DEFAULTS
 from ankibuild.cli import main
+from ankibuild.load.deckfiles import _OWN, _SEP, _SHARED
 from ankibuild.lock.clock import Clock
 
 from ..conftest import KIND_EXAMPLES, ROOT
@@ -32,14 +33,18 @@ EN_QUESTION = "Why do elementwise operations such as ReLU"
 #: The time every build of these gives the notes it stamps, so that two banks' builds write the same lock.
 NOW = 1_700_000_000
 
-Forge = Callable[[dict[str, Any]], None]
+#: Changes a result's header and byte strings in place.
+Forge = Callable[[dict[str, Any], list[bytes]], None]
+#: Where the ids of a result's questions, and of its blocks, are among its byte strings: after its notes' own texts.
+IDS = {"questions": len(_OWN), "blocks": len(_OWN) + 1}
 
 
 def _ids(column: str) -> Forge:
     """The ids of the result's ``column`` (its questions, or its questions' blocks) made others."""
 
-    def forge(header: dict[str, Any]) -> None:
-        header[column][0] = [f"forged-{place}" for place in range(len(header[column][0]))]
+    def forge(_: dict[str, Any], blobs: list[bytes]) -> None:
+        count = len(blobs[IDS[column]].split(_SEP.encode()))
+        blobs[IDS[column]] = _SEP.join(f"forged-{place}" for place in range(count)).encode()
 
     return forge
 
@@ -47,8 +52,9 @@ def _ids(column: str) -> Forge:
 def _shared(place: int, value: Callable[[Any], object]) -> Forge:
     """Each value of the notes' column kept in runs at ``place`` (see ``NoteHead``) made ``value`` of it."""
 
-    def forge(header: dict[str, Any]) -> None:
-        header["notes"][place][0] = [value(old) for old in header["notes"][place][0]]
+    def forge(header: dict[str, Any], _: list[bytes]) -> None:
+        runs = header["notes"][list(_SHARED).index(place)]
+        runs[0] = [value(old) for old in runs[0]]
 
     return forge
 
@@ -91,7 +97,7 @@ def _builds(
     stored, blobs = unpack(entry.read_bytes())
     if forge is not None:
         header = copy.deepcopy(stored)
-        forge(header)
+        forge(header, blobs)
         entry.write_bytes(pack(header, blobs))
     with (root / "decks" / "ai-hardware.yaml").open("a", encoding="utf-8") as file:
         file.write("# reviewed\n")

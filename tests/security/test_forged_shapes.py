@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from ankibuild.cache import Cache, pack, pack_columns, unpack, unpack_columns
+from ankibuild.load.deckfiles import _SHARED, _TEXT_COLUMNS
 from ankibuild.lock.clock import MAX_TIME
 from ankibuild.lock.format import LOCK_FILE, read_lock
 
@@ -81,6 +82,11 @@ def _kept_entries(pattern: str, change: Change, *, columns: bool) -> Callable[[P
 
 def _file_results(change: Callable[[dict[str, Any]], object]) -> Callable[[Project], None]:
     """Each question file's cached result changed in place."""
+    return _file_entries(lambda header, _: change(header))
+
+
+def _file_entries(change: Callable[[dict[str, Any], list[bytes]], object]) -> Callable[[Project], None]:
+    """Each question file's cached result changed in place, its byte strings too."""
 
     def forge(project: Project) -> None:
         forged = 0
@@ -88,7 +94,7 @@ def _file_results(change: Callable[[dict[str, Any]], object]) -> Callable[[Proje
             header, blobs = unpack(entry.read_bytes())
             if isinstance(header, dict):  # a result; the texts are a list
                 header = copy.deepcopy(header)
-                change(header)
+                change(header, blobs)
                 entry.write_bytes(pack(header, blobs))
                 forged += 1
         assert forged
@@ -96,19 +102,39 @@ def _file_results(change: Callable[[dict[str, Any]], object]) -> Callable[[Proje
     return forge
 
 
-def _column(name: str, index: int, value: object) -> Callable[[dict[str, Any]], None]:
+#: A result's groups of columns of texts: its notes' own (GUID, digest, checksums), its questions' ids,
+#: its blocks (ids, texts), each a byte string, unless written as a list in the header for a text that holds the
+#: character that joins them.
+NOTES, QUESTIONS, BLOCKS = range(3)
+#: Which of a result's byte strings tells each note's question by its place among the result's, 4 bytes each.
+PLACES = sum(_TEXT_COLUMNS)
+
+
+def _listed(group: int, index: int, value: object) -> Callable[[dict[str, Any]], None]:
+    """A column of texts of ``group`` written as a list of ``value``, as many as the group's length."""
+
     def change(header: dict[str, Any]) -> None:
-        header[name][index] = [value] * len(header[name][index])
+        length, lists, _ = header["columns"][group]
+        lists[index] = [value] * length
 
     return change
 
 
-def _shared(index: int, value: object) -> Callable[[dict[str, Any]], None]:
-    """The notes' values of a column kept in runs (their language, kind...) made ``value``."""
+def _texts_said(group: int, change_said: Callable[[list[Any]], list[Any]]) -> Callable[[dict[str, Any]], None]:
+    """What the header says of the columns of texts of ``group`` (their length, lists, runs) changed."""
 
     def change(header: dict[str, Any]) -> None:
-        values, _ = header["notes"][index]
-        header["notes"][index][0] = [value] * len(values)
+        header["columns"][group] = change_said(header["columns"][group])
+
+    return change
+
+
+def _shared(place: int, value: object) -> Callable[[dict[str, Any]], None]:
+    """The notes' values of a column kept in runs at ``place`` of ``NoteHead`` (language, kind...) made ``value``."""
+
+    def change(header: dict[str, Any]) -> None:
+        runs = header["notes"][list(_SHARED).index(place)]
+        runs[0] = [value] * len(runs[0])
 
     return change
 
@@ -117,7 +143,17 @@ def _runs(change_runs: Callable[[list[Any], list[Any]], tuple[object, object]]) 
     """The runs of the notes' kinds (their values and counts) changed."""
 
     def change(header: dict[str, Any]) -> None:
-        header["notes"][7] = list(change_runs(*header["notes"][7]))
+        kinds = list(_SHARED).index(7)
+        header["notes"][kinds] = list(change_runs(*header["notes"][kinds]))
+
+    return change
+
+
+def _blob(index: int, value: Callable[[bytes], bytes]) -> Callable[[dict[str, Any], list[bytes]], None]:
+    """The byte string at ``index`` made ``value`` of it."""
+
+    def change(_: dict[str, Any], blobs: list[bytes]) -> None:
+        blobs[index] = value(blobs[index])
 
     return change
 
@@ -168,8 +204,37 @@ FORGERIES: dict[str, Callable[[Project], None]] = {
     "kept record: the number of notes as a fraction": _kept_record(lambda h: [h[0], h[1], h[2], h[3] + 0.5]),
     "kept record: a note more than it holds": _kept_record(lambda h: [h[0], h[1], h[2], h[3] + 1]),
     "kept record: a note less than it holds": _kept_record(lambda h: [h[0], h[1], h[2], h[3] - 1]),
-    "file result: GUIDs as numbers": _file_results(_column("notes", 0, 7)),
-    "file result: digests as null": _file_results(_column("notes", 5, None)),
+    "file result: GUIDs as numbers": _file_results(_listed(NOTES, 0, 7)),
+    "file result: digests as null": _file_results(_listed(NOTES, 1, None)),
+    "file result: block texts as lists": _file_results(_listed(BLOCKS, 1, ["a block"])),
+    # The columns of texts, each split from a byte string: the header says how many texts each holds, and whether
+    # in runs (never the first of a group)
+    "file result: GUIDs not UTF-8": _file_entries(_blob(0, lambda _: b"\xff\xfe")),
+    "file result: a GUID fewer than said": _file_entries(_blob(0, lambda _: b"")),
+    "file result: a note more than the texts hold": _file_results(_texts_said(NOTES, lambda s: [s[0] + 1, *s[1:]])),
+    "file result: the number of notes as a text": _file_results(_texts_said(NOTES, lambda s: [str(s[0]), *s[1:]])),
+    "file result: columns of texts as an object": _file_results(_set("columns", {"notes": []})),
+    "file result: a group of columns of texts left out": _file_results(
+        lambda header: header.update(columns=header["columns"][:-1])
+    ),
+    "file result: a column of texts left out": _file_results(
+        _texts_said(NOTES, lambda s: [s[0], s[1][:-1], s[2][:-1]])
+    ),
+    "file result: question ids in runs": _file_results(_texts_said(QUESTIONS, lambda s: [s[0], s[1], [[s[0]]]])),
+    "file result: the notes' digests in runs of another length": _file_results(
+        _texts_said(NOTES, lambda s: [s[0], s[1], [None, [1], None]])
+    ),
+    # Each note's question, by its place among the result's questions (4 bytes each), or listed
+    "file result: a note's question beyond the result's": _file_entries(
+        _blob(PLACES, lambda places: places[:-4] + (10**6).to_bytes(4, "little"))
+    ),
+    "file result: the notes' questions cut short": _file_entries(_blob(PLACES, lambda places: places[:-1])),
+    "file result: a note's question fewer": _file_entries(_blob(PLACES, lambda places: places[:-4])),
+    "file result: the notes' questions listed, as numbers": _file_results(
+        lambda header: header.update(asked=[7] * header["columns"][NOTES][0])
+    ),
+    "file result: the notes' questions listed as an object": _file_results(_set("asked", {"q": 1})),
+    "file result: a question's line more than its ids": _file_results(lambda header: header["questions"][0].append(1)),
     "file result: an unknown kind": _file_results(_shared(7, "no-such-kind")),
     "file result: media as a text": _file_results(_shared(4, "image.png")),
     "file result: cards as numbers": _file_results(_shared(8, 0)),

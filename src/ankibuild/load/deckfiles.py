@@ -14,11 +14,12 @@ import io
 import json
 import os
 import re
+import sys
 from array import array
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property, partial
-from itertools import chain, repeat
+from itertools import accumulate, chain, repeat
 from operator import itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, overload
@@ -36,6 +37,8 @@ from ..cache import (
     plain_data,
     repeated,
     runs,
+    text_columns,
+    texts_of,
     unpack,
     unpack_views,
 )
@@ -137,6 +140,8 @@ class FileResult:
         only when asked for.
         """
         deck = self.deck and [self.deck.key, self.deck.titles, _place(self.deck.place)]
+        columns, texts = _text_columns(self)
+        asked, places = _places(self)
         header = {
             "sha": self.sha,
             "deck": deck,
@@ -144,15 +149,16 @@ class FileResult:
                 [p.file, p.line, p.column, p.message, p.hint, p.question, p.severity, p.check, p.detail, p.count]
                 for p in self.problems
             ],
-            "notes": _note_columns(self.notes),
+            "notes": _note_runs(self.notes),
             "media": list(self.media),
             "referenced": [[str(path), sha] for path, sha in self.referenced.items()],
-            "questions": _columns(self.questions, len(QuestionRef._fields)),
+            "questions": _columns(self.questions, len(QuestionRef._fields))[1:],
             "texts_sha": self.texts_sha,
-            "blocks": _columns(self.blocks, 2),
+            "columns": columns,
+            "asked": asked,
             "facts": list(self.facts.items()),
         }
-        return pack(header, [*self.media.values(), _pack_refs(self.translated)])
+        return pack(header, [*texts, places, *self.media.values(), _pack_refs(self.translated)])
 
 
 def _columns(rows: Iterable[Sequence[object]], width: int) -> list[list[object]]:
@@ -215,21 +221,93 @@ def _kinds(values: Iterable[object]) -> bool:
 _TEXTS, _NUMBERS, _LISTS = _of(str), _of(int), _of(list)
 #: A problem's values, as :meth:`FileResult.packed` packs them (its severity is :class:`Severity`'s value).
 _PROBLEM = (_TEXTS, _NUMBERS, _NUMBERS, _TEXTS, _TEXTS, _TEXTS, _TEXTS, _TEXTS, _TEXTS, _NUMBERS)
-#: A note's values of its own (GUID, question, digest, checksums), by their place in :class:`NoteHead`.
-_OWN = {0: _TEXTS, 1: _TEXTS, 5: _TEXTS, 6: _TEXTS}
+#: A note's texts of its own (GUID, digest, checksums), by their place in :class:`NoteHead`; its question's id is
+#: told by the question's place among the result's (see :func:`_places`).
+_OWN = (0, 5, 6)
 #: Those it nearly always shares with the notes before it (language, deck, images, kind, cards): kept in runs.
 _SHARED = {2: _TEXTS, 3: _TEXTS, 4: _lists_of(_TEXTS), 7: _kinds, 8: _lists_of(_NUMBERS)}
+
+#: The columns of texts of a result: its notes' own (see :data:`_OWN`), its questions' ids, its blocks.
+_TEXT_COLUMNS = (len(_OWN), 1, 2)
+#: What joins the texts of a column: no text of a valid result holds it (a block holds line breaks).
+_SEP = "\0"
+
+
+#: How many byte strings hold a result's columns (see :func:`_text_columns`, :func:`_places`): its images follow.
+_COLUMN_BLOBS = sum(_TEXT_COLUMNS) + 1
+#: An array's type of four bytes a number: the place of a note's question among the result's.
+_PLACE = next(code for code in "IL" if array(code).itemsize == 4)
+
+
+def _places(result: FileResult) -> tuple[list[str] | None, bytes]:
+    """Where each note's question is among the result's questions, as 4 bytes each: the notes of a question share
+    its id, restored once, not once per note. Should a note's question not be among them, the notes' questions
+    instead, as a list (for :func:`_asked`)."""
+    ids = {question.id: place for place, question in enumerate(result.questions)}
+    asked = [note.question_id for note in result.notes]
+    if not ids.keys() >= set(asked):
+        return asked, b""
+    places = array(_PLACE, map(ids.__getitem__, asked))
+    if sys.byteorder == "big":  # the cache folder may be another machine's
+        places.byteswap()
+    return None, places.tobytes()
+
+
+def _asked(listed: object, places: bytes | memoryview, ids: list[str]) -> list[str]:
+    """The question of each note that :func:`_places` kept, of the result's questions ``ids``.
+
+    Raises ValueError or IndexError for others.
+    """
+    if listed is not None:
+        if not (isinstance(listed, list) and _TEXTS(listed)):
+            raise ValueError("questions of notes that are not texts")
+        return listed
+    read = array(_PLACE)
+    read.frombytes(places)
+    if sys.byteorder == "big":
+        read.byteswap()
+    return list(map(ids.__getitem__, read))
+
+
+def _text_columns(result: FileResult) -> tuple[list[object], list[bytes]]:
+    """The columns of texts of ``result`` (see :data:`_TEXT_COLUMNS`), each a byte string, for :func:`_texts`.
+
+    Split from one text, some 80,000 short texts of an edit's restored results come back several times quicker than
+    JSON gives them, checked for their type by how they are made: an edit's build restores every other file's result.
+    """
+    notes: list[Any] = _columns(result.notes, len(NoteHead._fields))  # those of _OWN are texts
+    questions: list[Any] = _columns(result.questions, len(QuestionRef._fields))
+    blocks: list[Any] = _columns(result.blocks, 2)
+    made = [text_columns(group, sep=_SEP) for group in ([notes[place] for place in _OWN], questions[:1], blocks)]
+    return [said for said, _ in made], [blob for _, blobs in made for blob in blobs]
+
+
+def _texts(said: object, blobs: Sequence[bytes | memoryview]) -> list[list[list[str]]]:
+    """The columns of texts :func:`_text_columns` made, by group. Raises ValueError for others."""
+    if not (isinstance(said, list) and len(said) == len(_TEXT_COLUMNS)):
+        raise ValueError("not the columns of texts of a result")
+    ends = list(accumulate(_TEXT_COLUMNS, initial=0))
+    places = zip(said, ends[:-1], ends[1:], strict=True)
+    groups = [texts_of(group, blobs[start:end], sep=_SEP) for group, start, end in places]
+    if [len(group) for group in groups] != list(_TEXT_COLUMNS):
+        raise ValueError("columns of texts of another number")
+    return groups
 
 
 def _place(place: Place) -> list[object]:
     return [str(place.path), place.line, place.column]
 
 
-def restore(entry: tuple[Any, list[bytes]]) -> FileResult:
-    """The result :meth:`FileResult.packed` packed. Raises :class:`DamagedEntry` for an entry of another shape."""
+def restore(entry: tuple[Any, Sequence[bytes | memoryview]]) -> FileResult:
+    """The result :meth:`FileResult.packed` packed. Raises :class:`DamagedEntry` for an entry of another shape.
+
+    Its byte strings may be views of the entry read: only its images and its texts' digests are copied out.
+    """
     header, blobs = entry
     try:
-        *shown, translated = blobs  # the texts' digests follow the images
+        own, (ids,), blocks = _texts(header["columns"], blobs)
+        asked = _asked(header["asked"], blobs[sum(_TEXT_COLUMNS)], ids)
+        *shown, translated = blobs[_COLUMN_BLOBS:]  # the images, then the texts' digests
         deck = _deck(header["deck"])
         problems = tuple(
             Problem(file, line, column, message, hint, question, Severity(severity), check, detail, count)
@@ -239,7 +317,8 @@ def restore(entry: tuple[Any, list[bytes]]) -> FileResult:
         )
         if any(problem.count < 1 for problem in problems):
             raise ValueError("a problem that stands for none")
-        notes = _notes(header["notes"])
+        shared = _shared_runs(header["notes"])
+        notes = _notes(own, asked, shared)
         file = deck.place.path if deck is not None else Path()
         if not _TEXTS([header["sha"], header["texts_sha"], *header["media"]]):
             raise TypeError("a digest or an image's name is not a text")
@@ -249,35 +328,37 @@ def restore(entry: tuple[Any, list[bytes]]) -> FileResult:
             problems,
             notes,
             {},
-            dict(zip(header["media"], shown, strict=True)),
+            dict(zip(header["media"], map(bytes, shown), strict=True)),
             {Path(path): sha for path, sha in _rows_of(header["referenced"], _TEXTS, _of(str, type(None)))},
-            tuple(named_rows(QuestionRef, *_columns_of(header["questions"], _TEXTS, _NUMBERS, _NUMBERS))),
+            tuple(named_rows(QuestionRef, ids, *_columns_of(header["questions"], _NUMBERS, _NUMBERS))),
             header["texts_sha"],
-            _PackedRefs(file, translated),
-            tuple(zip(*_columns_of(header["blocks"], _TEXTS, _TEXTS), strict=True)),
+            _PackedRefs(file, bytes(translated)),
+            tuple(zip(*blocks, strict=True)),
             _facts(header["facts"]),
         )
-        _agreeing(header, deck)
-    except (KeyError, TypeError, ValueError) as err:
+        _agreeing(ids, blocks[0], shared, media=header["media"], deck=deck)
+    except (IndexError, KeyError, TypeError, ValueError) as err:
         raise DamagedEntry(f"a result of another shape ({err})") from err
     return result
 
 
-def _agreeing(header: dict[str, Any], deck: Deck | None) -> None:
+def _agreeing(
+    ids: list[str], blocks: list[str], shared: Mapping[int, Any], *, media: list[str], deck: Deck | None
+) -> None:
     """Raises ValueError unless the parts of a result (its shapes checked) that name one another agree.
 
     The build looks up by name what they name: the texts' digests of a question whose block is not the one
     recorded, by the question of the block, among the result's questions; a note's deck by its key, and the
-    images it shows among those of the bank's results. Checked on the columns of ids and the runs of the
-    notes' values, in C: an edit's build restores every other file of the bank.
+    images it shows among those of the bank's results. Checked on the columns of ids (of questions, of blocks) and
+    the runs of the notes' values (``shared``, by place), in C: an edit's build restores every other file of the bank.
     """
     # A file whose questions make no deck (an id repeated in a file too large to read whole) keeps no block.
-    if header["blocks"][0] != (header["questions"][0] if deck is not None else []):
+    if blocks != (ids if deck is not None else []):
         raise ValueError("blocks of other questions than the result's")
-    keys, shown = header["notes"][3][0], header["notes"][4][0]
+    keys, shown = shared[3][0], shared[4][0]
     if not set(keys) <= ({deck.key} if deck is not None else set()):
         raise ValueError("notes of another deck")
-    if not set(chain.from_iterable(shown)) <= set(header["media"]):
+    if not set(chain.from_iterable(shown)) <= set(media):
         raise ValueError("notes that show an image the result does not hold")
 
 
@@ -289,27 +370,35 @@ def _facts(rows: object) -> dict[str, list[Fact]]:
     return facts
 
 
-def _note_columns(notes: Sequence[NoteHead]) -> list[object]:
-    """``notes`` in columns for :func:`_notes`: those of :data:`_SHARED` in runs (see :func:`.cache.runs`).
+def _note_runs(notes: Sequence[NoteHead]) -> list[object]:
+    """The columns of ``notes``'s values of :data:`_SHARED`, in runs (see :func:`.cache.runs`), for :func:`_notes`.
 
     A bank's notes of one language, deck and kind come together: each run is
-    a value read once rather than once per note.
+    a value read once rather than once per note. Their own values are columns of texts (see :func:`_text_columns`).
     """
     columns = _columns(notes, len(NoteHead._fields))
-    return [list(runs(column)) if place in _SHARED else column for place, column in enumerate(columns)]
+    return [list(runs(columns[place])) for place in _SHARED]
 
 
-def _notes(columns: object) -> tuple[NoteHead, ...]:
-    """The notes :func:`_note_columns` packed. Raises TypeError or ValueError for columns of another shape."""
-    if not isinstance(columns, list) or len(columns) != len(NoteHead._fields):
-        raise ValueError("not the columns of notes")
-    own = dict(zip(_OWN, _columns_of([columns[place] for place in _OWN], *_OWN.values()), strict=True))
-    # A question's notes share its id, and a bank's notes a few languages, decks, kinds and card lists:
-    # one object each, not one per note (some 6 MB at 10,000 questions).
+def _shared_runs(runs_of: object) -> dict[int, Any]:
+    """The runs :func:`_note_runs` made, by their place in :class:`NoteHead`, for :func:`_run_values` to check.
+
+    Raises ValueError for other than one each.
+    """
+    if not (isinstance(runs_of, list) and len(runs_of) == len(_SHARED)):
+        raise ValueError("not the runs of notes")
+    return dict(zip(_SHARED, runs_of, strict=True))
+
+
+def _notes(own_columns: list[list[str]], asked: list[str], shared_runs: Mapping[int, Any]) -> tuple[NoteHead, ...]:
+    """The notes of their own values' columns of texts (see :data:`_OWN`), their questions (see :func:`_asked`) and
+    the runs of their others (see :func:`_shared_runs`). Raises TypeError or ValueError for those of another shape."""
+    own: dict[int, list[str]] = {**dict(zip(_OWN, own_columns, strict=True)), 1: asked}
+    # A question's notes share its id (see _places), and a bank's notes a few languages, decks, kinds and card
+    # lists: one object each, not one per note (some 6 MB at 10,000 questions).
     one: dict[Any, Any] = {}
-    own[1] = list(map(one.setdefault, own[1], own[1]))
     shared = {
-        place: _run_values(columns[place], check, length=len(own[0]), one=one) for place, check in _SHARED.items()
+        place: _run_values(shared_runs[place], check, length=len(own[0]), one=one) for place, check in _SHARED.items()
     }
     values = {**own, **shared}
     return tuple(named_rows(NoteHead, *(values[place] for place in range(len(NoteHead._fields)))))
@@ -965,7 +1054,7 @@ def _earlier(recipe: _Recipe, last: bytes) -> Earlier | None:
     entry, packed = recipe.cache.get_bytes(key), recipe.cache.get_bytes(_texts_key(key))
     if entry is None or packed is None:
         return None
-    result = restore(unpack(entry))
+    result = restore(unpack_views(entry))
     # Made in this context, from the bytes it names (of another file, should someone have written it so).
     if key != _key(recipe.context, recipe.path, result.sha) or packed_digest(packed) != result.texts_sha:
         return None
@@ -1170,7 +1259,7 @@ def process_all(
         total = len(found) + len(missing) + len(later)
         with _Computing.start(bank, later, langs, sink=sink, meanwhile=False, recipes=recipes) as computing_later:
             for done, (path, (packed, rows, read_as)) in enumerate(chain(computing, computing_later), len(found) + 1):
-                result = restore(unpack(packed))
+                result = restore(unpack_views(packed))
                 recipe = recipes[path] = recipes[path].of(result.sha)
                 found[path] = replace(_backed(recipe, result), rows=rows, read_as=read_as)
                 progress("files read", done, total)
@@ -1236,7 +1325,7 @@ def _stored(recipe: _Recipe, recipes: dict[Path, _Recipe], stored: dict[Path, by
 def _restored(recipe: _Recipe, entry: bytes) -> FileResult | None:
     """The result of ``recipe`` stored as ``entry``, or None if it is damaged or no longer holds."""
     try:
-        result = restore(unpack(entry))
+        result = restore(unpack_views(entry))
     except DamagedEntry:  # only a miss
         return None
     if not _still_valid(result):
