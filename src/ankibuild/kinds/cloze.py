@@ -23,14 +23,16 @@ import html
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from ..model import Question, Translation
 from ..yamlfiles.checker import Checker
 from ..yamlfiles.reader import Map
 from .base import CardType, Kind, Reading, Render, read_texts
-from .platform import PlatformQuestion, Shape
 from .schema import TEXT, Fragment, Schema
+
+if TYPE_CHECKING:
+    from .platform import PlatformQuestion
 
 #: The note type's fields, in order: never change them once released.
 FIELDS = ("ID", "Text", "Extra")
@@ -95,6 +97,8 @@ class Cloze(Kind):
         return card_ords(fields)
 
     def platform_question(self, fields: Sequence[str], *, shuffle: bool) -> PlatformQuestion:
+        from .platform import PlatformQuestion, Shape  # loaded only by a build that exports
+
         _, text, extra = fields
         return PlatformQuestion(Shape.CLOZE, text, extra)
 
