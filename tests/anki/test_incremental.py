@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 from typing import Any
@@ -13,7 +15,7 @@ from ankibuild import pipeline
 from ankibuild.anki import package, target
 from ankibuild.load import stage as load
 
-from ..conftest import Project
+from ..conftest import ROOT, Project
 
 pytestmark = pytest.mark.slow  # builds and rebuilds of the sample bank
 
@@ -84,6 +86,47 @@ def test_an_edit_updates_the_kept_collection_without_loading_genanki(project: Pr
     code, modules = json.loads(ran.stderr.splitlines()[-1])
     assert code == 0
     assert not [name for name in modules if name.split(".")[0] in {"genanki", "asyncio"}]
+
+
+#: What only processing a question file needs, or exporting: after one edit, a worker processes the file.
+PARSING = ("ankibuild.load.fields", "ankibuild.text.richtext", "ankibuild.text.bidi", "ankibuild.kinds.platform")
+
+
+def test_an_edit_is_rendered_without_loading_the_renderers_here(project: Project) -> None:
+    """The edited file is processed in a worker forked for it: the build's own process restores the other (of
+    clozes), and loads neither the renderers nor, exporting nothing, the platform questions."""
+    shutil.copy(ROOT / "decks" / "cloze.yaml", project.decks)
+    project.build()
+    project.edit(*EDIT)
+    ran = subprocess.run([sys.executable, "-c", _LOADED], capture_output=True, text=True, cwd=project.root, check=True)
+    code, modules = json.loads(ran.stderr.splitlines()[-1])
+    assert code == 0
+    assert "ankibuild.load.deckfiles" in modules
+    assert not [name for name in modules if name in PARSING]
+
+
+_ON_WORKERS = """
+import json, sys
+from ankibuild.load import deckfiles
+deckfiles.PARALLEL_BYTES = 0  # the sample's two files are enough to process each on a worker
+from ankibuild.cli import main
+try:
+    main(["build", "--decks", "decks", "-q"])
+except SystemExit as done:
+    print(json.dumps([done.code, sorted(sys.modules)]), file=sys.stderr)
+"""
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="files are processed on workers only with two cores")
+def test_workers_forked_for_many_files_find_the_renderers_loaded(project: Project) -> None:
+    """Loaded before the workers are forked, the renderers are loaded once, not by each of them."""
+    shutil.copy(ROOT / "decks" / "cloze.yaml", project.decks)
+    ran = subprocess.run(
+        [sys.executable, "-c", _ON_WORKERS], capture_output=True, text=True, cwd=project.root, check=True
+    )
+    code, modules = json.loads(ran.stderr.splitlines()[-1])
+    assert code == 0
+    assert "ankibuild.load.fields" in modules and "ankibuild.text.bidi" in modules
 
 
 def test_a_check_after_a_build_answers_without_running_the_pipeline(

@@ -18,7 +18,6 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from ..errors import AnkibuildError
-from ..text.clozemarkers import cloze_filter
 
 #: A field's name as Anki allows it: no braces, no '#', '^', '/' first, no ':' (a filter).
 _NAME = re.compile(r"[^#^/{}:!=\s][^{}:]*")
@@ -222,6 +221,9 @@ class Template:
     def _render(
         self, nodes: tuple[_Node, ...], fields: Mapping[str, str], card_ord: int, *, question: bool
     ) -> list[str]:
+        # Only the preview renders cards: a build checks its templates, and needs no cloze reader for that.
+        from ..text.clozemarkers import cloze_filter
+
         out: list[str] = []
         for node in nodes:
             if isinstance(node, str):

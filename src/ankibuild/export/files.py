@@ -5,7 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ..kinds import KINDS
 from ..kinds.platform import ExportedQuestion, Omission
+from ..languages import is_rtl
+from ..load.render import RenderedNote
+from ..model import Bank, Deck
 from ..options import FORMATS
 from .gift import gift
 from .moodle import moodle_xml
@@ -28,6 +32,15 @@ class Exportable:
     media: Mapping[str, bytes]
     #: The card labels of each language: a format that spells out true and false uses the cards' words.
     labels: Mapping[str, Mapping[str, str]]
+
+
+def exported(bank: Bank, decks: Mapping[str, Deck], note: RenderedNote) -> ExportedQuestion:
+    """A note as the formats ask it: its kind's platform question, filed under its deck."""
+    asked = KINDS[note.kind].platform_question(note.fields, shuffle=bank.shuffle)
+    asked = asked.right_to_left() if is_rtl(note.lang) else asked
+    # The packages' deck, parent and all: a platform files the question in a category of that name.
+    category = tuple(bank.deck_name(decks[note.deck_key], note.lang).split("::"))
+    return ExportedQuestion(note.question_id, note.lang, category, note.tags, asked)
 
 
 @dataclass(frozen=True)

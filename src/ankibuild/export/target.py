@@ -15,12 +15,8 @@ from typing import TYPE_CHECKING
 
 from ..atomic import remove_stale_temporaries, write_if_changed
 from ..errors import Problem, Problems, Severity
-from ..kinds import KINDS
-from ..kinds.platform import ExportedQuestion, Omission
-from ..languages import is_rtl
-from ..load.render import RenderedNote
 from ..load.stage import LoadedBank
-from ..model import Bank, Deck, Place
+from ..model import Bank, Place
 from ..options import BuildOptions
 from ..state import Output
 from ..yamlfiles.checker import closest
@@ -28,6 +24,7 @@ from ..yamlfiles.checker import closest
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from ..kinds.platform import Omission
     from .files import Exportable, ExportFile
 
 
@@ -106,23 +103,15 @@ def _makers() -> Mapping[str, Callable[[Exportable], list[ExportFile]]]:
 
 def _exportable(loaded: LoadedBank) -> Exportable:
     """Every note of the languages built as a platform question, by language, with what the formats need."""
+    from .files import Exportable, exported  # loaded only by a build that exports (see _makers)
+
     bank = loaded.bank
     decks = {deck.key: deck for deck in bank.decks}
     langs = dict.fromkeys(note.lang for note in loaded.notes)
-    questions = {lang: [_exported(bank, decks, note) for note in loaded.rendered(lang)] for lang in langs}
+    questions = {lang: [exported(bank, decks, note) for note in loaded.rendered(lang)] for lang in langs}
     labels = {templates.lang: templates.labels for templates in loaded.templates.values()}
     titles = {lang: bank.name_in(bank.titles, lang) or "" for lang in langs}
-    from .files import Exportable
-
     return Exportable(bank.id, titles, questions, loaded.media, labels)
-
-
-def _exported(bank: Bank, decks: Mapping[str, Deck], note: RenderedNote) -> ExportedQuestion:
-    asked = KINDS[note.kind].platform_question(note.fields, shuffle=bank.shuffle)
-    asked = asked.right_to_left() if is_rtl(note.lang) else asked
-    # The packages' deck, parent and all: a platform files the question in a category of that name.
-    category = tuple(bank.deck_name(decks[note.deck_key], note.lang).split("::"))
-    return ExportedQuestion(note.question_id, note.lang, category, note.tags, asked)
 
 
 def _places(loaded: LoadedBank) -> dict[str, Place]:

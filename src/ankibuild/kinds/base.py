@@ -19,15 +19,17 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from ..errors import Problems
 from ..model import Question, Translation, note_guid, notetype_id
 from ..yamlfiles.checker import Checker
 from ..yamlfiles.reader import Map
 from .checks import FileChecks
-from .platform import PlatformQuestion
 from .schema import Fragment
+
+if TYPE_CHECKING:
+    from .platform import PlatformQuestion
 
 #: What a kind's checks across the bank need of one question: plain data (JSON), which the cache keeps.
 Fact = Sequence[object]

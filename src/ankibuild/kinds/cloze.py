@@ -11,6 +11,10 @@ language's note is its own, so Anki would not mind).
 The note type is Anki's cloze type: one card type whose templates show the
 text with ``{{cloze:Text}}``, and a card for each number the note's fields hold
 (Anki counts the numbers in every field, so the other fields hold none).
+
+The cloze readers are loaded by the methods that read and render a text, which only a process that
+processes a question file calls: a build's own process needs the kind, and not them, when a worker
+processes its files or none is processed (see :mod:`ankibuild.load.fields`).
 """
 
 from __future__ import annotations
@@ -19,17 +23,16 @@ import html
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from ..model import Question, Translation
-from ..text.clozemarkers import card_ords
-from ..text.clozes import anki_markers
-from ..text.richtext import read_clozes
 from ..yamlfiles.checker import Checker
 from ..yamlfiles.reader import Map
 from .base import CardType, Kind, Reading, Render, read_texts
-from .platform import PlatformQuestion, Shape
 from .schema import TEXT, Fragment, Schema
+
+if TYPE_CHECKING:
+    from .platform import PlatformQuestion
 
 #: The note type's fields, in order: never change them once released.
 FIELDS = ("ID", "Text", "Extra")
@@ -57,6 +60,8 @@ class Cloze(Kind):
         return replace(read, marks=marks), valid and clozes_ok
 
     def read_question(self, check: Checker, data: Map, question: str, *, texts: Mapping[str, Translation]) -> Reading:
+        from ..text.richtext import read_clozes  # where files are processed only (see the module's help)
+
         numbers = {lang: frozenset(read_clozes(text.question).numbers) for lang, text in texts.items()}
         usual = Counter(numbers.values()).most_common(1)[0][0] if numbers else frozenset()
         agree = next((lang for lang, found in numbers.items() if found == usual), "")
@@ -80,20 +85,28 @@ class Cloze(Kind):
         return Fragment({}, {"question": text, "explanation": TEXT})
 
     def note_fields(self, question: Question, text: Translation, render: Render) -> tuple[str, ...]:
+        from ..text.clozes import anki_markers  # where files are processed only (see the module's help)
+
         # Its braces inert: Anki counts the clozes of every field, and the Extra field must make no card.
         extra = anki_markers(render("Extra", text.explanation)) if text.explanation else ""
         return html.escape(question.id), render("Text", text.question, clozes=True), extra
 
     def card_ords(self, fields: Sequence[str]) -> tuple[int, ...]:
+        from ..text.clozemarkers import card_ords  # where files are processed only (see the module's help)
+
         return card_ords(fields)
 
     def platform_question(self, fields: Sequence[str], *, shuffle: bool) -> PlatformQuestion:
+        from .platform import PlatformQuestion, Shape  # loaded only by a build that exports
+
         _, text, extra = fields
         return PlatformQuestion(Shape.CLOZE, text, extra)
 
 
 def _clozes_ok(check: Checker, data: Map, text: str, *, question: str) -> bool:
     """Whether the text's clozes are sound, each problem reported at the text."""
+    from ..text.richtext import read_clozes  # where files are processed only (see the module's help)
+
     reading = read_clozes(text)
     for message, hint in reading.problems:
         check.report(data.at("question"), message, hint, question=question)

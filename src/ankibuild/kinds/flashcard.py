@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from ..model import Question, Translation
 from ..yamlfiles.checker import Checker, type_name
 from ..yamlfiles.reader import Map
 from .base import CardType, Kind, Reading, Render, read_texts
-from .platform import PlatformQuestion, Shape
 from .schema import TEXT, Fragment, Schema
+
+if TYPE_CHECKING:
+    from .platform import PlatformQuestion
 
 #: The note type's fields, in order. Never change them after a release.
 FIELDS: tuple[str, ...] = ("ID", "Question", "Answer", "Explanation", "Reverse")
@@ -68,5 +70,7 @@ class Flashcard(Kind):
         return (0, 1) if fields[FIELDS.index("Reverse")] else (0,)
 
     def platform_question(self, fields: Sequence[str], *, shuffle: bool) -> PlatformQuestion:
+        from .platform import PlatformQuestion, Shape  # loaded only by a build that exports
+
         _, question, answer, explanation, _ = fields
         return PlatformQuestion(Shape.ESSAY, question, explanation, answer=answer)

@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from ..model import Question, Translation
 from ..yamlfiles.checker import Checker, type_name
 from ..yamlfiles.reader import Map
 from .base import CardType, Kind, Reading, Render, read_texts
-from .platform import PlatformQuestion, Shape
 from .schema import TEXT, Fragment, Schema
+
+if TYPE_CHECKING:
+    from .platform import PlatformQuestion
 
 #: The note type's fields, in order. Never change them after a release.
 FIELDS: tuple[str, ...] = ("ID", "Question", "Answer", "Explanation")
@@ -63,5 +65,7 @@ class TrueFalse(Kind):
         return html.escape(question.id), statement, question.answer, explanation
 
     def platform_question(self, fields: Sequence[str], *, shuffle: bool) -> PlatformQuestion:
+        from .platform import PlatformQuestion, Shape  # loaded only by a build that exports
+
         _, statement, answer, explanation = fields
         return PlatformQuestion(Shape.TRUEFALSE, statement, explanation, truth=answer == "true")

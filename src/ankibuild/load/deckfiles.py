@@ -50,7 +50,6 @@ from ..kinds.checks import FileChecks
 from ..memory import give_back_large_blocks
 from ..model import Bank, Deck, Place, Question
 from ..progress import Progress, silent
-from ..text import bidi
 from ..text.media import Media, MediaFile
 from ..translations.record import TextRef, current_block, question_refs
 from ..version import code_fingerprint
@@ -58,7 +57,7 @@ from ..yamlfiles import reader
 from ..yamlfiles.reader import Map, parse_file, read, read_pending
 from . import spans
 from .earlier import Earlier, Given
-from .render import NoteHead, RenderedNote, render_note
+from .render import NoteHead, RenderedNote
 from .validate import Questions, deck_key, validate_deck_file
 
 #: Below this many bytes to parse, starting processes costs more than it saves.
@@ -659,6 +658,12 @@ class _FileWork:
         sink: NoteSink | None = None,
         earlier: _Recalled | None = None,
     ) -> None:
+        # The renderers are loaded by a process that processes a file, not by a build whose files are restored
+        # (after one edit, a worker processes it: see _Computing.start); bound here, not looked up for each note.
+        from ..text.bidi import check_question
+        from .fields import render_note
+
+        self._render_note, self._check_bidi = render_note, check_question
         self.bank, self.path, self.langs = bank, path, langs
         self.earlier = earlier
         self._read: reader.Take = _unread  # what validates a question and hands it to take
@@ -772,7 +777,7 @@ class _FileWork:
                     self.written.add(note)
                 fields[lang] = note.fields
         self.questions.append(QuestionRef(question.id, question.place.line, question.place.column))
-        bidi.check_question(self.path, question, self.right_to_left)
+        self._check_bidi(self.path, question, self.right_to_left)
         refs = question_refs(self.path, question)
         self.translated += refs
         self.blocks.append(current_block(question, refs))
@@ -790,7 +795,7 @@ class _FileWork:
 
     def _note(self, question: Question, lang: str, bucket: str) -> RenderedNote:
         """A question's note in ``lang``, its images and problems kept with those of ``bucket``."""
-        return render_note(
+        return self._render_note(
             self.bank, self.key, question, lang=lang, media=self.shown[bucket], problems=self.rendering[bucket]
         )
 
@@ -1438,6 +1443,10 @@ class _Computing:
     ) -> _Computing:
         import multiprocessing  # loaded only when there is this much to do, unlike after one edit
         from concurrent.futures import ProcessPoolExecutor
+
+        # The renderers (see _FileWork), loaded here once rather than by each worker forked.
+        from ..text import bidi  # noqa: F401
+        from . import fields  # noqa: F401
 
         # Forked workers start at once and share what is loaded; elsewhere the default start method.
         context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)

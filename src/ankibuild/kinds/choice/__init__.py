@@ -23,7 +23,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import ClassVar, cast
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from ...errors import Problems, Severity
 from ...links import REPORT_START
@@ -32,10 +32,12 @@ from ...yamlfiles.checker import Checker, type_name
 from ...yamlfiles.reader import Map, Seq
 from ..base import CardType, Fact, Kind, Reading, Render
 from ..checks import FileChecks
-from ..platform import PlatformOption, PlatformQuestion, Shape
 from ..schema import TEXT, Fragment, Schema, padded
 from .itemchecks import CHECKS, ItemChecker, check_bank, holds
 from .options import LETTERS, Options, several_correct, written_options
+
+if TYPE_CHECKING:
+    from ..platform import PlatformQuestion
 
 #: The note type's fields, in order. Never change this list after a release:
 #: Anki forks a note type whose fields differ ("Name+") and stops updating every
@@ -194,6 +196,8 @@ class Choice(Kind):
         return holds(facts)
 
     def platform_question(self, fields: Sequence[str], *, shuffle: bool) -> PlatformQuestion:
+        from ..platform import PlatformOption, PlatformQuestion, Shape  # loaded only by a build that exports
+
         stem = fields[FIELDS.index("Question")].removeprefix(SEVERAL_MARK)
         own = next((value for value, mark in SHUFFLE_MARKS.items() if stem.startswith(mark)), None)
         stem = stem.removeprefix(SHUFFLE_MARKS[own]) if own is not None else stem
