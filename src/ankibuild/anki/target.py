@@ -198,15 +198,15 @@ class AnkiPlan:
         """Stop making the package started while planning, should the build stop before asking for its bytes."""
         self.started.stop()
 
-    def write(self, later: Later | None = None) -> BuildResult:
-        """Make the packages that changed, then publish the changelog.
+    def write(self, later: Later | None = None, *, meanwhile: Callable[[], object] = lambda: None) -> BuildResult:
+        """Make the packages that changed, then publish the changelog; ``meanwhile`` is done while they are made.
 
         What each package made keeps for the next build is written ``later`` (see
         :func:`deferred`) while the build goes on; without it, before this returns.
         """
         if later is None:
             with deferred() as later:
-                return self.write(later)
+                return self.write(later, meanwhile=meanwhile)
         options, result = self.options, self.result
         kept, out = options.cache.kept, options.out
         if not options.dry_run:
@@ -214,12 +214,15 @@ class AnkiPlan:
                 remove_stale_temporaries(path)
         published = _keeping(self.lock.lock, self.templates, kept)
         written = {}
-        # Each package is written as soon as it is made, and let go: not every package's bytes at once.
-        # Meanwhile this process keeps the lock's memo: the lock itself is saved by the build, after every package.
-        meanwhile = partial(self.lock.kept, options)
+
+        def also() -> None:  # this process keeps the lock's memo: the lock itself is saved by the build, after them
+            self.lock.kept(options)
+            meanwhile()
+
         making = _make_packages(
-            self.todo, kept, self.progress, published=published, meanwhile=meanwhile, later=later, started=self.started
+            self.todo, kept, self.progress, published=published, meanwhile=also, later=later, started=self.started
         )
+        # Each package is written as soon as it is made, and let go: not every package's bytes at once.
         for package, content in making:
             written[package.path] = _write(package.path, content, options.dry_run)
         for package in self.packages:
@@ -358,7 +361,7 @@ def _make_packages(
     progress: Progress,
     *,
     published: Keeping,
-    meanwhile: Callable[[], None],
+    meanwhile: Callable[[], object],
     later: Later,
     started: _Started,
 ) -> Iterator[tuple[_Package, bytes]]:
@@ -395,7 +398,7 @@ def _pooled(
     todo: list[_Package],
     making: Callable[[Later], list[Callable[[], bytes]]],
     *,
-    meanwhile: Callable[[], None],
+    meanwhile: Callable[[], object],
     later: Later,
 ) -> Iterator[bytes]:
     """The bytes of each package of ``todo``, too many or too small for a process each, made by a pool."""
@@ -474,7 +477,7 @@ def _answers(
     making: list[Callable[[], bytes]],
     started: _Started,
     *,
-    meanwhile: Callable[[], None],
+    meanwhile: Callable[[], object],
     later: Later,
 ) -> Iterator[bytes]:
     """The bytes of each package of ``todo``, made by the processes ``started`` while this one does ``meanwhile``.

@@ -12,7 +12,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..atomic import remove_stale_temporaries, write_parts
+from ..atomic import Readied, ready, remove_stale_temporaries
 from ..errors import LockChangedError
 from ..paths import MAX_RECORD_BYTES, read_inside
 from .format import LOCK_FILE, Lock
@@ -78,6 +78,13 @@ class LockPlan:
         A dry run writes nothing, and a build that leaves the bank (CI) only
         clears what an interrupted build left behind.
         """
+        return self.put(self.ready(options), options)
+
+    def ready(self, options: BuildOptions) -> Readied | None:
+        """What :meth:`save` writes, readied to :meth:`put` in place: None where it writes nothing.
+
+        A build readies it while its packages are made: their bytes wait for the disk then, not after them.
+        """
         decks = options.decks
         if options.dry_run:
             return None
@@ -85,8 +92,14 @@ class LockPlan:
         if options.leaves_bank or not self.changed:
             return None
         # Compared with the file's bytes already (``file``): some megabytes not read again to tell the same.
-        written = write_parts(decks / LOCK_FILE, (self.data,))
-        ask_git_to_merge(decks)
+        return ready(decks / LOCK_FILE, (self.data,))
+
+    def put(self, readied: Readied | None, options: BuildOptions) -> os.stat_result | None:
+        """Put the lock :meth:`ready` readied in its place; the status of its bytes as written, or None."""
+        if readied is None:
+            return None
+        written = readied.put()
+        ask_git_to_merge(options.decks)
         return written
 
     def kept(self, options: BuildOptions) -> None:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from .. import paths
-from ..atomic import remove_stale_temporaries, write_if_changed
+from ..atomic import Readied, ready_if_changed, remove_stale_temporaries
 from ..errors import Problems, Severity
 from ..languages import is_language
 from ..yamlfiles.conflicts import conflict_line
@@ -387,9 +387,15 @@ def record_seen(text: str, options: BuildOptions) -> None:
     record too, its checkout being thrown away: it only clears what an
     interrupted build left behind.
     """
+    readied = ready_seen(text, options)
+    if readied is not None:
+        readied.put()
+
+
+def ready_seen(text: str, options: BuildOptions) -> Readied | None:
+    """What :func:`record_seen` writes, readied to put in place: None where it writes nothing."""
     if options.dry_run:
-        return
+        return None
     path = options.decks / TRANSLATIONS_FILE
     remove_stale_temporaries(path)
-    if not options.leaves_bank:
-        write_if_changed(path, text.encode())
+    return None if options.leaves_bank else ready_if_changed(path, text.encode())
