@@ -57,6 +57,7 @@ def run(
             meanwhile=packages.prepare,
             # Taken under the bank's lock: the lock file's bytes need not be read to recall it, unless changed.
             lock_sha=state.digests.held(options.decks / LOCK_FILE) or "",
+            observed_later=True,  # by the packages' plan
         )
         # The one package to make after an edit is made meanwhile: left unmade should this build stop.
         with packages.plan(loaded) as planned:

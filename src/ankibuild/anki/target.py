@@ -97,15 +97,13 @@ class AnkiTarget:
             bank.id,
             len(bank.decks),
             loaded.questions,
-            warnings=[*loaded.problems.warnings, *_cache_warnings(options.cache)],
+            warnings=_cache_warnings(options.cache),
             templates=options.folders.describe(),
         )
         types = notetypes(bank, loaded.templates)
-        _guard_shape(old, loaded.templates, options.allow_shape_change, result=result)
-        stamped = _stamp(loaded, types, result=result, clock=self.clock)
-        check_frozen(old, stamped, options)
         with _Started(options.cache.kept) as started:
-            packages = self._packages(loaded, types, lock=stamped, started=started)
+            stamped, packages = self._started(loaded, types, result=result, started=started)
+            result.warnings[:0] = loaded.problems.warnings  # the translations record's among them now
             known = self._known(packages)
             new, previous = _follow_published(loaded, stamped, options, clock=self.clock, result=result, known=known)
             if new is not stamped:  # times raised above the published ones: the packages hold those
@@ -120,6 +118,26 @@ class AnkiTarget:
             return AnkiPlan(
                 options, result, loaded.templates, types, packages, todo, lock, previous, self.progress, started
             )
+
+    def _started(
+        self, loaded: LoadedBank, types: dict[str, Notetype], *, result: BuildResult, started: _Started
+    ) -> tuple[Lock, list[_Package]]:
+        """The new lock and every package, each package to make ``started`` meanwhile (see :meth:`_packages`).
+
+        The translations record is observed once they are (see :func:`.load_all`); should planning fail
+        first, before that: a problem the record tells fails the build before any of planning's, as ever.
+        """
+        options, old = self.options, loaded.lock
+        try:
+            _guard_shape(old, loaded.templates, options.allow_shape_change, result=result)
+            stamped = _stamp(loaded, types, result=result, clock=self.clock)
+            check_frozen(old, stamped, options)
+            packages = self._packages(loaded, types, lock=stamped, started=started)
+        except Exception:
+            loaded.observed()
+            raise
+        loaded.observed()
+        return stamped, packages
 
     def _packages(
         self, loaded: LoadedBank, types: dict[str, Notetype], *, lock: Lock, started: _Started
