@@ -6,7 +6,7 @@ import contextlib
 import glob
 import os
 import stat
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from .errors import BankError, Problems
@@ -90,6 +90,37 @@ class Readied:
     def discard(self) -> None:
         """Remove the temporary file: the file stays as it was."""
         self.temporary.unlink(missing_ok=True)
+
+
+class Ahead:
+    """A file written ahead of its turn where it can be: to its temporary file by :meth:`ready`, put in its
+    place in its turn by :meth:`put`. Where readying failed (a full disk, a read-only folder), :meth:`put`
+    writes it in its turn, and fails there as a build always did."""
+
+    __slots__ = ("_readied", "_write")
+
+    def __init__(self, write: Callable[[], Readied | None]) -> None:
+        #: Writes the file to its temporary: None where there is nothing to write.
+        self._write = write
+        #: What :meth:`ready` readied, once it did.
+        self._readied: list[Readied | None] = []
+
+    def ready(self) -> None:
+        with contextlib.suppress(OSError):
+            self._readied = [self._write()]
+
+    def put(self) -> os.stat_result | None:
+        """Put the file in its place; the status of its bytes as written, or None where nothing is written."""
+        readied = self._readied[0] if self._readied else self._write()
+        self._readied = []  # removed should the rename fail
+        return None if readied is None else readied.put()
+
+    def discard(self) -> None:
+        """Remove what was readied and not put in place: the file stays as it was."""
+        for readied in self._readied:
+            if readied is not None:
+                readied.discard()
+        self._readied = []
 
 
 def ready(path: Path, parts: Iterable[bytes | memoryview], *, durable: bool = True) -> Readied:

@@ -13,7 +13,7 @@ from contextlib import nullcontext
 
 from .anki.rows import note_rows
 from .anki.target import AnkiTarget, deferred
-from .atomic import Readied
+from .atomic import Ahead
 from .buildlock import exclusive
 from .commandline import outlive
 from .export.target import ExportResult, ExportTarget
@@ -25,7 +25,7 @@ from .options import BuildOptions
 from .progress import Progress, silent
 from .state import BuildResult, BuildState
 from .target import Target
-from .translations.record import Seen, ready_seen, record_seen, today
+from .translations.record import Seen, ready_seen, today
 
 
 def run(
@@ -82,47 +82,28 @@ def run(
 class _Records:
     """The records kept beside the bank, the translations record then the lock, put in place after the packages.
 
-    Each is :meth:`ready` in its temporary file, on disk, while the packages are made: after them,
-    each only has its name to take (some 10 ms less). Should the build stop first, they are removed.
+    Each is written to its temporary file, on disk, while the packages are made (see :class:`.atomic.Ahead`):
+    after them, each only has its name to take (some 10 ms less). Should the build stop first, they are removed.
     """
 
     def __init__(self, seen: Seen, lock: LockPlan, *, date: str, options: BuildOptions) -> None:
-        self._seen, self._date, self._lock, self._options = seen, date, lock, options
-        #: The records readied, None each where nothing is written; None until they are.
-        self._readied: tuple[Readied | None, Readied | None] | None = None
+        self._lock, self._options = lock, options
+        self._seen = Ahead(lambda: ready_seen(seen.text(date), options))
+        self._ahead = lock.ahead(options)
 
     def ready(self) -> None:
-        """Write both to their temporary files. Should that fail, they are written by :meth:`put`, which fails as ever:
-        after the packages, as a build always did."""
-        options, text = self._options, self._seen.text(self._date)
-        try:
-            seen = ready_seen(text, options)
-        except OSError:  # a full disk, a read-only folder
-            return
-        try:
-            self._readied = (seen, self._lock.ready(options))
-        except OSError:
-            _discard(seen)
+        self._seen.ready()
+        self._ahead.ready()
 
     def put(self) -> os.stat_result | None:
         """Put both in place, in this order; the status of the lock's bytes as written, or None if it is not."""
-        if self._readied is None:
-            record_seen(self._seen.text(self._date), self._options)
-            return self._lock.save(self._options)
-        seen, lock = self._readied
-        if seen is not None:
-            seen.put()
-        return self._lock.put(lock, self._options)
+        self._seen.put()
+        return self._lock.save(self._options, self._ahead)
 
     def __enter__(self) -> _Records:
         return self
 
     def __exit__(self, error: type[BaseException] | None, *_: object) -> None:
-        if error is not None:  # one put in place already is removed no more
-            for readied in self._readied or ():
-                _discard(readied)
-
-
-def _discard(readied: Readied | None) -> None:
-    if readied is not None:
-        readied.discard()
+        if error is not None:
+            self._seen.discard()
+            self._ahead.discard()

@@ -121,7 +121,7 @@ def _imports(package: Path, collection_path: Path) -> str:
 #: The order in which a build renames its files into place: packages, changelog, translations record, lock.
 WRITES = ("big-de.apkg", "big-en.apkg", "CHANGELOG.md", TRANSLATIONS_FILE, LOCK_FILE)
 #: The files a build writes to their temporary files before the packages are written, renamed in their turn.
-READIED = (TRANSLATIONS_FILE, LOCK_FILE)
+READIED = ("CHANGELOG.md", TRANSLATIONS_FILE, LOCK_FILE)
 
 
 @pytest.mark.parametrize("target", WRITES)

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import warnings
 from pathlib import Path
+from typing import Any
 
 import polib
 import pytest
@@ -34,6 +35,7 @@ from ankibuild.translations.record import (
     observe,
     parse,
     read_record,
+    ready_seen,
 )
 from ankibuild.translations.status import add_language, confirm, status
 
@@ -499,10 +501,15 @@ def test_a_build_that_cannot_write_the_records_while_its_packages_are_made_write
     project.build()
     project.edit(SAMPLE, EN_QUESTION, "Why do element-wise operations such as ReLU")
 
-    def full(*_: object) -> None:
-        raise OSError(errno.ENOSPC, "No space left on device")
+    calls = []
 
-    monkeypatch.setattr(pipeline, "ready_seen", full)
+    def full_at_first(*args: Any) -> Any:  # the disk full while the packages are made, not after them
+        calls.append(args)
+        if len(calls) == 1:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return ready_seen(*args)
+
+    monkeypatch.setattr(pipeline, "ready_seen", full_at_first)
     result = project.build()
     assert result.lock_written
     assert (project.decks / TRANSLATIONS_FILE).read_text(encoding="utf-8").count(" behind en ") == 2

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property, partial
@@ -21,9 +21,9 @@ from operator import attrgetter, is_not
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..atomic import remove_stale_temporaries, write_if_changed
+from ..atomic import Ahead, remove_stale_temporaries, write_if_changed
 from ..cache import Cache, cache_root, digest
-from ..changelog import CHANGELOG_FILE, Change, ChangeKind, previous_changelog, publish_changelog
+from ..changelog import CHANGELOG_FILE, Change, ChangeKind, previous_changelog, ready_changelog
 from ..errors import Problem, Problems, Severity, ShapeChangeError
 from ..forked import Forked, can_fork
 from ..load.deckfiles import FileResult
@@ -231,26 +231,34 @@ class AnkiPlan:
             for path in (out / CHANGELOG_FILE, *(p.path for p in self.packages)):
                 remove_stale_temporaries(path)
         published = _keeping(self.lock.lock, self.templates, kept)
-        written = {}
+        # Written to its temporary file while the packages are made, put in its place after them.
+        changelog = Ahead(lambda: None if options.dry_run else ready_changelog(out, self.previous, result.changes))
 
         def also() -> None:  # this process keeps the lock's memo: the lock itself is saved by the build, after them
             self.lock.kept(options)
+            changelog.ready()
             meanwhile()
 
         making = _make_packages(
             self.todo, kept, self.progress, published=published, meanwhile=also, later=later, started=self.started
         )
-        # Each package is written as soon as it is made, and let go: not every package's bytes at once.
-        for package, content in making:
-            written[package.path] = _write(package.path, content, options.dry_run)
+        try:
+            written = self._written(making)
+        except BaseException:
+            changelog.discard()
+            raise
         for package in self.packages:
             path, spec = package.path, package.spec
             preset = spec.preset.name if spec.preset else ""
             made = written.get(path, False)
             result.outputs.append(Output(path, package.lang, len(spec.decks), len(spec.notes), made, preset))
-        if not options.dry_run:
-            publish_changelog(out, self.previous, result.changes)
+        changelog.put()
         return result
+
+    def _written(self, making: Iterable[tuple[_Package, bytes]]) -> dict[Path, bool]:
+        """Whether each package made was written: each as soon as it is made, and let go, not every one's
+        bytes at once."""
+        return {package.path: _write(package.path, content, self.options.dry_run) for package, content in making}
 
 
 class _RetiredSearches(Mapping[str, str]):

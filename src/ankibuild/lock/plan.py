@@ -8,11 +8,11 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..atomic import Readied, ready, remove_stale_temporaries
+from ..atomic import Ahead, Readied, ready, remove_stale_temporaries
 from ..errors import LockChangedError
 from ..paths import MAX_RECORD_BYTES, read_inside
 from .format import LOCK_FILE, Lock
@@ -72,19 +72,23 @@ class LockPlan:
         """The bank's lock was recalled parsed from the cache (see :func:`read_lock`)."""
         return self.before.recalled
 
-    def save(self, options: BuildOptions) -> os.stat_result | None:
+    def save(self, options: BuildOptions, ahead: Ahead | None = None) -> os.stat_result | None:
         """Write the lock if it changed; the status of its bytes as written, or None (its memo is :meth:`kept`).
 
         A dry run writes nothing, and a build that leaves the bank (CI) only
-        clears what an interrupted build left behind.
+        clears what an interrupted build left behind. The lock written ``ahead``
+        (see :meth:`ahead`) is put in its place.
         """
-        return self.put(self.ready(options), options)
+        written = (ahead or self.ahead(options)).put()
+        if written is not None:
+            ask_git_to_merge(options.decks)
+        return written
 
-    def ready(self, options: BuildOptions) -> Readied | None:
-        """What :meth:`save` writes, readied to :meth:`put` in place: None where it writes nothing.
+    def ahead(self, options: BuildOptions) -> Ahead:
+        """The lock to write, readied while the packages are made: their bytes wait for the disk then, not after."""
+        return Ahead(partial(self._ready, options))
 
-        A build readies it while its packages are made: their bytes wait for the disk then, not after them.
-        """
+    def _ready(self, options: BuildOptions) -> Readied | None:
         decks = options.decks
         if options.dry_run:
             return None
@@ -93,14 +97,6 @@ class LockPlan:
             return None
         # Compared with the file's bytes already (``file``): some megabytes not read again to tell the same.
         return ready(decks / LOCK_FILE, (self.data,))
-
-    def put(self, readied: Readied | None, options: BuildOptions) -> os.stat_result | None:
-        """Put the lock :meth:`ready` readied in its place; the status of its bytes as written, or None."""
-        if readied is None:
-            return None
-        written = readied.put()
-        ask_git_to_merge(options.decks)
-        return written
 
     def kept(self, options: BuildOptions) -> None:
         """Keep the lock parsed in the cache for the next build, unless the build writes no lock.

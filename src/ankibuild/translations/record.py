@@ -380,20 +380,14 @@ def observe(path: Path, current: Iterable[tuple[str, str]], refs: RefsOf, *, pro
     return Seen(blocks, behind)
 
 
-def record_seen(text: str, options: BuildOptions) -> None:
-    """Write what a build saw of each translation (:meth:`Seen.text`), so that a change is still known once committed.
+def ready_seen(text: str, options: BuildOptions) -> Readied | None:
+    """What a build saw of each translation (:meth:`Seen.text`), readied to put in place: so that a change is
+    still known once committed. None where nothing is written.
 
     A dry run writes nothing, and a build that leaves the bank (CI) leaves the
     record too, its checkout being thrown away: it only clears what an
     interrupted build left behind.
     """
-    readied = ready_seen(text, options)
-    if readied is not None:
-        readied.put()
-
-
-def ready_seen(text: str, options: BuildOptions) -> Readied | None:
-    """What :func:`record_seen` writes, readied to put in place: None where it writes nothing."""
     if options.dry_run:
         return None
     path = options.decks / TRANSLATIONS_FILE
