@@ -234,10 +234,18 @@ class AnkiPlan:
         # Written to its temporary file while the packages are made, put in its place after them.
         changelog = Ahead(lambda: None if options.dry_run else ready_changelog(out, self.previous, result.changes))
 
-        def also() -> None:  # this process keeps the lock's memo: the lock itself is saved by the build, after them
-            self.lock.kept(options)
+        # The files written ahead wait for the disk on a thread of their own: meanwhile this one reads the
+        # package's bytes, which its process waits to send (a busy disk's fsync took it 50 ms).
+        ahead = ThreadPoolExecutor(1)
+        readied: list[Future[object]] = []
+
+        def ready() -> None:
             changelog.ready()
             meanwhile()
+
+        def also() -> None:  # this process keeps the lock's memo: the lock itself is saved by the build, after them
+            self.lock.kept(options)
+            readied.append(ahead.submit(ready))
 
         making = _make_packages(
             self.todo, kept, self.progress, published=published, meanwhile=also, later=later, started=self.started
@@ -245,8 +253,10 @@ class AnkiPlan:
         try:
             written = self._written(making)
         except BaseException:
+            ahead.shutdown()  # then nothing is readied any more
             changelog.discard()
             raise
+        _joined(ahead, readied)
         for package in self.packages:
             path, spec = package.path, package.spec
             preset = spec.preset.name if spec.preset else ""
@@ -444,6 +454,13 @@ def _pooled(
     with pool:
         meanwhile()
         yield from contents
+
+
+def _joined(pool: Executor, done: list[Future[object]]) -> None:
+    """Wait for what ``pool`` does; the first error of ``done`` is raised."""
+    pool.shutdown()
+    for future in done:
+        future.result()
 
 
 def _most() -> int:
