@@ -6,7 +6,7 @@ import contextlib
 import glob
 import os
 import stat
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from .errors import BankError, Problems
@@ -35,13 +35,20 @@ def write_if_changed(path: Path, content: bytes, *, durable: bool = True) -> boo
     in the target's place is replaced rather than followed. Only a ``durable``
     file waits to be on disk: a cache entry lost to a power cut is only a miss.
     """
+    readied = ready_if_changed(path, content, durable=durable)
+    if readied is not None:
+        readied.put()
+    return readied is not None
+
+
+def ready_if_changed(path: Path, content: bytes, *, durable: bool = True) -> Readied | None:
+    """:func:`write_if_changed` but for the rename: ``content`` readied to replace ``path``, None when it holds it."""
     with contextlib.suppress(OSError):
         # A link or anything but a regular file in the target's place is replaced, never written through.
         info = path.lstat()
         if stat.S_ISREG(info.st_mode) and info.st_size == len(content) and path.read_bytes() == content:
-            return False
-    write_parts(path, (content,), durable=durable)
-    return True
+            return None
+    return ready(path, (content,), durable=durable)
 
 
 def write_parts(path: Path, parts: Iterable[bytes | memoryview], *, durable: bool = True) -> os.stat_result:
@@ -50,13 +57,86 @@ def write_parts(path: Path, parts: Iterable[bytes | memoryview], *, durable: boo
     The status returned is the file's once its bytes were written and its
     mode set, before it was put in place (see :meth:`.digests.Digests.wrote`).
     """
+    return ready(path, parts, durable=durable).put()
+
+
+class Readied:
+    """A file's new bytes in a temporary file beside it, to be put in its place (renamed) later.
+
+    A build readies what it writes last while its packages are made, and puts it in place after them:
+    the files are renamed in the same order as ever, and what waited for the disk waited meanwhile.
+    A plain class: a dataclass takes longer to define than a build takes to use it.
+    """
+
+    __slots__ = ("path", "status", "temporary")
+
+    def __init__(self, path: Path, temporary: Path, status: os.stat_result) -> None:
+        self.path, self.temporary = path, temporary
+        #: The status of the bytes written (see :func:`write_parts`).
+        self.status = status
+
+    def put(self) -> os.stat_result:
+        """Rename the temporary file over the file; it is removed should that fail."""
+        try:
+            self.temporary.replace(self.path)
+        except OSError as err:  # a full disk, a read-only folder: name the file, not its temporary
+            self.discard()
+            raise _named(err, self.path) from err
+        except BaseException:
+            self.discard()
+            raise
+        return self.status
+
+    def discard(self) -> None:
+        """Remove the temporary file: the file stays as it was."""
+        self.temporary.unlink(missing_ok=True)
+
+
+class Ahead:
+    """A file written ahead of its turn where it can be: to its temporary file by :meth:`ready`, put in its
+    place in its turn by :meth:`put`. Where readying failed (a full disk, a read-only folder), :meth:`put`
+    writes it in its turn, and fails there as a build always did."""
+
+    __slots__ = ("_readied", "_write")
+
+    def __init__(self, write: Callable[[], Readied | None]) -> None:
+        #: Writes the file to its temporary: None where there is nothing to write.
+        self._write = write
+        #: What :meth:`ready` readied, once it did.
+        self._readied: list[Readied | None] = []
+
+    def ready(self) -> None:
+        with contextlib.suppress(OSError):
+            self._readied = [self._write()]
+
+    def put(self) -> os.stat_result | None:
+        """Put the file in its place; the status of its bytes as written, or None where nothing is written."""
+        readied = self._readied[0] if self._readied else self._write()
+        self._readied = []  # removed should the rename fail
+        return None if readied is None else readied.put()
+
+    def discard(self) -> None:
+        """Remove what was readied and not put in place: the file stays as it was."""
+        for readied in self._readied:
+            if readied is not None:
+                readied.discard()
+        self._readied = []
+
+
+def ready(path: Path, parts: Iterable[bytes | memoryview], *, durable: bool = True) -> Readied:
+    """``parts`` one after the other in a new temporary file beside ``path``, which only :meth:`Readied.put`
+    puts in its place. Only a ``durable`` file waits to be on disk (see :func:`write_if_changed`)."""
     try:
-        return _replace(path, parts, durable=durable)
+        return _readied(path, parts, durable=durable)
     except OSError as err:  # a full disk, a read-only folder: name the file, not its temporary
-        raise OSError(err.errno, err.strerror, str(path)) from err
+        raise _named(err, path) from err
 
 
-def _replace(path: Path, parts: Iterable[bytes | memoryview], *, durable: bool) -> os.stat_result:
+def _named(err: OSError, path: Path) -> OSError:
+    return OSError(err.errno, err.strerror, str(path))
+
+
+def _readied(path: Path, parts: Iterable[bytes | memoryview], *, durable: bool) -> Readied:
     path.parent.mkdir(parents=True, exist_ok=True)
     import tempfile  # not loaded by a build with nothing to write
 
@@ -70,11 +150,10 @@ def _replace(path: Path, parts: Iterable[bytes | memoryview], *, durable: bool) 
                 os.fsync(out.fileno())
         temporary.chmod(0o644)
         written = temporary.stat()  # its change time is the chmod's, after every write
-        temporary.replace(path)
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
-    return written
+    return Readied(path, temporary, written)
 
 
 def refuse_links_out(root: Path, paths: Iterable[Path], problems: Problems) -> None:

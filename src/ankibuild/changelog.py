@@ -9,7 +9,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import NamedTuple
 
-from .atomic import write_if_changed
+from .atomic import Readied, ready_if_changed
 from .errors import Problems, Severity
 from .markdowntext import code_span, plain
 from .paths import UnsafePathError, read_inside
@@ -163,14 +163,15 @@ def read_changelog(path: Path, problems: Problems, refused: Severity = Severity.
     return "" if report_conflict(path, text, problems) else text
 
 
-def publish_changelog(out: Path, previous: str, log: Changelog) -> None:
-    """Write ``out/CHANGELOG.md``: this build's section, if anything changed, on top of ``previous`` (newest first).
+def ready_changelog(out: Path, previous: str, log: Changelog) -> Readied | None:
+    """``out/CHANGELOG.md`` readied to put in place (None where nothing is written): this build's section, if
+    anything changed, on top of ``previous`` (newest first).
 
     It lives beside the packages and is published with them; the next build
     reads it back from there, so that no file in the bank has to be merged.
     """
     if not log and not previous:
-        return
+        return None
     earlier = previous.removeprefix(HEADER).lstrip("\n")
     text = f"{HEADER}\n{section(log)}\n{earlier}" if log else f"{HEADER}\n{earlier}"
-    write_if_changed(out / CHANGELOG_FILE, (text.rstrip("\n") + "\n").encode())
+    return ready_if_changed(out / CHANGELOG_FILE, (text.rstrip("\n") + "\n").encode())

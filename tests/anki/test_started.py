@@ -21,12 +21,16 @@ from typing import Any
 
 import pytest
 
+from ankibuild import check
 from ankibuild.anki import package, target
 from ankibuild.cache import Cache
+from ankibuild.errors import BankError
 from ankibuild.export.target import ExportPlan
+from ankibuild.load import stage
 from ankibuild.lock.clock import Clock
+from ankibuild.translations.record import TRANSLATIONS_FILE, observe
 
-from ..conftest import Project
+from ..conftest import Project, snapshot
 
 FILE = "ai-hardware.yaml"
 DE = ("Die arithmetische Intensität ist sehr niedrig", "Die Intensität ist niedrig")
@@ -333,3 +337,75 @@ def test_no_process_is_started_only_to_be_stopped_when_every_package_changes_wit
     assert [output.written for output in result.outputs] == [True] * 3
     assert _forked(events) == [*("planned de", "planned fr", "planned en"), "followed", "forked", "forked"]
     assert project.build().changes.items == []
+
+
+@pytest.fixture
+def observed(events: list[str], monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The events, with each observing of the translations record ("observed")."""
+
+    def logged(*args: Any, **options: Any) -> Any:
+        events.append("observed")
+        return observe(*args, **options)
+
+    monkeypatch.setattr(stage, "observe", logged)
+    return events
+
+
+def _damage_record(project: Project) -> None:
+    path = project.decks / TRANSLATIONS_FILE
+    path.write_text(path.read_text(encoding="utf-8") + "\nq1\n", encoding="utf-8")
+
+
+def test_the_translations_record_is_observed_once_the_package_is_started_its_warnings_told_first(
+    project: Project, observed: list[str]
+) -> None:
+    """Observed before the package's process is started, it held the process back; its warnings still come
+    first, with the others the loading finds, in the order a check tells them."""
+    project.build()
+    project.edit(FILE, *DE)
+    told = check(decks=project.decks).items
+    assert any("may be outdated" in problem.message for problem in told)
+    observed.clear()
+    result = project.build()
+    assert observed[0] == "planned de" and observed[1].isdigit()
+    assert observed[2:] == ["planned fr", "planned en", "observed", "followed"]
+    assert result.warnings[: len(told)] == told
+    assert _ended(observed)
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_translations_record_that_fails_the_build_once_the_package_is_started_stops_it(
+    project: Project, observed: list[str], strict: bool
+) -> None:
+    """A damaged record, or in a strict build a translation outdated: the build fails as a check does, its
+    package's process stopped, nothing written."""
+    project.build()
+    project.edit(FILE, *DE)
+    if not strict:
+        _damage_record(project)
+    with pytest.raises(BankError) as checked:
+        check(decks=project.decks, strict=strict)
+    before = snapshot(project.out, project.decks)
+    observed.clear()
+    with pytest.raises(BankError) as raised:
+        project.build(strict=strict)
+    assert raised.value.problems == checked.value.problems
+    assert observed.index("observed") > next(i for i, event in enumerate(observed) if event.isdigit())
+    assert _ended(observed) and _scratch(project) == []
+    assert snapshot(project.out, project.decks) == before
+
+
+def test_a_damaged_translations_record_fails_a_build_before_what_planning_finds(
+    project: Project, observed: list[str]
+) -> None:
+    """A frozen build whose lock would change: the record's problem is told, as when it was observed first."""
+    project.build()
+    project.edit(FILE, *DE)
+    _damage_record(project)
+    with pytest.raises(BankError) as checked:
+        check(decks=project.decks)
+    observed.clear()
+    with pytest.raises(BankError) as raised:
+        project.build(frozen=True)
+    assert raised.value.problems == checked.value.problems
+    assert not any(event.isdigit() for event in observed)

@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import shutil
 import subprocess
 import warnings
 from pathlib import Path
+from typing import Any
 
 import polib
 import pytest
 import yaml
 from click.testing import CliRunner, Result
 
-from ankibuild import check
+from ankibuild import check, pipeline
 from ankibuild.cli import main
 from ankibuild.errors import BankError, Problem, Problems
 from ankibuild.model import Place, Question, Translation
@@ -33,6 +35,7 @@ from ankibuild.translations.record import (
     observe,
     parse,
     read_record,
+    ready_seen,
 )
 from ankibuild.translations.status import add_language, confirm, status
 
@@ -489,3 +492,25 @@ def test_a_new_language_builds_step_by_step_beside_the_complete_ones(project: Pr
         front, back = render(col, note.card_ids()[0])
         assert TEMPLATE_ERROR not in front + back
     assert _run("check", "--strict").exit_code == 1  # the names standing in are warnings
+
+
+def test_a_build_that_cannot_write_the_records_while_its_packages_are_made_writes_them_after(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The records are written while the packages are made; should that fail, after the packages, as ever."""
+    project.build()
+    project.edit(SAMPLE, EN_QUESTION, "Why do element-wise operations such as ReLU")
+
+    calls = []
+
+    def full_at_first(*args: Any) -> Any:  # the disk full while the packages are made, not after them
+        calls.append(args)
+        if len(calls) == 1:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return ready_seen(*args)
+
+    monkeypatch.setattr(pipeline, "ready_seen", full_at_first)
+    result = project.build()
+    assert result.lock_written
+    assert (project.decks / TRANSLATIONS_FILE).read_text(encoding="utf-8").count(" behind en ") == 2
+    assert sorted(project.decks.glob(".*.tmp")) == []

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property, partial
@@ -21,9 +21,9 @@ from operator import attrgetter, is_not
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..atomic import remove_stale_temporaries, write_if_changed
+from ..atomic import Ahead, remove_stale_temporaries, write_if_changed
 from ..cache import Cache, cache_root, digest
-from ..changelog import CHANGELOG_FILE, Change, ChangeKind, previous_changelog, publish_changelog
+from ..changelog import CHANGELOG_FILE, Change, ChangeKind, previous_changelog, ready_changelog
 from ..errors import Problem, Problems, Severity, ShapeChangeError
 from ..forked import Forked, can_fork
 from ..load.deckfiles import FileResult
@@ -97,15 +97,13 @@ class AnkiTarget:
             bank.id,
             len(bank.decks),
             loaded.questions,
-            warnings=[*loaded.problems.warnings, *_cache_warnings(options.cache)],
+            warnings=_cache_warnings(options.cache),
             templates=options.folders.describe(),
         )
         types = notetypes(bank, loaded.templates)
-        _guard_shape(old, loaded.templates, options.allow_shape_change, result=result)
-        stamped = _stamp(loaded, types, result=result, clock=self.clock)
-        check_frozen(old, stamped, options)
         with _Started(options.cache.kept) as started:
-            packages = self._packages(loaded, types, lock=stamped, started=started)
+            stamped, packages = self._started(loaded, types, result=result, started=started)
+            result.warnings[:0] = loaded.problems.warnings  # the translations record's among them now
             known = self._known(packages)
             new, previous = _follow_published(loaded, stamped, options, clock=self.clock, result=result, known=known)
             if new is not stamped:  # times raised above the published ones: the packages hold those
@@ -120,6 +118,26 @@ class AnkiTarget:
             return AnkiPlan(
                 options, result, loaded.templates, types, packages, todo, lock, previous, self.progress, started
             )
+
+    def _started(
+        self, loaded: LoadedBank, types: dict[str, Notetype], *, result: BuildResult, started: _Started
+    ) -> tuple[Lock, list[_Package]]:
+        """The new lock and every package, each package to make ``started`` meanwhile (see :meth:`_packages`).
+
+        The translations record is observed once they are (see :func:`.load_all`); should planning fail
+        first, before that: a problem the record tells fails the build before any of planning's, as ever.
+        """
+        options, old = self.options, loaded.lock
+        try:
+            _guard_shape(old, loaded.templates, options.allow_shape_change, result=result)
+            stamped = _stamp(loaded, types, result=result, clock=self.clock)
+            check_frozen(old, stamped, options)
+            packages = self._packages(loaded, types, lock=stamped, started=started)
+        except Exception:
+            loaded.observed()
+            raise
+        loaded.observed()
+        return stamped, packages
 
     def _packages(
         self, loaded: LoadedBank, types: dict[str, Notetype], *, lock: Lock, started: _Started
@@ -198,38 +216,59 @@ class AnkiPlan:
         """Stop making the package started while planning, should the build stop before asking for its bytes."""
         self.started.stop()
 
-    def write(self, later: Later | None = None) -> BuildResult:
-        """Make the packages that changed, then publish the changelog.
+    def write(self, later: Later | None = None, *, meanwhile: Callable[[], object] = lambda: None) -> BuildResult:
+        """Make the packages that changed, then publish the changelog; ``meanwhile`` is done while they are made.
 
         What each package made keeps for the next build is written ``later`` (see
         :func:`deferred`) while the build goes on; without it, before this returns.
         """
         if later is None:
             with deferred() as later:
-                return self.write(later)
+                return self.write(later, meanwhile=meanwhile)
         options, result = self.options, self.result
         kept, out = options.cache.kept, options.out
         if not options.dry_run:
             for path in (out / CHANGELOG_FILE, *(p.path for p in self.packages)):
                 remove_stale_temporaries(path)
         published = _keeping(self.lock.lock, self.templates, kept)
-        written = {}
-        # Each package is written as soon as it is made, and let go: not every package's bytes at once.
-        # Meanwhile this process keeps the lock's memo: the lock itself is saved by the build, after every package.
-        meanwhile = partial(self.lock.kept, options)
+        # Written to its temporary file while the packages are made, put in its place after them.
+        changelog = Ahead(lambda: None if options.dry_run else ready_changelog(out, self.previous, result.changes))
+
+        # The files written ahead wait for the disk on a thread of their own: meanwhile this one reads the
+        # package's bytes, which its process waits to send (a busy disk's fsync took it 50 ms).
+        ahead = ThreadPoolExecutor(1)
+        readied: list[Future[object]] = []
+
+        def ready() -> None:
+            changelog.ready()
+            meanwhile()
+
+        def also() -> None:  # this process keeps the lock's memo: the lock itself is saved by the build, after them
+            self.lock.kept(options)
+            readied.append(ahead.submit(ready))
+
         making = _make_packages(
-            self.todo, kept, self.progress, published=published, meanwhile=meanwhile, later=later, started=self.started
+            self.todo, kept, self.progress, published=published, meanwhile=also, later=later, started=self.started
         )
-        for package, content in making:
-            written[package.path] = _write(package.path, content, options.dry_run)
+        try:
+            written = self._written(making)
+        except BaseException:
+            ahead.shutdown()  # then nothing is readied any more
+            changelog.discard()
+            raise
+        _joined(ahead, readied)
         for package in self.packages:
             path, spec = package.path, package.spec
             preset = spec.preset.name if spec.preset else ""
             made = written.get(path, False)
             result.outputs.append(Output(path, package.lang, len(spec.decks), len(spec.notes), made, preset))
-        if not options.dry_run:
-            publish_changelog(out, self.previous, result.changes)
+        changelog.put()
         return result
+
+    def _written(self, making: Iterable[tuple[_Package, bytes]]) -> dict[Path, bool]:
+        """Whether each package made was written: each as soon as it is made, and let go, not every one's
+        bytes at once."""
+        return {package.path: _write(package.path, content, self.options.dry_run) for package, content in making}
 
 
 class _RetiredSearches(Mapping[str, str]):
@@ -358,7 +397,7 @@ def _make_packages(
     progress: Progress,
     *,
     published: Keeping,
-    meanwhile: Callable[[], None],
+    meanwhile: Callable[[], object],
     later: Later,
     started: _Started,
 ) -> Iterator[tuple[_Package, bytes]]:
@@ -395,7 +434,7 @@ def _pooled(
     todo: list[_Package],
     making: Callable[[Later], list[Callable[[], bytes]]],
     *,
-    meanwhile: Callable[[], None],
+    meanwhile: Callable[[], object],
     later: Later,
 ) -> Iterator[bytes]:
     """The bytes of each package of ``todo``, too many or too small for a process each, made by a pool."""
@@ -415,6 +454,13 @@ def _pooled(
     with pool:
         meanwhile()
         yield from contents
+
+
+def _joined(pool: Executor, done: list[Future[object]]) -> None:
+    """Wait for what ``pool`` does; the first error of ``done`` is raised."""
+    pool.shutdown()
+    for future in done:
+        future.result()
 
 
 def _most() -> int:
@@ -474,7 +520,7 @@ def _answers(
     making: list[Callable[[], bytes]],
     started: _Started,
     *,
-    meanwhile: Callable[[], None],
+    meanwhile: Callable[[], object],
     later: Later,
 ) -> Iterator[bytes]:
     """The bytes of each package of ``todo``, made by the processes ``started`` while this one does ``meanwhile``.

@@ -8,11 +8,11 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..atomic import remove_stale_temporaries, write_parts
+from ..atomic import Ahead, Readied, ready, remove_stale_temporaries
 from ..errors import LockChangedError
 from ..paths import MAX_RECORD_BYTES, read_inside
 from .format import LOCK_FILE, Lock
@@ -72,12 +72,23 @@ class LockPlan:
         """The bank's lock was recalled parsed from the cache (see :func:`read_lock`)."""
         return self.before.recalled
 
-    def save(self, options: BuildOptions) -> os.stat_result | None:
+    def save(self, options: BuildOptions, ahead: Ahead | None = None) -> os.stat_result | None:
         """Write the lock if it changed; the status of its bytes as written, or None (its memo is :meth:`kept`).
 
         A dry run writes nothing, and a build that leaves the bank (CI) only
-        clears what an interrupted build left behind.
+        clears what an interrupted build left behind. The lock written ``ahead``
+        (see :meth:`ahead`) is put in its place.
         """
+        written = (ahead or self.ahead(options)).put()
+        if written is not None:
+            ask_git_to_merge(options.decks)
+        return written
+
+    def ahead(self, options: BuildOptions) -> Ahead:
+        """The lock to write, readied while the packages are made: their bytes wait for the disk then, not after."""
+        return Ahead(partial(self._ready, options))
+
+    def _ready(self, options: BuildOptions) -> Readied | None:
         decks = options.decks
         if options.dry_run:
             return None
@@ -85,9 +96,7 @@ class LockPlan:
         if options.leaves_bank or not self.changed:
             return None
         # Compared with the file's bytes already (``file``): some megabytes not read again to tell the same.
-        written = write_parts(decks / LOCK_FILE, (self.data,))
-        ask_git_to_merge(decks)
-        return written
+        return ready(decks / LOCK_FILE, (self.data,))
 
     def kept(self, options: BuildOptions) -> None:
         """Keep the lock parsed in the cache for the next build, unless the build writes no lock.

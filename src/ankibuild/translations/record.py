@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from .. import paths
-from ..atomic import remove_stale_temporaries, write_if_changed
+from ..atomic import Readied, ready_if_changed, remove_stale_temporaries
 from ..errors import Problems, Severity
 from ..languages import is_language
 from ..yamlfiles.conflicts import conflict_line
@@ -380,16 +380,16 @@ def observe(path: Path, current: Iterable[tuple[str, str]], refs: RefsOf, *, pro
     return Seen(blocks, behind)
 
 
-def record_seen(text: str, options: BuildOptions) -> None:
-    """Write what a build saw of each translation (:meth:`Seen.text`), so that a change is still known once committed.
+def ready_seen(text: str, options: BuildOptions) -> Readied | None:
+    """What a build saw of each translation (:meth:`Seen.text`), readied to put in place: so that a change is
+    still known once committed. None where nothing is written.
 
     A dry run writes nothing, and a build that leaves the bank (CI) leaves the
     record too, its checkout being thrown away: it only clears what an
     interrupted build left behind.
     """
     if options.dry_run:
-        return
+        return None
     path = options.decks / TRANSLATIONS_FILE
     remove_stale_temporaries(path)
-    if not options.leaves_bank:
-        write_if_changed(path, text.encode())
+    return None if options.leaves_bank else ready_if_changed(path, text.encode())
