@@ -105,5 +105,7 @@ class _Records:
 
     def __exit__(self, error: type[BaseException] | None, *_: object) -> None:
         if error is not None:
-            self._seen.discard()
-            self._ahead.discard()
+            try:
+                self._seen.discard()
+            finally:
+                self._ahead.discard()

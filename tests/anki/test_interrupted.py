@@ -13,13 +13,17 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
+from concurrent.futures import Executor, Future
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 import ankibuild
+from ankibuild import atomic
+from ankibuild.anki import target
 from ankibuild.cli import INTERRUPTED, main
 from ankibuild.lock.format import LOCK_FILE
 from ankibuild.translations.record import TRANSLATIONS_FILE
@@ -170,6 +174,30 @@ def test_ctrl_c_mid_write_removes_the_temporary_file_and_keeps_the_previous_outp
     ]
     assert _temporaries(released) == []
     assert snapshot(released.out, released.decks) == previous
+
+
+def test_ctrl_c_while_the_records_are_written_ahead_leaves_no_temporary_file(
+    released: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C while the build waits for the records it writes ahead (a busy disk, still writing them): the build
+    stops once they are written, removes them, and keeps the previous records beside the bank."""
+    records = [released.out / "CHANGELOG.md", released.decks / TRANSLATIONS_FILE, released.decks / LOCK_FILE]
+    previous = {path: path.read_bytes() for path in records}
+    readying = atomic.Ahead.ready
+
+    def slowly(ahead: atomic.Ahead) -> None:
+        time.sleep(0.3)
+        readying(ahead)
+
+    def interrupted(pool: Executor, done: list[Future[object]]) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(atomic.Ahead, "ready", slowly)
+    monkeypatch.setattr(target, "_joined", interrupted)
+    result = CliRunner().invoke(main, ["build"])
+    assert result.exit_code == INTERRUPTED, result.output
+    assert _temporaries(released) == []
+    assert {path: path.read_bytes() for path in records} == previous
 
 
 def test_a_second_build_waits_then_gives_up_with_a_clear_message(released: Project) -> None:

@@ -252,11 +252,13 @@ class AnkiPlan:
         )
         try:
             written = self._written(making)
+            _joined(ahead, readied)
         except BaseException:
-            ahead.shutdown()  # then nothing is readied any more
-            changelog.discard()
+            try:
+                _settled(ahead)  # then nothing is readied any more: what was is removed, none left behind
+            finally:
+                changelog.discard()
             raise
-        _joined(ahead, readied)
         for package in self.packages:
             path, spec = package.path, package.spec
             preset = spec.preset.name if spec.preset else ""
@@ -461,6 +463,21 @@ def _joined(pool: Executor, done: list[Future[object]]) -> None:
     pool.shutdown()
     for future in done:
         future.result()
+
+
+def _settled(pool: Executor) -> None:
+    """Wait until ``pool`` does nothing more, even should waiting be interrupted (a second Ctrl-C): what it
+    readies meanwhile would be left behind. The first interruption is raised once it is done."""
+    error: BaseException | None = None
+    while True:
+        try:
+            pool.shutdown()
+        except BaseException as raised:
+            error = error or raised
+        else:
+            break
+    if error is not None:
+        raise error
 
 
 def _most() -> int:
