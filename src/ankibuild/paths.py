@@ -98,14 +98,15 @@ MAX_RECORD_BYTES = 512 * 1024 * 1024
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
 
 
-def open_regular(path: Path) -> io.BufferedReader:
-    """``path`` opened for reading, if it is a regular file (a link is followed).
+def open_regular(path: Path, *, follow: bool = True) -> io.BufferedReader:
+    """``path`` opened for reading, if it is a regular file (a link is followed, unless not ``follow``: then
+    a link raises :class:`OSError`).
 
     A named pipe, a device (``/dev/zero``), a socket or a folder would make a
     build wait forever or read without end: each is refused with
     :class:`UnsafePathError`. Other failures raise :class:`OSError`.
     """
-    fd = os.open(path, _OPEN_FLAGS)
+    fd = os.open(path, _OPEN_FLAGS if follow else _OPEN_FLAGS | getattr(os, "O_NOFOLLOW", 0))
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             raise UnsafePathError(

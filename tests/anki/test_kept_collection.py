@@ -209,6 +209,41 @@ def test_a_kept_collection_not_as_kept_is_not_used(
     assert _packages(project.out)["ai-stack-de.apkg"] == expected["ai-stack-de.apkg"]
 
 
+def _pipe(kept: Path) -> None:
+    """A named pipe in its place, which a build must never wait on."""
+    kept.unlink()
+    os.mkfifo(kept)
+
+
+def _endless(kept: Path) -> None:
+    """A link to a device that reads without end in its place."""
+    kept.unlink()
+    kept.symlink_to("/dev/zero")
+
+
+@pytest.mark.parametrize("change", [_pipe, _endless])
+@pytest.mark.parametrize("entry", ["*.anki2", "*.record", "*.sealed"])
+def test_a_kept_entry_that_is_no_file_is_neither_waited_on_nor_read(
+    project: Project, monkeypatch: pytest.MonkeyPatch, change: Callable[[Path], None], entry: str
+) -> None:
+    """A named pipe or an endless device in place of a kept collection, its record or the record's sealed status:
+    the collection is made from nothing, or, without the status, from the record checked by its digest."""
+    project.build()
+    entries = list(Cache(project.decks).kept.glob(entry))
+    assert entries
+    for kept in entries:
+        change(kept)
+    expected = _rebuild_after_an_edit(project)
+    shutil.rmtree(project.root / "fresh")
+    made, intact = _counted(monkeypatch), _intact(monkeypatch)
+    project.build()
+    # The record unread, or read whole and digested, or as sealed while the collection is unusable.
+    assert (made, intact) == {"*.record": (["create"], []), "*.sealed": (["update"], [False])}.get(
+        entry, (["create"], [True])
+    )
+    assert _packages(project.out)["ai-stack-de.apkg"] == expected["ai-stack-de.apkg"]
+
+
 def _digested(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The size of each kept collection digested again, from now on."""
     sizes: list[int] = []

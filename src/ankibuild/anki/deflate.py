@@ -68,7 +68,7 @@ class Opened:
     to digest again.
     """
 
-    def __init__(self, file: io.FileIO, info: os.stat_result) -> None:
+    def __init__(self, file: io.BufferedReader, info: os.stat_result) -> None:
         self._file, self._info = file, info
         self._buffer = bytearray()
 

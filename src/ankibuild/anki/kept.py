@@ -8,8 +8,6 @@ kept with it, so that the pieces that did not change are not deflated again.
 from __future__ import annotations
 
 import contextlib
-import errno
-import io
 import itertools
 import os
 import re
@@ -25,6 +23,7 @@ from typing import Any, NamedTuple
 from ..atomic import write_parts
 from ..cache import STALE_SECONDS, plain_bytes, plain_data, private_folder, unpack_views, write_packed
 from ..digests import status
+from ..paths import open_regular
 from .deflate import Deflate
 from .spec import NoteKey, PackageSpec, Unlike
 
@@ -190,15 +189,16 @@ def seal(path: Path) -> os.stat_result | None:
     modification time to the clock's again, any change of its times or its name the change time: while
     the file keeps that status (see :meth:`Record.holds`), its bytes are those it had when sealed, even
     were it written in the same tick of a coarse clock as it was sealed. None where files have no change
-    time (Windows), or should it not be later (a clock set back).
+    time (Windows), or should it not be later (a clock set back). Done through the file opened, never
+    through a link put in its place meanwhile.
     """
-    if os.name != "posix":
+    if os.name != "posix" or os.utime not in os.supports_fd:
         return None
-    with contextlib.suppress(OSError):
-        written = os.lstat(path)
-        os.utime(path, ns=(written.st_atime_ns, written.st_mtime_ns - 1))
-        sealed = os.lstat(path)
-        return sealed if stat.S_ISREG(sealed.st_mode) and sealed.st_ctime_ns > sealed.st_mtime_ns else None
+    with contextlib.suppress(OSError, ValueError), open_regular(path, follow=False) as file:
+        written = os.fstat(file.fileno())
+        os.utime(file.fileno(), ns=(written.st_atime_ns, written.st_mtime_ns - 1))
+        sealed = os.fstat(file.fileno())
+        return sealed if sealed.st_ctime_ns > sealed.st_mtime_ns else None
     return None
 
 
@@ -213,19 +213,6 @@ def _as_sealed(info: os.stat_result, sealed: Sequence[int] | None) -> bool:
     return sealed is not None and stat.S_ISREG(info.st_mode) and info.st_nlink == 1 and status(info) == list(sealed)
 
 
-def open_kept(path: Path) -> io.FileIO:
-    """The file kept at ``path``, opened, if it is a regular file; raises OSError for a link or anything else."""
-    file = io.FileIO(os.open(path, _KEPT_FLAGS), "rb")
-    if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
-        file.close()
-        raise OSError(errno.EINVAL, "not a regular file", str(path))
-    return file
-
-
-#: Without following a link or waiting on a named pipe: the cache folder's entries may be forged.
-_KEPT_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-
-
 def _still(kept: Path, sealed: os.stat_result | None) -> list[int] | None:
     """The status of the collection ``kept``, sealed as ``sealed`` before it was deflated, to keep in its record;
     None if it may have been changed since: then the next build digests it."""
@@ -237,6 +224,8 @@ def _still(kept: Path, sealed: os.stat_result | None) -> list[int] | None:
 
 #: How many numbers a file's status holds (see :func:`.digests.status`).
 _STATUS = 5
+#: The most a record's sealed status is read as: five numbers, written as JSON.
+_SEALED_BYTES = 256
 
 
 def _sealed(kept: object) -> list[int] | None:
@@ -253,9 +242,9 @@ FORGET_SECONDS = 30 * 24 * 3600
 class Kept:
     """Where a package's collection waits for the package's next build, with what it holds.
 
-    The record names the collection file by the package's digest, and a file is
-    never changed once written: a build that reads the record while another
-    replaces it finds the old file whole, or none. A record or collection that is
+    The record names the collection file by the package's digest, and a file's
+    bytes never change once written (only its times, sealed): a build that reads
+    the record while another replaces it finds the old file whole, or none. A record or collection that is
     not as it was kept is not used, and a folder that cannot be written only
     means the package is made from nothing.
     """
@@ -284,11 +273,11 @@ class Kept:
     def _packed(self) -> tuple[bytes, bool]:
         """The record's bytes, and whether they surely are those written: it still has the status it was sealed
         with. Then the 4.6 MB of a package of 10,000 notes are not digested again (4 ms)."""
-        with open_kept(self.record) as file:
+        with open_regular(self.record, follow=False) as file:
             info = os.fstat(file.fileno())
-            packed = file.readall()
-        with contextlib.suppress(OSError, ValueError):
-            return packed, _as_sealed(info, _sealed(plain_data(self.sealed.read_bytes())))
+            packed = file.read()
+        with contextlib.suppress(OSError, ValueError), open_regular(self.sealed, follow=False) as file:
+            return packed, _as_sealed(info, _sealed(plain_data(file.read(_SEALED_BYTES))))
         return packed, False
 
     def writable(self) -> bool:
@@ -337,6 +326,7 @@ class Kept:
         with contextlib.suppress(OSError):
             header = [spec.frame, spec.digest, order, len(spec.notes), _still(current, sealed)]
             if notes is not None:
+                self.sealed.unlink(missing_ok=True)  # a record not sealed anew is digested, not taken for the last
                 write_packed(self.record, header, [*notes, *pieces])
                 if record := seal(self.record):
                     write_parts(self.sealed, [plain_bytes(status(record))], durable=False)

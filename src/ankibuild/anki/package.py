@@ -20,9 +20,10 @@ import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..paths import open_regular
 from .collection import create, update, vacuum
-from .deflate import COMPRESS_LEVEL, Checked, Opened, digests, write_deflated
-from .kept import Kept, Record, open_kept, seal
+from .deflate import COMPRESS_LEVEL, PIECE, Checked, Opened, digests, write_deflated
+from .kept import Kept, Record, seal
 from .spec import COLLECTION, PackageSpec
 
 #: Every zip entry gets this time: the earliest a zip file can record.
@@ -45,10 +46,10 @@ def _collection(spec: PackageSpec, base: Base | None, scratch: Path) -> tuple[Pa
 
 
 #: The kept collection, open, and the record of what it holds.
-Base = tuple[io.FileIO, Record]
+Base = tuple[io.BufferedReader, Record]
 
 
-def _from_kept(spec: PackageSpec, base: io.FileIO, record: Record, *, work: Path, made: Path) -> Checked | None:
+def _from_kept(spec: PackageSpec, base: io.BufferedReader, record: Record, *, work: Path, made: Path) -> Checked | None:
     """Make ``made`` from the kept collection ``base`` of ``record``: that, as checked; None when it cannot be used.
 
     What is copied is what was checked, which nothing else writes: read once, and digested, unless
@@ -64,7 +65,7 @@ def _from_kept(spec: PackageSpec, base: io.FileIO, record: Record, *, work: Path
             checked = Checked(Opened(base, info), record.order)
             _copy(base, work, info.st_size)
         else:
-            content = base.readall()
+            content = base.read()
             if digests(content) != list(record.order):  # damaged since it was kept
                 return None
             checked = Checked(content, record.order)
@@ -75,7 +76,7 @@ def _from_kept(spec: PackageSpec, base: io.FileIO, record: Record, *, work: Path
         return None
 
 
-def _copy(source: io.FileIO, target: Path, size: int) -> None:
+def _copy(source: io.BufferedReader, target: Path, size: int) -> None:
     """Copy the first ``size`` bytes of ``source`` to the new file ``target``: by the system, where it can.
 
     The 15 MB of a collection of 10,000 notes never pass through this process's memory: read then
@@ -91,7 +92,9 @@ def _copy(source: io.FileIO, target: Path, size: int) -> None:
                     done += part
         source.seek(done)
         copy.seek(done)
-        shutil.copyfileobj(source, copy)
+        while done < size and (read := source.read(min(size - done, PIECE))):
+            copy.write(read)
+            done += len(read)
 
 
 @contextlib.contextmanager
@@ -101,8 +104,8 @@ def _opened(kept: Kept | None, record: Record | None) -> Iterator[Base | None]:
         yield None
         return
     try:
-        file = open_kept(kept.collection(record.digest))
-    except OSError:  # none, a link, or anything else
+        file = open_regular(kept.collection(record.digest), follow=False)
+    except (OSError, ValueError):  # none, a link, or anything but a regular file
         yield None
         return
     with file:
