@@ -52,7 +52,7 @@ PROBES = (
     Probe("question files (cache and processing)", "ankibuild.load.stage", "process_all", 2),
     Probe("parse YAML", "ankibuild.load.deckfiles", "parse_file", 3),
     Probe("validate", "ankibuild.load.deckfiles", "validate_deck_file", 3),
-    Probe("render notes", "ankibuild.load.deckfiles", "render_note", 3),
+    Probe("render notes", "ankibuild.load.fields", "render_note", 3),
     Probe("item-writing checks", "ankibuild.load.deckfiles", "_FileWork.check", 3),
     Probe("translations record (texts)", "ankibuild.load.deckfiles", "question_refs", 3),
     Probe("translations record (blocks)", "ankibuild.load.deckfiles", "current_block", 3),

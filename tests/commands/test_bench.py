@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from ankibuild import build
 from ankibuild.cli import main as ankibuild_main
-from bench import baseline, floor
+from bench import baseline, floor, profile
 from bench.generate import BANK_ID, GeneratedBank, edit_question, generate_bank
 from bench.measure import ContenderFailed, Sample, check_packages, run_process
 from bench.report import CONTENDERS, TARGETS, SizeResult
@@ -221,3 +221,11 @@ def test_growth_and_large_bank_targets_are_judged_at_their_own_size() -> None:
     assert growth.ratio(results, 50_000) == 6.0 and growth.ratio(results, 10_000) is None
     assert (growth.verdict(results), memory.verdict(results)) == ("FAIL", "pass")
     assert growth.verdict({50_000: results[50_000]}) == "not measured"
+
+
+def test_every_stage_of_the_profile_names_a_function_there_is() -> None:
+    """A stage whose function moved would be reported as not measured, its time folded into the stage around it."""
+    recorder = profile.Recorder()
+    with profile.probed(recorder):
+        pass
+    assert recorder.missing == []
