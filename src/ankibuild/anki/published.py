@@ -279,12 +279,26 @@ def _read_file(path: Path, file: io.BufferedReader, types: Types, *, latest: int
     if os.fstat(file.fileno()).st_size > MAX_COLLECTION:
         raise OddPackageError(f"it is larger than {MAX_COLLECTION} bytes")
     key = hashlib.file_digest(file, lambda: _hasher(types)).hexdigest()
-    found = _recalled(path, key, kept, latest=latest) if kept is not None else None
+    if kept is None:
+        return _read_package(file, types, latest)
+    before = _status(_memo(kept, path))
+    found = _recalled(path, key, kept, latest=latest)
     if found is None:
         found = _read_package(file, types, latest)
-        if kept is not None:
+        # The process making this package's replacement keeps what that holds meanwhile: kept over by
+        # what the package replaced held, it would never be recalled, and every build would read anew.
+        if _status(_memo(kept, path)) == before:
             _keep(kept, path, key, found=Columns.of(found))
     return found
+
+
+def _status(memo: Path) -> tuple[int, int, int] | None:
+    """What tells whether ``memo`` was written since (a memo is replaced by a new file), None if there is none."""
+    try:
+        info = memo.lstat()
+    except OSError:
+        return None
+    return info.st_ino, info.st_mtime_ns, info.st_size
 
 
 def _recalled(path: Path, key: str, kept: Path, *, latest: int) -> Published | None:
