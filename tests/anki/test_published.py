@@ -12,6 +12,7 @@ import time
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -219,3 +220,46 @@ def test_reading_published_packages_takes_memory_in_proportion_to_what_is_read(p
     assert built.returncode == 0, built.stderr
     warned = [line for line in built.stderr.splitlines() if "cannot read this published package" in line]
     assert len(warned) == 1 and "ai-stack-fr.apkg" in warned[0] and "inflates to more than" in warned[0]
+
+
+def test_a_record_kept_while_a_package_is_read_is_not_kept_over(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The record the process making a package's replacement keeps while the package is read stays.
+
+    Kept over by what the package replaced held, it would be recalled by no build: each would read the package.
+    """
+    project.build()
+    kept, read_package = Cache(project.decks).kept, published._read_package
+    memos = sorted(kept.glob("published-*.memo"))
+    assert len(memos) == len(LANGS)
+    for memo in memos:
+        memo.write_bytes(b"kept by another version")
+    replacements = {memo: f"kept by the process making {memo.name}'s replacement".encode() for memo in memos}
+
+    def read_while_kept(*args: Any) -> published.Published:
+        for memo, content in replacements.items():
+            memo.unlink()
+            memo.write_bytes(content)
+        return read_package(*args)
+
+    monkeypatch.setattr(published, "_read_package", read_while_kept)
+    problems = Problems()
+    read = read_published(project.out, "ai-stack", TEMPLATES, problems=problems, kept=kept)
+    assert len(read.notes) == 18 and not problems.items
+    assert {memo: memo.read_bytes() for memo in memos} == replacements
+
+
+def test_a_record_no_build_would_recall_is_kept_over(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A package whose record is another's (another version kept it) is read, and what it holds kept."""
+    project.build()
+    kept = Cache(project.decks).kept
+    for memo in kept.glob("published-*.memo"):
+        memo.write_bytes(b"kept by another version")
+    read = read_published(project.out, "ai-stack", TEMPLATES, problems=Problems(), kept=kept)
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("a package was read")
+
+    monkeypatch.setattr(published, "_read_package", refuse)
+    assert read_published(project.out, "ai-stack", TEMPLATES, problems=Problems(), kept=kept) == read

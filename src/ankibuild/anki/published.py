@@ -23,6 +23,8 @@ import zipfile
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import compress, repeat
+from operator import attrgetter, ne, not_
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -120,9 +122,12 @@ class Published:
     unread: frozenset[str] = frozenset()
 
     def add(self, other: Published) -> None:
-        for guid, note in other.notes.items():
-            if guid not in self.notes or note.entry.mtime > self.notes[guid].entry.mtime:
-                self.notes[guid] = note
+        if not self.notes:  # the first package read, nearly always the only one: its notes as they are, in C
+            self.notes.update(other.notes)
+        else:
+            for guid, note in other.notes.items():
+                if guid not in self.notes or note.entry.mtime > self.notes[guid].entry.mtime:
+                    self.notes[guid] = note
         for key, notetype in other.notetypes.items():
             if key not in self.notetypes or notetype.mtime > self.notetypes[key].mtime:
                 self.notetypes[key] = notetype
@@ -170,7 +175,8 @@ def read_published(
     published = _read_all([path for path in paths if path not in unread], types, found, latest=latest, kept=kept)
     langs = frozenset(unread.values())
     key_langs = {notetype.key: notetype.lang for notetype in types.values()}
-    if any(note.entry.lang in langs for note in published.notes.values()) or langs & {
+    # Whether a note read is of a language not read: in C, a pass over every note read.
+    if not langs.isdisjoint(map(_LANG_OF, map(_ENTRY, published.notes.values()))) or langs & {
         key_langs[key] for key in published.notetypes
     }:
         return _read_all(paths, types, problems, latest=latest, kept=kept)
@@ -273,12 +279,26 @@ def _read_file(path: Path, file: io.BufferedReader, types: Types, *, latest: int
     if os.fstat(file.fileno()).st_size > MAX_COLLECTION:
         raise OddPackageError(f"it is larger than {MAX_COLLECTION} bytes")
     key = hashlib.file_digest(file, lambda: _hasher(types)).hexdigest()
-    found = _recalled(path, key, kept, latest=latest) if kept is not None else None
+    if kept is None:
+        return _read_package(file, types, latest)
+    before = _status(_memo(kept, path))
+    found = _recalled(path, key, kept, latest=latest)
     if found is None:
         found = _read_package(file, types, latest)
-        if kept is not None:
+        # The process making this package's replacement keeps what that holds meanwhile: kept over by
+        # what the package replaced held, it would never be recalled, and every build would read anew.
+        if _status(_memo(kept, path)) == before:
             _keep(kept, path, key, found=Columns.of(found))
     return found
+
+
+def _status(memo: Path) -> tuple[int, int, int] | None:
+    """What tells whether ``memo`` was written since (a memo is replaced by a new file), None if there is none."""
+    try:
+        info = memo.lstat()
+    except OSError:
+        return None
+    return info.st_ino, info.st_mtime_ns, info.st_size
 
 
 def _recalled(path: Path, key: str, kept: Path, *, latest: int) -> Published | None:
@@ -439,6 +459,19 @@ def _text(value: object) -> str:
     return value
 
 
+#: What the passes in C over every note take of a note, a published copy and a note's head.
+_ENTRY = attrgetter("entry")
+_DIGEST_AND_DECK = attrgetter("entry.digest", "deck")
+_LANG_OF, _GUID_OF, _DIGEST_OF, _DECK_OF = (
+    attrgetter("lang"),
+    attrgetter("guid"),
+    attrgetter("digest"),
+    attrgetter("deck_key", "lang"),
+)
+#: The copy of a note not published: None, which no note's digest or deck's name is.
+_UNPUBLISHED = PublishedNote._make([NoteLock._make([None] * 6), None, None])
+
+
 def raise_times(lock: Lock, published: Published, clock: Clock) -> Lock:
     """``lock`` with the published copy's time where the content is the same, and a newer one where it differs.
 
@@ -446,14 +479,15 @@ def raise_times(lock: Lock, published: Published, clock: Clock) -> Lock:
     differs from what they have, so it gets a time after theirs. Where no time
     changes, ``lock`` itself.
     """
-    known = lock.notes.get
+    copies = list(map(_ENTRY, published.notes.values()))
+    entries = list(map(lock.notes.get, published.notes))
     # Only a note as published but with another time, or changed but not newer, gets another time
-    # (see _newer): one pass for the rest, nearly every note.
+    # (see _newer). A note whose entry is its copy's to the letter is neither: nearly every note,
+    # passed over in C; the comprehension sees only the rest.
     moved = [
-        (g, c.entry, e)
-        for g, c in published.notes.items()
-        if (e := known(g)) is not None
-        and (e.mtime != c.entry.mtime if e.digest == c.entry.digest else e.mtime <= c.entry.mtime)
+        (g, c, e)
+        for g, c, e in compress(zip(published.notes, copies, entries, strict=True), map(ne, entries, copies))
+        if e is not None and (e.mtime != c.mtime if e.digest == c.digest else e.mtime <= c.mtime)
     ]
     raised = {
         guid: entry._replace(mtime=_newer(entry.mtime, entry.digest == copy.digest, copy.mtime, clock=clock))
@@ -484,12 +518,17 @@ def _newer(mtime: int, same: bool, published: int, *, clock: Clock) -> int:
 
 
 def changes_since(
-    published: Published, notes: Sequence[tuple[NoteHead, str]], templates: Mapping[str, CardTemplates]
+    published: Published,
+    heads: Sequence[NoteHead],
+    templates: Mapping[str, CardTemplates],
+    *,
+    decks: Mapping[tuple[str, str], str],
 ) -> list[Change]:
     """What changed since the published packages: the notes added, changed, moved and removed.
 
-    ``notes`` are the bank's notes with the names of their decks; ``templates``
-    those of each note type built, by key. The languages not read have no changes.
+    ``heads`` are the bank's notes; ``templates`` those of each note type built,
+    by key; ``decks`` the name of each deck, by its key and language. The
+    languages not read have no changes.
     """
     unread = published.unread
     changed = (
@@ -498,17 +537,17 @@ def changes_since(
         if (shipped := published.notetypes.get(key)) is not None and shipped.digest != t.digest
     )
     changes = [Change(lang, "", ChangeKind.TEMPLATES) for lang in dict.fromkeys(changed)]
+    if unread:  # after an edit, most notes: left out in C
+        heads = list(compress(heads, map(not_, map(unread.__contains__, map(_LANG_OF, heads)))))
     if not published.notes:  # nothing published: every note is new, none removed
-        return changes + [Change(h.lang, h.question_id, ChangeKind.NEW) for h, _ in notes if h.lang not in unread]
-    known = published.notes.get
-    # One pass for the notes as published, nearly all of them; the loop sees only the rest.
-    for head, deck in [
-        (h, d)
-        for h, d in notes
-        if h.lang not in unread and ((c := known(h.guid)) is None or (c.entry.digest, c.deck) != (h.digest, d))
-    ]:
-        changes += _note_changes(known(head.guid), head, deck)
-    gone = [published.notes[guid] for guid in published.notes.keys() - {head.guid for head, _ in notes}]
+        return changes + [Change(h.lang, h.question_id, ChangeKind.NEW) for h in heads]
+    names = list(map(decks.__getitem__, map(_DECK_OF, heads)))
+    copies = map(published.notes.get, map(_GUID_OF, heads), repeat(_UNPUBLISHED))
+    # One pass in C for the notes as published, nearly all of them; the loop sees only the rest.
+    differ = map(ne, map(_DIGEST_AND_DECK, copies), zip(map(_DIGEST_OF, heads), names, strict=True))
+    for head, deck in compress(zip(heads, names, strict=True), differ):
+        changes += _note_changes(published.notes.get(head.guid), head, deck)
+    gone = [published.notes[guid] for guid in published.notes.keys() - map(_GUID_OF, heads)]
     built = {t.lang for t in templates.values()}
     changes += [
         Change(c.entry.lang, c.entry.question, ChangeKind.REMOVED, notetype=c.notetype)

@@ -340,8 +340,7 @@ def _follow_published(
     langs = {t.lang for t in loaded.templates.values()}
     names = {(deck.key, lang): bank.deck_name(deck, lang) for deck in bank.decks for lang in langs}
     # A language not read has no changes: its notes are not compared (after one edit, most of them).
-    notes = [(head, names[head.deck_key, head.lang]) for head in loaded.notes if head.lang not in published.unread]
-    result.changes.items += changes_since(published, notes, loaded.templates)
+    result.changes.items += changes_since(published, loaded.notes, loaded.templates, decks=names)
     result.changes.when = _latest(raised)
     return raised, previous
 
