@@ -213,7 +213,7 @@ def _as_sealed(info: os.stat_result, sealed: Sequence[int] | None) -> bool:
     return sealed is not None and stat.S_ISREG(info.st_mode) and info.st_nlink == 1 and status(info) == list(sealed)
 
 
-def _still(kept: Path, sealed: os.stat_result | None) -> list[int] | None:
+def _status_to_keep(kept: Path, sealed: os.stat_result | None) -> list[int] | None:
     """The status of the collection ``kept``, sealed as ``sealed`` before it was deflated, to keep in its record;
     None if it may have been changed since: then the next build digests it."""
     with contextlib.suppress(OSError):
@@ -228,10 +228,10 @@ _STATUS = 5
 _SEALED_BYTES = 256
 
 
-def _sealed(kept: object) -> list[int] | None:
-    """The status a record holds (see :func:`_still`), if it is one: a forged one of another shape is none."""
-    if type(kept) is list and len(kept) == _STATUS and all(type(part) is int for part in kept):
-        return kept
+def _status_read(value: object) -> list[int] | None:
+    """A sealed status read (see :func:`_status_to_keep`), if ``value`` is one; a forged one of another shape: None."""
+    if type(value) is list and len(value) == _STATUS and all(type(part) is int for part in value):
+        return value
     return None
 
 
@@ -265,7 +265,7 @@ class Kept:
             columns = _unpacked(blobs[:_NOTE_BLOBS], length)
             if columns is None or not _holds(frame, digest, columns):
                 return None
-            return Record(frame, digest, columns, digests, by_digest, _sealed(sealed))
+            return Record(frame, digest, columns, digests, by_digest, _status_read(sealed))
         # None, damaged, or kept by another version in another shape: the package is made from nothing.
         except (OSError, ValueError, TypeError, IndexError, UnicodeDecodeError):
             return None
@@ -277,7 +277,7 @@ class Kept:
             info = os.fstat(file.fileno())
             packed = file.read()
         with contextlib.suppress(OSError, ValueError), open_regular(self.sealed, follow=False) as file:
-            return packed, _as_sealed(info, _sealed(plain_data(file.read(_SEALED_BYTES))))
+            return packed, _as_sealed(info, _status_read(plain_data(file.read(_SEALED_BYTES))))
         return packed, False
 
     def writable(self) -> bool:
@@ -324,7 +324,7 @@ class Kept:
         current = self.collection(spec.digest)
         notes = _packed(spec.notes)
         with contextlib.suppress(OSError):
-            header = [spec.frame, spec.digest, order, len(spec.notes), _still(current, sealed)]
+            header = [spec.frame, spec.digest, order, len(spec.notes), _status_to_keep(current, sealed)]
             if notes is not None:
                 self.sealed.unlink(missing_ok=True)  # a record not sealed anew is digested, not taken for the last
                 write_packed(self.record, header, [*notes, *pieces])
