@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import importlib.metadata
+import json
 import os
 import platform
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -247,8 +249,31 @@ def _about(markdown: bool, loads: Sequence[tuple[float, float, float]]) -> list[
         f"machine: {os.cpu_count()} CPUs, {platform.platform()}, Python {platform.python_version()}",
         f"date: {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC",
         f"load average (1, 5, 15 min): at start {_loads(loads[0])}; at end {_loads(loads[-1])}",
+        f"ankibuild installed in this environment: {_installed()}",
     ]
     return [f"- {line}" for line in lines] if markdown else lines
+
+
+def _installed(found: Iterable[importlib.metadata.Distribution] | None = None) -> str:
+    """How ankibuild is installed where the contenders run (their code is this checkout's ``src`` either way).
+
+    An editable install (PEP 610's ``dir_info.editable``) adds an import finder that every process
+    starts, some 20 ms each: a few percent of an edit's time that an install from a wheel, a user's,
+    does not have. Every installation of that name on the path counts: each one's finder is started.
+    """
+    found = list(importlib.metadata.distributions(name="ankibuild") if found is None else found)
+    if not found:
+        return "not installed"
+    if any(_editable(distribution.read_text("direct_url.json")) for distribution in found):
+        return "editable (pip install -e): every process pays its import finder, some 20 ms; a wheel's does not"
+    return "not editable, as from a wheel"
+
+
+def _editable(direct_url: str | None) -> bool:
+    try:
+        return json.loads(direct_url or "{}").get("dir_info", {}).get("editable") is True
+    except (ValueError, AttributeError):
+        return False
 
 
 def _loads(loads: tuple[float, float, float]) -> str:

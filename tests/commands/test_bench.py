@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import statistics
 import sys
@@ -17,7 +18,7 @@ from bench import baseline, floor, profile
 from bench.generate import BANK_ID, GeneratedBank, edit_question, generate_bank
 from bench.measure import ContenderFailed, Sample, check_packages, run_process
 from bench.report import CONTENDERS, TARGETS, SizeResult
-from bench.run import Project, run_contender
+from bench.run import Project, _installed, run_contender
 from bench.run import main as bench_main
 
 from ..ankitools import collection, import_package
@@ -173,7 +174,29 @@ def test_the_benchmark_runs_every_contender_and_prints_every_table(
     assert "| time (c)/(b): cold build vs floor | ≤ 1 |" in output.out
     assert "| time (c)/(b'): cold build vs floor, GC off | ≤ 1.25 |" in output.out
     assert "not measured" in output.out and "load average (1, 5, 15 min): at start " in output.out
+    assert "ankibuild installed in this environment: " in output.out
     assert list(tmp_path.iterdir()) == []
+
+
+def _installed_as(tmp_path: Path, name: str, direct_url: str | None) -> importlib.metadata.Distribution:
+    """An installation's metadata folder, with the PEP 610 record pip writes, or without one."""
+    folder = tmp_path / f"{name}.dist-info"
+    folder.mkdir()
+    (folder / "METADATA").write_text("Metadata-Version: 2.1\nName: ankibuild\nVersion: 0.1.0\n")
+    if direct_url is not None:
+        (folder / "direct_url.json").write_text(direct_url)
+    return importlib.metadata.PathDistribution(folder)
+
+
+def test_the_benchmark_says_when_an_editable_install_slows_every_process(tmp_path: Path) -> None:
+    """Its finder is started by every contender's process: the figures are not a user's then."""
+    wheel = _installed_as(tmp_path, "wheel", '{"dir_info": {}, "url": "file:///src"}')
+    editable = _installed_as(tmp_path, "editable", '{"dir_info": {"editable": true}, "url": "file:///src"}')
+    broken = _installed_as(tmp_path, "broken", "[not json")
+    bare = _installed_as(tmp_path, "bare", None)
+    assert _installed([]) == "not installed"
+    assert _installed([wheel, broken, bare]) == "not editable, as from a wheel"
+    assert _installed([wheel, editable]).startswith("editable (pip install -e)")
 
 
 def test_the_one_file_comparison_reports_its_memory_target(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
