@@ -72,8 +72,9 @@ def stamp_notes(notes: Iterable[Stampable], lock: Lock, clock: Clock) -> tuple[d
 
 #: What a note's entry takes from the note: all but its time.
 _ENTRY_FIELDS = attrgetter("guid", "question_id", "lang", "digest", "parts")
-#: What tells a note's entry is kept as it is: its GUID, question, language and digest, of the note and the entry.
-_SAME_NOTE, _SAME_ENTRY = attrgetter("guid", "question_id", "lang", "digest"), itemgetter(slice(0, 4))
+#: What tells a note's entry (found by its GUID) is kept as it is: its question, language and digest, of the
+#: note and of the entry.
+_SAME_NOTE, _SAME_ENTRY = attrgetter("question_id", "lang", "digest"), itemgetter(slice(1, 4))
 _GUID = attrgetter("guid")
 
 
