@@ -19,7 +19,7 @@ from ankibuild.anki.rows import NoteRows
 from ankibuild.cache import Cache, pack, unpack
 from ankibuild.errors import Problems
 from ankibuild.load import deckfiles
-from ankibuild.load.deckfiles import FileResult, _Job, _process_job, _Recipe, process
+from ankibuild.load.deckfiles import FileResult, _Job, _process_job, _real_place, _Recipe, process
 from ankibuild.load.spans import Spans
 from ankibuild.load.validate import Questions, validate_bank_file
 from ankibuild.model import Bank, Question
@@ -93,7 +93,7 @@ def _built(bank: Bank, path: Path, raw: bytes, cache: Cache, rows: Path) -> File
     """The file processed as a build does, stored in ``cache``, with what it gave the last time if stored there."""
     rows.mkdir()
     sha = hashlib.sha256(raw).hexdigest()
-    recipe = _Recipe(bank, path, bank.languages, cache, "", context="context").of(sha)
+    recipe = _Recipe(bank, path, bank.languages, cache, "", context="context", place=_real_place(path)).of(sha)
     job = _Job(sha, raw, len(raw))
     packed, written, _ = _process_job(path, job, recipe, bank=bank, langs=bank.languages, sink=NoteRows(rows))
     stored = deckfiles.restore(unpack(packed))
@@ -223,8 +223,8 @@ def test_a_last_result_named_by_another_entry_is_read_only_from_the_cache(
     bank, path = bank_file
     cache = Cache(tmp_path / "bank")
     (cache.folder / "outside.entry").write_bytes(b"")
-    recipe = _Recipe(bank, path, bank.languages, cache, "", context="context")
-    cache.put(deckfiles._last_key("context", path), pack([named], [b""]))
+    recipe = _Recipe(bank, path, bank.languages, cache, "", context="context", place=_real_place(path))
+    cache.put(deckfiles._last_key("context", recipe.place), pack([named], [b""]))
     assert recipe.recalled() is None
 
 
@@ -238,7 +238,7 @@ def test_a_last_result_whose_texts_digests_are_damaged_recalls_nothing(
     cache = Cache(tmp_path / "bank")
     raw = path.read_bytes()
     _built(bank, path, raw, cache, tmp_path / "rows")
-    recipe = _Recipe(bank, path, bank.languages, cache, "", context="context")
+    recipe = _Recipe(bank, path, bank.languages, cache, "", context="context", place=_real_place(path))
     assert recipe.recalled() is not None
     entry = cache.folder / f"{recipe.of(hashlib.sha256(raw).hexdigest()).key}.entry"
     header, blobs = unpack(entry.read_bytes())

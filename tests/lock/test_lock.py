@@ -65,6 +65,24 @@ def test_unchanged_content_keeps_its_time_and_new_notes_get_now() -> None:
     assert entries["h"].mtime == 5_000 and stamps == {"h": Stamp.NEW}
 
 
+def test_a_note_keeps_its_very_entry_until_its_digest_question_or_language_differs() -> None:
+    """The entry of a note as the lock has it is kept, the object itself (later passes tell a change by
+    identity); one moved under another question or language keeps its time there; a changed one is restamped."""
+    old = {guid: NoteLock(guid, "q", "de", guid * 4, "p", 100) for guid in "abcd"}
+    notes = [
+        _row("a", "aaaa"),
+        _row("b", "bbbb")._replace(question_id="r"),
+        _row("c", "cccc")._replace(lang="fr"),
+        _row("d", "eeee"),
+        _row("e", "eeee"),
+    ]
+    entries, stamps = stamp_notes(notes, Lock(notes=old), Clock(lambda: 5_000))
+    assert entries["a"] is old["a"]
+    assert entries["b"] == old["b"]._replace(question="r") and entries["c"] == old["c"]._replace(lang="fr")
+    assert (entries["d"].mtime, entries["e"].mtime) == (5_000, 5_000)
+    assert stamps == {"d": Stamp.CHANGED, "e": Stamp.NEW} and list(entries) == ["a", "b", "c", "d", "e"]
+
+
 def test_source_date_epoch_sets_only_the_first_build(monkeypatch: pytest.MonkeyPatch) -> None:
     """SOURCE_DATE_EPOCH makes a first build reproducible; later changes use the clock."""
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")

@@ -16,13 +16,13 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property, partial
-from itertools import compress
+from itertools import chain, compress
 from operator import attrgetter, is_not
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..atomic import Ahead, remove_stale_temporaries, write_if_changed
-from ..cache import Cache, cache_root, digest
+from ..cache import Cache, cache_root, digest, named_rows
 from ..changelog import CHANGELOG_FILE, Change, ChangeKind, previous_changelog, ready_changelog
 from ..errors import Problem, Problems, Severity, ShapeChangeError
 from ..forked import Forked, can_fork
@@ -724,13 +724,10 @@ def _plan(
             ids = {d.key: deck_id(bank.id, d.key, lang) for d in decks}
             files = [by_key[d.key] for d in decks]
             heads = [head for file in files for head in file.notes if head.lang == lang]
-            names = sorted({name for head in heads for name in head.media})
-            notes = [
-                NoteKey(h.guid, h.digest, lock.notes[h.guid].mtime, ids[h.deck_key], model_ids[h.kind], h.cards)
-                for h in heads
-            ]
+            names = sorted(set(chain.from_iterable(map(_MEDIA, heads))))
+            notes = _note_keys(heads, lock, decks=ids, notetypes=model_ids)
             media = [*assets.items(), *((name, loaded.media[name]) for name in names)]
-            times = [*(mtime for _, mtime in models), *(note.mtime for note in notes)]
+            times = [*(mtime for _, mtime in models), *map(_MTIME, notes)]
             about = description(bank, lang, times, labels=loaded.templates[keys[0]].labels)
             infos, parents = _decks(bank, lang, decks, about=about)
             preset = class_preset(bank.id, lang, bank.name_in(bank.titles, lang) or bank.id, study=bank.study)
@@ -739,6 +736,26 @@ def _plan(
             spec = PackageSpec(models, infos, notes, partial(_texts, by_deck, lang), media, preset, parents, rows)
             packages.append(_Package(path, lang, spec))
     return packages
+
+
+#: A note head's GUID, digest, images, deck, kind and cards; an entry's or a note key's time.
+_GUID, _DIGEST, _MEDIA = attrgetter("guid"), attrgetter("digest"), attrgetter("media")
+_DECK, _KIND, _CARDS, _MTIME = attrgetter("deck_key"), attrgetter("kind"), attrgetter("cards"), attrgetter("mtime")
+
+
+def _note_keys(
+    heads: Sequence[NoteHead], lock: Lock, *, decks: Mapping[str, int], notetypes: Mapping[str, int]
+) -> list[NoteKey]:
+    """The package's note of each head, its time from ``lock``, its deck and note type ids by key and kind.
+
+    A column at a time, each looked up in C: a language of a large bank has ten thousand notes, and a
+    note key built in Python per note took most of a plan.
+    """
+    guids = list(map(_GUID, heads))
+    mtimes = map(_MTIME, map(lock.notes.__getitem__, guids))
+    deck_ids = map(decks.__getitem__, map(_DECK, heads))
+    kinds = map(notetypes.__getitem__, map(_KIND, heads))
+    return list(named_rows(NoteKey, guids, map(_DIGEST, heads), mtimes, deck_ids, kinds, map(_CARDS, heads)))
 
 
 def _langs(loaded: LoadedBank) -> list[str]:
@@ -768,10 +785,6 @@ def _decks(bank: Bank, lang: str, decks: list[Deck], *, about: str) -> tuple[lis
     if parent is None or not (bank.study or about):
         return infos, []
     return infos, [DeckInfo(parent_deck_id(bank.id, lang), parent, about)]
-
-
-#: A note head's GUID.
-_GUID = attrgetter("guid")
 
 
 def _texts(

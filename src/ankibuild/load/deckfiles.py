@@ -1015,10 +1015,12 @@ class _Recipe:
     key: str
     #: What the key is made of besides the file's place and bytes (see :func:`_context`), for such a recipe.
     context: str = ""
+    #: The file's real place (see :func:`_real_place`), found once for every key made of it.
+    place: str = field(kw_only=True)
 
     def of(self, sha: str) -> _Recipe:
         """The recipe of the file's bytes of ``sha``: one made before they were read is given its key."""
-        return self if self.key or not sha else replace(self, key=_key(self.context, self.path, sha))
+        return self if self.key or not sha else replace(self, key=_key(self.context, self.place, sha))
 
     def remake(self, sha: str) -> bytes:
         """Process the file again and store it; its bytes must still be those of ``sha``. Its texts, packed."""
@@ -1036,13 +1038,13 @@ class _Recipe:
         self.cache.put(self.key, packed)
         self.cache.put(_texts_key(self.key), texts)
         if spans and self.context:
-            self.cache.put(_last_key(self.context, self.path), pack([self.key], [spans]))
+            self.cache.put(_last_key(self.context, self.place), pack([self.key], [spans]))
 
     def recalled(self) -> Earlier | None:
         """What the file gave when it was last processed in this context, if the cache still holds it all."""
         if not self.context:
             return None
-        last = self.cache.get_bytes(_last_key(self.context, self.path))
+        last = self.cache.get_bytes(_last_key(self.context, self.place))
         try:
             return _earlier(self, last) if last is not None else None
         except (DamagedEntry, CacheChangedError, KeyError, TypeError, ValueError):  # only nothing recalled
@@ -1061,7 +1063,7 @@ def _earlier(recipe: _Recipe, last: bytes) -> Earlier | None:
         return None
     result = restore(unpack_views(entry))
     # Made in this context, from the bytes it names (of another file, should someone have written it so).
-    if key != _key(recipe.context, recipe.path, result.sha) or packed_digest(packed) != result.texts_sha:
+    if key != _key(recipe.context, recipe.place, result.sha) or packed_digest(packed) != result.texts_sha:
         return None
     if result.deck is None or result.media or result.referenced:
         return None
@@ -1233,12 +1235,14 @@ def process_all(
     recipes: dict[Path, _Recipe] = {}
     stored: dict[Path, bytes] = {}
     missing: dict[Path, _Job] = {}
+    places = {path: _real_place(path) for path in files}
     # Nothing to look up (a first build, an emptied cache): each file is hashed by the process that reads it to
     # process it, not read twice, and its result carries the digest of the bytes read.
     fresh = cache.empty()
     for path in files:
         sha = None if fresh else (known or {}).get(path)
-        recipe = _Recipe(bank, path, langs, cache, "", context=context)  # keyed once the file's digest is known
+        # Keyed once the file's digest is known.
+        recipe = _Recipe(bank, path, langs, cache, "", context=context, place=places[path])
         if job := _look_up(
             recipe,
             sha,
@@ -1259,7 +1263,8 @@ def process_all(
         later: dict[Path, _Job] = {}
         for path in [path for path in stored if path not in found]:
             if job := _job(path, pending, problems, root=bank.root):
-                recipe = _Recipe(bank, path, langs, cache, _key(context, path, job.sha), context=context)
+                key = _key(context, places[path], job.sha)
+                recipe = _Recipe(bank, path, langs, cache, key, context=context, place=places[path])
                 recipes[path], later[path] = recipe, job
         total = len(found) + len(missing) + len(later)
         with _Computing.start(bank, later, langs, sink=sink, meanwhile=False, recipes=recipes) as computing_later:
@@ -1269,13 +1274,21 @@ def process_all(
                 found[path] = replace(_backed(recipe, result), rows=rows, read_as=read_as)
                 progress("files read", done, total)
     keys = [recipe.key for recipe in recipes.values()]
-    cache.keep_only([*keys, *map(_texts_key, keys), *(_last_key(context, path) for path in files)])
+    cache.keep_only([*keys, *map(_texts_key, keys), *(_last_key(context, place) for place in places.values())])
     return {path: found[path] for path in files if path in found}
 
 
-def _key(context: str, path: Path, sha: str) -> str:
+def _real_place(path: Path) -> str:
+    """Where a question file really is: part of the keys of its result (see :func:`_key`, :func:`_last_key`).
+
+    Found once per build: following each folder's links takes a system call per folder on the way.
+    """
+    return path.resolve().as_posix()
+
+
+def _key(context: str, place: str, sha: str) -> str:
     # The file's place is part of its result: its deck key, its images' folder, its problems.
-    return digest(context, path.resolve().as_posix(), sha)
+    return digest(context, place, sha)
 
 
 def _texts_key(key: str) -> str:
@@ -1286,9 +1299,10 @@ def _texts_key(key: str) -> str:
 _KEY = re.compile(r"[0-9a-f]{40}")
 
 
-def _last_key(context: str, path: Path) -> str:
-    """The key of what names the file's last result in ``context`` (see :meth:`_Recipe.recalled`)."""
-    return digest(context, path.resolve().as_posix(), "last")
+def _last_key(context: str, place: str) -> str:
+    """The key of what names the last result of the file at ``place`` (see :func:`_real_place`) in ``context`` (see
+    :meth:`_Recipe.recalled`)."""
+    return digest(context, place, "last")
 
 
 def _look_up(

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from enum import Enum, auto
-from operator import attrgetter
+from itertools import compress, repeat
+from operator import attrgetter, eq, itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
@@ -51,15 +52,7 @@ def stamp_notes(notes: Iterable[Stampable], lock: Lock, clock: Clock) -> tuple[d
     known, notes = lock.notes, list(notes)
     if not known:
         return _first_stamps(notes, clock)
-    # One pass for those, at C speed as far as it goes; the loop below sees only the rest.
-    entries = {
-        note.guid: old
-        for note in notes
-        if (old := known.get(note.guid)) is not None
-        and old.digest == note.digest
-        and old.question == note.question_id
-        and old.lang == note.lang
-    }
+    entries = _kept_entries(notes, known)
     stamped: dict[str, Stamp] = {}
     now: int | None = None
     for note in [note for note in notes if note.guid not in entries]:
@@ -79,6 +72,24 @@ def stamp_notes(notes: Iterable[Stampable], lock: Lock, clock: Clock) -> tuple[d
 
 #: What a note's entry takes from the note: all but its time.
 _ENTRY_FIELDS = attrgetter("guid", "question_id", "lang", "digest", "parts")
+#: What tells a note's entry (found by its GUID) is kept as it is: its question, language and digest, of the
+#: note and of the entry.
+_SAME_NOTE, _SAME_ENTRY = attrgetter("question_id", "lang", "digest"), itemgetter(slice(1, 4))
+_GUID = attrgetter("guid")
+
+
+def _kept_entries(notes: list[Stampable], known: Mapping[str, NoteLock]) -> dict[str, NoteLock]:
+    """The entries of ``known`` that ``notes`` keep as they are, by GUID: those of the same question,
+    language and digest.
+
+    In one pass in C, each compared as a tuple: after an edit, nearly every note of the bank, for which a
+    comparison per note in Python took most of stamping. A GUID the lock lacks is compared with an empty
+    tuple, the same as no note.
+    """
+    guids = list(map(_GUID, notes))
+    olds = list(map(known.get, guids, repeat(())))
+    same = list(map(eq, map(_SAME_ENTRY, olds), map(_SAME_NOTE, notes)))
+    return dict(zip(compress(guids, same), compress(olds, same), strict=True))
 
 
 def _first_stamps(notes: list[Stampable], clock: Clock) -> tuple[dict[str, NoteLock], dict[str, Stamp]]:
