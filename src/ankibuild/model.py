@@ -179,11 +179,21 @@ def note_guid(bank_id: str, question_id: str, lang: str, *kind: str) -> str:
     GUIDs; every later kind adds its name (see :mod:`.kinds`).
     """
     digest = hashlib.sha256("__".join(("ankibuild", bank_id, question_id, lang, *kind)).encode()).digest()
-    number, pairs = int.from_bytes(digest[:8], "big"), []
-    while number:  # two digits at a time: half the divisions
-        number, pair = divmod(number, _GUID_PAIR_COUNT)
-        pairs.append(_GUID_PAIRS[pair])
-    return "".join(reversed(pairs)).lstrip(_GUID_DIGITS[0])  # a GUID starts with no zero
+    return _base91(int.from_bytes(digest[:8], "big"))
+
+
+def _base91(number: int) -> str:
+    """A number below 2**64 in the digits of a GUID, without leading zeros (none at all for 0).
+
+    Two digits at a time, and the five pairs that 64 bits need at most (91**10 > 2**64) made
+    without a loop: every note of a bank has a GUID made.
+    """
+    rest, fifth = divmod(number, _GUID_PAIR_COUNT)
+    rest, fourth = divmod(rest, _GUID_PAIR_COUNT)
+    rest, third = divmod(rest, _GUID_PAIR_COUNT)
+    first, second = divmod(rest, _GUID_PAIR_COUNT)
+    pairs = _GUID_PAIRS
+    return (pairs[first] + pairs[second] + pairs[third] + pairs[fourth] + pairs[fifth]).lstrip(_GUID_DIGITS[0])
 
 
 def notetype_id(bank_id: str, lang: str, *kind: str) -> int:

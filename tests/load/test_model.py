@@ -20,7 +20,7 @@ from ankibuild.kinds import KINDS
 from ankibuild.kinds.choice import CARD_NAME, FIELDS
 from ankibuild.load.render import note_digest
 from ankibuild.lock.format import LOCK_FILE, Lock, read_lock
-from ankibuild.model import SLUG, deck_id, note_guid, notetype_id, stable_int
+from ankibuild.model import _GUID_DIGITS, SLUG, _base91, deck_id, note_guid, notetype_id, stable_int
 
 from ..ankitools import collection, import_package
 from ..conftest import DATA, ROOT, Project
@@ -93,6 +93,8 @@ def test_released_guids_never_change() -> None:
 
 
 _NAMES = st.text(st.characters(exclude_categories=["Cs"]), max_size=12)
+#: The numbers where a GUID's digits change in count: each power of 91 up to 2**64, with those around it.
+_EDGES = [n for power in range(11) for n in (91**power - 1, 91**power, 91**power + 1) if n < 2**64] + [2**64 - 1]
 
 
 @given(_NAMES, _NAMES, _NAMES, st.lists(_NAMES, max_size=1))
@@ -101,6 +103,18 @@ def test_guids_are_the_ones_genanki_makes(bank_id: str, question_id: str, lang: 
     from genanki import guid_for
 
     assert note_guid(bank_id, question_id, lang, *kind) == guid_for("ankibuild", bank_id, question_id, lang, *kind)
+
+
+@given(st.one_of(st.integers(min_value=0, max_value=2**64 - 1), st.sampled_from(_EDGES)))
+def test_a_guid_s_digits_are_those_of_a_division_at_a_time(number: int) -> None:
+    """Five pairs of digits made at once are the number's digits, the leading zeros left out, as genanki's loop
+    makes them, down to the numbers with a single digit and 0 (no digit at all)."""
+    digits: list[str] = []
+    rest = number
+    while rest:
+        rest, digit = divmod(rest, len(_GUID_DIGITS))
+        digits.append(_GUID_DIGITS[digit])
+    assert _base91(number) == "".join(reversed(digits))
 
 
 @given(st.lists(_NAMES, min_size=1, max_size=11), _NAMES)

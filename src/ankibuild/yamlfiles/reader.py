@@ -299,7 +299,10 @@ class _Builder:
         item_column = parent.column if isinstance(parent, Seq) else None
         joined = joined_items(event, value, self.lines, item_column=item_column) if event.style != "|" else None
         cut = cut_by_comment(event, value, self.lines) if not event.style else None
-        self.surprises.extend(found for found in (joined, cut) if found is not None)
+        if joined is not None:
+            self.surprises.append(joined)
+        if cut is not None:
+            self.surprises.append(cut)
 
     def _open(self, event: Any, depth: int) -> _Open:
         if depth >= MAX_DEPTH:

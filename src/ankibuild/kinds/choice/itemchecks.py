@@ -78,7 +78,9 @@ _NEUTRAL = re.compile(r"\d+(?:[.,]\d+)*|<code>|\\\(|\\\[|\b[A-Z][A-Z0-9]+\b")
 _NEUTRAL_CLOSERS = {"<code>": "</code>", "\\(": "\\)", "\\[": "\\]"}
 #: Where a part of :data:`_NEUTRAL` can start. A search for one of these characters skips the others in C:
 #: the pattern, whose parts start unlike, tries each place in turn, and most options have no part at all.
-_NEUTRAL_START = re.compile(r"[\d<\\A-Z]")
+#: A capital starts an acronym only before a capital or a digit: the capital of a word (every German
+#: noun's) is skipped in C too.
+_NEUTRAL_START = re.compile(r"[\d<\\]|[A-Z](?=[A-Z0-9])")
 
 
 #: What each check of a question is given, by language: its options as a student reads them
