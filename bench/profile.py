@@ -58,7 +58,7 @@ PROBES = (
     Probe("translations record (blocks)", "ankibuild.load.deckfiles", "current_block", 3),
     Probe("templates", "ankibuild.load.stage", "_load_templates", 2),
     Probe("translations record (whole bank)", "ankibuild.load.stage", "observe", 2),
-    Probe("Anki target: plan (lock, published packages)", "ankibuild.pipeline", "AnkiTarget.plan", 1),
+    Probe("Anki target: plan (lock, published packages)", "ankibuild.anki.target", "AnkiTarget.plan", 1),
     Probe("Anki target: write (packages, changelog)", "ankibuild.anki.target", "AnkiPlan.write", 1),
     Probe("packages made, each written as it is", "ankibuild.anki.target", "_make_packages", 2),
     Probe("lock saved", "ankibuild.lock.plan", "LockPlan.save", 1),

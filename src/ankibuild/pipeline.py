@@ -9,23 +9,31 @@ lock, last of all (written while the packages are made, each put in its place af
 from __future__ import annotations
 
 import os
-from contextlib import nullcontext
+from collections.abc import Mapping
+from contextlib import AbstractContextManager, ExitStack, nullcontext
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 from .anki.rows import note_rows
-from .anki.target import AnkiTarget, deferred
 from .atomic import Ahead
 from .buildlock import exclusive
 from .commandline import outlive
-from .export.target import ExportResult, ExportTarget
 from .load.stage import load_all
 from .lock.clock import Clock
 from .lock.format import LOCK_FILE
-from .lock.plan import LockPlan
 from .options import BuildOptions
 from .progress import Progress, silent
 from .state import BuildResult, BuildState
-from .target import Target
 from .translations.record import Seen, ready_seen, today
+
+if TYPE_CHECKING:
+    from .anki.kept import Later
+    from .anki.target import AnkiTarget
+    from .errors import Problems
+    from .export.target import ExportResult
+    from .lock.plan import LockPlan
+    from .model import Bank
+    from .target import Target
 
 
 def run(
@@ -41,24 +49,26 @@ def run(
     with (
         nullcontext() if options.dry_run else exclusive(options.decks, wait=options.wait),
         note_rows(options.cache.kept) as rows,
-        deferred() as later,  # what the packages made keep for the next build, written while this one goes on
+        ExitStack() as leaving,  # the thread for what the packages keep, started once the targets are made
     ):
         # What the last build made is read under the lock: another build may just have written.
-        packages = AnkiTarget(options, clock, state.package_digests(), progress)
-        exports: Target[ExportResult] = ExportTarget(options)
+        targets = _Targets(options, clock=clock, built=state.package_digests(), progress=progress)
         # Each question file's notes are written as collection rows as soon as it is processed.
         loaded = load_all(
             options,
             progress,
             state.known(),
             hashed=state.hashed(),
-            checks=[packages.check, exports.check],
+            checks=[targets.check],
             sink=rows,
-            meanwhile=packages.prepare,
+            meanwhile=targets.prepare,
             # Taken under the bank's lock: the lock file's bytes need not be read to recall it, unless changed.
             lock_sha=state.digests.held(options.decks / LOCK_FILE) or "",
             observed_later=True,  # by the packages' plan
         )
+        packages, exports = targets.made
+        # What the packages made keep for the next build, written while this one goes on.
+        later = leaving.enter_context(targets.deferred())
         # The one package to make after an edit is made meanwhile: left unmade should this build stop.
         with packages.plan(loaded) as planned:
             exports_planned = exports.plan(loaded)  # every plan before any write
@@ -77,6 +87,40 @@ def run(
             state.record(result, loaded.used, loaded.read_as)
         outlive(loaded, packages, planned)  # the command ends at once: not freed as the build returns
         return result
+
+
+class _Targets:
+    """The build's targets, made while the question files are processed (``prepare``).
+
+    The modules that plan and write them take some 30 ms to load: loaded before, they would hold back the
+    process forked to process an edited file (which needs none of them), as it is forked after them.
+    """
+
+    def __init__(self, options: BuildOptions, *, clock: Clock, built: Mapping[str, str], progress: Progress) -> None:
+        self._options, self._clock, self._built, self._progress = options, clock, built, progress
+
+    @cached_property
+    def made(self) -> tuple[AnkiTarget, Target[ExportResult]]:
+        """The packages and the exports, their modules loaded when first asked for."""
+        from .anki.target import AnkiTarget
+        from .export.target import ExportTarget
+
+        return AnkiTarget(self._options, self._clock, self._built, self._progress), ExportTarget(self._options)
+
+    def prepare(self) -> None:
+        """Make the targets, and prepare the packages: done while the question files are processed."""
+        packages, _ = self.made
+        packages.prepare()
+
+    def check(self, bank: Bank, problems: Problems) -> None:
+        for target in self.made:
+            target.check(bank, problems)
+
+    def deferred(self) -> AbstractContextManager[Later]:
+        """Work to do on a thread of its own while the build goes on (see :func:`.anki.target.deferred`)."""
+        from .anki.target import deferred
+
+        return deferred()
 
 
 class _Records:

@@ -105,6 +105,39 @@ def test_an_edit_is_rendered_without_loading_the_renderers_here(project: Project
     assert not [name for name in modules if name in PARSING]
 
 
+_AT_FORK = """
+import json, sys
+from ankibuild.load import deckfiles
+forked = []
+class Recorded(deckfiles.Forked):
+    def __init__(self, *args, **kwargs):
+        forked.append(sorted(sys.modules))
+        super().__init__(*args, **kwargs)
+deckfiles.Forked = Recorded
+from ankibuild.cli import main
+try:
+    main(["build", "--decks", "decks", "-q"])
+except SystemExit as done:
+    print(json.dumps([done.code, forked, sorted(sys.modules)]), file=sys.stderr)
+"""
+#: What only planning and writing the outputs needs: loaded while the edited file is processed, not before.
+PLANNING = ("ankibuild.anki.target", "ankibuild.anki.published", "ankibuild.lock.stamp", "ankibuild.export.target")
+
+
+def test_the_edited_files_worker_is_forked_before_the_targets_are_loaded(project: Project) -> None:
+    """The worker that processes the edited file needs none of the modules that plan the outputs: forked
+    before they are loaded, it does not wait for them; they are loaded meanwhile, and the build goes on."""
+    shutil.copy(ROOT / "decks" / "cloze.yaml", project.decks)  # restored while the edited file is processed
+    project.build()
+    project.edit(*EDIT)
+    ran = subprocess.run([sys.executable, "-c", _AT_FORK], capture_output=True, text=True, cwd=project.root, check=True)
+    code, forked, modules = json.loads(ran.stderr.splitlines()[-1])
+    assert code == 0
+    assert len(forked) == 1
+    assert "ankibuild.load.deckfiles" in forked[0] and not [name for name in forked[0] if name in PLANNING]
+    assert all(name in modules for name in PLANNING)
+
+
 _ON_WORKERS = """
 import json, sys
 from ankibuild.load import deckfiles

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from ankibuild import BuildResult, build, pipeline
+from ankibuild import BuildResult, build
 from ankibuild.anki import collection, deflate, package, target
 from ankibuild.anki import kept as kept_module
 from ankibuild.anki.deflate import PIECE, Deflate
@@ -419,7 +419,7 @@ def test_what_a_package_keeps_for_the_next_build_is_written_when_the_build_leave
         yield lambda do, *args: waiting.append((do, args))
 
     original = target.deferred
-    monkeypatch.setattr(pipeline, "deferred", deferred)
+    monkeypatch.setattr(target, "deferred", deferred)
     project.edit(FILE, "Die Zahl der Multiplikationen sinkt dadurch nicht", "Die Zahl der Multiplikationen sinkt nicht")
     project.build()
     assert {path: path.read_bytes() for pattern in entries for path in kept.glob(pattern)} == before
@@ -428,7 +428,7 @@ def test_what_a_package_keeps_for_the_next_build_is_written_when_the_build_leave
         do(*args)
     changed = [path for path, data in before.items() if path.read_bytes() != data]
     assert sorted(path.suffix for path in changed) == [".memo", ".record"]  # the German package's
-    monkeypatch.setattr(pipeline, "deferred", original)
+    monkeypatch.setattr(target, "deferred", original)
     expected = _rebuild_after_an_edit(project)
     made = _counted(monkeypatch)
     project.build()

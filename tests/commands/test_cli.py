@@ -121,6 +121,23 @@ def test_python_dash_m_runs_the_same_cli() -> None:
     assert result.returncode == 0 and result.stdout.startswith("ankibuild, version")
 
 
+#: The program as its script starts it, telling on stderr each time the cycle collector runs once it starts.
+_COLLECTIONS_TOLD = """
+import gc, sys
+from ankibuild.__main__ import main
+gc.callbacks.append(lambda phase, info: phase == "start" and sys.stderr.write("collected\\n"))
+sys.argv = ["ankibuild", "--version"]
+main()
+"""
+
+
+def test_the_program_loads_its_modules_with_the_cycle_collector_off() -> None:
+    """The program turns the collector off for good: off before its modules are loaded, it never runs."""
+    result = subprocess.run([sys.executable, "-c", _COLLECTIONS_TOLD], capture_output=True, text=True)
+    assert result.returncode == 0 and result.stdout.startswith("ankibuild, version")
+    assert "collected" not in result.stderr
+
+
 def test_only_the_program_keeps_a_builds_objects_to_its_end(monkeypatch: pytest.MonkeyPatch) -> None:
     """The program ends at once and need not free them; a library caller goes on and gets its memory back."""
 
