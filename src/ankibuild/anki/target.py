@@ -103,18 +103,27 @@ class AnkiTarget:
         types = notetypes(bank, loaded.templates)
         with _Started(options.cache.kept) as started:
             stamped, packages = self._started(loaded, types, result=result, started=started)
-            result.warnings[:0] = loaded.problems.warnings  # the translations record's among them now
-            known = self._known(packages)
-            new, previous = _follow_published(loaded, stamped, options, clock=self.clock, result=result, known=known)
-            if new is not stamped:  # times raised above the published ones: the packages hold those
-                started.stop()
-                packages = _plan(
-                    bank, loaded, types, lock=new, out=options.out, split=options.split, langs=_langs(loaded)
+            # Encoded meanwhile: the packages almost always hold the times stamped.
+            lock = LockPlan.of(stamped, options, before=old, aside=True)
+            try:
+                result.warnings[:0] = loaded.problems.warnings  # the translations record's among them now
+                known = self._known(packages)
+                new, previous = _follow_published(
+                    loaded, stamped, options, clock=self.clock, result=result, known=known
                 )
-            result.package_digests = {str(package.path): package.spec.digest for package in packages}
-            result.retired_searches = _RetiredSearches(types, loaded.notes, loaded.templates)
-            lock = LockPlan.of(new, options, before=old)
-            todo = self._todo(packages)
+                if new is not stamped:  # times raised above the published ones: the packages hold those
+                    started.stop()
+                    lock.stop()
+                    packages = _plan(
+                        bank, loaded, types, lock=new, out=options.out, split=options.split, langs=_langs(loaded)
+                    )
+                    lock = LockPlan.of(new, options, before=old)
+                result.package_digests = {str(package.path): package.spec.digest for package in packages}
+                result.retired_searches = _RetiredSearches(types, loaded.notes, loaded.templates)
+                todo = self._todo(packages)
+            except BaseException:
+                lock.stop()
+                raise
             return AnkiPlan(
                 options, result, loaded.templates, types, packages, todo, lock, previous, self.progress, started
             )
@@ -213,8 +222,12 @@ class AnkiPlan:
         return self
 
     def __exit__(self, *error: object) -> None:
-        """Stop making the package started while planning, should the build stop before asking for its bytes."""
-        self.started.stop()
+        """Stop making the package started while planning, and encoding the lock, should the build stop before
+        asking for their bytes."""
+        try:
+            self.started.stop()
+        finally:
+            self.lock.stop()
 
     def write(self, later: Later | None = None, *, meanwhile: Callable[[], object] = lambda: None) -> BuildResult:
         """Make the packages that changed, then publish the changelog; ``meanwhile`` is done while they are made.
