@@ -133,10 +133,12 @@ class AnkiTarget:
     ) -> tuple[Lock, list[_Package]]:
         """The new lock and every package, each package to make ``started`` meanwhile (see :meth:`_packages`).
 
-        The translations record is observed once they are (see :func:`.load_all`); should planning fail
-        first, before that: a problem the record tells fails the build before any of planning's, as ever.
+        The translations record is observed once they are (see :func:`.load_all`), by a process of its own
+        meanwhile where the bank is large; should planning fail first, before that: a problem the record tells
+        fails the build before any of planning's, as ever.
         """
         options, old = self.options, loaded.lock
+        loaded.observed.aside()  # observed meanwhile, by a process of its own where the bank is large
         try:
             _guard_shape(old, loaded.templates, options.allow_shape_change, result=result)
             stamped = _stamp(loaded, types, result=result, clock=self.clock)
@@ -144,6 +146,9 @@ class AnkiTarget:
             packages = self._packages(loaded, types, lock=stamped, started=started)
         except Exception:
             loaded.observed()
+            raise
+        except BaseException:  # interrupted: what it would find no longer matters
+            loaded.observed.stop()
             raise
         loaded.observed()
         return stamped, packages
