@@ -279,7 +279,7 @@ class Observed:
 
     def aside(self) -> None:
         """Have a large bank's record observed by a process forked now, while the build goes on (some 40 ms of
-        an edit's); asked for its answer when first called. Should the build stop first, it is :meth:`stop` ped.
+        an edit's), asked for its answer when first called; should the build stop first, it is stopped (:meth:`stop`).
         """
         if self._seen is None and self._handed is None and self._questions() >= ASIDE_QUESTIONS:
             self._handed = Aside(self._observe)

@@ -66,7 +66,7 @@ class LockPlan:
         """
         file = _current(options.decks / LOCK_FILE)
         handed = None
-        if aside and len(lock.notes) >= ASIDE_NOTES:
+        if aside and not options.dry_run and len(lock.notes) >= ASIDE_NOTES:  # a dry run never encodes it
             handed = Aside(partial(_encoded_and_kept, lock, before, file, options=options))
         return cls(lock, before, file, handed)
 
@@ -131,6 +131,8 @@ class LockPlan:
         file that holds these very bytes (see :func:`~.memo.recall`). A lock handed
         to a process of its own was kept there, or is kept here once it failed.
         """
+        if not _keeps(options):
+            return
         encoded = self._encoded  # handed to a process: kept there (or here, should it have failed) by now
         if self.aside is None:
             _keep(self.lock, self.before, self.file, encoded, options)
@@ -147,10 +149,13 @@ def _encoded(lock: Lock, before: Lock, file: bytes) -> _Encoded:
     return data, hashlib.sha256(data).digest()
 
 
+def _keeps(options: BuildOptions) -> bool:
+    """Whether a build keeps the memo of the lock it writes: not one that writes none."""
+    return not (options.dry_run or options.leaves_bank)
+
+
 def _keep(lock: Lock, before: Lock, file: bytes, encoded: _Encoded, options: BuildOptions) -> None:
     """What :meth:`LockPlan.kept` does, for ``lock`` encoded as ``encoded``, the lock file's bytes being ``file``."""
-    if options.dry_run or options.leaves_bank:
-        return
     data, sha = encoded
     if data != file or not before.recalled:
         remember(lock, sha, options.cache.kept / LOCK_MEMO, before=before)
@@ -159,7 +164,8 @@ def _keep(lock: Lock, before: Lock, file: bytes, encoded: _Encoded, options: Bui
 def _encoded_and_kept(lock: Lock, before: Lock, file: bytes, *, options: BuildOptions) -> _Encoded:
     """:func:`_encoded`, its memo kept (see :meth:`LockPlan.kept`): the work of a process the lock is handed to."""
     encoded = _encoded(lock, before, file)
-    _keep(lock, before, file, encoded, options)
+    if _keeps(options):
+        _keep(lock, before, file, encoded, options)
     return encoded
 
 
