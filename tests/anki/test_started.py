@@ -28,13 +28,13 @@ from ankibuild.cache import Cache
 from ankibuild.errors import BankError
 from ankibuild.export.target import ExportPlan
 from ankibuild.load import stage
-from ankibuild.lock import plan as lock_plan
 from ankibuild.lock.clock import Clock
 from ankibuild.lock.format import read_lock
 from ankibuild.lock.memo import LOCK_MEMO, recall
 from ankibuild.translations.record import TRANSLATIONS_FILE, observe
 
 from ..conftest import Project, snapshot
+from ..locktools import encoded_in
 
 FILE = "ai-hardware.yaml"
 DE = ("Die arithmetische Intensität ist sehr niedrig", "Die Intensität ist niedrig")
@@ -162,7 +162,6 @@ def test_a_lock_handed_to_a_process_of_its_own_is_encoded_again_here_when_its_ti
 ) -> None:
     """The lock put back after an edit was built: what the process encodes from the times stamped is not the
     lock the build writes, which holds the published times; the build encodes that one itself."""
-    monkeypatch.setattr(lock_plan, "ASIDE_NOTES", 0)
     project.build(clock=_at(1))
     lock = project.decks / "ankibuild.lock"
     reverted = lock.read_bytes()
@@ -170,14 +169,8 @@ def test_a_lock_handed_to_a_process_of_its_own_is_encoded_again_here_when_its_ti
     project.build(clock=_at(2))
     built = lock.read_bytes()
     lock.write_bytes(reverted)
-    encoded, log = lock_plan._encoded, tmp_path / "encoded in"
-
-    def logged(*args: Any) -> tuple[bytes, bytes]:
-        with log.open("a") as written:
-            written.write(f"{os.getpid()}\n")
-        return encoded(*args)
-
-    monkeypatch.setattr(lock_plan, "_encoded", logged)
+    log = tmp_path / "encoded in"
+    encoded_in(monkeypatch, log)
     project.build(clock=_at(3))
     assert lock.read_bytes() == built
     assert log.read_text().split()[-1] == str(os.getpid())

@@ -20,7 +20,6 @@ from ankibuild.cache import write_columns
 from ankibuild.errors import BankError, Problems
 from ankibuild.load.render import NoteHead
 from ankibuild.lock import format
-from ankibuild.lock import plan as lock_plan
 from ankibuild.lock.clock import Clock
 from ankibuild.lock.format import LOCK_FILE, Lock, NoteLock, read_lock
 from ankibuild.lock.memo import LOCK_MEMO, recall, remember
@@ -30,6 +29,7 @@ from ankibuild.lock.stamp import Stamp, _wrong_times, stamp_notes
 from ankibuild.options import BuildOptions
 
 from ..conftest import Project
+from ..locktools import encoded_in
 
 
 def _row(guid: str, digest: str) -> NoteHead:
@@ -298,17 +298,10 @@ def test_a_lock_handed_aside_is_encoded_and_kept_as_it_is_here(
 ) -> None:
     """A large lock is encoded and its memo kept by a process of its own: the same bytes, and a memo the next
     build recalls. Where none can be forked, the build does it when it asks for the bytes."""
-    monkeypatch.setattr(lock_plan, "ASIDE_NOTES", 0)
     if not fork:
         monkeypatch.setattr(os, "fork", _no_fork)
-    encoded, log = lock_plan._encoded, tmp_path / "encoded in"
-
-    def logged(*args: Any) -> tuple[bytes, bytes]:
-        with log.open("a") as written:
-            written.write(f"{os.getpid()}\n")
-        return encoded(*args)
-
-    monkeypatch.setattr(lock_plan, "_encoded", logged)
+    log = tmp_path / "encoded in"
+    encoded_in(monkeypatch, log)
     notes = [NoteLock("a", "q1", "de", "aaaa", "aa", 5), NoteLock("b", "q2", "de", "bbbb", "bb", 5)]
     lock = Lock("bank", {}, {note.guid: note for note in notes})
     options = BuildOptions(decks=tmp_path)
