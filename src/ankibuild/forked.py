@@ -124,8 +124,9 @@ class Aside(Generic[_T]):
     :meth:`result`. Where no process did it (none could be forked, or it failed), it is done then, here,
     and fails there as it must."""
 
-    def __init__(self, work: Callable[[], _T]) -> None:
-        self._work = work
+    def __init__(self, work: Callable[[], _T], *, stopped: Callable[[], object] = lambda: None) -> None:
+        #: What tidies what the work was writing when its process was stopped.
+        self._work, self._stopped = work, stopped
         # In a tuple: a work's result of None is not taken for no answer.
         self._forked = Forked(lambda: (work(),)) if can_fork() else None
 
@@ -137,13 +138,16 @@ class Aside(Generic[_T]):
                 answer = forked.answer()
             finally:
                 forked.stop()  # it ended once it answered; stopped, should waiting for it be interrupted
+                if answer is None:  # it failed, or was stopped, mid-way
+                    self._stopped()
         return answer[0] if isinstance(answer, tuple) else self._work()
 
     def stop(self) -> None:
-        """Stop the work where it is, should its result no longer be wanted."""
+        """Stop the work where it is, should its result no longer be wanted, and tidy what it was writing."""
         forked, self._forked = self._forked, None
         if forked is not None:
             forked.stop()
+            self._stopped()
 
 
 #: The files in memory of the answers of the processes forked from this one and not yet read.

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from ankibuild.atomic import ready
 from ankibuild.cache import write_columns
 from ankibuild.errors import BankError, Problems
 from ankibuild.load.render import NoteHead
@@ -317,6 +318,20 @@ def test_a_lock_handed_aside_is_encoded_and_kept_as_it_is_here(
     assert kept is not None and kept.notes == edited.notes
     assert (log.read_text().split() != [str(os.getpid())]) is fork
     assert len(log.read_text().split()) == 1
+
+
+def test_a_lock_handed_aside_and_stopped_leaves_no_half_written_memo(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its process killed while it writes the memo, what it was writing is removed with it."""
+    encoded_in(monkeypatch, tmp_path / "encoded in")
+    options = BuildOptions(decks=tmp_path)
+    lock = Lock("bank", {}, {"a": NoteLock("a", "q1", "de", "aaaa", "aa", 5)})
+    plan = LockPlan.of(lock, options, before=Lock(), aside=True)
+    memo = options.cache.kept / LOCK_MEMO
+    half = [ready(path, [b"half"], durable=False) for path in (memo, memo.with_name(f"{LOCK_MEMO}.patch"))]
+    plan.stop()
+    assert not any(readied.temporary.exists() for readied in half)
 
 
 def test_a_small_lock_is_encoded_here(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from ..forked import Aside
 from ..paths import MAX_RECORD_BYTES, read_inside
 from .format import LOCK_FILE, Lock
 from .gitattributes import ask_git_to_merge
-from .memo import LOCK_MEMO, remember
+from .memo import LOCK_MEMO, remember, remove_stale
 
 if TYPE_CHECKING:
     from ..options import BuildOptions
@@ -67,7 +67,10 @@ class LockPlan:
         file = _current(options.decks / LOCK_FILE)
         handed = None
         if aside and not options.dry_run and len(lock.notes) >= ASIDE_NOTES:  # a dry run never encodes it
-            handed = Aside(partial(_encoded_and_kept, lock, before, file, options=options))
+            memo = options.cache.kept / LOCK_MEMO
+            handed = Aside(
+                partial(_encoded_and_kept, lock, before, file, options=options), stopped=partial(remove_stale, memo)
+            )
         return cls(lock, before, file, handed)
 
     @cached_property
