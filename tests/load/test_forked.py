@@ -223,3 +223,59 @@ def test_a_process_forked_later_does_not_hold_an_earlier_answer() -> None:
     assert first.answer() == _LARGE
     for work in (first, second):
         work.wait()
+
+
+def _pid() -> int:
+    return os.getpid()
+
+
+@pytest.mark.parametrize("fork", [True, False])
+def test_work_handed_aside_comes_back_from_its_process_or_is_done_here(
+    monkeypatch: pytest.MonkeyPatch, fork: bool
+) -> None:
+    """Where no process can be forked, the work is done when its result is asked for, and no file is left open."""
+    if not fork:
+        monkeypatch.setattr(os, "fork", _no_process)
+    before = _open_files()
+    aside = forked.Aside(_pid)
+    done = aside.result()
+    assert (done != os.getpid()) is fork
+    assert _open_files() == before
+
+
+def test_work_that_failed_aside_is_done_here_and_fails_as_it_must() -> None:
+    """An error in the process is no answer: the work is done again here, where its error is raised."""
+    parent = os.getpid()
+
+    def fails_elsewhere() -> int:
+        if os.getpid() != parent:
+            raise RuntimeError("only in the forked process")
+        return parent
+
+    def fails() -> None:
+        raise RuntimeError("everywhere")
+
+    assert forked.Aside(fails_elsewhere).result() == parent
+    with pytest.raises(RuntimeError, match="everywhere"):
+        forked.Aside(fails).result()
+
+
+def test_a_result_of_none_is_an_answer_not_a_failure(tmp_path: Path) -> None:
+    """None sent back is the work's result: it is not done a second time here."""
+    log = tmp_path / "done"
+
+    def logged() -> None:
+        with log.open("a") as written:
+            written.write(f"{os.getpid()}\n")
+
+    assert forked.Aside(logged).result() is None
+    assert log.read_text().split() != [str(os.getpid())] and len(log.read_text().split()) == 1
+
+
+def test_work_stopped_aside_leaves_no_process_behind() -> None:
+    aside = forked.Aside(signal.pause)
+    pid = aside._forked.pid if aside._forked else 0
+    assert pid
+    aside.stop()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # waited for already: no such child left
