@@ -138,7 +138,7 @@ class LockPlan:
             return
         encoded = self._encoded  # handed to a process: kept there (or here, should it have failed) by now
         if self.aside is None:
-            _keep(self.lock, self.before, self.file, encoded, options)
+            _keep(self.lock, self.before, self.file, encoded=encoded, options=options)
 
     def stop(self) -> None:
         """Stop the process the lock was handed to, should the build stop, or plan another lock."""
@@ -157,7 +157,7 @@ def _keeps(options: BuildOptions) -> bool:
     return not (options.dry_run or options.leaves_bank)
 
 
-def _keep(lock: Lock, before: Lock, file: bytes, encoded: _Encoded, options: BuildOptions) -> None:
+def _keep(lock: Lock, before: Lock, file: bytes, *, encoded: _Encoded, options: BuildOptions) -> None:
     """What :meth:`LockPlan.kept` does, for ``lock`` encoded as ``encoded``, the lock file's bytes being ``file``."""
     data, sha = encoded
     if data != file or not before.recalled:
@@ -168,7 +168,7 @@ def _encoded_and_kept(lock: Lock, before: Lock, file: bytes, *, options: BuildOp
     """:func:`_encoded`, its memo kept (see :meth:`LockPlan.kept`): the work of a process the lock is handed to."""
     encoded = _encoded(lock, before, file)
     if _keeps(options):
-        _keep(lock, before, file, encoded, options)
+        _keep(lock, before, file, encoded=encoded, options=options)
     return encoded
 
 
