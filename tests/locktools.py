@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
-import pytest
 from click.testing import CliRunner, Result
 
 from ankibuild.cli import main
-from ankibuild.lock import plan
 
 from .conftest import DATA
 
@@ -42,17 +38,3 @@ def lock_bank(files: dict[str, str | bytes] | None = None) -> Iterator[Path]:
             else:
                 (decks / name).write_text(content, encoding="utf-8")
         yield decks
-
-
-def encoded_in(monkeypatch: pytest.MonkeyPatch, log: Path) -> None:
-    """Have every lock planned aside handed to a process of its own, however small, and each process that
-    encodes a lock write down its id in ``log``."""
-    monkeypatch.setattr(plan, "ASIDE_NOTES", 0)
-    encoded = plan._encoded
-
-    def logged(*args: Any) -> tuple[bytes, bytes]:
-        with log.open("a") as written:
-            written.write(f"{os.getpid()}\n")
-        return encoded(*args)
-
-    monkeypatch.setattr(plan, "_encoded", logged)

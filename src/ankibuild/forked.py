@@ -16,7 +16,7 @@ import os
 import pickle
 import signal
 from collections.abc import Callable, Iterable
-from typing import BinaryIO, Generic, NoReturn, TypeVar
+from typing import BinaryIO, NoReturn
 
 #: Whether work may be forked at all: a profile of the build keeps every stage in its own process.
 ALLOWED = True
@@ -114,40 +114,6 @@ class Forked:
             os.close(self._reading)
             self._reading = -1
         self._close_file()
-
-
-_T = TypeVar("_T")
-
-
-class Aside(Generic[_T]):
-    """``work`` handed to a process forked at once, while the build goes on; its result asked for once, by
-    :meth:`result`. Where no process did it (none could be forked, or it failed), it is done then, here,
-    and fails there as it must."""
-
-    def __init__(self, work: Callable[[], _T], *, stopped: Callable[[], object] = lambda: None) -> None:
-        #: What tidies what the work was writing when its process was stopped.
-        self._work, self._stopped = work, stopped
-        # In a tuple: a work's result of None is not taken for no answer.
-        self._forked = Forked(lambda: (work(),)) if can_fork() else None
-
-    def result(self) -> _T:
-        forked, self._forked = self._forked, None
-        answer = None
-        if forked is not None:
-            try:
-                answer = forked.answer()
-            finally:
-                forked.stop()  # it ended once it answered; stopped, should waiting for it be interrupted
-                if answer is None:  # it failed, or was stopped, mid-way
-                    self._stopped()
-        return answer[0] if isinstance(answer, tuple) else self._work()
-
-    def stop(self) -> None:
-        """Stop the work where it is, should its result no longer be wanted, and tidy what it was writing."""
-        forked, self._forked = self._forked, None
-        if forked is not None:
-            forked.stop()
-            self._stopped()
 
 
 #: The files in memory of the answers of the processes forked from this one and not yet read.

@@ -9,7 +9,6 @@ the published ones, stops those processes.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import shutil
 import signal
@@ -29,12 +28,9 @@ from ankibuild.errors import BankError
 from ankibuild.export.target import ExportPlan
 from ankibuild.load import stage
 from ankibuild.lock.clock import Clock
-from ankibuild.lock.format import read_lock
-from ankibuild.lock.memo import LOCK_MEMO, recall
 from ankibuild.translations.record import TRANSLATIONS_FILE, observe
 
 from ..conftest import Project, snapshot
-from ..locktools import encoded_in
 
 FILE = "ai-hardware.yaml"
 DE = ("Die arithmetische Intensität ist sehr niedrig", "Die Intensität ist niedrig")
@@ -155,27 +151,6 @@ def test_a_package_whose_times_follow_the_published_ones_is_stopped_and_not_made
     assert {path.name: path.read_bytes() for path in (lock, *Path(project.out).glob("*.apkg"))} == built
     assert events[0] == "planned de" and events[1].isdigit() and events[-2:] == ["followed", "planned de fr en"]
     assert _ended(events) and _scratch(project) == []
-
-
-def test_a_lock_handed_to_a_process_of_its_own_is_encoded_again_here_when_its_times_are_raised(
-    project: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    """The lock put back after an edit was built: what the process encodes from the times stamped is not the
-    lock the build writes, which holds the published times; the build encodes that one itself."""
-    project.build(clock=_at(1))
-    lock = project.decks / "ankibuild.lock"
-    reverted = lock.read_bytes()
-    project.edit(FILE, *DE)
-    project.build(clock=_at(2))
-    built = lock.read_bytes()
-    lock.write_bytes(reverted)
-    log = tmp_path / "encoded in"
-    encoded_in(monkeypatch, log)
-    project.build(clock=_at(3))
-    assert lock.read_bytes() == built
-    assert log.read_text().split()[-1] == str(os.getpid())
-    kept = recall(Cache(project.decks).kept / LOCK_MEMO, hashlib.sha256(built).digest())
-    assert kept is not None and kept.notes == read_lock(lock).notes  # its memo is the lock written
 
 
 def test_the_packages_of_the_other_languages_are_started_as_soon_as_they_turn_out_changed_too(

@@ -16,21 +16,19 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from ankibuild.atomic import ready
 from ankibuild.cache import write_columns
 from ankibuild.errors import BankError, Problems
 from ankibuild.load.render import NoteHead
 from ankibuild.lock import format
 from ankibuild.lock.clock import Clock
 from ankibuild.lock.format import LOCK_FILE, Lock, NoteLock, read_lock
-from ankibuild.lock.memo import LOCK_MEMO, recall, remember
 from ankibuild.lock.memo import _memo_key as memo_key
+from ankibuild.lock.memo import recall, remember
 from ankibuild.lock.plan import LockPlan
 from ankibuild.lock.stamp import Stamp, _wrong_times, stamp_notes
 from ankibuild.options import BuildOptions
 
 from ..conftest import Project
-from ..locktools import encoded_in
 
 
 def _row(guid: str, digest: str) -> NoteHead:
@@ -305,58 +303,6 @@ def test_only_the_lines_of_the_notes_that_changed_are_replaced_while_the_file_is
     assert rewritten == edited.dumps().encode()
     # The file changed since it was read (its first line here): every line is written.
     assert edited._rewritten(before, path.read_bytes().replace(b"#", b"%", 1)) is None
-
-
-def _no_fork() -> int:
-    raise BlockingIOError(11, "Resource temporarily unavailable")
-
-
-@pytest.mark.parametrize("fork", [True, False])
-def test_a_lock_handed_aside_is_encoded_and_kept_as_it_is_here(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fork: bool
-) -> None:
-    """A large lock is encoded and its memo kept by a process of its own: the same bytes, and a memo the next
-    build recalls. Where none can be forked, the build does it when it asks for the bytes."""
-    if not fork:
-        monkeypatch.setattr(os, "fork", _no_fork)
-    log = tmp_path / "encoded in"
-    encoded_in(monkeypatch, log)
-    notes = [NoteLock("a", "q1", "de", "aaaa", "aa", 5), NoteLock("b", "q2", "de", "bbbb", "bb", 5)]
-    lock = Lock("bank", {}, {note.guid: note for note in notes})
-    options = BuildOptions(decks=tmp_path)
-    path, memo = tmp_path / LOCK_FILE, options.cache.kept / LOCK_MEMO
-    path.write_text(lock.dumps(), encoding="utf-8")
-    remember(lock, _sha(path), memo)
-    before = read_lock(path, partial(recall, memo))
-    edited = Lock("bank", {}, {**before.notes, "b": NoteLock("b", "q2", "de", "cccc", "cc", 6)})
-    plan = LockPlan.of(edited, options, before=before, aside=True)
-    plan.kept(options)
-    assert plan.data == edited.dumps().encode() and plan.sha == hashlib.sha256(plan.data).digest()
-    kept = recall(memo, plan.sha)
-    assert kept is not None and kept.notes == edited.notes
-    assert (log.read_text().split() != [str(os.getpid())]) is fork
-    assert len(log.read_text().split()) == 1
-
-
-def test_a_lock_handed_aside_and_stopped_leaves_no_half_written_memo(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Its process killed while it writes the memo, what it was writing is removed with it."""
-    encoded_in(monkeypatch, tmp_path / "encoded in")
-    options = BuildOptions(decks=tmp_path)
-    lock = Lock("bank", {}, {"a": NoteLock("a", "q1", "de", "aaaa", "aa", 5)})
-    plan = LockPlan.of(lock, options, before=Lock(), aside=True)
-    memo = options.cache.kept / LOCK_MEMO
-    half = [ready(path, [b"half"], durable=False) for path in (memo, memo.with_name(f"{LOCK_MEMO}.patch"))]
-    plan.stop()
-    assert not any(readied.temporary.exists() for readied in half)
-
-
-def test_a_small_lock_is_encoded_here(tmp_path: Path) -> None:
-    """A process of its own costs more than a small lock's encoding: none is forked for it."""
-    lock = Lock("bank", {}, {"a": NoteLock("a", "q1", "de", "aaaa", "aa", 5)})
-    plan = LockPlan.of(lock, BuildOptions(decks=tmp_path), before=Lock(), aside=True)
-    assert plan.aside is None and plan.data == lock.dumps().encode()
 
 
 def test_a_changed_lock_of_the_same_size_is_written_without_reading_the_file_again(

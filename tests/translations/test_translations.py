@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import json
-import os
 import shutil
 import subprocess
 import warnings
@@ -19,7 +18,6 @@ from click.testing import CliRunner, Result
 from ankibuild import check, pipeline
 from ankibuild.cli import main
 from ankibuild.errors import BankError, Problem, Problems
-from ankibuild.load import stage
 from ankibuild.model import Place, Question, Translation
 from ankibuild.translations.po import export_po, import_po
 from ankibuild.translations.record import (
@@ -127,59 +125,6 @@ def test_undoing_the_change_clears_the_warning(project: Project) -> None:
     project.build()
     project.edit(SAMPLE, "Why do element-wise operations such as ReLU", EN_QUESTION)
     assert check(decks=project.decks).items == []
-
-
-def _no_fork() -> int:
-    raise BlockingIOError(11, "Resource temporarily unavailable")
-
-
-def _observed_in(monkeypatch: pytest.MonkeyPatch, log: Path, *, fork: bool) -> None:
-    """Have every bank's record observed by a process of its own, where one can be forked (``fork``), each
-    process that observes it written down in ``log``."""
-    monkeypatch.setattr(stage, "ASIDE_QUESTIONS", 0)
-    if not fork:
-        monkeypatch.setattr(os, "fork", _no_fork)
-
-    def logged(*args: Any, **options: Any) -> Any:
-        with log.open("a") as written:
-            written.write(f"{os.getpid()}\n")
-        return observe(*args, **options)
-
-    monkeypatch.setattr(stage, "observe", logged)
-
-
-@pytest.mark.parametrize("fork", [True, False])
-def test_a_record_observed_by_a_process_of_its_own_tells_what_it_tells_here(
-    project: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fork: bool
-) -> None:
-    """The same warnings at the same places, and the same record written, as when the build observes it."""
-    project.build()
-    log = tmp_path / "observed in"
-    _observed_in(monkeypatch, log, fork=fork)
-    project.edit(SAMPLE, EN_QUESTION, "Why do element-wise operations such as ReLU")
-    result = project.build()
-    assert _outdated(result.warnings) == {(SAMPLE_ID, lang): _where(project, SAMPLE_ID, lang) for lang in ("de", "fr")}
-    assert (project.decks / TRANSLATIONS_FILE).read_text(encoding="utf-8").count(" behind en ") == 2
-    assert (log.read_text().split() != [str(os.getpid())]) is fork
-    assert len(log.read_text().split()) == 1
-
-
-@pytest.mark.parametrize("fork", [True, False])
-def test_a_damaged_record_observed_by_a_process_of_its_own_fails_the_build_at_its_line(
-    project: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, fork: bool
-) -> None:
-    project.build()
-    _observed_in(monkeypatch, tmp_path / "observed in", fork=fork)
-    path = project.decks / TRANSLATIONS_FILE
-    path.write_text(path.read_text(encoding="utf-8") + f"\n{SAMPLE_ID}\n", encoding="utf-8")
-    written = path.read_bytes()
-    line = written.count(b"\n")  # the last: the id without its colon
-    with pytest.raises(BankError) as raised:
-        project.build()
-    (problem,) = raised.value.problems
-    assert "the translations record is damaged" in problem.message
-    assert problem.location == f"decks/{TRANSLATIONS_FILE}:{line}:1"
-    assert path.read_bytes() == written
 
 
 def test_an_edit_to_a_current_translation_makes_the_others_outdated(project: Project) -> None:

@@ -103,27 +103,18 @@ class AnkiTarget:
         types = notetypes(bank, loaded.templates)
         with _Started(options.cache.kept) as started:
             stamped, packages = self._started(loaded, types, result=result, started=started)
-            # Encoded meanwhile: the packages almost always hold the times stamped.
-            lock = LockPlan.of(stamped, options, before=old, aside=True)
-            try:
-                result.warnings[:0] = loaded.problems.warnings  # the translations record's among them now
-                known = self._known(packages)
-                new, previous = _follow_published(
-                    loaded, stamped, options, clock=self.clock, result=result, known=known
+            result.warnings[:0] = loaded.problems.warnings  # the translations record's among them now
+            known = self._known(packages)
+            new, previous = _follow_published(loaded, stamped, options, clock=self.clock, result=result, known=known)
+            if new is not stamped:  # times raised above the published ones: the packages hold those
+                started.stop()
+                packages = _plan(
+                    bank, loaded, types, lock=new, out=options.out, split=options.split, langs=_langs(loaded)
                 )
-                if new is not stamped:  # times raised above the published ones: the packages hold those
-                    started.stop()
-                    lock.stop()
-                    packages = _plan(
-                        bank, loaded, types, lock=new, out=options.out, split=options.split, langs=_langs(loaded)
-                    )
-                    lock = LockPlan.of(new, options, before=old)
-                result.package_digests = {str(package.path): package.spec.digest for package in packages}
-                result.retired_searches = _RetiredSearches(types, loaded.notes, loaded.templates)
-                todo = self._todo(packages)
-            except BaseException:
-                lock.stop()
-                raise
+            result.package_digests = {str(package.path): package.spec.digest for package in packages}
+            result.retired_searches = _RetiredSearches(types, loaded.notes, loaded.templates)
+            lock = LockPlan.of(new, options, before=old)
+            todo = self._todo(packages)
             return AnkiPlan(
                 options, result, loaded.templates, types, packages, todo, lock, previous, self.progress, started
             )
@@ -133,12 +124,10 @@ class AnkiTarget:
     ) -> tuple[Lock, list[_Package]]:
         """The new lock and every package, each package to make ``started`` meanwhile (see :meth:`_packages`).
 
-        The translations record is observed once they are (see :func:`.load_all`), by a process of its own
-        meanwhile where the bank is large; should planning fail first, before that: a problem the record tells
-        fails the build before any of planning's, as ever.
+        The translations record is observed once they are (see :func:`.load_all`); should planning fail
+        first, before that: a problem the record tells fails the build before any of planning's, as ever.
         """
         options, old = self.options, loaded.lock
-        loaded.observed.aside()  # observed meanwhile, by a process of its own where the bank is large
         try:
             _guard_shape(old, loaded.templates, options.allow_shape_change, result=result)
             stamped = _stamp(loaded, types, result=result, clock=self.clock)
@@ -146,9 +135,6 @@ class AnkiTarget:
             packages = self._packages(loaded, types, lock=stamped, started=started)
         except Exception:
             loaded.observed()
-            raise
-        except BaseException:  # interrupted: what it would find no longer matters
-            loaded.observed.stop()
             raise
         loaded.observed()
         return stamped, packages
@@ -227,12 +213,8 @@ class AnkiPlan:
         return self
 
     def __exit__(self, *error: object) -> None:
-        """Stop making the package started while planning, and encoding the lock, should the build stop before
-        asking for their bytes."""
-        try:
-            self.started.stop()
-        finally:
-            self.lock.stop()
+        """Stop making the package started while planning, should the build stop before asking for its bytes."""
+        self.started.stop()
 
     def write(self, later: Later | None = None, *, meanwhile: Callable[[], object] = lambda: None) -> BuildResult:
         """Make the packages that changed, then publish the changelog; ``meanwhile`` is done while they are made.
@@ -363,18 +345,15 @@ def _follow_published(
     return raised, previous
 
 
-#: The time of a note or note type, of the lock or of a package.
-_MTIME = attrgetter("mtime")
-
-
 def _newest(spec: PackageSpec) -> int:
-    """The newest time a package holds (its notes' taken in C: a package of a large bank has thousands)."""
-    return max(chain((mtime for _, mtime in spec.notetypes), map(_MTIME, spec.notes)), default=0)
+    """The newest time a package holds."""
+    return max([*(mtime for _, mtime in spec.notetypes), *(note.mtime for note in spec.notes)], default=0)
 
 
 def _latest(lock: Lock) -> int:
-    """The newest time in ``lock`` (0 for a bank with nothing in it), taken in C."""
-    return max(chain(map(_MTIME, lock.notetypes.values()), map(_MTIME, lock.notes.values())), default=0)
+    """The newest time in ``lock`` (0 for a bank with nothing in it)."""
+    times = [*(notetype.mtime for notetype in lock.notetypes.values()), *(note.mtime for note in lock.notes.values())]
+    return max(times, default=0)
 
 
 def _keep_published(package: _Package, content: bytes, *, types: Types, lock: Lock, kept: Path) -> None:

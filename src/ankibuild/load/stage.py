@@ -19,8 +19,7 @@ from .. import paths
 from ..cache import Cache
 from ..cards.folders import TemplateFolders
 from ..changelog import CHANGELOG_FILE, read_changelog
-from ..errors import BankError, Problem, Problems, UnknownLanguageError
-from ..forked import Aside
+from ..errors import BankError, Problems, UnknownLanguageError
 from ..kinds import DEFAULT_KIND, KINDS, Kind
 from ..kinds.checks import explanations_in_summary
 from ..lock.format import LOCK_FILE, Lock, read_lock
@@ -176,7 +175,7 @@ class LoadedBank:
     #: The sha256 of the bytes each question file was read as, by path.
     used: dict[Path, str]
     #: The translations record after this build's texts, observed when first asked for (see :func:`load_all`).
-    observed: Observed
+    observed: Callable[[], Seen]
     #: The status of each question file this build was the first to hash, taken before it read it.
     read_as: dict[Path, os.stat_result] = field(default_factory=dict)
 
@@ -252,7 +251,7 @@ def load_all(
         report_unused(bank.root, {path for result in results for path in result.referenced}, problems)
     for bank_check in checks:
         bank_check(bank, problems)
-    observed = Observed(decks / TRANSLATIONS_FILE, results, problems, strict=strict)
+    observed = _observed(decks / TRANSLATIONS_FILE, results, problems, strict=strict)
     if not observed_later or problems.errors or (strict and problems.warnings):
         observed()  # the build fails: with what the record tells too
     questions = sum(len(result.questions) for result in results)
@@ -261,57 +260,28 @@ def load_all(
     return LoadedBank(bank, card_templates, notes, media, problems, lock(), questions, results, used, observed, read_as)
 
 
-#: From this many questions, a build hands the translations record to a process of its own (see :class:`Observed`).
-ASIDE_QUESTIONS = 1000
+def _observed(path: Path, results: Sequence[FileResult], problems: Problems, *, strict: bool) -> Callable[[], Seen]:
+    """The translations record in ``path`` after the texts of ``results``, observed once, when first asked for.
 
-
-class Observed:
-    """The translations record in ``path`` after the texts of ``results``, observed once, when first asked for
-    (called): what it finds is added to ``problems``, and raised with every other problem should it fail the build.
-
-    A build may have it observed by a process of its own meanwhile (:meth:`aside`).
+    What it finds is added to ``problems``, and raised with every other problem should it fail the build.
     """
 
-    def __init__(self, path: Path, results: Sequence[FileResult], problems: Problems, *, strict: bool) -> None:
-        self._path, self._results, self._problems, self._strict = path, results, problems, strict
-        self._seen: Seen | None = None
-        self._handed: Aside[tuple[Seen, list[Problem]]] | None = None
+    def translated(questions: Collection[str]) -> list[TextRef]:
+        return [ref for result in results for ref in result.translated_of(questions)]
 
-    def aside(self) -> None:
-        """Have a large bank's record observed by a process forked now, while the build goes on (some 40 ms of
-        an edit's), asked for its answer when first called; should the build stop first, it is stopped (:meth:`stop`).
-        """
-        if self._seen is None and self._handed is None and self._questions() >= ASIDE_QUESTIONS:
-            self._handed = Aside(self._observe)
+    @cache_call
+    def seen() -> Seen:
+        current = (item for result in results for item in result.blocks)
+        translations = observe(path, current, translated, problems=problems)
+        report_outdated(translations.behind, translated, problems)
+        return translations
 
-    def stop(self) -> None:
-        """Stop the process the record was handed to, unless it answered already."""
-        handed, self._handed = self._handed, None
-        if handed is not None:
-            handed.stop()
+    def observed() -> Seen:
+        translations = seen()
+        problems.raise_for(strict=strict)
+        return translations
 
-    def __call__(self) -> Seen:
-        if self._seen is None:
-            handed, self._handed = self._handed, None
-            seen, found = self._observe() if handed is None else handed.result()
-            self._problems.extend(found)  # as they were found: the first of each file shown, the others counted
-            self._seen = seen
-        self._problems.raise_for(strict=self._strict)
-        return self._seen
-
-    def _observe(self) -> tuple[Seen, list[Problem]]:
-        """The record after the texts, with the problems found: what is wrong with it, and translations behind."""
-        found = Problems()
-        current = (item for result in self._results for item in result.blocks)
-        seen = observe(self._path, current, self._translated, problems=found)
-        report_outdated(seen.behind, self._translated, found)
-        return seen, found.items
-
-    def _translated(self, questions: Collection[str]) -> list[TextRef]:
-        return [ref for result in self._results for ref in result.translated_of(questions)]
-
-    def _questions(self) -> int:
-        return sum(len(result.questions) for result in self._results)
+    return observed
 
 
 def _kinds(results: Sequence[FileResult]) -> list[Kind]:

@@ -15,7 +15,6 @@ from dataclasses import astuple
 from pathlib import Path
 from typing import Any
 
-from ..atomic import remove_stale_temporaries
 from ..cache import named_rows, private_folder, unpack_columns, write_columns
 from ..version import code_fingerprint
 from .format import Lock, NoteLock, NotetypeLock, differing, holds, one_each
@@ -51,12 +50,6 @@ def remember(lock: Lock, sha: bytes, memo: Path, *, before: Lock | None = None) 
         # A part at a time: the memo of a large bank is some megabytes, which a build would otherwise hold twice.
         # Whether two notes share a question and language is told once here, not at each edit (see recall).
         write_columns(memo, [written, lock.bank, types, mtimes, one_each(lock.notes.values())], texts)
-
-
-def remove_stale(memo: Path) -> None:
-    """Delete what a write of ``memo`` (whole, or its patch) killed half-way left behind."""
-    for path in (memo, _patch_file(memo)):
-        remove_stale_temporaries(path)
 
 
 def _columns(notes: Sequence[NoteLock]) -> list[Sequence[Any]]:

@@ -7,18 +7,17 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..atomic import Ahead, Readied, ready, remove_stale_temporaries
 from ..errors import LockChangedError
-from ..forked import Aside
 from ..paths import MAX_RECORD_BYTES, read_inside
 from .format import LOCK_FILE, Lock
 from .gitattributes import ask_git_to_merge
-from .memo import LOCK_MEMO, remember, remove_stale
+from .memo import LOCK_MEMO, remember
 
 if TYPE_CHECKING:
     from ..options import BuildOptions
@@ -39,12 +38,6 @@ def check_frozen(old: Lock, new: Lock, options: BuildOptions) -> None:
         raise LockChangedError(f"{options.decks / LOCK_FILE} would change: run 'ankibuild build' and commit it.")
 
 
-#: From this many notes, a lock is encoded, and its memo kept, by a process of its own (see :meth:`LockPlan.of`).
-ASIDE_NOTES = 3000
-#: A lock's bytes and their sha256.
-_Encoded = tuple[bytes, bytes]
-
-
 @dataclass(frozen=True)
 class LockPlan:
     """The lock a build writes, with the bank's it was made from; encoded when first needed (see :attr:`data`)."""
@@ -53,42 +46,21 @@ class LockPlan:
     #: The bank's lock, and the bytes of its file as the build found them.
     before: Lock
     file: bytes
-    #: The process encoding the lock and keeping its memo meanwhile, if it was handed to one (see :meth:`of`).
-    aside: Aside[_Encoded] | None = field(default=None, compare=False, repr=False)
 
     @classmethod
-    def of(cls, lock: Lock, options: BuildOptions, *, before: Lock, aside: bool = False) -> LockPlan:
-        """The plan to write ``lock``, which the build made from the bank's lock ``before``.
-
-        A large lock planned ``aside`` is encoded, and its memo kept, by a process forked for it, while
-        the build goes on (some 40 ms of a large bank's edit): the build asks for its bytes when it
-        writes, and should it no longer want them, stops it (:meth:`stop`).
-        """
-        file = _current(options.decks / LOCK_FILE)
-        handed = None
-        if aside and not options.dry_run and len(lock.notes) >= ASIDE_NOTES:  # a dry run never encodes it
-            memo = options.cache.kept / LOCK_MEMO
-            handed = Aside(
-                partial(_encoded_and_kept, lock, before, file, options=options), stopped=partial(remove_stale, memo)
-            )
-        return cls(lock, before, file, handed)
+    def of(cls, lock: Lock, options: BuildOptions, *, before: Lock) -> LockPlan:
+        """The plan to write ``lock``, which the build made from the bank's lock ``before``."""
+        return cls(lock, before, _current(options.decks / LOCK_FILE))
 
     @cached_property
-    def _encoded(self) -> _Encoded:
-        """:attr:`data` and :attr:`sha`: from the process the lock was handed to, or made here."""
-        if self.aside is not None:
-            return self.aside.result()
-        return _encoded(self.lock, self.before, self.file)
-
-    @property
     def data(self) -> bytes:
         """The lock encoded: a build has it done while its packages are made (see :meth:`kept`)."""
-        return self._encoded[0]
+        return self.lock.encoded(self.before, file=self.file)
 
-    @property
+    @cached_property
     def sha(self) -> bytes:
         """The sha256 of :attr:`data`: the memo's key, and the lock's digest in the build's record once written."""
-        return self._encoded[1]
+        return hashlib.sha256(self.data).digest()
 
     @property
     def changed(self) -> bool:
@@ -131,45 +103,12 @@ class LockPlan:
 
         When it is unchanged and was recalled from the cache, what is kept is this
         very lock. Kept before the lock is saved, it is only ever recalled for a
-        file that holds these very bytes (see :func:`~.memo.recall`). A lock handed
-        to a process of its own was kept there, or is kept here once it failed.
+        file that holds these very bytes (see :func:`~.memo.recall`).
         """
-        if not _keeps(options):
+        if options.dry_run or options.leaves_bank:
             return
-        encoded = self._encoded  # handed to a process: kept there (or here, should it have failed) by now
-        if self.aside is None:
-            _keep(self.lock, self.before, self.file, encoded=encoded, options=options)
-
-    def stop(self) -> None:
-        """Stop the process the lock was handed to, should the build stop, or plan another lock."""
-        if self.aside is not None:
-            self.aside.stop()
-
-
-def _encoded(lock: Lock, before: Lock, file: bytes) -> _Encoded:
-    """``lock`` encoded (made from ``before``, the lock file's bytes being ``file``), and its sha256."""
-    data = lock.encoded(before, file=file)
-    return data, hashlib.sha256(data).digest()
-
-
-def _keeps(options: BuildOptions) -> bool:
-    """Whether a build keeps the memo of the lock it writes: not one that writes none."""
-    return not (options.dry_run or options.leaves_bank)
-
-
-def _keep(lock: Lock, before: Lock, file: bytes, *, encoded: _Encoded, options: BuildOptions) -> None:
-    """What :meth:`LockPlan.kept` does, for ``lock`` encoded as ``encoded``, the lock file's bytes being ``file``."""
-    data, sha = encoded
-    if data != file or not before.recalled:
-        remember(lock, sha, options.cache.kept / LOCK_MEMO, before=before)
-
-
-def _encoded_and_kept(lock: Lock, before: Lock, file: bytes, *, options: BuildOptions) -> _Encoded:
-    """:func:`_encoded`, its memo kept (see :meth:`LockPlan.kept`): the work of a process the lock is handed to."""
-    encoded = _encoded(lock, before, file)
-    if _keeps(options):
-        _keep(lock, before, file, encoded=encoded, options=options)
-    return encoded
+        if self.changed or not self.recalled:
+            remember(self.lock, self.sha, options.cache.kept / LOCK_MEMO, before=self.before)
 
 
 def _current(path: Path) -> bytes:
