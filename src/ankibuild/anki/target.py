@@ -345,15 +345,18 @@ def _follow_published(
     return raised, previous
 
 
+#: The time of a note or note type, of the lock or of a package.
+_MTIME = attrgetter("mtime")
+
+
 def _newest(spec: PackageSpec) -> int:
-    """The newest time a package holds."""
-    return max([*(mtime for _, mtime in spec.notetypes), *(note.mtime for note in spec.notes)], default=0)
+    """The newest time a package holds (its notes' taken in C: a package of a large bank has thousands)."""
+    return max(chain((mtime for _, mtime in spec.notetypes), map(_MTIME, spec.notes)), default=0)
 
 
 def _latest(lock: Lock) -> int:
-    """The newest time in ``lock`` (0 for a bank with nothing in it)."""
-    times = [*(notetype.mtime for notetype in lock.notetypes.values()), *(note.mtime for note in lock.notes.values())]
-    return max(times, default=0)
+    """The newest time in ``lock`` (0 for a bank with nothing in it), taken in C."""
+    return max(chain(map(_MTIME, lock.notetypes.values()), map(_MTIME, lock.notes.values())), default=0)
 
 
 def _keep_published(package: _Package, content: bytes, *, types: Types, lock: Lock, kept: Path) -> None:
