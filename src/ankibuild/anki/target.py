@@ -345,10 +345,6 @@ def _follow_published(
     return raised, previous
 
 
-#: The time of a note or note type, of the lock or of a package.
-_MTIME = attrgetter("mtime")
-
-
 def _newest(spec: PackageSpec) -> int:
     """The newest time a package holds (its notes' taken in C: a package of a large bank has thousands)."""
     return max(chain((mtime for _, mtime in spec.notetypes), map(_MTIME, spec.notes)), default=0)
@@ -741,7 +737,7 @@ def _plan(
     return packages
 
 
-#: A note head's GUID, digest, images, deck, kind and cards; an entry's or a note key's time.
+#: A note head's GUID, digest, images, deck, kind and cards; the time of a lock entry, note key or note type.
 _GUID, _DIGEST, _MEDIA = attrgetter("guid"), attrgetter("digest"), attrgetter("media")
 _DECK, _KIND, _CARDS, _MTIME = attrgetter("deck_key"), attrgetter("kind"), attrgetter("cards"), attrgetter("mtime")
 
