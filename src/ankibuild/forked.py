@@ -3,9 +3,9 @@
 The forked process shares what the build loaded and has made so far, and only
 its answer comes back, pickled into a file in memory that only the two hold (a
 process forked later closes it), its length told through a pipe between the two:
-nothing else can write there. Where
-a system cannot fork, or the process fails, the build does the work itself, and
-fails as it must.
+nothing else can write there. A second pipe tells the forked process when its
+answer was taken, for what it may do only then. Where a system cannot fork, or
+the process fails, the build does the work itself, and fails as it must.
 """
 
 from __future__ import annotations
@@ -27,40 +27,60 @@ def can_fork() -> bool:
 
 
 class Forked:
-    """``work`` done in a process forked at once; ``after`` done there once its answer is sent.
+    """``work`` done in a process forked at once; ``after`` done there once its answer is sent, and ``taken``
+    once the caller took it, or can no longer (it ended): the process waits for that only to do ``taken``.
 
     The answer is asked for with :meth:`answer`; the process is waited for with :meth:`wait`.
     Where no process can be forked (a limit on processes, or on memory), there is no answer.
     """
 
-    def __init__(self, work: Callable[[], object], *, after: Callable[[], object] = lambda: None) -> None:
-        self._pid, self._reading = 0, -1
-        pipe = os.pipe()
+    def __init__(
+        self,
+        work: Callable[[], object],
+        *,
+        after: Callable[[], object] = lambda: None,
+        taken: Callable[[], object] | None = None,
+    ) -> None:
+        self._pid, self._reading, self._taking = 0, -1, -1
+        pipe, told = os.pipe(), os.pipe()
         self._file = _memory_file()
         # Signals wait until each process is ready for them: the forked one must never run the caller's code.
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
         try:
-            self._fork(work, after, pipe=pipe, mask=mask)
+            self._fork(work, (after, taken), pipes=(pipe, told), mask=mask)
         finally:
             self._unmask(mask)
 
     def _fork(
-        self, work: Callable[[], object], after: Callable[[], object], *, pipe: tuple[int, int], mask: Iterable[int]
+        self,
+        work: Callable[[], object],
+        then: tuple[Callable[[], object], Callable[[], object] | None],
+        *,
+        pipes: tuple[tuple[int, int], tuple[int, int]],
+        mask: Iterable[int],
     ) -> None:
-        """Fork the process that does ``work``, and hold it, its signals still held."""
-        reading, writing = pipe
+        """Fork the process that does ``work``, then each of ``then`` (see :class:`Forked`), and hold it, its
+        signals still held.
+
+        Of the two pipes, the first takes its answer's length; the second tells it the answer was taken: this
+        process closes its end then, and the forked one reads to the end of it.
+        """
+        (reading, writing), (waiting, taking) = pipes
         pid = -1
         with contextlib.suppress(OSError):  # no process to be had: the caller does the work
             pid = os.fork()
         if pid == 0:
-            _answer(work, after, pipe=pipe, file=self._file, mask=mask)
+            _answer(work, then, pipes=pipes, file=self._file, mask=mask)
         if pid > 0:
-            self._pid, self._reading = pid, reading
-            if self._file >= 0:  # from now on, a process forked has no use for it (see _forget_answers)
-                _ANSWERS.add(self._file)
+            self._pid, self._reading, self._taking = pid, reading, taking
+            # From now on, a process forked has no use for them (see _forget_answers); held by one, the answer's
+            # file would keep its memory, and the end telling it was taken would never close.
+            _ANSWERS.update(fd for fd in (self._file, taking) if fd >= 0)
         os.close(writing)
+        os.close(waiting)
         if pid < 0:
             os.close(reading)
+            os.close(taking)
             self._close_file()
 
     def _unmask(self, mask: Iterable[int]) -> None:
@@ -89,6 +109,7 @@ class Forked:
             return None
         finally:
             self._close_file()
+            self._taken()
         return answer
 
     def _close_file(self) -> None:
@@ -96,6 +117,13 @@ class Forked:
             _ANSWERS.discard(self._file)
             os.close(self._file)
             self._file = -1
+
+    def _taken(self) -> None:
+        """Tell the process its answer was taken (see :meth:`_fork`)."""
+        if self._taking >= 0:
+            _ANSWERS.discard(self._taking)
+            os.close(self._taking)
+            self._taking = -1
 
     def wait(self) -> None:
         """Wait for the process to end, after what it does once its answer is sent."""
@@ -114,15 +142,18 @@ class Forked:
             os.close(self._reading)
             self._reading = -1
         self._close_file()
+        self._taken()
 
 
-#: The files in memory of the answers of the processes forked from this one and not yet read.
+#: The files in memory of the answers of the processes forked from this one and not yet read, and the ends of the
+#: pipes that tell each its answer was taken.
 _ANSWERS: set[int] = set()
 
 
 def _forget_answers() -> None:
-    """In a process just forked: close the answer files it inherited, which are its parent's and another
-    process's. Held open, each would keep its answer's memory until this process ends too."""
+    """In a process just forked: close the answer files and pipe ends it inherited, which are its parent's and
+    another process's. Held open, each file would keep its answer's memory until this process ends too, and each
+    pipe end would tell that process nothing until this one ended."""
     for file in _ANSWERS:
         with contextlib.suppress(OSError):
             os.close(file)
@@ -152,21 +183,26 @@ def _memory_file() -> int:
 
 def _answer(
     work: Callable[[], object],
-    after: Callable[[], object],
+    then: tuple[Callable[[], object], Callable[[], object] | None],
     *,
-    pipe: tuple[int, int],
+    pipes: tuple[tuple[int, int], tuple[int, int]],
     file: int,
     mask: Iterable[int],
 ) -> NoReturn:
-    """In the forked process: send what ``work`` made, do ``after``, and leave without running anything
-    of the parent's (its signals, held until now, end this process alone)."""
-    code, (reading, writing) = 1, pipe
+    """In the forked process: send what ``work`` made, do ``then``'s first, its second once the answer was taken,
+    and leave without running anything of the parent's (its signals, held until now, end this process alone)."""
+    code, ((reading, writing), (waiting, taking)), (after, taken) = 1, pipes, then
     try:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         os.close(reading)
+        os.close(taking)
         with os.fdopen(writing, "wb") as sending:
             _send(pickle.dumps(work(), pickle.HIGHEST_PROTOCOL), sending, file)
         after()
+        if taken is not None:
+            with os.fdopen(waiting, "rb") as told:
+                told.read()  # nothing is written: it ends when the parent closes its end, or ends
+            taken()
         code = 0
     finally:
         os._exit(code)  # leaving any other way would run the parent's cleanup a second time

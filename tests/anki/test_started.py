@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from ankibuild import check
-from ankibuild.anki import package, target
+from ankibuild.anki import package, published, target
 from ankibuild.cache import Cache
 from ankibuild.errors import BankError
 from ankibuild.export.target import ExportPlan
@@ -110,6 +110,34 @@ def test_the_package_is_started_before_the_other_languages_are_planned_and_the_p
     ]
     assert project.build().changes.items == []  # what it kept is what the next build finds
     assert _ended(events)
+
+
+def test_the_package_replaced_is_followed_from_what_it_kept_however_soon_its_replacement_is_made(
+    project: Project, events: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The process making the edited language's package keeps its notes, under the name the package it replaces
+    kept them, only once the build took its bytes: kept over sooner, the build would read that package whole."""
+    project.build()
+    project.edit(FILE, *DE)
+    follow, read_package, parent, read = target._follow_published, published._read_package, os.getpid(), []
+
+    def followed_late(*args: Any, **options: Any) -> Any:
+        time.sleep(1)  # the process made the package, and kept its collection, long before
+        return follow(*args, **options)
+
+    def read_whole(*args: Any) -> Any:
+        if os.getpid() == parent:
+            read.append(args)
+        return read_package(*args)
+
+    monkeypatch.setattr(target, "_follow_published", followed_late)
+    monkeypatch.setattr(published, "_read_package", read_whole)
+    result = project.build()
+    assert [output.path.name for output in result.outputs if output.written] == ["ai-stack-de.apkg"]
+    assert read == [] and _ended(events)
+    project.edit(FILE, *reversed(DE))
+    assert [(c.lang, c.question) for c in project.build().changes.items] == [("de", "elementwise-ops-memory-bound")]
+    assert read == []  # what the process kept, once the build took the bytes, is what the next build finds
 
 
 def _stops(*_: Any) -> None:

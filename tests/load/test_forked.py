@@ -5,7 +5,8 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -223,3 +224,50 @@ def test_a_process_forked_later_does_not_hold_an_earlier_answer() -> None:
     assert first.answer() == _LARGE
     for work in (first, second):
         work.wait()
+
+
+def _once(path: Path) -> Callable[[], None]:
+    """Work that leaves ``path`` behind, for the test to see it was done."""
+    return path.touch
+
+
+def _over(work: forked.Forked) -> bool:
+    """Whether the process of ``work`` ended, waited for within some seconds; never when it waits for ever."""
+    for _ in range(200):
+        pid, _status = os.waitpid(work.pid, os.WNOHANG)
+        if pid:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_what_a_process_does_once_its_answer_is_taken_waits_for_it(tmp_path: Path) -> None:
+    """``after`` is done as soon as the answer is sent, ``taken`` only once the caller took it."""
+    sent, taken, before = tmp_path / "sent", tmp_path / "taken", _open_files()
+    work = forked.Forked(lambda: _LARGE, after=_once(sent), taken=_once(taken))
+    for _ in range(200):
+        if sent.exists():
+            break
+        time.sleep(0.05)
+    time.sleep(0.2)
+    assert sent.exists() and not taken.exists()
+    assert work.answer() == _LARGE
+    assert _over(work) and taken.exists()
+    assert _open_files() == before
+
+
+def test_a_process_forked_later_keeps_no_earlier_one_waiting_for_its_answer_to_be_taken(tmp_path: Path) -> None:
+    """Held by a process forked after it, the end of the pipe that tells the first one its answer was taken
+    would close only when that one ends: the first would wait for it."""
+    first = forked.Forked(lambda: 1, taken=_once(tmp_path / "first"))
+    second = forked.Forked(lambda: 2, taken=_once(tmp_path / "second"))
+    assert first.answer() == 1
+    assert _over(first) and (tmp_path / "first").exists()
+    assert second.answer() == 2
+    assert _over(second) and (tmp_path / "second").exists()
+
+
+def test_a_process_stopped_before_its_answer_is_taken_does_nothing_more(tmp_path: Path) -> None:
+    work = forked.Forked(lambda: 1, taken=_once(tmp_path / "taken"))
+    work.stop()
+    assert work.pid == 0 and not (tmp_path / "taken").exists()

@@ -496,18 +496,25 @@ def _each_forked(todo: list[_Package], coming: int = 0) -> bool:
 def _forked_alone(package: _Package, *, kept: Path, published: Keeping) -> Forked:
     """A package to make, made in a process forked for it alone: the work of :func:`_package_made`.
 
-    The process sends the bytes back first, then writes what the package keeps for the next build.
+    The process sends the bytes back first, then writes what the package keeps for the next build: its
+    collection at once, its notes once the build took the bytes. The build follows the published packages
+    before it takes them, and reads the notes the package this one replaces kept, under the same name:
+    kept over first, they would be of another package, and the build would read that one whole.
     """
-    keeping: list[Callable[[], object]] = []
+    sent: list[Callable[[], object]] = []
+    taken: list[Callable[[], object]] = []
+    making = partial(_package_made, package, kept=kept, published=published, later=_to(sent), taken=_to(taken))
+    return Forked(making, after=partial(_do_all, sent), taken=partial(_do_all, taken))
 
-    def later(do: Callable[..., object], *args: object) -> None:
-        keeping.append(partial(do, *args))
 
-    def keep() -> None:
-        for do in keeping:
-            do()
+def _to(work: list[Callable[[], object]]) -> Later:
+    """What :func:`_package_made` does later, added to ``work``."""
+    return lambda do, *args: work.append(partial(do, *args))
 
-    return Forked(partial(_package_made, package, kept=kept, published=published, later=later), after=keep)
+
+def _do_all(work: list[Callable[[], object]]) -> None:
+    for do in work:
+        do()
 
 
 def _stop(forked: Forked, kept: Path) -> None:
@@ -559,9 +566,8 @@ class _Started:
     few enough to make each in a process of its own (see :func:`_each_forked`). They are stopped should the
     build stop first, or should the times they hold be raised (see :func:`_follow_published`): then the
     packages are made once they are known. A process making a package that turns out not to change is
-    stopped too. What each keeps of its package for the next build is written once its bytes are read,
-    after the published packages were followed: a package of thousands of notes fills the pipe long before
-    (were it written sooner, that memo would only miss).
+    stopped too. What each keeps of its package's notes for the next build is written once the build took its
+    bytes, after following the published packages (see :func:`_forked_alone`).
     """
 
     def __init__(self, kept: Path) -> None:
@@ -640,13 +646,16 @@ def _made(index: int) -> bytes:
     return _MAKING[index]()
 
 
-def _package_made(package: _Package, *, kept: Path, published: Keeping, later: Later) -> bytes:
-    """A package's bytes, its collection kept in the folder ``kept`` and its notes by ``published``, ``later``.
+def _package_made(
+    package: _Package, *, kept: Path, published: Keeping, later: Later, taken: Later | None = None
+) -> bytes:
+    """A package's bytes, its collection kept in the folder ``kept`` ``later``, and its notes by ``published``
+    once the build took them (``taken``: by default, ``later``).
 
     Its notes are made ready to keep later too: meanwhile the interpreter is for what the build waits for.
     """
     content = package_bytes(package.spec, Kept(kept, digest(str(package.path.resolve()))[:16], later))
-    later(published, package, content)
+    (taken or later)(published, package, content)
     return content
 
 
