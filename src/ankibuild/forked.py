@@ -42,7 +42,13 @@ class Forked:
         taken: Callable[[], object] | None = None,
     ) -> None:
         self._pid, self._reading, self._taking = 0, -1, -1
-        pipe, told = os.pipe(), os.pipe()
+        pipe = os.pipe()
+        try:
+            told = os.pipe()
+        except OSError:  # no file to be had: none left open
+            for end in pipe:
+                os.close(end)
+            raise
         self._file = _memory_file()
         # Signals wait until each process is ready for them: the forked one must never run the caller's code.
         mask = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
@@ -74,7 +80,8 @@ class Forked:
         if pid > 0:
             self._pid, self._reading, self._taking = pid, reading, taking
             # From now on, a process forked has no use for them (see _forget_answers); held by one, the answer's
-            # file would keep its memory, and the end telling it was taken would never close.
+            # file would keep its memory, and the end telling it was taken would close only when that one ends.
+            # (No thread of the build forks: one that forked between the pipe's making and here would hold it.)
             _ANSWERS.update(fd for fd in (self._file, taking) if fd >= 0)
         os.close(writing)
         os.close(waiting)
@@ -126,7 +133,9 @@ class Forked:
             self._taking = -1
 
     def wait(self) -> None:
-        """Wait for the process to end, after what it does once its answer is sent."""
+        """Wait for the process to end, after what it does once its answer is sent: its answer, not taken by
+        now, can no longer be (see :class:`Forked`)."""
+        self._taken()
         pid, self._pid = self._pid, 0
         if pid:
             with contextlib.suppress(ChildProcessError):  # ended and reaped already (children's ends ignored)

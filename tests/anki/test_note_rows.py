@@ -6,6 +6,7 @@ import os
 import re
 import shutil
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -98,9 +99,9 @@ def test_packages_made_in_processes_of_their_own_are_those_made_on_threads(
         (makers / str(os.getpid())).touch()  # what a forked process does is seen only in the files it writes
         return made(*args)
 
-    def keeping(*args: Any, **kwargs: Any) -> None:
+    def keeping(*args: Any, **kwargs: Any) -> Callable[[], None]:
         (keepers / str(os.getpid())).touch()
-        kept(*args, **kwargs)
+        return kept(*args, **kwargs)
 
     monkeypatch.setattr(target, "package_bytes", making)
     monkeypatch.setattr(target, "keep", keeping)

@@ -23,7 +23,7 @@ import pytest
 
 from ankibuild import check
 from ankibuild.anki import package, published, target
-from ankibuild.cache import Cache
+from ankibuild.cache import Cache, digest
 from ankibuild.errors import BankError
 from ankibuild.export.target import ExportPlan
 from ankibuild.load import stage
@@ -121,8 +121,17 @@ def test_the_package_replaced_is_followed_from_what_it_kept_however_soon_its_rep
     project.edit(FILE, *DE)
     follow, read_package, parent, read = target._follow_published, published._read_package, os.getpid(), []
 
+    record = Cache(project.decks).kept / f"{digest(str((project.out / 'ai-stack-de.apkg').resolve()))[:16]}.record"
+    kept_before = _status(record)
+
     def followed_late(*args: Any, **options: Any) -> Any:
-        time.sleep(1)  # the process made the package, and kept its collection, long before
+        # The process made the package and kept its collection (its record) first: what it keeps next, it kept
+        # at once before, while the build followed the published packages.
+        for _ in range(600):
+            if _status(record) not in (kept_before, None):
+                break
+            time.sleep(0.05)
+        time.sleep(0.5)
         return follow(*args, **options)
 
     def read_whole(*args: Any) -> Any:
@@ -138,6 +147,15 @@ def test_the_package_replaced_is_followed_from_what_it_kept_however_soon_its_rep
     project.edit(FILE, *reversed(DE))
     assert [(c.lang, c.question) for c in project.build().changes.items] == [("de", "elementwise-ops-memory-bound")]
     assert read == []  # what the process kept, once the build took the bytes, is what the next build finds
+
+
+def _status(path: Path) -> tuple[int, int, int] | None:
+    """What tells a file written anew: its inode, modification time and size; None while there is none."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return None
+    return info.st_ino, info.st_mtime_ns, info.st_size
 
 
 def _stops(*_: Any) -> None:

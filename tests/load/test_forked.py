@@ -268,6 +268,21 @@ def test_a_process_forked_later_keeps_no_earlier_one_waiting_for_its_answer_to_b
 
 
 def test_a_process_stopped_before_its_answer_is_taken_does_nothing_more(tmp_path: Path) -> None:
+    before = _open_files()
     work = forked.Forked(lambda: 1, taken=_once(tmp_path / "taken"))
     work.stop()
     assert work.pid == 0 and not (tmp_path / "taken").exists()
+    assert _open_files() == before and not forked._ANSWERS
+
+
+def test_a_process_waited_for_without_its_answer_taken_ends(tmp_path: Path) -> None:
+    """Its answer can no longer be taken: it does what it would then, and ends, rather than wait for ever."""
+    before = _open_files()
+    work = forked.Forked(lambda: 1, taken=_once(tmp_path / "taken"))
+    pid = work.pid
+    work.wait()
+    assert (tmp_path / "taken").exists()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
+    work.stop()  # the answer never read: its file and pipe closed
+    assert _open_files() == before and not forked._ANSWERS

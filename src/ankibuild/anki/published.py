@@ -21,8 +21,9 @@ import sqlite3
 import tempfile
 import zipfile
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from itertools import compress, repeat
 from operator import attrgetter, ne, not_
 from pathlib import Path
@@ -242,24 +243,29 @@ class Columns(NamedTuple):
         return cls(entries, [note.deck for note in notes], [note.notetype for note in notes], found.notetypes)
 
 
-def keep(kept: Path, path: Path, content: bytes, *, types: Types, found: Columns) -> None:
-    """Keep ``found``, the notes of the package ``path`` that holds ``content``, for :func:`read_published`."""
+def keep(kept: Path, path: Path, content: bytes, *, types: Types, found: Columns) -> Callable[[], None]:
+    """What keeps ``found``, the notes of the package ``path`` that holds ``content``, for :func:`read_published`:
+    made ready here, written when called."""
     key = _hasher(types)
     key.update(content)
-    _keep(kept, path, key.hexdigest(), found=found)
+    return _memo_writer(kept, path, key.hexdigest(), found=found)
 
 
-def _keep(kept: Path, path: Path, key: str, *, found: Columns) -> None:
-    """Keep ``found`` under ``key`` (see :func:`_hasher`).
+def _memo_writer(kept: Path, path: Path, key: str, *, found: Columns) -> Callable[[], None]:
+    """What keeps ``found`` under ``key`` (see :func:`_hasher`): its bytes made here, written when called.
 
     Plain data in columns (see :func:`pack_columns`), never pickle: the cache folder may be shared.
     """
     guids, questions, langs, digests, parts, mtimes = list(zip(*found.entries, strict=True)) or [()] * 6
     notetypes = {key: [t.digest, t.mtime] for key, t in found.notetypes.items()}
+    texts = [guids, questions, langs, digests, parts, found.decks, found.names]
+    return partial(_write_memo, kept, _memo(kept, path), pack_columns([key, mtimes, notetypes], texts))
+
+
+def _write_memo(kept: Path, memo: Path, packed: bytes) -> None:
     with contextlib.suppress(OSError):  # without it the next build only reads the package
         kept.mkdir(parents=True, exist_ok=True)
-        texts = [guids, questions, langs, digests, parts, found.decks, found.names]
-        write_if_changed(_memo(kept, path), pack_columns([key, mtimes, notetypes], texts), durable=False)
+        write_if_changed(memo, packed, durable=False)
 
 
 def _memo(kept: Path, path: Path) -> Path:
@@ -285,10 +291,11 @@ def _read_file(path: Path, file: io.BufferedReader, types: Types, *, latest: int
     found = _recalled(path, key, kept, latest=latest)
     if found is None:
         found = _read_package(file, types, latest)
-        # The process making this package's replacement keeps what that holds meanwhile: kept over by
+        write = _memo_writer(kept, path, key, found=Columns.of(found))
+        # Should what this package's replacement holds have been kept meanwhile, it stays: kept over by
         # what the package replaced held, it would never be recalled, and every build would read anew.
         if _status(_memo(kept, path)) == before:
-            _keep(kept, path, key, found=Columns.of(found))
+            write()
     return found
 
 

@@ -355,8 +355,9 @@ def _latest(lock: Lock) -> int:
     return max(chain(map(_MTIME, lock.notetypes.values()), map(_MTIME, lock.notes.values())), default=0)
 
 
-def _keep_published(package: _Package, content: bytes, *, types: Types, lock: Lock, kept: Path) -> None:
-    """Keep what a package made holds as :func:`read_published` would find it, for the next build to read.
+def _keep_published(package: _Package, content: bytes, *, types: Types, lock: Lock, kept: Path) -> Callable[[], None]:
+    """What keeps what a package made holds as :func:`read_published` would find it, for the next build to read:
+    made ready here, written when called.
 
     In columns, as the memo keeps them: one object per note and column made, not a note's copy first.
     """
@@ -370,13 +371,14 @@ def _keep_published(package: _Package, content: bytes, *, types: Types, lock: Lo
     names = [types[notetype].name for _, notetype in places.values()]
     keys = ((types[model.model_id][0], mtime) for model, mtime in spec.notetypes)
     notetypes = {key: PublishedNotetype(lock.notetypes[key].digest, mtime) for key, mtime in keys}
-    keep(kept, package.path, content, types=types, found=Columns(entries, deck_names, names, notetypes))
+    return keep(kept, package.path, content, types=types, found=Columns(entries, deck_names, names, notetypes))
 
 
 #: From this many notes to write, each package is made in a process of its own.
 PROCESS_NOTES = 3000
-#: What keeps a package's notes as made, for the next build (see :func:`_keep_published`).
-Keeping = Callable[["_Package", bytes], None]
+#: What keeps a package's notes as made, for the next build: made ready, written when called (see
+#: :func:`_keep_published`).
+Keeping = Callable[["_Package", bytes], Callable[[], None]]
 #: In a process forked to make packages: how to make each of them.
 _MAKING: list[Callable[[], bytes]] = []
 
@@ -497,9 +499,9 @@ def _forked_alone(package: _Package, *, kept: Path, published: Keeping) -> Forke
     """A package to make, made in a process forked for it alone: the work of :func:`_package_made`.
 
     The process sends the bytes back first, then writes what the package keeps for the next build: its
-    collection at once, its notes once the build took the bytes. The build follows the published packages
-    before it takes them, and reads the notes the package this one replaces kept, under the same name:
-    kept over first, they would be of another package, and the build would read that one whole.
+    collection at once, its notes (made ready at once) once the build took the bytes. The build follows the
+    published packages before it takes them, and reads the notes the package this one replaces kept, under the
+    same name: kept over first, they would be of another package, and the build would read that one whole.
     """
     sent: list[Callable[[], object]] = []
     taken: list[Callable[[], object]] = []
@@ -649,14 +651,19 @@ def _made(index: int) -> bytes:
 def _package_made(
     package: _Package, *, kept: Path, published: Keeping, later: Later, taken: Later | None = None
 ) -> bytes:
-    """A package's bytes, its collection kept in the folder ``kept`` ``later``, and its notes by ``published``
-    once the build took them (``taken``: by default, ``later``).
+    """A package's bytes, its collection kept in the folder ``kept`` ``later``, and its notes by ``published``:
+    made ready ``later`` too, and written then, or once the build took the bytes where it is to be ``taken``.
 
-    Its notes are made ready to keep later too: meanwhile the interpreter is for what the build waits for.
+    Its notes are made ready to keep later: meanwhile the interpreter is for what the build waits for.
     """
     content = package_bytes(package.spec, Kept(kept, digest(str(package.path.resolve()))[:16], later))
-    (taken or later)(published, package, content)
+    later(_made_ready, published, package, content, taken or now)
     return content
+
+
+def _made_ready(published: Keeping, package: _Package, content: bytes, then: Later) -> None:
+    """Make ready what ``published`` keeps of ``package``, made of ``content``, to write it ``then``."""
+    then(published(package, content))
 
 
 def _write(path: Path, content: bytes, dry_run: bool) -> bool:
