@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from ankibuild.anki import published
+from ankibuild.anki import published, target
 from ankibuild.anki.published import read_published
 from ankibuild.cache import Cache
 from ankibuild.cards.folders import TemplateFolders
@@ -263,3 +263,27 @@ def test_a_record_no_build_would_recall_is_kept_over(project: Project, monkeypat
 
     monkeypatch.setattr(published, "_read_package", refuse)
     assert read_published(project.out, "ai-stack", TEMPLATES, problems=Problems(), kept=kept) == read
+
+
+@pytest.mark.parametrize("forked", [False, True], ids=["threads", "forked"])
+def test_a_dry_run_keeps_no_notes_of_packages_it_does_not_write(
+    project: Project, monkeypatch: pytest.MonkeyPatch, forked: bool
+) -> None:
+    """Kept under the name of the package there, the notes of one a dry run made would stand for another: the
+    next build would read the package there whole."""
+    if forked:
+        if not hasattr(os, "fork"):
+            pytest.skip("packages are made in processes of their own only where they can be forked")
+        monkeypatch.setattr(target, "PROCESS_NOTES", 0)
+    project.build()
+    kept = Cache(project.decks).kept
+    memos = {memo: memo.read_bytes() for memo in kept.glob("published-*.memo")}
+    project.edit("ai-hardware.yaml", "Die arithmetische Intensität", "Die Intensität")
+    assert [output.written for output in project.build(dry_run=True).outputs] == [True, False, False]
+    assert {memo: memo.read_bytes() for memo in kept.glob("published-*.memo")} == memos
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("a package was read")
+
+    monkeypatch.setattr(published, "_read_package", refuse)
+    assert [(c.lang, c.kind.value) for c in project.build().changes.items] == [("de", "changed")]

@@ -122,13 +122,13 @@ def test_the_package_replaced_is_followed_from_what_it_kept_however_soon_its_rep
     follow, read_package, parent, read = target._follow_published, published._read_package, os.getpid(), []
 
     record = Cache(project.decks).kept / f"{digest(str((project.out / 'ai-stack-de.apkg').resolve()))[:16]}.record"
-    kept_before = _status(record)
+    kept_before = published._status(record)  # what tells a file written anew
 
     def followed_late(*args: Any, **options: Any) -> Any:
         # The process made the package and kept its collection (its record) first: what it keeps next, it kept
         # at once before, while the build followed the published packages.
         for _ in range(600):
-            if _status(record) not in (kept_before, None):
+            if published._status(record) not in (kept_before, None):
                 break
             time.sleep(0.05)
         time.sleep(0.5)
@@ -147,15 +147,6 @@ def test_the_package_replaced_is_followed_from_what_it_kept_however_soon_its_rep
     project.edit(FILE, *reversed(DE))
     assert [(c.lang, c.question) for c in project.build().changes.items] == [("de", "elementwise-ops-memory-bound")]
     assert read == []  # what the process kept, once the build took the bytes, is what the next build finds
-
-
-def _status(path: Path) -> tuple[int, int, int] | None:
-    """What tells a file written anew: its inode, modification time and size; None while there is none."""
-    try:
-        info = path.stat()
-    except FileNotFoundError:
-        return None
-    return info.st_ino, info.st_mtime_ns, info.st_size
 
 
 def _stops(*_: Any) -> None:

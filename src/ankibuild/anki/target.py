@@ -150,7 +150,7 @@ class AnkiTarget:
         """
         options, kept = self.options, self.options.cache.kept
         planning = partial(_plan, loaded.bank, loaded, types, lock=lock, out=options.out, split=options.split)
-        fork = partial(_forked_alone, kept=kept, published=_keeping(lock, loaded.templates, kept))
+        fork = partial(_forked_alone, kept=kept, published=_keeping(lock, loaded.templates, options))
         langs, edited = _langs(loaded), _restamped(loaded.lock, lock)
         order = sorted(langs, key=lambda lang: lang not in edited)  # stable: the edited ones first
         packages: list[_Package] = []
@@ -230,7 +230,7 @@ class AnkiPlan:
         if not options.dry_run:
             for path in (out / CHANGELOG_FILE, *(p.path for p in self.packages)):
                 remove_stale_temporaries(path)
-        published = _keeping(self.lock.lock, self.templates, kept)
+        published = _keeping(self.lock.lock, self.templates, options)
         # Written to its temporary file while the packages are made, put in its place after them.
         changelog = Ahead(lambda: None if options.dry_run else ready_changelog(out, self.previous, result.changes))
 
@@ -622,9 +622,20 @@ class _Started:
             self.stop()
 
 
-def _keeping(lock: Lock, templates: Mapping[str, CardTemplates], kept: Path) -> Keeping:
-    """How a package made of ``lock`` keeps its notes in the folder ``kept`` (see :func:`_keep_published`)."""
+def _keeping(lock: Lock, templates: Mapping[str, CardTemplates], options: BuildOptions) -> Keeping:
+    """How a package made of ``lock`` keeps its notes in the cache's kept folder (see :func:`_keep_published`).
+
+    A dry run keeps none: its packages are not written, and the notes of one, kept under its name, would
+    stand for another package than the one there, which the next build would then read whole.
+    """
+    if options.dry_run:
+        return _keeping_none
+    kept = options.cache.kept
     return partial(_keep_published, types=notetype_keys(lock.bank, templates), lock=lock, kept=kept)
+
+
+def _keeping_none(package: _Package, content: bytes) -> Callable[[], None]:
+    return lambda: None
 
 
 def _fork() -> BaseContext | None:
