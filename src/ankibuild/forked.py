@@ -105,7 +105,11 @@ class Forked:
         return self._pid
 
     def answer(self) -> object | None:
-        """What the work made, once it is sent; None if it failed (for the build to do it itself)."""
+        """What the work made, once it is sent; None if it failed (for the build to do it itself).
+
+        Only an answer taken is told to the process: one that failed is not its work to follow up
+        (the caller stops the process, or waits for it).
+        """
         if self._reading < 0:
             return None
         reading, self._reading = self._reading, -1
@@ -116,7 +120,7 @@ class Forked:
             return None
         finally:
             self._close_file()
-            self._taken()
+        self._taken()
         return answer
 
     def _close_file(self) -> None:

@@ -286,3 +286,21 @@ def test_a_process_waited_for_without_its_answer_taken_ends(tmp_path: Path) -> N
         os.waitpid(pid, os.WNOHANG)
     work.stop()  # the answer never read: its file and pipe closed
     assert _open_files() == before and not forked._ANSWERS
+
+
+def test_a_process_whose_answer_could_not_be_taken_is_not_told_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its answer sent whole but not read back here, the process is stopped: it does nothing it would once taken."""
+
+    def unreadable(*_: Any) -> object:
+        raise ValueError("not all of the answer was written")
+
+    taken = tmp_path / "taken"
+    work = forked.Forked(lambda: 1, taken=_once(taken))
+    monkeypatch.setattr(forked, "_received", unreadable)
+    assert work.answer() is None
+    time.sleep(0.3)
+    assert not taken.exists()
+    work.stop()
+    assert not taken.exists()
