@@ -668,11 +668,11 @@ def _package_made(
     Its notes are made ready to keep later: meanwhile the interpreter is for what the build waits for.
     """
     content = package_bytes(package.spec, Kept(kept, digest(str(package.path.resolve()))[:16], later))
-    later(_made_ready, published, package, content, taken or now)
+    later(partial(_made_ready, published=published, then=taken or now), package, content)
     return content
 
 
-def _made_ready(published: Keeping, package: _Package, content: bytes, then: Later) -> None:
+def _made_ready(package: _Package, content: bytes, *, published: Keeping, then: Later) -> None:
     """Make ready what ``published`` keeps of ``package``, made of ``content``, to write it ``then``."""
     then(published(package, content))
 
