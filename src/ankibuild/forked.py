@@ -155,7 +155,6 @@ class Forked:
             os.close(self._reading)
             self._reading = -1
         self._close_file()
-        self._taken()
 
 
 #: The files in memory of the answers of the processes forked from this one and not yet read, and the ends of the
