@@ -11,6 +11,8 @@ import random
 import re
 import shutil
 import tempfile
+import threading
+import time
 import zlib
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -487,3 +489,26 @@ def test_a_package_made_leaves_no_scratch_folder(
     assert [o.lang for o in result.outputs if o.written] == ["de"]
     assert _packages(project.out)["ai-stack-de.apkg"] == expected["ai-stack-de.apkg"]
     assert list(Cache(project.decks).folder.rglob(".ankibuild-*")) == []
+
+
+def test_a_package_that_cannot_be_written_stops_the_others_being_made_before_the_build_ends(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The threads making the other packages end with the build, having kept what they made, rather than go on
+    after it (and after the bank's lock) with nowhere to hand that on."""
+    shutil.rmtree(Cache(project.decks).folder, ignore_errors=True)
+    threads, make = threading.active_count(), package.package_bytes
+
+    def slowly(*args: Any) -> bytes:
+        time.sleep(0.5)  # two made at once: the third is still being made when the first fails to be written
+        return make(*args)
+
+    def disk_full(*_: Any) -> bool:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(target, "package_bytes", slowly)
+    monkeypatch.setattr(target, "_write", disk_full)
+    with pytest.raises(OSError, match="No space left"):
+        project.build()
+    assert threading.active_count() == threads
+    assert len(list(Cache(project.decks).kept.glob("*.record"))) == 3

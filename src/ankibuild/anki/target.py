@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property, partial
@@ -251,7 +251,10 @@ class AnkiPlan:
             self.todo, kept, self.progress, published=published, meanwhile=also, later=later, started=self.started
         )
         try:
-            written = self._written(making)
+            # Closed should writing a package fail: the threads or processes making the others end first, and
+            # what they keep is handed on while the work kept for later still takes it.
+            with contextlib.closing(making):
+                written = self._written(making)
             _joined(ahead, readied)
         except BaseException:
             try:
@@ -402,7 +405,7 @@ def _make_packages(
     meanwhile: Callable[[], object],
     later: Later,
     started: _Started,
-) -> Iterator[tuple[_Package, bytes]]:
+) -> Generator[tuple[_Package, bytes], None, None]:
     """Each package to make with its bytes, as it is made, several at a time.
 
     With this many notes to write, each package is made in a process of its
