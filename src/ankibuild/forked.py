@@ -107,8 +107,9 @@ class Forked:
     def answer(self) -> object | None:
         """What the work made, once it is sent; None if it failed (for the build to do it itself).
 
-        Only an answer taken is told to the process: one that failed is not its work to follow up
-        (the caller stops the process, or waits for it).
+        Only an answer taken is told to the process here: of one that failed, the caller decides whether the
+        process does what it would once its answer was taken (it waits for it: see :meth:`wait`) or not (it
+        stops it).
         """
         if self._reading < 0:
             return None
