@@ -22,7 +22,7 @@ from ankibuild import BuildResult, build
 from ankibuild.lock.clock import Clock
 from ankibuild.lock.format import LOCK_FILE, read_lock
 
-from ..ankitools import collection, import_package, review_log
+from ..ankitools import collection, import_package, review_log, review_new_cards
 from ..conftest import Project
 from ..gitrepo import Repo
 from ..gitrepo import edit as _edit
@@ -146,10 +146,7 @@ class Classroom:
         names = sorted(m["name"] for m in col.models.all() if m["name"].startswith("class-bank"))  # type: ignore[attr-defined]
         assert names == ["class-bank (de)", "class-bank (en)"]  # no "class-bank (de)+"
         assert self.collection() == _published(release)
-        for cid in col.find_cards("is:new"):  # type: ignore[attr-defined]
-            card = col.get_card(cid)  # type: ignore[attr-defined]
-            card.start_timer()
-            col.sched.answerCard(card, 3)  # type: ignore[attr-defined]
+        review_new_cards(col)  # type: ignore[arg-type]
         self.reviews = review_log(col)  # type: ignore[arg-type]
         self.intervals = {cid: col.get_card(cid).ivl for cid in col.find_cards("")}  # type: ignore[attr-defined]
 
