@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import sys
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
@@ -21,13 +23,33 @@ def code_fingerprint() -> str:
     Not just ``__version__``: an installed checkout that is edited keeps its version number.
     """
     digest = hashlib.sha256(__version__.encode())
-    for path in sorted(Path(__file__).parent.rglob("*")):
-        if path.suffix in {".py", ".js", ".json", ".css", ".html"}:
-            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    for source in _sources(Path(__file__).parent):
+        with open(source.path, "rb") as code:  # noqa: PTH123  # by path: through a Path each, 2 ms more
+            digest.update(source.name.encode() + b"\0" + code.read())
     installed = _installed()
     for name in _MAKERS:
         digest.update(f"{name}={installed.get(_normal(name)) or _version(name)}".encode())
     return digest.hexdigest()
+
+
+#: The files whose content makes what a build makes: its code, and what its cards are made of.
+_SOURCES = (".py", ".js", ".json", ".css", ".html")
+
+
+def _sources(folder: Path | str) -> Iterator[os.DirEntry[str]]:
+    """The files of :data:`_SOURCES` in ``folder`` and the folders in it (links to folders not followed), each
+    folder's by name.
+
+    Listed by ``os.scandir`` and read by path: through ``pathlib``, finding, ordering and reading them took
+    10 ms of every build, against 6 (a build with nothing to do takes some 110).
+    """
+    with os.scandir(folder) as listed:
+        entries = sorted(listed, key=lambda entry: entry.name)
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            yield from _sources(entry.path)
+        elif entry.name.endswith(_SOURCES) and entry.is_file():
+            yield entry
 
 
 def _normal(name: str) -> str:
@@ -43,7 +65,8 @@ def _installed() -> dict[str, str]:
     found: dict[str, str] = {}
     for entry in sys.path:
         try:
-            names = [path.name for path in Path(entry or ".").iterdir() if path.suffix == ".dist-info"]
+            with os.scandir(entry or ".") as listed:
+                names = [found.name for found in listed if found.name.endswith(".dist-info")]
         except OSError:
             continue
         for name in names:

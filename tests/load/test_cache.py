@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+import ankibuild
 from ankibuild import paths
 from ankibuild.cache import DamagedEntry, cache_root, pack, pack_columns, unpack, unpack_columns
 from ankibuild.load import deckfiles
@@ -273,3 +276,39 @@ def _of_copy(entry: tuple[Any, list[bytes]]) -> bool:
     """Whether an entry is the result of ``more.yaml`` (not its texts)."""
     header = entry[0]
     return isinstance(header, dict) and str(header["deck"][2][0]).endswith("more.yaml")
+
+
+def _fingerprint_of(source: Path) -> str:
+    """The code fingerprint of the package copied to ``source``, as a build run from it takes it."""
+    run = subprocess.run(
+        [sys.executable, "-c", "from ankibuild.version import code_fingerprint; print(code_fingerprint())"],
+        env={**os.environ, "PYTHONPATH": str(source), "PYTHONDONTWRITEBYTECODE": "1"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return run.stdout.strip()
+
+
+def test_the_cache_is_for_the_code_that_filled_it(tmp_path: Path) -> None:
+    """An installed checkout edited keeps its version number: any change to its code or to what cards are made
+    of keys the cache anew; compiled files, other files and links to folders elsewhere do not."""
+    source = tmp_path / "src"
+    shutil.copytree(Path(ankibuild.__file__).parent, source / "ankibuild", ignore=shutil.ignore_patterns("__pycache__"))
+    first = _fingerprint_of(source)
+    assert first == _fingerprint_of(source)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "elsewhere.py").write_text("x = 1\n")
+    (source / "ankibuild" / "load" / "linked").symlink_to(outside, target_is_directory=True)
+    (source / "ankibuild" / "load" / "notes.txt").write_text("not code\n")
+    (source / "ankibuild" / "load" / "__pycache__").mkdir()
+    (source / "ankibuild" / "load" / "__pycache__" / "stage.cpython-311.pyc").write_bytes(b"compiled")
+    assert _fingerprint_of(source) == first
+    for edited in (source / "ankibuild" / "load" / "stage.py", next((source / "ankibuild").rglob("*.css"))):
+        before = edited.read_bytes()
+        edited.write_bytes(before + b"\n")
+        assert _fingerprint_of(source) != first, edited
+        edited.write_bytes(before)
+    (source / "ankibuild" / "load" / "added.py").write_text("")
+    assert _fingerprint_of(source) != first
