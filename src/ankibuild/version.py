@@ -66,7 +66,7 @@ def _installed() -> dict[str, str]:
     for entry in sys.path:
         try:
             with os.scandir(entry or ".") as listed:
-                names = [found.name for found in listed if found.name.endswith(".dist-info")]
+                names = [item.name for item in listed if item.name.endswith(".dist-info")]
         except OSError:
             continue
         for name in names:
