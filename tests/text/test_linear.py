@@ -18,6 +18,7 @@ import itertools
 import math
 import pkgutil
 import re
+import resource
 import shutil
 import signal
 import time
@@ -209,9 +210,18 @@ def fill(unit: str, size: int) -> str:
 
 
 def _seconds(read: Callable[[str], object], text: str) -> float:
-    start = time.process_time()
+    start = _spent()
     read(text)
-    return time.process_time() - start
+    return _spent() - start
+
+
+def _spent() -> float:
+    """The processor time of this process and of the processes it forked and waited for: a check does a small
+    file's work in a process of its own while it does other work, and a large file's itself (counting only
+    this process's time, a check of 64 KiB took some 0.02 s and one of 512 KiB 0.4-0.6, against 24 times
+    the first allowed)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 class _Exceeded(BaseException):
