@@ -18,9 +18,9 @@ import itertools
 import math
 import pkgutil
 import re
-import resource
 import shutil
 import signal
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -32,6 +32,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import ankibuild
+from ankibuild import forked
 from ankibuild.errors import AnkibuildError, BankError, Problems
 from ankibuild.importer.aiken import read_aiken_quiz
 from ankibuild.importer.gift import read_gift_quiz
@@ -41,6 +42,7 @@ from ankibuild.importer.qti import read_qti
 from ankibuild.importer.sheet import read_csv_quiz
 from ankibuild.importer.tasklist import read_tasklist_quiz
 from ankibuild.kinds import DEFAULT_KIND, KINDS
+from ankibuild.load import deckfiles
 from ankibuild.load.render import check_template
 from ankibuild.load.stage import check
 from ankibuild.lock.format import read_lock
@@ -210,19 +212,15 @@ def fill(unit: str, size: int) -> str:
 
 
 def _seconds(read: Callable[[str], object], text: str) -> float:
-    start = _spent()
-    read(text)
-    return _spent() - start
+    return _processor_time(lambda: read(text))
 
 
-def _spent() -> float:
-    """The processor time of this process and of the processes it forked and waited for: a check does most files'
-    work in a process of its own while it does other work, and a file over 2 MiB (the larger blank-lines text)
-    itself. Counting only this process's time, most readings counted 0.01-0.03 s at either size, and the
-    blank-lines one 0.02 s against 0.4-0.6, more than the 24 times allowed. (The limit set on a reading counts
-    only this process's time: it does not stop work done in a forked process.)"""
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+@pytest.fixture(autouse=True)
+def _here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every reading done in this process: a check otherwise processes most files in a process of its own, and
+    a large file on two, whose time is neither counted by this process's clock nor stopped by its limit."""
+    monkeypatch.setattr(forked, "ALLOWED", False)
+    monkeypatch.setattr(deckfiles, "PARALLEL_BYTES", sys.maxsize)
 
 
 class _Exceeded(BaseException):
