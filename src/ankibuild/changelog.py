@@ -66,6 +66,8 @@ class Change(NamedTuple):
 
 @dataclass
 class Changelog:
+    """What a build changed for classmates, note by note, and the time of the newest note (seconds)."""
+
     items: list[Change] = field(default_factory=list)
     when: int = 0
 

@@ -84,6 +84,8 @@ class Translation:
 
 @dataclass(frozen=True)
 class Question:
+    """One question: its id, topics and answer, and its text in each language it is translated into."""
+
     id: str
     topics: tuple[str, ...]
     #: The answer as the note holds it: an option's letter, letters, true or false; "" for kinds without.
@@ -117,6 +119,8 @@ class Deck:
 
 @dataclass(frozen=True)
 class Bank:
+    """The whole bank: its id, languages, titles and topics, its question files, and the settings of ``bank.yaml``."""
+
     id: str
     languages: tuple[str, ...]
     titles: dict[str, str]

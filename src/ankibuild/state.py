@@ -48,6 +48,8 @@ class Output:
 
 @dataclass
 class BuildResult:
+    """What a build made of a bank: its counts, the files it wrote, what changed for classmates, its warnings."""
+
     bank_id: str
     decks: int
     questions: int

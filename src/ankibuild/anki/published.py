@@ -106,6 +106,8 @@ class PublishedNote(NamedTuple):
 
 @dataclass(frozen=True)
 class PublishedNotetype:
+    """A note type as a published package holds it: its digest, as its lock entry has it, and its time."""
+
     digest: str
     mtime: int
 

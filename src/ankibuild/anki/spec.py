@@ -83,6 +83,8 @@ class Notetype:
 
 @dataclass(frozen=True)
 class DeckInfo:
+    """A deck of a package: its id, its full name, and the description shown on its overview."""
+
     id: int
     name: str
     description: str = ""

@@ -49,6 +49,8 @@ class Issue:
 
 @dataclass(frozen=True)
 class _Field:
+    """A field a card template shows (``{{Name}}``, or ``{{cloze:Name}}``)."""
+
     name: str
     #: Shown through the cloze filter.
     cloze: bool = False
@@ -56,6 +58,9 @@ class _Field:
 
 @dataclass(frozen=True)
 class _Section:
+    """A part of a card template shown when its field is filled (``{{#Name}}``), or when it is empty
+    (``{{^Name}}``, ``inverted``)."""
+
     field: _Field
     inverted: bool
     body: tuple[_Node, ...]

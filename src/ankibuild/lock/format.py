@@ -98,6 +98,8 @@ class NotetypeLock:
 
 @dataclass
 class Lock:
+    """The lock: the bank's id, and the entry of each note type and note, by key and by GUID."""
+
     bank: str = ""
     notetypes: dict[str, NotetypeLock] = field(default_factory=dict)
     notes: dict[str, NoteLock] = field(default_factory=dict)

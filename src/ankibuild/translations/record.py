@@ -96,6 +96,8 @@ class Behind:
 
 @dataclass(frozen=True)
 class Entry:
+    """A translation as the record has it: the digest of its text, and why it may be outdated, if it may."""
+
     digest: str
     behind: Behind | None = None
 
