@@ -217,8 +217,9 @@ def _seconds(read: Callable[[str], object], text: str) -> float:
 
 @pytest.fixture(autouse=True)
 def _here(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every reading done in this process: a check otherwise processes most files in a process of its own, and
-    a large file on two, whose time is neither counted by this process's clock nor stopped by its limit."""
+    """Every reading done in this process: a check otherwise processes its new files in a process of its own while
+    it does other work, or on two processes when there are 2 MiB of them (after the bank file changed, every file),
+    whose time this process's clock does not count nor its limit stop."""
     monkeypatch.setattr(forked, "ALLOWED", False)
     monkeypatch.setattr(deckfiles, "PARALLEL_BYTES", sys.maxsize)
 
@@ -297,6 +298,22 @@ class Checker:
             return err
 
 
+def assert_check_linear(decks: Path, name: str, make: Callable[[int], str]) -> None:
+    """:func:`assert_linear` of checking ``decks`` with its file ``name`` written by ``make``; the bank is then left
+    as it was. A file left behind would be checked with every later reading: after the bank file changes, every
+    question file is checked anew, and a large one left there counted up to ten times the bank file's own work
+    against its limit."""
+    path = decks / name
+    before = path.read_bytes() if path.exists() else None
+    try:
+        assert_linear(Checker(decks, name), make)
+    finally:
+        if before is None:
+            path.unlink(missing_ok=True)
+        else:
+            path.write_bytes(before)
+
+
 def _block(text: str, indent: int) -> str:
     """``text`` as a YAML literal block at ``indent`` spaces (kept exactly: first-line spaces too)."""
     return "|2-\n" + "".join(" " * indent + line + "\n" for line in text.split("\n"))
@@ -348,7 +365,7 @@ TEXT_SHAPES = {
 @pytest.mark.parametrize("shape", TEXT_SHAPES)
 def test_checking_a_question_text_is_linear(shape: str, bank: Path) -> None:
     before, unit, after = TEXT_SHAPES[shape]
-    assert_linear(Checker(bank, "linear.yaml"), lambda size: question_file(before + fill(unit, size // 2) + after))
+    assert_check_linear(bank, "linear.yaml", lambda size: question_file(before + fill(unit, size // 2) + after))
 
 
 def cloze_file(text: str) -> str:
@@ -379,7 +396,7 @@ CLOZE_SHAPES = {
 
 @pytest.mark.parametrize("shape", CLOZE_SHAPES)
 def test_checking_a_cloze_text_is_linear(shape: str, bank: Path) -> None:
-    assert_linear(Checker(bank, "linear.yaml"), lambda size: cloze_file(fill(CLOZE_SHAPES[shape], size)))
+    assert_check_linear(bank, "linear.yaml", lambda size: cloze_file(fill(CLOZE_SHAPES[shape], size)))
 
 
 @pytest.mark.parametrize("shape", ["many questions", "deep flow nesting", "deep block nesting", "long keys"])
@@ -390,7 +407,7 @@ def test_checking_a_question_file_is_linear(shape: str, bank: Path) -> None:
         "deep block nesting": lambda size: fill("- ", size) + "x",
         "long keys": lambda size: fill("a", size) + ": b",
     }[shape]
-    assert_linear(Checker(bank, "linear.yaml"), make)
+    assert_check_linear(bank, "linear.yaml", make)
 
 
 def bank_file(title: str, topics: int = 0) -> str:
@@ -418,11 +435,7 @@ def test_checking_the_bank_file_is_linear(shape: str, bank: Path) -> None:
         "blank lines": lambda size: bank_file("a" + fill("\n", size) + "b"),
         "formula openers": lambda size: bank_file(fill("\\(", size)),
     }[shape]
-    checker = Checker(bank, "bank.yaml")
-    try:
-        assert_linear(checker, make)
-    finally:
-        shutil.copy(ROOT / "decks" / "bank.yaml", checker.path)
+    assert_check_linear(bank, "bank.yaml", make)
 
 
 LOCK_HEAD = '# a lock\n{"ankibuild-lock": 2, "bank": "ai-stack"}\n'
