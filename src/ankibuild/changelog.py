@@ -66,7 +66,7 @@ class Change(NamedTuple):
 
 @dataclass
 class Changelog:
-    """What a build changed for classmates, note by note, and the time of the newest note (seconds)."""
+    """What a build changed for classmates, note by note, and the newest time of its lock (seconds)."""
 
     items: list[Change] = field(default_factory=list)
     when: int = 0

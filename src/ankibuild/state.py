@@ -48,7 +48,8 @@ class Output:
 
 @dataclass
 class BuildResult:
-    """What a build made of a bank: its counts, the files it wrote, what changed for classmates, its warnings."""
+    """What a build made of a bank: its counts, its packages and exports (written, or found as they were), what
+    changed for classmates, and its warnings."""
 
     bank_id: str
     decks: int

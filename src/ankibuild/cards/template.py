@@ -49,7 +49,7 @@ class Issue:
 
 @dataclass(frozen=True)
 class _Field:
-    """A field a card template shows (``{{Name}}``, or ``{{cloze:Name}}``)."""
+    """A field a card template shows (``{{Name}}``, or ``{{cloze:Name}}``) or a section tests."""
 
     name: str
     #: Shown through the cloze filter.

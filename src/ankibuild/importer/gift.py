@@ -40,6 +40,8 @@ _ESCAPED = "~=#{}:\\"
 
 @dataclass(frozen=True)
 class _Answer:
+    """An answer of a GIFT question: whether it is right, its text and its feedback."""
+
     correct: bool
     text: str
     feedback: str

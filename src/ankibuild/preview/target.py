@@ -66,6 +66,8 @@ class PackageLink:
 
 @dataclass
 class PreviewResult:
+    """The preview page (written, or found as it was): the cards it shows, the packages it links to, its warnings."""
+
     path: Path
     written: bool
     cards: list[CardSides] = field(default_factory=list)

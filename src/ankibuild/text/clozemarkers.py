@@ -41,6 +41,8 @@ _TAG = re.compile(r"<[^<>]*>")
 
 @dataclass
 class _Cloze:
+    """A cloze as read: its numbers, what it holds (text and the clozes inside it), and its hint."""
+
     numbers: tuple[int, ...]
     nodes: list[str | _Cloze] = field(default_factory=list)
     hint: str | None = None

@@ -115,6 +115,9 @@ def _languages(bank: Bank, lang: str, source: str | None) -> str:
 
 @dataclass(frozen=True)
 class ExportResult:
+    """A PO file exported: its place, the languages translated from and into, and how many entries it holds,
+    translated and fuzzy."""
+
     path: Path
     source: str
     lang: str
@@ -170,6 +173,8 @@ def export_po(lang: str, out: Path, *, source: str | None = None, decks: Path = 
 
 @dataclass
 class ImportResult:
+    """What reading a PO file into the bank did: the texts written, the entries left out, the files changed."""
+
     path: Path
     lang: str
     #: Texts written into the bank, and questions whose translation counts as current now.

@@ -65,6 +65,8 @@ class LanguageStatus:
 
 @dataclass(frozen=True)
 class BankStatus:
+    """How far each language's translations are, over the bank's questions, and the problems found."""
+
     bank: str
     questions: int
     languages: tuple[LanguageStatus, ...]
