@@ -76,6 +76,21 @@ class Target:
     def _measure(self, result: SizeResult, key: str) -> float:
         return result.peak_mb(key) if self.memory else result.seconds(key)
 
+    def by_repetition(self, results: Mapping[int, SizeResult], size: int) -> tuple[float, float] | None:
+        """The lowest and the highest ratio of the two contenders' runs of one repetition each, at ``size``: the
+        ratio of medians is judged, but the machine may change speed between repetitions, and two runs of one
+        repetition ran next to each other. None for growth, or with fewer than two repetitions measured."""
+        result = results.get(size)
+        if self.grown_from is not None or result is None or len(result.samples.get(self.numerator, ())) < 2:
+            return None
+        # Every repetition runs each contender once: the runs of a repetition have one index.
+        pairs = list(zip(result.samples[self.numerator], result.samples[self.denominator], strict=True))
+        ratios = [self._sample(top) / self._sample(bottom) for top, bottom in pairs]
+        return min(ratios), max(ratios)
+
+    def _sample(self, sample: Sample) -> float:
+        return sample.peak_mb if self.memory else sample.seconds
+
     def verdict(self, results: Mapping[int, SizeResult]) -> str:
         ratio = self.ratio(results, self.judged_at) if self.judged_at in results else None
         if ratio is None:
@@ -144,8 +159,10 @@ def _targets(results: Sequence[SizeResult]) -> Table:
     for target in TARGETS:
         ratios = (target.ratio(by_size, r.questions) for r in results)
         cells = ["" if ratio is None else _ratio(ratio) for ratio in ratios]
-        rows.append([target.label, target.bound(), *cells, f"N={target.judged_at:,}", target.verdict(by_size)])
-    headers = ["ratio", "target", *(f"N={r.questions:,}" for r in results), "judged at", "result"]
+        spread = target.by_repetition(by_size, target.judged_at)
+        each = "" if spread is None else f"{_ratio(spread[0])}-{_ratio(spread[1])}"
+        rows.append([target.label, target.bound(), *cells, f"N={target.judged_at:,}", each, target.verdict(by_size)])
+    headers = ["ratio", "target", *(f"N={r.questions:,}" for r in results), "judged at", "each repetition", "result"]
     return Table("Targets", headers, rows)
 
 

@@ -17,7 +17,7 @@ from ankibuild.cli import main as ankibuild_main
 from bench import baseline, floor, profile
 from bench.generate import BANK_ID, GeneratedBank, edit_question, generate_bank
 from bench.measure import ContenderFailed, Sample, check_packages, run_process
-from bench.report import CONTENDERS, TARGETS, SizeResult
+from bench.report import CONTENDERS, TARGETS, SizeResult, tables
 from bench.run import Project, _installed, run_contender
 from bench.run import main as bench_main
 
@@ -244,6 +244,31 @@ def test_growth_and_large_bank_targets_are_judged_at_their_own_size() -> None:
     assert growth.ratio(results, 50_000) == 6.0 and growth.ratio(results, 10_000) is None
     assert (growth.verdict(results), memory.verdict(results)) == ("FAIL", "pass")
     assert growth.verdict({50_000: results[50_000]}) == "not measured"
+
+
+def test_each_target_shows_its_ratio_in_every_repetition() -> None:
+    """Beside the ratio of medians judged, the lowest and highest ratio of one repetition's two runs: a machine
+    that changes speed between repetitions moves both runs of one together."""
+    result = SizeResult(10_000)
+    for edited, cold, baseline_mb in ((0.6, 6.0, 100.0), (0.9, 6.0, 120.0), (0.5, 4.0, 110.0)):
+        for key in CONTENDERS:
+            seconds = {"edit": edited, "cold": cold}.get(key, 1.0)
+            result.add(key, Sample(seconds, baseline_mb if key == "baseline" else 80.0))
+    edit, memory, growth = (
+        next(t for t in TARGETS if t.label.startswith(start))
+        for start in ("time (e)/(c)", "memory (c)/(a): cold build vs baseline", "time (c)/(c")
+    )
+    results = {10_000: result}
+    assert edit.by_repetition(results, 10_000) == pytest.approx((0.1, 0.15))
+    assert memory.by_repetition(results, 10_000) == pytest.approx((80.0 / 120.0, 80.0 / 100.0))
+    assert growth.by_repetition(results, 10_000) is None and edit.by_repetition(results, 50_000) is None
+    single = SizeResult(10_000)
+    single.add("edit", Sample(0.6, 90.0))
+    single.add("cold", Sample(6.0, 80.0))
+    assert edit.by_repetition({10_000: single}, 10_000) is None
+    table = next(t for t in tables([result]) if t.title == "Targets")
+    row = next(row for row in table.rows if row[0] == edit.label)
+    assert row[table.headers.index("each repetition")] == "0.100-0.150"
 
 
 def test_every_stage_of_the_profile_names_a_function_there_is() -> None:
