@@ -46,7 +46,7 @@ def _sources(folder: Path | str) -> Iterator[os.DirEntry[str]]:
     try:
         with os.scandir(folder) as listed:
             entries = sorted(listed, key=lambda entry: entry.name)
-    except OSError:  # a folder this user may not read (another's __pycache__): skipped, as before
+    except OSError:  # a folder this user may not read (another's __pycache__): skipped, as a pathlib walk skips it
         return
     for entry in entries:
         if entry.is_dir(follow_symlinks=False):
