@@ -5,22 +5,26 @@ from __future__ import annotations
 import json
 import shutil
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from ankibuild import BankError
+from ankibuild import BankError, paths
 from ankibuild.cards.folders import DEFAULTS, TemplateFolders
 from ankibuild.errors import Problems
-from ankibuild.kinds import KINDS
+from ankibuild.kinds import KINDS, Kind
 from ankibuild.kinds.choice import FIELDS
-from ankibuild.load.render import load_templates
+from ankibuild.load import render, stage
+from ankibuild.load.render import CardTemplates, load_templates
 from ankibuild.lock.format import LOCK_FILE, read_lock
 from ankibuild.preview.target import render_cards
+from ankibuild.yamlfiles import reader
 
 from ..ankitools import TEMPLATE_ERROR, collection, import_package, imported_cards, render_all_cards
 from ..cardtools import CARD_LANGUAGES, wording
-from ..conftest import DATA, Project, use_scenario
+from ..conftest import DATA, KIND_EXAMPLES, ROOT, Project, use_scenario
 
 
 def _media(package: Path) -> dict[str, bytes]:
@@ -193,6 +197,31 @@ def test_a_label_that_is_not_text_is_an_error_at_its_line(project: Project) -> N
         (2, "label 'report' must be text, not a mapping", "error"),
         (3, "label 'next' must be text, not a list", "error"),
     ]
+
+
+def test_a_build_reads_each_template_file_once(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stylesheet, the script and the default templates and labels serve every language and kind: read once."""
+    for name in KIND_EXAMPLES:
+        shutil.copy(ROOT / "decks" / name, project.decks / name)
+    read: list[Path] = []
+    made: list[tuple[str, str]] = []
+
+    def noted(path: Path, roots: Sequence[Path], limit: int | None = None) -> bytes:
+        read.append(path)
+        return paths.read_inside(path, roots, limit)
+
+    def asked(folders: TemplateFolders, pairs: Sequence[tuple[Kind, str]], **options: Any) -> list[CardTemplates]:
+        made.extend((kind.name, lang) for kind, lang in pairs)
+        return render.load_all_templates(folders, pairs, **options)
+
+    monkeypatch.setattr(render, "read_inside", noted)
+    monkeypatch.setattr(reader, "read_inside", noted)
+    monkeypatch.setattr(stage, "load_all_templates", asked)
+    project.build()
+    assert len({lang for _, lang in made}) > 1 and len({kind for kind, _ in made}) > 1
+    templates = [path for path in read if path.suffix in (".html", ".css", ".js") or path.name == "labels.yaml"]
+    assert {path.name for path in templates} >= {"front.html", "back.html", "style.css", "card.js", "labels.yaml"}
+    assert sorted(templates) == sorted(set(templates))
 
 
 def test_a_banks_templates_folder_holds_only_what_it_changes(project: Project) -> None:

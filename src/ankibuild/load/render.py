@@ -37,7 +37,7 @@ from ..model import Question, topic_tag
 from ..paths import UnsafePathError, read_inside
 from ..yamlfiles.checker import type_name
 from ..yamlfiles.conflicts import report_conflict
-from ..yamlfiles.reader import Map, Positions, load
+from ..yamlfiles.reader import Map, Positions, YamlFile, load
 
 STYLESHEET = "style.css"
 SCRIPT = "card.js"
@@ -195,42 +195,97 @@ def load_templates(
     ``shuffle`` is the bank's setting: the card script then shows the options
     in a random order per review.
     """
-    if not folders.has_language(lang):
-        problems.add(
-            folders.place / lang,
-            f"no templates for '{lang}': the default (English) wording is used",
-            hint=f"create {lang}/{LABELS} in the bank's templates folder with the labels in that language",
-            severity=Severity.WARNING,
+    return load_all_templates(folders, [(kind, lang)], problems=problems, shuffle=shuffle)[0]
+
+
+def load_all_templates(
+    folders: TemplateFolders, made: Sequence[tuple[Kind, str]], *, problems: Problems, shuffle: bool = False
+) -> list[CardTemplates]:
+    """:func:`load_templates` of each kind and language in ``made``, every file read and checked once.
+
+    The stylesheet, the script and the default templates and labels are the same for every
+    language: read again for each, they were a third of what loading a bank's templates cost.
+    """
+    files = _Files(folders.roots, problems)
+    script = files.script(folders.shared(SCRIPT))
+    css = files.text(folders.shared(STYLESHEET)) or ""
+    labels = {lang: _labels(folders, lang, files) for lang in dict.fromkeys(lang for _, lang in made)}
+    for lang, said in labels.items():
+        if not folders.has_language(lang):
+            problems.add(
+                folders.place / lang,
+                f"no templates for '{lang}': the default (English) wording is used",
+                hint=f"create {lang}/{LABELS} in the bank's templates folder with the labels in that language",
+                severity=Severity.WARNING,
+            )
+        said.update(script=script.name if script else "", shuffle="true" if shuffle else "false")
+    media = (script,) if script else ()
+    return [
+        CardTemplates(
+            lang, kind, _sides(folders, kind, lang, labels=labels[lang], files=files), css, labels[lang], media
         )
-    script = _script(folders.shared(SCRIPT), folders.roots, problems)
-    labels = _labels(folders, lang, problems)
-    labels.update(script=script.name if script else "", shuffle="true" if shuffle else "false")
-    sides = tuple(
-        Side(
-            card.name,
-            *(
-                _template(folders.find(lang, name), folders.roots, labels, kind=kind, problems=problems)
-                for name in (card.front, card.back)
-            ),
-        )
+        for kind, lang in made
+    ]
+
+
+def _sides(
+    folders: TemplateFolders, kind: Kind, lang: str, *, labels: dict[str, str], files: _Files
+) -> tuple[Side, ...]:
+    """Each card type's templates of ``kind`` in ``lang``, its labels put in."""
+    return tuple(
+        Side(card.name, *(files.template(folders.find(lang, name), labels, kind) for name in (card.front, card.back)))
         for card in kind.cards
     )
-    css = _read(folders.shared(STYLESHEET), folders.roots, problems) or ""
-    return CardTemplates(lang, kind, sides, css, labels, (script,) if script else ())
 
 
-def report_words(folders: TemplateFolders, lang: str) -> str:
-    """The report link's words in ``lang``, from its labels.
+class _Files:
+    """The template files of one reading of templates, each read, parsed and checked once.
+
+    Their problems go to the one ``problems`` they are told to, once.
+    """
+
+    def __init__(self, roots: Sequence[Path], problems: Problems) -> None:
+        self._roots, self.problems = roots, problems
+        self._texts: dict[Path, str | None] = {}
+        self._yaml: dict[Path, YamlFile | None] = {}
+        self._checked: set[tuple[Path, Kind]] = set()
+
+    def text(self, path: Path) -> str | None:
+        """A template file's text (see :func:`_read`): None, reported, when it cannot be read."""
+        if path not in self._texts:
+            self._texts[path] = _read(path, self._roots, self.problems)
+        return self._texts[path]
+
+    def labels(self, path: Path) -> YamlFile | None:
+        """A labels file, parsed; None when there is none."""
+        if path not in self._yaml:
+            self._yaml[path] = load(path, self.problems, self._roots) if path.is_file() else None
+        return self._yaml[path]
+
+    def script(self, path: Path) -> Asset | None:
+        """The card script in ``path``, as it travels: None when it cannot be read."""
+        text = self.text(path)
+        return None if text is None else Asset.hashed(path, text.encode())
+
+    def template(self, path: Path, labels: Mapping[str, str], kind: Kind) -> str:
+        """The template in ``path`` of a card of ``kind``, checked, with ``labels`` put in."""
+        text = self.text(path)
+        if text is None:
+            return ""
+        if (path, kind) not in self._checked:
+            self._checked.add((path, kind))
+            check_template(path, text, kind.fields, problems=self.problems, cloze=kind.cloze)
+        return _with_labels(path, text, labels, problems=self.problems)
+
+
+def report_words(folders: TemplateFolders, langs: Sequence[str]) -> dict[str, str]:
+    """The report link's words in each of ``langs``, from its labels.
 
     The notes are rendered before the templates are read, which report what is
     wrong with the labels: their problems are left to that reading.
     """
-    return _labels(folders, lang, Problems()).get(REPORT_LABEL, REPORT_TEXT)
-
-
-def _script(path: Path, roots: Sequence[Path], problems: Problems) -> Asset | None:
-    text = _read(path, roots, problems)
-    return None if text is None else Asset.hashed(path, text.encode())
+    files = _Files(folders.roots, Problems())
+    return {lang: _labels(folders, lang, files).get(REPORT_LABEL, REPORT_TEXT) for lang in langs}
 
 
 def _read(path: Path, roots: Sequence[Path], problems: Problems) -> str | None:
@@ -249,14 +304,16 @@ def _read(path: Path, roots: Sequence[Path], problems: Problems) -> str | None:
     return None
 
 
-def _labels(folders: TemplateFolders, lang: str, problems: Problems) -> dict[str, str]:
+def _labels(folders: TemplateFolders, lang: str, files: _Files) -> dict[str, str]:
     """Default wording overlaid with the language's own; the language and direction too."""
     labels: dict[str, str] = {"lang": lang, "dir": "rtl" if is_rtl(lang) else "ltr"}
     places: dict[str, tuple[Path, int, int]] = {}
+    problems = files.problems
     for path in (folder / LABELS for folder in folders.folders(lang)):
-        if not path.is_file():
+        read = files.labels(path)
+        if read is None:
             continue
-        data = load(path, problems, folders.roots).data
+        data = read.data
         if not isinstance(data, Map):
             problems.add(path, "labels must be a mapping of name: text", line=1, column=1)
             continue
@@ -312,11 +369,8 @@ def _verdicts_apart(labels: Mapping[str, str], places: Mapping[str, tuple[Path, 
         )
 
 
-def _template(path: Path, roots: Sequence[Path], labels: dict[str, str], *, kind: Kind, problems: Problems) -> str:
-    text = _read(path, roots, problems)
-    if text is None:
-        return ""
-    check_template(path, text, kind.fields, problems=problems, cloze=kind.cloze)
+def _with_labels(path: Path, text: str, labels: Mapping[str, str], *, problems: Problems) -> str:
+    """A template's ``text`` with its placeholders replaced by ``labels``: an unknown one is reported."""
     position = Positions(text)
 
     def label(match: re.Match[str]) -> str:

@@ -32,7 +32,7 @@ from ..text.media import report_unused
 from ..translations.record import TRANSLATIONS_FILE, Seen, TextRef, observe, report_outdated
 from ..yamlfiles.reader import BANK_FILE, Map, bank_files, parse_file, read_pending
 from .deckfiles import FileResult, NoteSink, process_all
-from .render import CardTemplates, NoteHead, RenderedNote, load_templates, report_words
+from .render import CardTemplates, NoteHead, RenderedNote, load_all_templates, report_words
 from .validate import check_released_id, check_unique_ids, missing_in_summary, validate_bank_file
 
 #: A check an output makes of the loaded bank, adding what it finds to the problems.
@@ -94,7 +94,7 @@ def _load(
     if bank.report:
         # The link is part of each note's back field, so its words are rendered with the note.
         labels = folders or TemplateFolders()
-        bank = replace(bank, report_words={lang: report_words(labels, lang) for lang in bank.languages})
+        bank = replace(bank, report_words=report_words(labels, bank.languages))
 
     def during() -> None:  # while the question files are processed
         meanwhile()
@@ -313,8 +313,8 @@ def _load_templates(
         hint = "name the folder that holds your own templates, or leave --templates out to use the defaults"
         problems.add(folders.own, "no templates folder here", hint=hint)
         return {}
-    loaded = (
-        load_templates(folders, kind, lang, problems=problems, shuffle=shuffle) for lang in langs for kind in kinds
+    loaded = load_all_templates(
+        folders, [(kind, lang) for lang in langs for kind in kinds], problems=problems, shuffle=shuffle
     )
     return {templates.key: templates for templates in loaded}
 
