@@ -17,7 +17,7 @@ from ankibuild.errors import Problems
 from ankibuild.kinds import KINDS, Kind
 from ankibuild.kinds.choice import FIELDS
 from ankibuild.load import render, stage
-from ankibuild.load.render import CardTemplates, load_templates
+from ankibuild.load.render import CardTemplates, TemplateFiles, check_template, load_templates
 from ankibuild.lock.format import LOCK_FILE, read_lock
 from ankibuild.preview.target import render_cards
 from ankibuild.yamlfiles import reader
@@ -199,29 +199,46 @@ def test_a_label_that_is_not_text_is_an_error_at_its_line(project: Project) -> N
     ]
 
 
-def test_a_build_reads_each_template_file_once(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The stylesheet, the script and the default templates and labels serve every language and kind: read once."""
+def test_a_build_reads_and_checks_each_template_file_once(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stylesheet, the script and the default templates and labels serve every language and kind, and the
+    labels the report link's words too: each read, and each template checked for a kind, once."""
     for name in KIND_EXAMPLES:
         shutil.copy(ROOT / "decks" / name, project.decks / name)
+    settings = project.decks / "bank.yaml"
+    settings.write_text(f'{settings.read_text(encoding="utf-8")}report: "https://example.org/new?t={{id}}"\n', "utf-8")
     read: list[Path] = []
+    checked: list[tuple[Path, tuple[str, ...]]] = []
     made: list[tuple[str, str]] = []
+    words: list[dict[str, str]] = []
 
     def noted(path: Path, roots: Sequence[Path], limit: int | None = None) -> bytes:
         read.append(path)
         return paths.read_inside(path, roots, limit)
 
-    def asked(folders: TemplateFolders, pairs: Sequence[tuple[Kind, str]], **options: Any) -> list[CardTemplates]:
+    def check(path: Path, text: str, fields: Sequence[str], **options: Any) -> None:
+        checked.append((path, tuple(fields)))
+        check_template(path, text, fields, **options)
+
+    def worded(files: TemplateFiles, langs: Sequence[str]) -> dict[str, str]:
+        words.append(render.report_words(files, langs))
+        return words[-1]
+
+    def asked(files: TemplateFiles, pairs: Sequence[tuple[Kind, str]], **options: Any) -> list[CardTemplates]:
         made.extend((kind.name, lang) for kind, lang in pairs)
-        return render.load_all_templates(folders, pairs, **options)
+        return render.load_all_templates(files, pairs, **options)
 
     monkeypatch.setattr(render, "read_inside", noted)
     monkeypatch.setattr(reader, "read_inside", noted)
+    monkeypatch.setattr(render, "check_template", check)
     monkeypatch.setattr(stage, "load_all_templates", asked)
+    monkeypatch.setattr(stage, "report_words", worded)
     project.build()
+    assert words == [{"de": "Fehler melden", "fr": "Signaler une erreur", "en": "Report a mistake"}]
     assert len({lang for _, lang in made}) > 1 and len({kind for kind, _ in made}) > 1
     templates = [path for path in read if path.suffix in (".html", ".css", ".js") or path.name == "labels.yaml"]
     assert {path.name for path in templates} >= {"front.html", "back.html", "style.css", "card.js", "labels.yaml"}
     assert sorted(templates) == sorted(set(templates))
+    assert checked and sorted(checked) == sorted(set(checked))
 
 
 def test_a_banks_templates_folder_holds_only_what_it_changes(project: Project) -> None:

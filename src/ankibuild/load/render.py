@@ -195,75 +195,90 @@ def load_templates(
     ``shuffle`` is the bank's setting: the card script then shows the options
     in a random order per review.
     """
-    return load_all_templates(folders, [(kind, lang)], problems=problems, shuffle=shuffle)[0]
+    return load_all_templates(TemplateFiles(folders, problems), [(kind, lang)], shuffle=shuffle)[0]
 
 
 def load_all_templates(
-    folders: TemplateFolders, made: Sequence[tuple[Kind, str]], *, problems: Problems, shuffle: bool = False
+    files: TemplateFiles, made: Sequence[tuple[Kind, str]], *, shuffle: bool = False
 ) -> list[CardTemplates]:
     """:func:`load_templates` of each kind and language in ``made``, every file read and checked once.
 
     The stylesheet, the script and the default templates and labels are the same for every
     language: read again for each, they were a third of what loading a bank's templates cost.
     """
-    files = _Files(folders.roots, problems)
-    script = files.script(folders.shared(SCRIPT))
-    css = files.text(folders.shared(STYLESHEET)) or ""
-    labels = {lang: _labels(folders, lang, files) for lang in dict.fromkeys(lang for _, lang in made)}
-    for lang, said in labels.items():
+    folders = files.folders
+    labels: dict[str, dict[str, str]] = {}
+    for lang in dict.fromkeys(lang for _, lang in made):
         if not folders.has_language(lang):
-            problems.add(
+            files.problems.add(
                 folders.place / lang,
                 f"no templates for '{lang}': the default (English) wording is used",
                 hint=f"create {lang}/{LABELS} in the bank's templates folder with the labels in that language",
                 severity=Severity.WARNING,
             )
+        labels[lang] = files.labels(lang)
+    script = files.script()
+    css = files.text(folders.shared(STYLESHEET)) or ""
+    for said in labels.values():
         said.update(script=script.name if script else "", shuffle="true" if shuffle else "false")
     media = (script,) if script else ()
     return [
-        CardTemplates(
-            lang, kind, _sides(folders, kind, lang, labels=labels[lang], files=files), css, labels[lang], media
-        )
+        CardTemplates(lang, kind, _sides(files, kind, lang, labels=labels[lang]), css, labels[lang], media)
         for kind, lang in made
     ]
 
 
-def _sides(
-    folders: TemplateFolders, kind: Kind, lang: str, *, labels: dict[str, str], files: _Files
-) -> tuple[Side, ...]:
+def _sides(files: TemplateFiles, kind: Kind, lang: str, *, labels: Mapping[str, str]) -> tuple[Side, ...]:
     """Each card type's templates of ``kind`` in ``lang``, its labels put in."""
     return tuple(
-        Side(card.name, *(files.template(folders.find(lang, name), labels, kind) for name in (card.front, card.back)))
+        Side(
+            card.name,
+            *(files.template(files.folders.find(lang, name), labels, kind) for name in (card.front, card.back)),
+        )
         for card in kind.cards
     )
 
 
-class _Files:
-    """The template files of one reading of templates, each read, parsed and checked once.
+def report_words(files: TemplateFiles, langs: Sequence[str]) -> dict[str, str]:
+    """The report link's words in each of ``langs``, from its labels (read for the templates too)."""
+    return {lang: files.labels(lang).get(REPORT_LABEL, REPORT_TEXT) for lang in langs}
 
-    Their problems go to the one ``problems`` they are told to, once.
+
+class TemplateFiles:
+    """The files of the template ``folders`` as one build reads them: each read, parsed and checked once.
+
+    What is wrong with them is told to ``problems``, once: the report link's
+    words read the labels before the notes are rendered, the templates later.
     """
 
-    def __init__(self, roots: Sequence[Path], problems: Problems) -> None:
-        self._roots, self.problems = roots, problems
+    def __init__(self, folders: TemplateFolders, problems: Problems) -> None:
+        self.folders, self.problems = folders, problems
         self._texts: dict[Path, str | None] = {}
         self._yaml: dict[Path, YamlFile | None] = {}
+        self._labels: dict[str, dict[str, str]] = {}
         self._checked: set[tuple[Path, Kind]] = set()
 
     def text(self, path: Path) -> str | None:
         """A template file's text (see :func:`_read`): None, reported, when it cannot be read."""
         if path not in self._texts:
-            self._texts[path] = _read(path, self._roots, self.problems)
+            self._texts[path] = _read(path, self.folders.roots, self.problems)
         return self._texts[path]
 
-    def labels(self, path: Path) -> YamlFile | None:
+    def labels(self, lang: str) -> dict[str, str]:
+        """The labels of ``lang`` (see :func:`_labels`): a copy, the caller's to add to."""
+        if lang not in self._labels:
+            self._labels[lang] = _labels(self.folders, lang, self)
+        return dict(self._labels[lang])
+
+    def labels_file(self, path: Path) -> YamlFile | None:
         """A labels file, parsed; None when there is none."""
         if path not in self._yaml:
-            self._yaml[path] = load(path, self.problems, self._roots) if path.is_file() else None
+            self._yaml[path] = load(path, self.problems, self.folders.roots) if path.is_file() else None
         return self._yaml[path]
 
-    def script(self, path: Path) -> Asset | None:
-        """The card script in ``path``, as it travels: None when it cannot be read."""
+    def script(self) -> Asset | None:
+        """The card script, as it travels: None when it cannot be read."""
+        path = self.folders.shared(SCRIPT)
         text = self.text(path)
         return None if text is None else Asset.hashed(path, text.encode())
 
@@ -276,16 +291,6 @@ class _Files:
             self._checked.add((path, kind))
             check_template(path, text, kind.fields, problems=self.problems, cloze=kind.cloze)
         return _with_labels(path, text, labels, problems=self.problems)
-
-
-def report_words(folders: TemplateFolders, langs: Sequence[str]) -> dict[str, str]:
-    """The report link's words in each of ``langs``, from its labels.
-
-    The notes are rendered before the templates are read, which report what is
-    wrong with the labels: their problems are left to that reading.
-    """
-    files = _Files(folders.roots, Problems())
-    return {lang: _labels(folders, lang, files).get(REPORT_LABEL, REPORT_TEXT) for lang in langs}
 
 
 def _read(path: Path, roots: Sequence[Path], problems: Problems) -> str | None:
@@ -304,13 +309,13 @@ def _read(path: Path, roots: Sequence[Path], problems: Problems) -> str | None:
     return None
 
 
-def _labels(folders: TemplateFolders, lang: str, files: _Files) -> dict[str, str]:
+def _labels(folders: TemplateFolders, lang: str, files: TemplateFiles) -> dict[str, str]:
     """Default wording overlaid with the language's own; the language and direction too."""
     labels: dict[str, str] = {"lang": lang, "dir": "rtl" if is_rtl(lang) else "ltr"}
     places: dict[str, tuple[Path, int, int]] = {}
     problems = files.problems
     for path in (folder / LABELS for folder in folders.folders(lang)):
-        read = files.labels(path)
+        read = files.labels_file(path)
         if read is None:
             continue
         data = read.data

@@ -32,7 +32,7 @@ from ..text.media import report_unused
 from ..translations.record import TRANSLATIONS_FILE, Seen, TextRef, observe, report_outdated
 from ..yamlfiles.reader import BANK_FILE, Map, bank_files, parse_file, read_pending
 from .deckfiles import FileResult, NoteSink, process_all
-from .render import CardTemplates, NoteHead, RenderedNote, load_all_templates, report_words
+from .render import CardTemplates, NoteHead, RenderedNote, TemplateFiles, load_all_templates, report_words
 from .validate import check_released_id, check_unique_ids, missing_in_summary, validate_bank_file
 
 #: A check an output makes of the loaded bank, adding what it finds to the problems.
@@ -65,14 +65,15 @@ def _load(
     known: Mapping[Path, str] | None = None,
     hashed: Collection[Path] = (),
     verbose: bool = False,
-    folders: TemplateFolders | None = None,
+    templates: TemplateFiles | None = None,
     sink: NoteSink | None = None,
     meanwhile: Callable[[], object] = lambda: None,
 ) -> tuple[Bank, dict[Path, FileResult]] | None:
     """The bank with its decks, and each question file's result with its notes in ``langs``.
 
     ``verbose`` keeps a warning per question where a summary line tells many at once.
-    ``folders`` hold the labels the report link is worded with (the defaults when None).
+    ``templates`` hold the labels the report link is worded with (the defaults, their problems left to a
+    build, when None).
     ``sink`` is given each file processed anew (see :func:`process_all`).
     ``released`` gives the id of the bank's previous build, which it must keep: asked for while
     the question files are processed, it may be read meanwhile, as ``meanwhile`` is done.
@@ -93,7 +94,7 @@ def _load(
         return None
     if bank.report:
         # The link is part of each note's back field, so its words are rendered with the note.
-        labels = folders or TemplateFolders()
+        labels = templates or TemplateFiles(TemplateFolders(), Problems())
         bank = replace(bank, report_words=report_words(labels, bank.languages))
 
     def during() -> None:  # while the question files are processed
@@ -217,6 +218,7 @@ def load_all(
     """
     decks, languages, strict = options.decks, options.languages, options.strict
     problems, cache = Problems(), options.cache
+    templates = TemplateFiles(options.folders, problems)
     # Read while the question files are processed, when there are some to process (see :func:`_load`).
     lock = cache_call(partial(_read_lock, decks / LOCK_FILE, problems, cache.kept / LOCK_MEMO, sha=lock_sha))
     read_changelog(decks / CHANGELOG_FILE, problems)  # read by a build that finds none published
@@ -232,7 +234,7 @@ def load_all(
         known=known,
         hashed=hashed,
         verbose=options.verbose,
-        folders=options.folders,
+        templates=templates,
         sink=sink,
         meanwhile=meanwhile,
     )
@@ -243,7 +245,7 @@ def load_all(
     results = list(by_path.values())
     langs = _languages(bank, languages)
     kinds = _kinds(results)
-    card_templates = _load_templates(options.folders, langs, kinds, shuffle=bank.shuffle, problems=problems)
+    card_templates = _load_templates(templates, langs, kinds, shuffle=bank.shuffle)
     notes = _by_language(results, langs)
     media = {name: content for result in results for name, content in result.media.items()}
     if set(langs) == set(bank.languages) and not problems.errors:
@@ -306,16 +308,15 @@ def _by_language(results: Sequence[FileResult], langs: Sequence[str]) -> list[No
 
 
 def _load_templates(
-    folders: TemplateFolders, langs: Sequence[str], kinds: Sequence[Kind], *, shuffle: bool, problems: Problems
+    files: TemplateFiles, langs: Sequence[str], kinds: Sequence[Kind], *, shuffle: bool
 ) -> dict[str, CardTemplates]:
     """The templates of each note type the build makes, by its key (see :meth:`Kind.notetype_key`)."""
-    if folders.own is not None and not folders.own.is_dir():
+    own = files.folders.own
+    if own is not None and not own.is_dir():
         hint = "name the folder that holds your own templates, or leave --templates out to use the defaults"
-        problems.add(folders.own, "no templates folder here", hint=hint)
+        files.problems.add(own, "no templates folder here", hint=hint)
         return {}
-    loaded = load_all_templates(
-        folders, [(kind, lang) for lang in langs for kind in kinds], problems=problems, shuffle=shuffle
-    )
+    loaded = load_all_templates(files, [(kind, lang) for lang in langs for kind in kinds], shuffle=shuffle)
     return {templates.key: templates for templates in loaded}
 
 
