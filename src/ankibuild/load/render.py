@@ -267,7 +267,7 @@ class TemplateFiles:
     def labels(self, lang: str) -> dict[str, str]:
         """The labels of ``lang`` (see :func:`_labels`): a copy, the caller's to add to."""
         if lang not in self._labels:
-            self._labels[lang] = _labels(self.folders, lang, self)
+            self._labels[lang] = _labels(self, lang)
         return dict(self._labels[lang])
 
     def labels_file(self, path: Path) -> YamlFile | None:
@@ -309,12 +309,12 @@ def _read(path: Path, roots: Sequence[Path], problems: Problems) -> str | None:
     return None
 
 
-def _labels(folders: TemplateFolders, lang: str, files: TemplateFiles) -> dict[str, str]:
+def _labels(files: TemplateFiles, lang: str) -> dict[str, str]:
     """Default wording overlaid with the language's own; the language and direction too."""
     labels: dict[str, str] = {"lang": lang, "dir": "rtl" if is_rtl(lang) else "ltr"}
     places: dict[str, tuple[Path, int, int]] = {}
     problems = files.problems
-    for path in (folder / LABELS for folder in folders.folders(lang)):
+    for path in (folder / LABELS for folder in files.folders.folders(lang)):
         read = files.labels_file(path)
         if read is None:
             continue
