@@ -254,7 +254,7 @@ class TemplateFiles:
     def __init__(self, folders: TemplateFolders, problems: Problems) -> None:
         self.folders, self.problems = folders, problems
         self._texts: dict[Path, str | None] = {}
-        self._yaml: dict[Path, YamlFile | None] = {}
+        self._labels_files: dict[Path, YamlFile | None] = {}
         self._labels: dict[str, dict[str, str]] = {}
         self._checked: set[tuple[Path, Kind]] = set()
 
@@ -272,9 +272,9 @@ class TemplateFiles:
 
     def labels_file(self, path: Path) -> YamlFile | None:
         """A labels file, parsed; None when there is none."""
-        if path not in self._yaml:
-            self._yaml[path] = load(path, self.problems, self.folders.roots) if path.is_file() else None
-        return self._yaml[path]
+        if path not in self._labels_files:
+            self._labels_files[path] = load(path, self.problems, self.folders.roots) if path.is_file() else None
+        return self._labels_files[path]
 
     def script(self) -> Asset | None:
         """The card script, as it travels: None when it cannot be read."""
