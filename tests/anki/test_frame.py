@@ -11,7 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ankibuild.anki.collection import create
-from ankibuild.anki.spec import DeckInfo, NoteKey, Notetype, PackageSpec
+from ankibuild.anki.spec import DeckInfo, NoteKey, NoteKeys, Notetype, PackageSpec
 
 CARD = ("Card", "{{Front}}", "{{Back}}")
 NOTETYPE = Notetype(1_500_000_000_001, "basic (en)", ("Front", "Back"), (CARD,), "", 0, False)
@@ -24,7 +24,7 @@ def test_note_types_and_decks_are_those_genanki_writes_with_every_deck_carrying_
 ) -> None:
     """genanki's note types show how many decks carried them (one note type: nothing rewrites them)."""
     infos = [DeckInfo(1_500_000_000_100 + n, f"Bank::Topic {n}", f"Über {n} «»") for n in range(decks)]
-    spec = PackageSpec([(NOTETYPE, MTIME)], infos, [], lambda wanted: iter(()))
+    spec = PackageSpec([(NOTETYPE, MTIME)], infos, NoteKeys.of([]), lambda wanted: iter(()))
     create(spec, tmp_path / "made.anki2")
     expected = sqlite3.connect(":memory:")
     every = [genanki.Deck(info.id, info.name, info.description) for info in infos]
@@ -66,6 +66,6 @@ def test_two_packages_have_one_digest_only_when_their_notes_are_the_same(
     """The digest tells whether a package changed: each column written whole is told apart from every other."""
 
     def digest(notes: list[NoteKey]) -> str:
-        return PackageSpec([(NOTETYPE, MTIME)], [], notes, lambda wanted: iter(())).digest
+        return PackageSpec([(NOTETYPE, MTIME)], [], NoteKeys.of(notes), lambda wanted: iter(())).digest
 
     assert (digest(one) == digest(other)) == (one == other)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ankibuild.anki.kept import Kept, _differing, _packed
-from ankibuild.anki.spec import NoteKey
+from ankibuild.anki.spec import NoteKey, NoteKeys
 from ankibuild.cache import write_packed
 
 NOTES = [
@@ -27,14 +27,14 @@ def _read(tmp_path: Path, length: object, notes: list[bytes]) -> list[list[objec
 
 @pytest.mark.parametrize("notes", [NOTES, NOTES[:1], []])
 def test_notes_are_read_back_as_they_were_kept(notes: list[NoteKey], tmp_path: Path) -> None:
-    packed = _packed(notes)
+    packed = _packed(NoteKeys.of(notes))
     assert packed is not None
     columns = [[*column] for column in zip(*notes, strict=True)] or [[] for _ in range(6)]
     assert _read(tmp_path, len(notes), packed) == [*columns[:5], [list(cards) for cards in columns[5]]]
 
 
 def test_a_guid_with_a_line_break_is_not_kept() -> None:
-    assert _packed([NOTES[0]._replace(guid="a\nb")]) is None
+    assert _packed(NoteKeys.of([NOTES[0]._replace(guid="a\nb")])) is None
 
 
 def _numbers(*values: int) -> bytes:

@@ -25,7 +25,7 @@ from ..cache import STALE_SECONDS, plain_bytes, plain_data, private_folder, unpa
 from ..digests import status
 from ..paths import open_regular
 from .deflate import Deflate
-from .spec import NoteKey, PackageSpec, Unlike
+from .spec import NoteKey, NoteKeys, PackageSpec, Unlike
 
 
 class Record(NamedTuple):
@@ -34,7 +34,7 @@ class Record(NamedTuple):
     frame: str
     #: The digest of the package it was made for (see :attr:`PackageSpec.digest`).
     digest: str
-    #: Its notes, a list per field of :class:`NoteKey` (see :func:`_columns`): any values, until looked at.
+    #: Its notes, a list per field of :class:`NoteKey` (see :func:`_packed`): any values, until looked at.
     columns: list[list[Any]]
     #: The digests of the collection's pieces, in order: what the kept file must still be.
     order: Sequence[bytes]
@@ -49,14 +49,14 @@ class Record(NamedTuple):
         as it was sealed (see :func:`_as_sealed`)."""
         return _as_sealed(info, self.status)
 
-    def unlike(self, notes: Sequence[NoteKey]) -> Unlike | None:
+    def unlike(self, notes: NoteKeys) -> Unlike | None:
         """Its notes and ``notes`` with their positions, but those the same at the same position in both.
 
         Only the notes kept that differ are made and tested, a forged value of
         another type making it None: after an edit, nearly every note is the same.
         """
         old, common = self.columns, min(len(self.columns[0]), len(notes))
-        unlike = _unlike(old, _columns(notes), common)
+        unlike = _unlike(old, notes.columns, common)
         was = [(p, NoteKey(*(column[p - 1] for column in old))) for p in (*unlike, *range(common + 1, len(old[0]) + 1))]
         if not all(_typed(note) for _, note in was):
             return None
@@ -64,7 +64,7 @@ class Record(NamedTuple):
         return Unlike([(p, note._replace(cards=tuple(note.cards))) for p, note in was], now)
 
 
-def _unlike(old: list[list[Any]], new: list[Sequence[Any]], common: int) -> list[int]:
+def _unlike(old: list[list[Any]], new: Sequence[Sequence[Any]], common: int) -> list[int]:
     """The positions up to ``common`` where the notes in columns ``old`` and ``new`` differ.
 
     A field the same for every note is passed over in one comparison.
@@ -131,22 +131,17 @@ def _holds(frame: object, digest: object, columns: object) -> bool:
     )
 
 
-def _columns(notes: Sequence[NoteKey]) -> list[Sequence[Any]]:
-    """The notes a list per field, as a record holds them (see :func:`_packed`) and compares them."""
-    return list(zip(*notes, strict=True)) or [[] for _ in _NOTE_TYPES]
-
-
-def _packed(notes: Sequence[NoteKey]) -> list[bytes] | None:
+def _packed(notes: NoteKeys) -> list[bytes] | None:
     """The notes as a record holds them, for :func:`_unpacked`: GUIDs and digests a line each, then every number
     as 8 bytes (times, decks, note types, how many cards each, the cards); None for a GUID with a line break.
 
     JSON took twice the time to write, and half as much again to read.
     """
-    guids, digests, mtimes, decks, types, cards = _columns(notes)
-    lines = ["\n".join(texts) for texts in (guids, digests)]
+    lines = ["\n".join(texts) for texts in (notes.guids, notes.digests)]
     if any(text.count("\n") != max(len(notes) - 1, 0) for text in lines):
         return None
-    numbers = array("q", [*mtimes, *decks, *types, *map(len, cards), *itertools.chain.from_iterable(cards)])
+    cards = [*map(len, notes.cards), *itertools.chain.from_iterable(notes.cards)]
+    numbers = array("q", [*notes.mtimes, *notes.deck_ids, *notes.notetype_ids, *cards])
     if sys.byteorder == "big":  # the cache folder may be another machine's
         numbers.byteswap()
     return [*(text.encode("utf-8", "surrogatepass") for text in lines), numbers.tobytes()]

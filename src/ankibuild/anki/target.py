@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..atomic import Ahead, remove_stale_temporaries, write_if_changed
-from ..cache import Cache, cache_root, digest, named_rows
+from ..cache import Cache, cache_root, digest
 from ..changelog import CHANGELOG_FILE, Change, ChangeKind, previous_changelog, ready_changelog
 from ..errors import Problem, Problems, Severity, ShapeChangeError
 from ..forked import Forked, can_fork
@@ -55,7 +55,7 @@ from .published import (
     raise_times,
     read_published,
 )
-from .spec import DeckInfo, NoteKey, Notetype, PackageSpec, Texts
+from .spec import DeckInfo, NoteKey, NoteKeys, Notetype, PackageSpec, Texts
 
 if TYPE_CHECKING:
     from multiprocessing.context import BaseContext
@@ -350,7 +350,7 @@ def _follow_published(
 
 def _newest(spec: PackageSpec) -> int:
     """The newest time a package holds (its notes' taken in C: a package of a large bank has thousands)."""
-    return max(chain((mtime for _, mtime in spec.notetypes), map(_MTIME, spec.notes)), default=0)
+    return max(chain((mtime for _, mtime in spec.notetypes), spec.notes.mtimes), default=0)
 
 
 def _latest(lock: Lock) -> int:
@@ -367,7 +367,8 @@ def _keep_published(package: _Package, content: bytes, *, types: Types, lock: Lo
     spec = package.spec
     decks = {deck.id: deck.name for deck in spec.decks}
     # Each GUID once, in the package's order, as a reading finds them.
-    places = {key.guid: (key.deck_id, key.notetype_id) for key in spec.notes}
+    notes = spec.notes
+    places = dict(zip(notes.guids, zip(notes.deck_ids, notes.notetype_ids, strict=True), strict=True))
     # The lock's entry is the package's note: its digest and time are what the package holds.
     entries = list(map(lock.notes.__getitem__, places))
     deck_names = [decks[deck] for deck, _ in places.values()]
@@ -756,7 +757,7 @@ def _plan(
             names = sorted(set(chain.from_iterable(map(_MEDIA, heads))))
             notes = _note_keys(heads, lock, decks=ids, notetypes=model_ids)
             media = [*assets.items(), *((name, loaded.media[name]) for name in names)]
-            times = [*(mtime for _, mtime in models), *map(_MTIME, notes)]
+            times = [*(mtime for _, mtime in models), *notes.mtimes]
             about = description(bank, lang, times, labels=loaded.templates[keys[0]].labels)
             infos, parents = _decks(bank, lang, decks, about=about)
             preset = class_preset(bank.id, lang, bank.name_in(bank.titles, lang) or bank.id, study=bank.study)
@@ -767,24 +768,24 @@ def _plan(
     return packages
 
 
-#: A note head's GUID, digest, images, deck, kind and cards; the time of a lock entry, note key or note type.
+#: A note head's GUID, digest, images, deck, kind and cards; the time of a lock entry or note type.
 _GUID, _DIGEST, _MEDIA = attrgetter("guid"), attrgetter("digest"), attrgetter("media")
 _DECK, _KIND, _CARDS, _MTIME = attrgetter("deck_key"), attrgetter("kind"), attrgetter("cards"), attrgetter("mtime")
 
 
 def _note_keys(
     heads: Sequence[NoteHead], lock: Lock, *, decks: Mapping[str, int], notetypes: Mapping[str, int]
-) -> list[NoteKey]:
+) -> NoteKeys:
     """The package's note of each head, its time from ``lock``, its deck and note type ids by key and kind.
 
-    A column at a time, each looked up in C: a language of a large bank has ten thousand notes, and a
-    note key built in Python per note took most of a plan.
+    A column at a time, each looked up in C: a language of a large bank has ten thousand notes.
     """
-    guids = list(map(_GUID, heads))
-    mtimes = map(_MTIME, map(lock.notes.__getitem__, guids))
-    deck_ids = map(decks.__getitem__, map(_DECK, heads))
-    kinds = map(notetypes.__getitem__, map(_KIND, heads))
-    return list(named_rows(NoteKey, guids, map(_DIGEST, heads), mtimes, deck_ids, kinds, map(_CARDS, heads)))
+    guids = tuple(map(_GUID, heads))
+    mtimes = tuple(map(_MTIME, map(lock.notes.__getitem__, guids)))
+    deck_ids = tuple(map(decks.__getitem__, map(_DECK, heads)))
+    kinds = tuple(map(notetypes.__getitem__, map(_KIND, heads)))
+    digests, cards = tuple(map(_DIGEST, heads)), tuple(map(_CARDS, heads))
+    return NoteKeys(guids=guids, digests=digests, mtimes=mtimes, deck_ids=deck_ids, notetype_ids=kinds, cards=cards)
 
 
 def _langs(loaded: LoadedBank) -> list[str]:
