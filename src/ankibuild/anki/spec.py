@@ -101,9 +101,11 @@ class NoteKeys(Sequence[NoteKey]):
         return iter(self._rows)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, NoteKeys) and self.columns == other.columns
+        if not isinstance(other, NoteKeys):
+            return NotImplemented
+        return self.columns == other.columns
 
-    __hash__ = None  # type: ignore[assignment]  # compared by value, as the list of notes it stands for, so never hashed
+    __hash__ = None  # type: ignore[assignment]  # compared by its values, so never hashed, as the list it replaced
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}.of({self._rows!r})"
