@@ -88,14 +88,7 @@ class NoteKeys(Sequence[NoteKey]):
         if isinstance(index, slice):
             return self._rows[index]
         # One note alone (one of the few an edit changed) is made from the columns, not all of them first.
-        return NoteKey(
-            self.guids[index],
-            self.digests[index],
-            self.mtimes[index],
-            self.deck_ids[index],
-            self.notetype_ids[index],
-            self.cards[index],
-        )
+        return NoteKey(*(column[index] for column in self.columns))
 
     def __iter__(self) -> Iterator[NoteKey]:
         return iter(self._rows)
