@@ -783,9 +783,9 @@ def _note_keys(
     guids = tuple(map(_GUID, heads))
     mtimes = tuple(map(_MTIME, map(lock.notes.__getitem__, guids)))
     deck_ids = tuple(map(decks.__getitem__, map(_DECK, heads)))
-    kinds = tuple(map(notetypes.__getitem__, map(_KIND, heads)))
+    type_ids = tuple(map(notetypes.__getitem__, map(_KIND, heads)))
     digests, cards = tuple(map(_DIGEST, heads)), tuple(map(_CARDS, heads))
-    return NoteKeys(guids=guids, digests=digests, mtimes=mtimes, deck_ids=deck_ids, notetype_ids=kinds, cards=cards)
+    return NoteKeys(guids=guids, digests=digests, mtimes=mtimes, deck_ids=deck_ids, notetype_ids=type_ids, cards=cards)
 
 
 def _langs(loaded: LoadedBank) -> list[str]:
