@@ -244,8 +244,7 @@ class AnkiPlan:
             meanwhile()
 
         def also() -> None:  # this process keeps the lock's memo: the lock itself is saved by the build, after them
-            self.lock.kept(options)
-            readied.append(ahead.submit(ready))
+            self.lock.kept(options, meanwhile=lambda: readied.append(ahead.submit(ready)))
 
         making = _make_packages(
             self.todo, kept, self.progress, published=published, meanwhile=also, later=later, started=self.started

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property, partial
 from pathlib import Path
@@ -98,16 +99,21 @@ class LockPlan:
         # Compared with the file's bytes already (``file``): some megabytes not read again to tell the same.
         return ready(decks / LOCK_FILE, (self.data,))
 
-    def kept(self, options: BuildOptions) -> None:
+    def kept(self, options: BuildOptions, *, meanwhile: Callable[[], object] = lambda: None) -> None:
         """Keep the lock parsed in the cache for the next build, unless the build writes no lock.
 
         When it is unchanged and was recalled from the cache, what is kept is this
         very lock. Kept before the lock is saved, it is only ever recalled for a
         file that holds these very bytes (see :func:`~.memo.recall`).
+        ``meanwhile`` is done once the lock is encoded, before its memo is kept: the
+        build readies its records then, the lock among them, on another thread.
         """
         if options.dry_run or options.leaves_bank:
+            meanwhile()
             return
-        if self.changed or not self.recalled:
+        remembered = self.changed or not self.recalled  # encoded here, by this thread, first
+        meanwhile()
+        if remembered:
             remember(self.lock, self.sha, options.cache.kept / LOCK_MEMO, before=self.before)
 
 
