@@ -137,7 +137,7 @@ def test_a_build_whose_ended_children_are_never_waited_for_still_builds(
         assert _changes(project) == EDITED
 
 
-def _fails_meanwhile(*_: Any) -> None:
+def _fails_meanwhile(*_: Any, **__: Any) -> None:
     raise RuntimeError("stopped meanwhile")
 
 
