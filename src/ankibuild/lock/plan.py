@@ -105,8 +105,9 @@ class LockPlan:
         When it is unchanged and was recalled from the cache, what is kept is this
         very lock. Kept before the lock is saved, it is only ever recalled for a
         file that holds these very bytes (see :func:`~.memo.recall`).
-        ``meanwhile`` is done once the lock is encoded, before its memo is kept: the
-        build readies its records then, the lock among them, on another thread.
+        ``meanwhile`` is done before the memo is kept, and after the lock is encoded
+        where one is kept: the build readies its records then, the lock among them,
+        on another thread.
         """
         if options.dry_run or options.leaves_bank:
             meanwhile()
