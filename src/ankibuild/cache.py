@@ -75,6 +75,17 @@ def file_sha(path: Path) -> str | None:
         return None
 
 
+def read_kept(path: Path) -> bytes:
+    """The bytes of a file the cache folder keeps, which must be a regular file, not a link.
+
+    Whoever wrote there may have put a named pipe in its place, which a build would wait on
+    forever, or a link to a device that reads without end (``/dev/zero``). Raises
+    :class:`OSError`, or :class:`UnsafePathError` for a file of another kind.
+    """
+    with open_regular(path, follow=False) as file:
+        return file.read()
+
+
 class DamagedEntry(ValueError):
     """An entry that is not as :func:`pack` wrote it."""
 
@@ -382,8 +393,8 @@ class Cache:
     def get_bytes(self, key: str) -> bytes | None:
         """What is stored under ``key``, packed, or None."""
         try:
-            return self._path(key).read_bytes()
-        except OSError:
+            return read_kept(self._path(key))
+        except (OSError, UnsafePathError):  # none, or no file: only a miss
             return None
 
     def put(self, key: str, packed: bytes) -> None:

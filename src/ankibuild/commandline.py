@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from .atomic import write_if_changed
-from .cache import cache_root, digest, plain_data, refusal
+from .cache import cache_root, digest, plain_data, read_kept, refusal
 from .options import BuildOptions
 from .version import code_fingerprint
 
@@ -44,7 +44,7 @@ def recall(argv: list[str]) -> tuple[BuildOptions, bool] | None:
     """The options and the ``--quiet`` of ``argv`` as click made them the last time, if they are kept."""
     memo = _memo(argv)
     try:
-        data = plain_data(memo.read_bytes()) if memo is not None else None
+        data = plain_data(read_kept(memo)) if memo is not None else None
         # Its name is only a digest: the command line and folder it was made for are checked too.
         if data is None or data["code"] != code_fingerprint() or data["for"] != _for(argv):
             return None

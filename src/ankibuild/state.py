@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .atomic import write_if_changed
-from .cache import digest, plain_data
+from .cache import digest, plain_data, read_kept
 from .changelog import CHANGELOG_FILE, Changelog
 from .digests import Digests
 from .errors import Problem
@@ -174,7 +174,7 @@ class BuildState:
 
     def _load(self) -> dict[str, Any] | None:
         try:
-            data = plain_data(self.path.read_bytes())
+            data = plain_data(read_kept(self.path))
         except (OSError, ValueError):
             return None
         return data if isinstance(data, dict) else None

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import os
 import pickle
+import resource
 import shutil
 import stat
+import subprocess
+import sys
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -142,6 +146,48 @@ def test_a_damaged_entry_is_a_miss_and_never_a_wrong_package(project: Project) -
         data[-1] ^= 0xFF
         path.write_bytes(bytes(data))
     assert _fresh_build(project) == expected
+
+
+def _pipe(path: Path) -> None:
+    """A named pipe in place of the file: a build that opened it to read would wait for a writer forever."""
+    path.unlink()
+    os.mkfifo(path)
+
+
+def _endless(path: Path) -> None:
+    """A link to a device that reads without end in place of the file."""
+    path.unlink()
+    path.symlink_to("/dev/zero")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("change", [_pipe, _endless])
+def test_no_file_of_the_cache_folder_is_waited_on_or_read_without_end(
+    project: Project, change: Callable[[Path], None]
+) -> None:
+    """Every file a build through the command line keeps in the cache (the command line's options, the build's
+    record, results, texts, the lock's and the published packages' memos, the kept collections) replaced: the
+    next build neither hangs nor fails, and makes the same packages."""
+    command = [sys.executable, "-m", "ankibuild", "build"]
+    for _ in range(2):  # the second is told without click: from the options the first kept
+        assert subprocess.run(command, capture_output=True, cwd=project.root, timeout=120).returncode == 0
+    expected = _collections(project.out)
+    kept = [path for path in cache_root().rglob("*") if path.is_file()]
+    assert {path.suffix for path in kept} >= {".json", ".entry", ".memo", ".record", ".anki2"}, kept
+    for path in kept:
+        change(path)
+    for package in project.out.glob("*.apkg"):
+        package.unlink()
+    # Bounded: a build reading without end would otherwise take the machine's memory before it is stopped.
+    built = subprocess.run(
+        command, capture_output=True, text=True, cwd=project.root, timeout=120, preexec_fn=_at_most_2_gib
+    )
+    assert (built.returncode, "Traceback" in built.stderr) == (0, False), built.stderr
+    assert _collections(project.out) == expected
+
+
+def _at_most_2_gib() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
 
 
 def test_a_user_without_a_home_folder_builds(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:

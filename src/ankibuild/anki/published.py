@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..atomic import write_if_changed
-from ..cache import named_rows, pack_columns, unpack_columns
+from ..cache import named_rows, pack_columns, read_kept, unpack_columns
 from ..changelog import Change, ChangeKind
 from ..errors import Problems, Severity
 from ..kinds import KINDS
@@ -316,7 +316,7 @@ def _recalled(path: Path, key: str, kept: Path, *, latest: int) -> Published | N
     The kept folder may be shared: its times pass the checks of a package's (see :func:`_time`).
     """
     try:
-        (kept_key, mtimes, notetypes), texts = unpack_columns(_memo(kept, path).read_bytes())
+        (kept_key, mtimes, notetypes), texts = unpack_columns(read_kept(_memo(kept, path)))
         if kept_key != key:
             return None
         guids, questions, langs, digests, parts, decks, names = texts

@@ -15,7 +15,7 @@ from dataclasses import astuple
 from pathlib import Path
 from typing import Any
 
-from ..cache import named_rows, private_folder, unpack_columns, write_columns
+from ..cache import named_rows, private_folder, read_kept, unpack_columns, write_columns
 from ..version import code_fingerprint
 from .format import Lock, NoteLock, NotetypeLock, differing, holds, one_each
 
@@ -96,7 +96,7 @@ def recall(memo: Path, sha: bytes) -> Lock | None:
     try:
         patch = _patched_notes(_patch_file(memo), key)
         base = key if patch is None else patch[0]
-        (written, bank, types, mtimes, unique), texts = unpack_columns(memo.read_bytes())
+        (written, bank, types, mtimes, unique), texts = unpack_columns(read_kept(memo))
         if written != base or not holds(bank, types, [*texts, mtimes]):
             return None
         notetypes = {t[0]: NotetypeLock(t[0], t[1], tuple(t[2]), tuple(t[3]), t[4], t[5]) for t in types}
@@ -130,7 +130,7 @@ def _patched_notes(path: Path, key: str) -> tuple[str, list[Sequence[Any]]] | No
     """The key of the lock kept whole and the columns of the notes that differ, kept in ``path`` for the lock of
     memo key ``key``; None when there are none for it (none kept, or for another lock, or damaged)."""
     try:
-        (written, base, mtimes), texts = unpack_columns(path.read_bytes())
+        (written, base, mtimes), texts = unpack_columns(read_kept(path))
     except (OSError, ValueError, TypeError):
         return None
     if written != key or not isinstance(base, str):
