@@ -148,6 +148,29 @@ def test_a_damaged_entry_is_a_miss_and_never_a_wrong_package(project: Project) -
     assert _fresh_build(project) == expected
 
 
+def test_a_result_of_the_files_bytes_before_an_edit_is_no_result_of_its_bytes_now(project: Project) -> None:
+    """The entries of a file's result and texts before an edit, copied under the keys of its bytes after it (as
+    anyone who may write the cache folder could): the file is processed again, and the packages hold the edit."""
+    project.build()
+    folder = Cache(project.decks).folder
+    before = {path.name: path.read_bytes() for path in folder.glob("*.entry")}
+    project.edit("ai-hardware.yaml", "Die arithmetische Intensität", "Die Intensität")
+    expected = _fresh_build(project)
+    now = {path.name for path in folder.glob("*.entry")}
+    old = _by_kind({name: before[name] for name in before.keys() - now})
+    new = _by_kind({name: (folder / name).read_bytes() for name in now - before.keys()})
+    assert old.keys() == new.keys() == {"result", "texts"}  # the edited file's, and no other's
+    for kind, name in new.items():
+        (folder / name).write_bytes(before[old[kind]])
+    shutil.rmtree(folder / "kept")
+    assert _fresh_build(project) == expected
+
+
+def _by_kind(entries: dict[str, bytes]) -> dict[str, str]:
+    """Which of the entries (their bytes by name) is a file's result, and which its texts."""
+    return {"result" if isinstance(unpack(packed)[0], dict) else "texts": name for name, packed in entries.items()}
+
+
 def _pipe(path: Path) -> None:
     """A named pipe in place of the file: a build that opened it to read would wait for a writer forever."""
     path.unlink()

@@ -1347,7 +1347,9 @@ def _restored(recipe: _Recipe, entry: bytes) -> FileResult | None:
         result = restore(unpack_views(entry))
     except DamagedEntry:  # only a miss
         return None
-    if not _still_valid(result):
+    # Made in this context from the bytes its key names: an entry of another file, or of the file's bytes before
+    # an edit, written under this key is no result of these (the cache folder may be shared).
+    if recipe.key != _key(recipe.context, recipe.place, result.sha) or not _still_valid(result):
         return None
     return _backed(recipe, result)
 
