@@ -423,13 +423,17 @@ def test_checking_a_cloze_text_is_linear(shape: str, bank: Path) -> None:
     assert_check_linear(bank, "linear.yaml", lambda size: cloze_file(fill(CLOZE_SHAPES[shape], size)))
 
 
-@pytest.mark.parametrize("shape", ["many questions", "deep flow nesting", "deep block nesting", "long keys"])
+@pytest.mark.parametrize(
+    "shape", ["many questions", "deep flow nesting", "deep block nesting", "long keys", "a key repeated on one line"]
+)
 def test_checking_a_question_file_is_linear(shape: str, bank: Path) -> None:
     make: Callable[[int], str] = {
         "many questions": many_questions,
         "deep flow nesting": lambda size: fill("[", size),
         "deep block nesting": lambda size: fill("- ", size) + "x",
         "long keys": lambda size: fill("a", size) + ": b",
+        # Each key written again is an error, and the line the mapping begins on is where its first key is.
+        "a key repeated on one line": lambda size: "x: {" + fill("k: v, ", size) + "k: v}\nquestions: []\n",
     }[shape]
     assert_check_linear(bank, "linear.yaml", make)
 

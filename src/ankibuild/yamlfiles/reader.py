@@ -31,7 +31,7 @@ from ..errors import Problems, Severity
 from ..paths import UnsafePathError, read_inside, size_inside, size_of, within
 from .conflicts import report_conflict
 from .lines import Lines
-from .words import Explained, cut_by_comment, explain, joined_items, missing_dash
+from .words import Explained, cut_by_comment, explain, item_key, joined_items, missing_dash
 
 try:
     from yaml._yaml import CParser as _Parser
@@ -629,10 +629,16 @@ def _refuse_whole(path: Path, raw: bytes, reason: Explained, *, problems: Proble
 def _report_duplicates(path: Path, builder: _Builder, problems: Problems) -> None:
     """Keys written twice in one mapping; a list item begun without its ``- `` is one problem, not one per key."""
     merged: dict[tuple[int, int], int] = {}  # a mapping's first key: the line from which its keys are another item's
+    # Each mapping's first line is read once, not once per key written again: a line of one flow mapping that
+    # repeats a key thousands of times would otherwise be read as many times.
+    items: dict[int, str | None] = {}
+    lines = builder.lines
     for key, (line, column), (first, _), opening in builder.duplicates:
         if line > merged.get(opening, line):
             continue
-        found = missing_dash(key, line, column, first=opening[0], lines=builder.lines)
+        if opening[0] not in items:
+            items[opening[0]] = item_key(lines[opening[0] - 1]) if 0 < opening[0] <= len(lines) else None
+        found = missing_dash(key, line, column, first=opening[0], item=items[opening[0]])
         if found is not None:
             merged[opening] = line
             problems.add(path, found.message, line=line, column=column, hint=found.hint, detail=found.detail)

@@ -317,15 +317,20 @@ def cut_by_comment(event: Any, value: str, lines: Sequence[str]) -> Explained | 
     return Explained(message, _quote_hint(row, _KEY.match(row)), end.line + 1, comment.end(), detail)
 
 
-def missing_dash(key: str, line: int, column: int, *, first: int, lines: Sequence[str]) -> Explained | None:
+def item_key(line: str) -> str | None:
+    """The first key of the list item ``line`` begins (``- key:``); None for a line that begins none."""
+    start = _KEY.match(line)
+    return start.group("key") if start is not None and start.group("dash") is not None else None
+
+
+def missing_dash(key: str, line: int, column: int, *, first: int, item: str | None) -> Explained | None:
     """A mapping's first key written again: a new list item that lacks its ``- ``.
 
     Without the dash, the next question's keys all land in the one above, each
     a duplicate; one problem at the line where the new item should begin says so.
+    ``item`` is the first key of the list item begun on line ``first`` (see :func:`item_key`).
     """
-    opening = lines[first - 1] if 0 < first <= len(lines) else ""
-    start = _KEY.match(opening)
-    if start is None or start.group("dash") is None or start.group("key") != key:
+    if item != key:
         return None
     message = f"'{key}:' again in the same item (first on line {first}): a new list item needs '- ' in front"
     hint = f"write '- ' in place of the two spaces before '{key}:', so that its '-' lines up with line {first}'s"
