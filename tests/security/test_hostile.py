@@ -66,6 +66,14 @@ def test_one_big_list_repeated_by_many_aliases_is_refused(project: Project) -> N
     assert _refused(project, "decks/bomb.yaml") == ["YAML: aliases (*name) repeat too many values"]
 
 
+def test_one_long_text_repeated_by_many_aliases_is_refused(project: Project) -> None:
+    """A 64 kB text repeated 200 times: few values, but 13 MB of text to check and render from a 66 kB file."""
+    text = " ".join(["word"] * 13_000)
+    aliases = ", ".join(["*long"] * 200)
+    (project.decks / "bomb.yaml").write_text(f"long: &long {text}\nall: [{aliases}]\nquestions: []\n")
+    assert _refused(project, "decks/bomb.yaml") == ["YAML: aliases (*name) repeat too many values"]
+
+
 def test_anchors_and_merge_keys_used_sparingly_are_fine(project: Project) -> None:
     """Options shared between languages through an anchor, and a merged mapping, still build."""
     project.edit(

@@ -54,6 +54,9 @@ MAX_DEPTH = 64
 #: Aliases (``*name``) may repeat as many values as the file writes out, plus this;
 #: a "billion laughs" document repeats billions from a few lines.
 ALIAS_ALLOWANCE = 100_000
+#: A value counts once more for each this many characters written in it: a short file that repeats a long text
+#: thousands of times holds few values, but each copy is checked and rendered again.
+CHARACTERS_PER_VALUE = 64
 
 BANK_FILE = "bank.yaml"
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -286,9 +289,10 @@ class _Builder:
         if event.tag is not None:
             self._check_tag(event, _EXPLICIT_TAGS)
         if event.anchor is not None:
+            written = event.end_mark.index - event.start_mark.index
             self.anchors[event.anchor] = value
-            self.sizes[event.anchor] = 1
-            self._keep(event.end_mark.index - event.start_mark.index)
+            self.sizes[event.anchor] = 1 + written // CHARACTERS_PER_VALUE
+            self._keep(written)
         self._look(event, value, parent)
 
     def _look(self, event: Any, value: Any, parent: Map | Seq | None) -> None:
@@ -366,15 +370,18 @@ class _Builder:
         if open_.merges and isinstance(value, Map):
             _merge(value, open_.merges)
         if open_.anchor is not None:
+            written = event.end_mark.index - open_.at
             self.anchors[open_.anchor] = value
-            self.sizes[open_.anchor] = self.values - open_.start + 1
-            self._keep(event.end_mark.index - open_.at)
+            # Its values (those its own aliases repeat among them), and the characters written in it.
+            self.sizes[open_.anchor] = self.values - open_.start + 1 + written // CHARACTERS_PER_VALUE
+            self._keep(written)
         if open_.items is not value:  # the list of questions handed over: what comes after it is held
             self.after = event.end_mark.index
         return value
 
     def _alias(self, event: Any) -> Any:
-        """What an alias names, counted, so that a small file cannot expand into billions of values."""
+        """What an alias names, counted, so that a small file cannot expand into billions of values, nor into
+        gigabytes of text (see :data:`CHARACTERS_PER_VALUE`)."""
         anchor = str(event.anchor)
         if anchor not in self.sizes:
             hint = "an alias may only name a value written completely before it"
@@ -384,7 +391,8 @@ class _Builder:
         size = self.sizes[anchor]
         self.values += size
         self.repeated += size
-        if self.repeated > ALIAS_ALLOWANCE + self.values - self.repeated:
+        written = self.values - self.repeated + event.start_mark.index // CHARACTERS_PER_VALUE
+        if self.repeated > ALIAS_ALLOWANCE + written:
             hint = "write the values out, or use far fewer anchors and aliases (&name / *name)"
             raise RefusedError("aliases (*name) repeat too many values", event.start_mark, hint)
         return self.anchors[anchor]
