@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ankibuild.text.richtext import literal, markdown_html, to_html, typography, without_markdown
+from ankibuild.text.richtext import MAX_COLOURED, literal, markdown_html, to_html, typography, without_markdown
 
 from ..texttools import Recorder
 
@@ -246,6 +246,19 @@ def test_code_in_an_unknown_language_is_shown_plain_with_a_warning() -> None:
     out = to_html("```pyhton\nprint(1)\n```", recorder)
     assert out == '<pre class="ab-code"><code>print(1)\n</code></pre>'
     assert recorder.warnings == ["unknown code language 'pyhton': the code is shown without colours"]
+
+
+def test_a_code_block_too_long_to_colour_is_shown_plain_with_a_warning() -> None:
+    """Colouring some languages' blank lines takes the square of their length: a longer block is not coloured."""
+    recorder = Recorder()
+    lines, comment = "x = 1\n" * (MAX_COLOURED // 6 - 1), "#" * (MAX_COLOURED % 6 + 5)
+    longest = f"{lines}{comment}\n"
+    assert len(longest) == MAX_COLOURED
+    assert '<span class="ab-hl-number">1</span>' in to_html(f"```python\n{longest}```", recorder)
+    assert recorder.warnings == []
+    out = to_html(f"```python\n{lines}#{comment}\n```", recorder)
+    assert out == f'<pre class="ab-code"><code>{lines}#{comment}\n</code></pre>'
+    assert recorder.warnings == ["this python code block is longer than 2,000 characters: it is shown without colours"]
 
 
 def test_code_without_language_and_inline_code_are_escaped() -> None:

@@ -408,9 +408,21 @@ def _render_fence(self: RendererHTML, tokens: Sequence[Token], idx: int, options
     return _code_block(token.content, words[0] if words else "", env[_RESOURCES])
 
 
+#: The longest code block coloured, in characters. Some of Pygments' languages (c, cuda, python, java...) take a
+#: time that grows with the square of a block on some texts, such as a run of blank lines: 0.1-0.17 s for 2,000
+#: characters, 1-2 s for 8,000, 10 s for 20,000. A longer block is shown uncoloured, with a warning.
+MAX_COLOURED = 2000
+
+
 def _code_block(code: str, lang: str, resources: Resources) -> str:
-    """A block of code, coloured when its language is named and known to Pygments."""
+    """A block of code, coloured when its language is named and known to Pygments, and it is not too long."""
     lexer = _lexer(lang, resources) if lang else None
+    if lexer is not None and len(code) > MAX_COLOURED:
+        resources.warn(
+            f"this {lang} code block is longer than {MAX_COLOURED:,} characters: it is shown without colours",
+            f"shorten it, or split it into blocks of at most {MAX_COLOURED:,} characters (a card shows a screenful)",
+        )
+        lexer = None
     if lexer is None:
         return f'<pre class="ab-code"><code>{_inert(html.escape(code, quote=False))}</code></pre>\n'
     return f'<pre class="ab-code" data-lang="{html.escape(lang)}"><code>{_highlight(code, lexer)}</code></pre>\n'
