@@ -679,8 +679,7 @@ def import_po_command(po_file: Path, decks: Path, wait: float) -> None:
     from .translations.po import import_po
 
     result = import_po(po_file, decks=decks, wait=wait)
-    for problem in result.warnings:
-        click.secho(f"warning: {problem}", fg="yellow", err=True)
+    report(result.warnings)
     files = ", ".join(click.format_filename(path) for path in result.files) or "no file changed"
     click.echo(f"Imported {result.written} '{result.lang}' text(s): {files}.")
     if result.skipped:

@@ -311,6 +311,20 @@ def test_a_po_whose_source_changed_since_the_export_is_refused_with_nothing_writ
     assert snapshot(project.decks) == before
 
 
+def test_an_entry_of_a_question_gone_is_told_as_every_warning_is(project: Project, tmp_path: Path) -> None:
+    """At its line of the PO file, its severity said once, as the build tells its warnings."""
+    po_path = tmp_path / "fr.po"
+    export_po("fr", po_path, source="en", decks=project.decks)
+    po = polib.pofile(str(po_path))
+    po.append(polib.POEntry(msgctxt="gone-question:question", msgid="Gone?", msgstr="Parti ?"))
+    po.save()
+    entry = next(e for e in polib.pofile(str(po_path)) if e.msgctxt == "gone-question:question")
+    result = _run("translations", "import", str(po_path))
+    assert result.exit_code == 0
+    (line,) = [line for line in result.output.splitlines() if "gone-question" in line]
+    assert line.startswith(f"fr.po:{entry.linenum}:1: warning: ") and line.count("warning") == 1, line
+
+
 def test_outdated_translations_export_fuzzy_and_a_reviewed_import_makes_them_current(
     project: Project, tmp_path: Path
 ) -> None:
@@ -454,7 +468,7 @@ def test_po_texts_of_any_shape_come_back_as_typed(project: Project, tmp_path: Pa
     po.append(polib.POEntry(msgctxt="gone-question:question\x1b[2J", msgid="Gone?", msgstr="Via?"))
     po.save()
     result = import_po(po_path, decks=project.decks)
-    assert result.current == [SAMPLE_ID] and len(result.warnings) == 1 and "\x1b" not in result.warnings[0]
+    assert result.current == [SAMPLE_ID] and len(result.warnings) == 1 and "\x1b" not in result.warnings[0].describe()
     data = yaml.safe_load((project.decks / SAMPLE).read_text(encoding="utf-8"))
     (question,) = [q for q in data["questions"] if q["id"] == SAMPLE_ID]
     assert question["it"] == {

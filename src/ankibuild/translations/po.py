@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from ..atomic import write_if_changed, write_inside
 from ..buildlock import DEFAULT_WAIT, writing
-from ..errors import AnkibuildError, BankError, Problems, Severity, tally
+from ..errors import AnkibuildError, BankError, Problem, Problems, Severity, tally
 from ..languages import CODE_HINT, is_language
 from ..model import Bank, Deck, Question, Translation
 from ..paths import DECKS
@@ -183,8 +183,8 @@ class ImportResult:
     #: Entries left out: untranslated, fuzzy, or of questions not complete in a new language.
     skipped: list[str] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
-    #: Entries of texts no longer in the bank, described.
-    warnings: list[str] = field(default_factory=list)
+    #: Entries of texts no longer in the bank, each at its line of the PO file.
+    warnings: list[Problem] = field(default_factory=list)
 
 
 def _read_po(path: Path, problems: Problems) -> polib.POFile | None:
@@ -290,7 +290,7 @@ def _import_po(path: Path, decks: Path) -> ImportResult:
     found = all_texts(texts, source, lang)
     accepted = _accepted(po, path, found, lang=lang, problems=problems)
     problems.raise_for()
-    result = ImportResult(path, lang, warnings=[p.describe() for p in problems.warnings])
+    result = ImportResult(path, lang, warnings=problems.warnings)
     plan = _Plan(texts.bank, lang, accepted, result=result)
     pending = plan.pending()
     record = _record(texts, decks, pending, lang=lang, current=result.current)
