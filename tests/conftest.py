@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import os
 import shutil
 from dataclasses import dataclass
 from functools import cache
@@ -89,6 +90,18 @@ def use_scenario(project: Project, name: str) -> Project:
     if (DATA / name / "templates").is_dir():
         shutil.copytree(DATA / name / "templates", project.templates, dirs_exist_ok=True)
     return project
+
+
+def put_pipe(path: Path) -> None:
+    """A named pipe in place of the file: a build that opened it to read would wait for a writer forever."""
+    path.unlink()
+    os.mkfifo(path)
+
+
+def put_endless(path: Path) -> None:
+    """A link to a device that reads without end in place of the file."""
+    path.unlink()
+    path.symlink_to("/dev/zero")
 
 
 def snapshot(*folders: Path) -> dict[Path, tuple[bytes, int]]:

@@ -30,7 +30,7 @@ from ankibuild.cache import Cache, pack, unpack, unpack_views
 from ankibuild.lock.clock import Clock
 from ankibuild.lock.format import LOCK_FILE
 
-from ..conftest import Project
+from ..conftest import Project, put_endless, put_pipe
 
 pytestmark = pytest.mark.slow  # packages built and rebuilt, megabytes deflated
 
@@ -211,19 +211,7 @@ def test_a_kept_collection_not_as_kept_is_not_used(
     assert _packages(project.out)["ai-stack-de.apkg"] == expected["ai-stack-de.apkg"]
 
 
-def _pipe(kept: Path) -> None:
-    """A named pipe in its place, which a build must never wait on."""
-    kept.unlink()
-    os.mkfifo(kept)
-
-
-def _endless(kept: Path) -> None:
-    """A link to a device that reads without end in its place."""
-    kept.unlink()
-    kept.symlink_to("/dev/zero")
-
-
-@pytest.mark.parametrize("change", [_pipe, _endless])
+@pytest.mark.parametrize("change", [put_pipe, put_endless])
 @pytest.mark.parametrize("entry", ["*.anki2", "*.record", "*.sealed"])
 def test_a_kept_entry_that_is_no_file_is_neither_waited_on_nor_read(
     project: Project, monkeypatch: pytest.MonkeyPatch, change: Callable[[Path], None], entry: str

@@ -17,7 +17,7 @@ import pytest
 
 from ankibuild.cache import Cache, cache_root, pack, packed_digest, unpack
 
-from ..conftest import Project
+from ..conftest import Project, put_endless, put_pipe
 
 PLANTED = "PLANTED BY SOMEONE ELSE"
 
@@ -171,20 +171,8 @@ def _by_kind(entries: dict[str, bytes]) -> dict[str, str]:
     return {"result" if isinstance(unpack(packed)[0], dict) else "texts": name for name, packed in entries.items()}
 
 
-def _pipe(path: Path) -> None:
-    """A named pipe in place of the file: a build that opened it to read would wait for a writer forever."""
-    path.unlink()
-    os.mkfifo(path)
-
-
-def _endless(path: Path) -> None:
-    """A link to a device that reads without end in place of the file."""
-    path.unlink()
-    path.symlink_to("/dev/zero")
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("change", [_pipe, _endless])
+@pytest.mark.parametrize("change", [put_pipe, put_endless])
 def test_no_file_of_the_cache_folder_is_waited_on_or_read_without_end(
     project: Project, change: Callable[[Path], None]
 ) -> None:
