@@ -640,12 +640,11 @@ def _report_duplicates(path: Path, builder: _Builder, problems: Problems) -> Non
     # Each mapping's first line is read once, not once per key written again: a line of one flow mapping that
     # repeats a key thousands of times would otherwise be read as many times.
     items: dict[int, str | None] = {}
-    lines = builder.lines
     for key, (line, column), (first, _), opening in builder.duplicates:
         if line > merged.get(opening, line):
             continue
         if opening[0] not in items:
-            items[opening[0]] = item_key(lines[opening[0] - 1]) if 0 < opening[0] <= len(lines) else None
+            items[opening[0]] = item_key(builder.lines, opening[0])
         found = missing_dash(key, line, column, first=opening[0], item=items[opening[0]])
         if found is not None:
             merged[opening] = line

@@ -317,9 +317,9 @@ def cut_by_comment(event: Any, value: str, lines: Sequence[str]) -> Explained | 
     return Explained(message, _quote_hint(row, _KEY.match(row)), end.line + 1, comment.end(), detail)
 
 
-def item_key(line: str) -> str | None:
-    """The first key of the list item ``line`` begins (``- key:``); None for a line that begins none."""
-    start = _KEY.match(line)
+def item_key(lines: Sequence[str], first: int) -> str | None:
+    """The first key of the list item begun on line ``first`` (``- key:``); None where none begins there."""
+    start = _KEY.match(lines[first - 1]) if 0 < first <= len(lines) else None
     return start.group("key") if start is not None and start.group("dash") is not None else None
 
 
