@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import codecs
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from unittest.mock import patch
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from ankibuild.errors import Problems
 from ankibuild.yamlfiles import lines as lines_module
+from ankibuild.yamlfiles import reader
 from ankibuild.yamlfiles.checker import CONTROL
 from ankibuild.yamlfiles.lines import Lines
 from ankibuild.yamlfiles.reader import Map, Seq, parse
@@ -139,3 +143,43 @@ def test_a_large_file_keeps_no_text_of_its_lines() -> None:
     """Only where lines begin is kept while values are built: a list of them would cost twice the file."""
     raw = b"questions:\n" + b"  - id: q\n    en: {question: \xc5\x93uvre}\n" * 1000
     assert Lines(raw)[2] == "    en: {question: œuvre}"
+
+
+#: The parsers a build may read with: libyaml's where PyYAML has it, else PyYAML's own.
+PARSERS = [reader.PythonParser, *([reader.LIBYAML] if reader.LIBYAML else [])]
+
+
+@pytest.mark.parametrize("parser", PARSERS, ids=["python", "libyaml"][: len(PARSERS)])
+@pytest.mark.parametrize(
+    ("line", "column", "message"),
+    [
+        ('path: "C:\\Users\\me"', 14, "'\\U' is no escape: in double quotes, '\\U' takes 8 hexadecimal digits"),
+        ('regex: "\\d+ digits"', 13, "'\\d' is no escape: in double quotes, a backslash starts one"),
+        ('text: "Größe \\x4 mm"', 18, "'\\x4' is no escape: in double quotes, '\\x' takes 2 hexadecimal digits"),
+        ('text: "a \\\\\\q"', 16, "'\\q' is no escape"),
+        ('text: "far \\U00110000 off"', 16, "'\\U00110000' is no character: Unicode ends at U+10FFFF"),
+    ],
+)
+def test_a_backslash_that_starts_no_escape_is_named_where_it_is(
+    parser: Callable[[bytes], Any], line: str, column: int, message: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Either parser: PyYAML's own stopped on a ValueError for an escape past U+10FFFF, and both used to be
+    told as a quote never closed, the quote being the character after the backslash."""
+    monkeypatch.setattr(reader, "PARSER", parser)
+    raw = f"questions:\n  - id: one\n    {line}\n".encode()
+    data, problems = _parse(raw)
+    (problem,) = problems.items
+    assert data is None
+    assert (problem.line, problem.column) == (3, column)
+    assert problem.message.startswith(message)
+    assert "backslash" in problem.hint or "hexadecimal" in problem.hint
+
+
+def test_half_a_surrogate_pair_written_as_an_escape_is_no_character() -> None:
+    """libyaml refuses it while parsing; PyYAML's own parser lets it through for the checker to name."""
+    data, problems = _parse(b'text: "\\ud800"\n')
+    if reader.LIBYAML is None:
+        assert data == {"text": "\ud800"} and not problems.items
+    else:
+        (problem,) = problems.items
+        assert problem.message == "'\\ud800' is no character: it is half of a surrogate pair, which only UTF-16 uses"

@@ -33,18 +33,44 @@ from .conflicts import report_conflict
 from .lines import Lines
 from .words import Explained, cut_by_comment, explain, item_key, joined_items, missing_dash
 
-try:
-    from yaml._yaml import CParser as _Parser
-except ImportError:  # PyYAML built without libyaml
 
-    class _Parser(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser):  # type: ignore[no-redef]
-        def __init__(self, stream: str) -> None:
-            yaml.reader.Reader.__init__(self, stream)
-            yaml.scanner.Scanner.__init__(self)
-            yaml.parser.Parser.__init__(self)
+class PythonParser(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser):
+    """PyYAML's own parser, for a PyYAML built without libyaml: it refuses what libyaml refuses."""
 
-        def dispose(self) -> None:
-            """Nothing to free: only libyaml's parser holds memory outside Python."""
+    def __init__(self, stream: bytes) -> None:
+        yaml.reader.Reader.__init__(self, stream)
+        yaml.scanner.Scanner.__init__(self)
+        yaml.parser.Parser.__init__(self)
+
+    def scan_flow_scalar_non_spaces(self, double: bool, start_mark: yaml.Mark) -> list[str]:
+        """As PyYAML scans it, but an escape of no character (``\\U00110000``) is refused as libyaml refuses it,
+        where PyYAML stops on a ValueError. Half of a surrogate pair (``\\ud800``), which libyaml refuses too,
+        is let through: the checker names it (see :data:`.checker.CONTROL`)."""
+        try:
+            chunks: list[str] = super().scan_flow_scalar_non_spaces(double, start_mark)
+        except ValueError:  # from chr(), the digits of the escape still ahead: where libyaml says it is
+            problem = "found invalid Unicode character escape code"
+            raise yaml.scanner.ScannerError(
+                "while parsing a quoted scalar", start_mark, problem, self.get_mark()
+            ) from None
+        return chunks
+
+    def dispose(self) -> None:
+        """Nothing to free: only libyaml's parser holds memory outside Python."""
+
+
+def _libyaml() -> Callable[[bytes], Any] | None:
+    try:
+        from yaml._yaml import CParser
+    except ImportError:  # PyYAML built without libyaml
+        return None
+    return CParser
+
+
+#: libyaml's parser, where PyYAML has it: many times quicker than PyYAML's own.
+LIBYAML = _libyaml()
+#: What every file is read with.
+PARSER: Callable[[bytes], Any] = LIBYAML or PythonParser
 
 
 T = TypeVar("T")
@@ -586,7 +612,7 @@ def parse_file(path: Path, raw: bytes, problems: Problems, *, take: Take | None 
 
 def _build(path: Path, raw: bytes, lines: Lines, *, problems: Problems, take: Take | None) -> YamlFile | None:
     """:func:`parse_file` of a file found valid UTF-8 without conflict markers; None for one to read again whole."""
-    parser = _Parser(raw)  # the bytes, valid UTF-8 now: a str would only be encoded back to them
+    parser = PARSER(raw)  # the bytes, valid UTF-8 now: a str would only be encoded back to them
     whole = paths.MAX_FILE_BYTES
     builder = _HeldBuilder(parser, lines, take, held=whole) if len(raw) > whole else _Builder(parser, lines, take)
     try:

@@ -154,6 +154,42 @@ def _reserved(at: _Where) -> _Found:
     return f"unquoted text cannot start with '{char}'", _quote_hint(at.row, _KEY.match(at.row)), at.line, at.column
 
 
+#: The escapes that take hexadecimal digits, and how many.
+_HEX_ESCAPES = {"x": 2, "u": 4, "U": 8}
+_HEX_DIGITS = "0123456789abcdefABCDEF"
+_ESCAPE_HINT = "write a backslash as \\\\, or put the text in single quotes, where a backslash is just a backslash"
+
+
+def _bad_escape(at: _Where) -> _Found:
+    """A backslash in double quotes that starts no escape YAML knows (``"C:\\Users"``, ``"\\d"``), or one of no
+    character (``"\\ud800"``): the parser's words name neither the backslash nor where it is."""
+    if "quoted scalar" not in at.context or not ("escape" in at.problem or "hexdecimal" in at.problem):
+        return None
+    # The parsers point at the backslash, at the letter after it, or at the digits after that.
+    start = at.row.rfind("\\", max(at.column - 3, 0), at.column)
+    if start < 0:
+        return None
+    letter = at.row[start + 1 : start + 2]
+    digits = _HEX_ESCAPES.get(letter, 0)
+    found = at.row[start + 2 : start + 2 + digits]
+    written = at.row[start : start + 2] + found[: len(found) - len(found.lstrip(_HEX_DIGITS))]
+    if "invalid Unicode" in at.problem:
+        message = f"'{written}' is no character: {_why_no_character(written[2:])}"
+        hint = "write the character itself, or its code in hexadecimal: \\u and 4 digits, \\U and 8 beyond U+FFFF"
+        return message, hint, at.line, start + 1
+    if digits:
+        message = f"'{written}' is no escape: in double quotes, '\\{letter}' takes {digits} hexadecimal digits"
+    else:
+        message = f"'{written}' is no escape: in double quotes, a backslash starts one (such as \\n or \\\")"
+    return message, _ESCAPE_HINT, at.line, start + 1
+
+
+def _why_no_character(digits: str) -> str:
+    if 0xD800 <= int(digits or "0", 16) <= 0xDFFF:
+        return "it is half of a surrogate pair, which only UTF-16 uses"
+    return "Unicode ends at U+10FFFF"
+
+
 def _unclosed_quote(at: _Where) -> _Found:
     if "quoted scalar" not in at.context:
         return None
@@ -238,7 +274,17 @@ def _document(at: _Where) -> _Found:
     return "a second document ('---') in the file", hint, at.line, at.column
 
 
-_EXPLAINERS = (_tab, _colon, _reserved, _indicator, _unclosed_quote, _unclosed_bracket, _misplaced, _document)
+_EXPLAINERS = (
+    _tab,
+    _colon,
+    _reserved,
+    _indicator,
+    _bad_escape,
+    _unclosed_quote,
+    _unclosed_bracket,
+    _misplaced,
+    _document,
+)
 
 
 # -- what YAML reads differently from how it looks --------------------------
