@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import tempfile
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 import pytest
 import yaml
@@ -20,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ankibuild.cli import main
+from ankibuild.yamlfiles import reader
 
 pytestmark = pytest.mark.slow  # hundreds of random banks
 
@@ -130,8 +133,16 @@ def test_random_bank_shaped_structures_end_in_success_or_reported_errors(
     _run_everything(files)
 
 
+#: libyaml's parser where PyYAML has it, and PyYAML's own, which reads where it has not.
+PARSERS = {"python": reader.PythonParser, **({"libyaml": reader.LIBYAML} if reader.LIBYAML else {})}
+
+
+@pytest.mark.parametrize("parser", PARSERS.values(), ids=PARSERS.keys())
 @FUZZ
 @given(bank_text=documents, question_text=documents)
-def test_random_yaml_and_unicode_end_in_success_or_reported_errors(bank_text: str, question_text: str) -> None:
-    """Any text at all as bank.yaml and as a question file: reported, never a traceback."""
-    _run_everything({"bank.yaml": bank_text, "questions.yaml": question_text})
+def test_random_yaml_and_unicode_end_in_success_or_reported_errors(
+    parser: Callable[[bytes], Any], bank_text: str, question_text: str
+) -> None:
+    """Any text at all as bank.yaml and as a question file: reported, never a traceback, whichever parser reads."""
+    with patch.object(reader, "PARSER", parser):
+        _run_everything({"bank.yaml": bank_text, "questions.yaml": question_text})

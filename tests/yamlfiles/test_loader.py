@@ -10,9 +10,11 @@ from typing import Any
 from unittest.mock import patch
 
 import pytest
+import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ankibuild import paths
 from ankibuild.errors import Problems
 from ankibuild.yamlfiles import lines as lines_module
 from ankibuild.yamlfiles import reader
@@ -183,3 +185,51 @@ def test_half_a_surrogate_pair_written_as_an_escape_is_no_character() -> None:
     else:
         (problem,) = problems.items
         assert problem.message == "'\\ud800' is no character: it is half of a surrogate pair, which only UTF-16 uses"
+
+
+def _events(parser: Callable[[bytes], Any], raw: bytes) -> list[tuple[Any, ...]] | None:
+    """What a parser makes of ``raw``, as the loader uses it: each event, its value and where it starts (where
+    each ends left out: the end of the file is one); None when it stops on an error."""
+    events, reading = [], parser(raw)
+    try:
+        while (event := reading.get_event()) is not None and not isinstance(event, yaml.StreamEndEvent):
+            ends = isinstance(event, (yaml.CollectionEndEvent, yaml.DocumentEndEvent))
+            start = None if ends else (event.start_mark.line, event.start_mark.column)
+            scalar = isinstance(event, yaml.ScalarEvent)
+            value = (event.value, event.implicit, event.style or None) if scalar else None
+            events.append((type(event).__name__, value, getattr(event, "anchor", None), start))
+    except yaml.YAMLError:
+        return None
+    return events
+
+
+#: What a bank's files are written with: text in every style, in lists and mappings of both kinds, with tabs,
+#: comments, anchors, and the characters that end text in one style and not in another.
+PIECES = ["a", "b", "é", " ", "  ", "\t", "\n", "\n  ", "\n    ", "- ", ": ", ":", "?", "? ", ",", "#", " #"]
+PIECES += ["[", "]", "{", "}", '"', "'", "\\", "&x ", "*x", "<<: ", "|", ">-", "--- ", "..."]
+BANKISH = st.lists(st.sampled_from(PIECES), max_size=30).map("".join)
+
+
+@pytest.mark.skipif(reader.LIBYAML is None, reason="compared with libyaml, which this PyYAML lacks")
+@given(BANKISH)
+def test_pyyamls_own_parser_reads_a_file_as_libyaml_does(text: str) -> None:
+    """Where PyYAML has no libyaml its own parser reads the bank, and must find in it what libyaml finds: the same
+    values where they are, or an error in both. Three differences are left out: a block scalar's ``|`` directly
+    followed by ``#``, which only libyaml lets by; a tab that starts the first line of a block scalar, which
+    only libyaml refuses; and where a file ends without a line break, where libyaml counts one more line."""
+    if re.search(r"[|>][-+0-9]*(#|[^\n]*\n *\t)", text):
+        return
+    raw = f"{text}\n".encode()
+    assert _events(reader.PythonParser, raw) == _events(reader.LIBYAML, raw)  # type: ignore[arg-type]
+
+
+def test_a_file_larger_than_pyyamls_own_parser_reads_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PyYAML's own parser holds some sixteen times a file of blank lines: one larger than a file read whole is
+    refused, with the fix, rather than read one question at a time."""
+    monkeypatch.setattr(reader, "PARSER", reader.PythonParser)
+    monkeypatch.setattr(paths, "MAX_FILE_BYTES", 1000)
+    data, problems = _parse(b"questions:\n" + b"  - id: one\n" * 100)
+    (problem,) = problems.items
+    assert data is None and (problem.line, problem.column) == (1, 1)
+    assert "only libyaml reads, and this PyYAML was installed without it" in problem.message
+    assert "split the file" in problem.hint

@@ -16,6 +16,7 @@ or "0.10", must not turn into booleans or ``0.1``).
 from __future__ import annotations
 
 import bisect
+import io
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,10 +36,15 @@ from .words import Explained, cut_by_comment, explain, item_key, joined_items, m
 
 
 class PythonParser(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser):
-    """PyYAML's own parser, for a PyYAML built without libyaml: it refuses what libyaml refuses."""
+    """PyYAML's own parser, for a PyYAML built without libyaml, made to read a bank as libyaml reads it.
 
-    def __init__(self, stream: bytes) -> None:
-        yaml.reader.Reader.__init__(self, stream)
+    Where they differ, a method is PyYAML's with the characters it looks at shown as libyaml takes them:
+    ``peek`` is set on the instance for the length of that call, which leaves the text read as it is.
+    """
+
+    def __init__(self, raw: bytes) -> None:
+        # Read as a stream, a part decoded at a time: given the bytes, it would hold them decoded whole.
+        yaml.reader.Reader.__init__(self, io.BytesIO(raw))
         yaml.scanner.Scanner.__init__(self)
         yaml.parser.Parser.__init__(self)
 
@@ -54,6 +60,57 @@ class PythonParser(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser)
                 "while parsing a quoted scalar", start_mark, problem, self.get_mark()
             ) from None
         return chunks
+
+    def scan_plain(self) -> yaml.ScalarToken:
+        """As PyYAML scans unquoted text, but with libyaml's characters: a tab is a space there, outside the
+        indentation (PyYAML's own ends the text at it), and a ``?`` inside ``[...]`` or ``{...}`` is text
+        (``{question: Why?, answer: B}``), where PyYAML's own ends the text, then finds no key."""
+        self.peek = self._peek_in_text  # type: ignore[method-assign]
+        try:
+            return super().scan_plain()
+        finally:
+            del self.peek
+
+    def _peek_in_text(self, index: int = 0) -> str:
+        found: str = yaml.reader.Reader.peek(self, index)
+        if found == "\t":  # but in the indentation of the text's next line, where libyaml refuses it too
+            return " " if self.flow_level or self.column + index > self.indent else found
+        return "." if found == "?" and self.flow_level else found
+
+    def scan_to_next_token(self) -> None:
+        """As PyYAML skips what is between tokens, and tabs as libyaml skips them: wherever they cannot be
+        indentation (inside ``[...]`` or ``{...}``, or after a key's ``:``), as after ``question: Why?`` pasted
+        with a tab at its end. PyYAML's own skips only spaces, and stops at such a tab."""
+        self.peek = self._peek_between_tokens  # type: ignore[method-assign]
+        try:
+            super().scan_to_next_token()
+        finally:
+            del self.peek
+
+    def scan_block_scalar_indicators(self, start_mark: yaml.Mark) -> tuple[bool | None, int | None]:
+        """As PyYAML reads what follows a ``|`` or ``>``, a tab there read as libyaml reads it: a space."""
+        self.peek = self._peek_tab_as_space  # type: ignore[method-assign]
+        try:
+            return super().scan_block_scalar_indicators(start_mark)
+        finally:
+            del self.peek
+
+    def scan_block_scalar_ignored_line(self, start_mark: yaml.Mark) -> None:
+        """As PyYAML reads the rest of the line of a ``|`` or ``>``, a tab there a space (``explanation: >-``
+        pasted with a tab at its end)."""
+        self.peek = self._peek_tab_as_space  # type: ignore[method-assign]
+        try:
+            super().scan_block_scalar_ignored_line(start_mark)
+        finally:
+            del self.peek
+
+    def _peek_tab_as_space(self, index: int = 0) -> str:
+        found: str = yaml.reader.Reader.peek(self, index)
+        return " " if found == "\t" else found
+
+    def _peek_between_tokens(self, index: int = 0) -> str:
+        found: str = yaml.reader.Reader.peek(self, index)
+        return " " if found == "\t" and (self.flow_level or not self.allow_simple_key) else found
 
     def dispose(self) -> None:
         """Nothing to free: only libyaml's parser holds memory outside Python."""
@@ -601,6 +658,8 @@ def parse_file(path: Path, raw: bytes, problems: Problems, *, take: Take | None 
     A file larger than :data:`~ankibuild.paths.MAX_FILE_BYTES` is never read whole:
     it is refused instead, with the reason.
     """
+    if PARSER is not LIBYAML and len(raw) > paths.MAX_FILE_BYTES:
+        return _refuse_without_libyaml(path, raw, problems)
     text = decode(path, raw, problems)
     if text is None or report_conflict(path, text, problems):
         return YamlFile(path, raw=raw)
@@ -612,24 +671,27 @@ def parse_file(path: Path, raw: bytes, problems: Problems, *, take: Take | None 
 
 def _build(path: Path, raw: bytes, lines: Lines, *, problems: Problems, take: Take | None) -> YamlFile | None:
     """:func:`parse_file` of a file found valid UTF-8 without conflict markers; None for one to read again whole."""
-    parser = PARSER(raw)  # the bytes, valid UTF-8 now: a str would only be encoded back to them
     whole = paths.MAX_FILE_BYTES
-    builder = _HeldBuilder(parser, lines, take, held=whole) if len(raw) > whole else _Builder(parser, lines, take)
     try:
-        with paused():
-            data = builder.document()
+        parser = PARSER(raw)  # the bytes, valid UTF-8 now: a str would only be encoded back to them
+        try:
+            builder = (
+                _HeldBuilder(parser, lines, take, held=whole) if len(raw) > whole else _Builder(parser, lines, take)
+            )
+            with paused():
+                data = builder.document()
+        finally:
+            parser.dispose()
     except yaml.MarkedYAMLError as raised:
         _report_yaml(path, _in_our_words(raised), raw, lines=lines, problems=problems)
         return YamlFile(path, raw=raw)
-    except yaml.reader.ReaderError as err:
+    except yaml.reader.ReaderError as err:  # PyYAML's own parser finds one in the first characters already
         # The reader stops at the first such character (libyaml counts its position in bytes)
         text = raw.decode("utf-8-sig")
         line, column = text_position(text, text.find(chr(err.character)))
         hint = "remove the character: it is invisible and has no place in text"
         problems.add(path, f"YAML: character U+{err.character:04X} is not allowed", line=line, column=column, hint=hint)
         return YamlFile(path, raw=raw)
-    finally:
-        parser.dispose()
     reason = builder.why_read_whole() if builder.handed_over else None
     if reason is not None:
         return None if len(raw) <= whole else _refuse_whole(path, raw, reason, problems=problems)
@@ -656,6 +718,20 @@ def _refuse_whole(path: Path, raw: bytes, reason: Explained, *, problems: Proble
         line=reason.line,
         column=reason.column,
         hint=f"{reason.hint}, or split the file into files of at most {size}",
+    )
+    return YamlFile(path, raw=raw)
+
+
+def _refuse_without_libyaml(path: Path, raw: bytes, problems: Problems) -> YamlFile:
+    """A file too large for PyYAML's own parser, refused: it holds some sixteen times a file of blank lines."""
+    size = size_of(paths.MAX_FILE_BYTES)
+    problems.add(
+        path,
+        f"the file is larger than {size}, which only libyaml reads, and this PyYAML was installed without it",
+        line=1,
+        column=1,
+        hint=f"split the file into files of at most {size}, or install PyYAML with libyaml "
+        "(pip install --force-reinstall pyyaml, where a wheel is published for this system)",
     )
     return YamlFile(path, raw=raw)
 
