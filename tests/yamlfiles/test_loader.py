@@ -233,3 +233,16 @@ def test_a_file_larger_than_pyyamls_own_parser_reads_is_refused(monkeypatch: pyt
     assert data is None and (problem.line, problem.column) == (1, 1)
     assert "only libyaml reads, and this PyYAML was installed without it" in problem.message
     assert "split the file" in problem.hint
+
+
+@pytest.mark.parametrize("parser", PARSERS, ids=["python", "libyaml"][: len(PARSERS)])
+def test_a_tab_in_the_indentation_is_named_whichever_parser_reads(
+    parser: Callable[[bytes], Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """PyYAML's own parser reads a tab as a space where libyaml does (see :class:`PythonParser`), and stops
+    at one in the indentation as libyaml does."""
+    monkeypatch.setattr(reader, "PARSER", parser)
+    data, problems = _parse(b"questions:\n  - id: one\n    en:\n      question: Why?\n\t  options: [a, b]\n")
+    (problem,) = problems.items
+    assert data is None
+    assert (problem.line, problem.message) == (5, "a tab in the indentation: YAML indents with spaces only")

@@ -135,10 +135,7 @@ def _line_above(lines: Sequence[str], line: int) -> int | None:
 
 
 def _tab(at: _Where) -> _Found:
-    # libyaml names the tab; PyYAML's own parser stops just after the indentation it is in
-    indentation = at.row[: len(at.row) - len(at.row.lstrip(" \t"))]
-    named = "tab" in at.problem or at.row[at.column - 1 : at.column] == "\t"
-    if not named and ("\t" not in indentation or at.column - 1 > len(indentation)):
+    if "tab" not in at.problem and at.row[at.column - 1 : at.column] != "\t":
         return None
     tab = at.row.find("\t")
     hint = "replace the tab with spaces (most editors can insert spaces when Tab is pressed)"
