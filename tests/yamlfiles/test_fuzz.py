@@ -24,6 +24,8 @@ from hypothesis import strategies as st
 from ankibuild.cli import main
 from ankibuild.yamlfiles import reader
 
+from ..yamltools import PARSERS
+
 pytestmark = pytest.mark.slow  # hundreds of random banks
 
 KEYS = (
@@ -131,10 +133,6 @@ def test_random_bank_shaped_structures_end_in_success_or_reported_errors(
     files = {"bank.yaml": yaml.safe_dump(bank, allow_unicode=True)}
     files.update({f"deck{number}.yaml": yaml.safe_dump(q, allow_unicode=True) for number, q in enumerate(questions)})
     _run_everything(files)
-
-
-#: libyaml's parser where PyYAML has it, and PyYAML's own, which reads where it has not.
-PARSERS = {"python": reader.PythonParser, **({"libyaml": reader.LIBYAML} if reader.LIBYAML else {})}
 
 
 @pytest.mark.parametrize("parser", PARSERS.values(), ids=PARSERS.keys())

@@ -22,6 +22,8 @@ from ankibuild.yamlfiles.checker import CONTROL
 from ankibuild.yamlfiles.lines import Lines
 from ankibuild.yamlfiles.reader import Map, Seq, parse
 
+from ..yamltools import PARSERS
+
 DOCUMENT = b"""\
 base: &base
   answer: A
@@ -147,11 +149,7 @@ def test_a_large_file_keeps_no_text_of_its_lines() -> None:
     assert Lines(raw)[2] == "    en: {question: œuvre}"
 
 
-#: The parsers a build may read with: libyaml's where PyYAML has it, else PyYAML's own.
-PARSERS = [reader.PythonParser, *([reader.LIBYAML] if reader.LIBYAML else [])]
-
-
-@pytest.mark.parametrize("parser", PARSERS, ids=["python", "libyaml"][: len(PARSERS)])
+@pytest.mark.parametrize("parser", PARSERS.values(), ids=PARSERS.keys())
 @pytest.mark.parametrize(
     ("line", "column", "message"),
     [
@@ -177,10 +175,14 @@ def test_a_backslash_that_starts_no_escape_is_named_where_it_is(
     assert "backslash" in problem.hint or "hexadecimal" in problem.hint
 
 
-def test_half_a_surrogate_pair_written_as_an_escape_is_no_character() -> None:
+@pytest.mark.parametrize("parser", PARSERS.values(), ids=PARSERS.keys())
+def test_half_a_surrogate_pair_written_as_an_escape_is_no_character(
+    parser: Callable[[bytes], Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """libyaml refuses it while parsing; PyYAML's own parser lets it through for the checker to name."""
+    monkeypatch.setattr(reader, "PARSER", parser)
     data, problems = _parse(b'text: "\\ud800"\n')
-    if reader.LIBYAML is None:
+    if parser is reader.PythonParser:
         assert data == {"text": "\ud800"} and not problems.items
     else:
         (problem,) = problems.items
@@ -189,13 +191,15 @@ def test_half_a_surrogate_pair_written_as_an_escape_is_no_character() -> None:
 
 def _events(parser: Callable[[bytes], Any], raw: bytes) -> list[tuple[Any, ...]] | None:
     """What a parser makes of ``raw``, as the loader uses it: each event, its value and where it starts (where
-    each ends left out: the end of the file is one); None when it stops on an error."""
+    each ends left out, the end of the file among them, and where a value written as nothing is: the parsers
+    put it a column apart after a '? ' in brackets); None when it stops on an error."""
     events, reading = [], parser(raw)
     try:
         while (event := reading.get_event()) is not None and not isinstance(event, yaml.StreamEndEvent):
-            ends = isinstance(event, (yaml.CollectionEndEvent, yaml.DocumentEndEvent))
-            start = None if ends else (event.start_mark.line, event.start_mark.column)
             scalar = isinstance(event, yaml.ScalarEvent)
+            nothing = scalar and event.value == "" and not event.style  # an empty key or value, written as nothing
+            ends = isinstance(event, (yaml.CollectionEndEvent, yaml.DocumentEndEvent))
+            start = None if ends or nothing else (event.start_mark.line, event.start_mark.column)
             value = (event.value, event.implicit, event.style or None) if scalar else None
             events.append((type(event).__name__, value, getattr(event, "anchor", None), start))
     except yaml.YAMLError:
@@ -235,7 +239,7 @@ def test_a_file_larger_than_pyyamls_own_parser_reads_is_refused(monkeypatch: pyt
     assert "split the file" in problem.hint
 
 
-@pytest.mark.parametrize("parser", PARSERS, ids=["python", "libyaml"][: len(PARSERS)])
+@pytest.mark.parametrize("parser", PARSERS.values(), ids=PARSERS.keys())
 def test_a_tab_in_the_indentation_is_named_whichever_parser_reads(
     parser: Callable[[bytes], Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:

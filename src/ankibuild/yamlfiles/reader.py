@@ -18,7 +18,8 @@ from __future__ import annotations
 import bisect
 import io
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -38,8 +39,8 @@ from .words import Explained, cut_by_comment, explain, item_key, joined_items, m
 class PythonParser(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser):
     """PyYAML's own parser, for a PyYAML built without libyaml, made to read a bank as libyaml reads it.
 
-    Where they differ, a method is PyYAML's with the characters it looks at shown as libyaml takes them:
-    ``peek`` is set on the instance for the length of that call, which leaves the text read as it is.
+    Where they differ, a method is PyYAML's with the characters it looks at shown as libyaml takes them
+    (see :meth:`_peeking`), which leaves the text read as it is.
     """
 
     def __init__(self, raw: bytes) -> None:
@@ -65,11 +66,8 @@ class PythonParser(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser)
         """As PyYAML scans unquoted text, but with libyaml's characters: a tab is a space there, outside the
         indentation (PyYAML's own ends the text at it), and a ``?`` inside ``[...]`` or ``{...}`` is text
         (``{question: Why?, answer: B}``), where PyYAML's own ends the text, then finds no key."""
-        self.peek = self._peek_in_text  # type: ignore[method-assign]
-        try:
+        with self._peeking(self._peek_in_text):
             return super().scan_plain()
-        finally:
-            del self.peek
 
     def _peek_in_text(self, index: int = 0) -> str:
         found: str = yaml.reader.Reader.peek(self, index)
@@ -81,28 +79,19 @@ class PythonParser(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser)
         """As PyYAML skips what is between tokens, and tabs as libyaml skips them: wherever they cannot be
         indentation (inside ``[...]`` or ``{...}``, or after a key's ``:``), as after ``question: Why?`` pasted
         with a tab at its end. PyYAML's own skips only spaces, and stops at such a tab."""
-        self.peek = self._peek_between_tokens  # type: ignore[method-assign]
-        try:
+        with self._peeking(self._peek_between_tokens):
             super().scan_to_next_token()
-        finally:
-            del self.peek
 
     def scan_block_scalar_indicators(self, start_mark: yaml.Mark) -> tuple[bool | None, int | None]:
         """As PyYAML reads what follows a ``|`` or ``>``, a tab there read as libyaml reads it: a space."""
-        self.peek = self._peek_tab_as_space  # type: ignore[method-assign]
-        try:
+        with self._peeking(self._peek_tab_as_space):
             return super().scan_block_scalar_indicators(start_mark)
-        finally:
-            del self.peek
 
     def scan_block_scalar_ignored_line(self, start_mark: yaml.Mark) -> None:
         """As PyYAML reads the rest of the line of a ``|`` or ``>``, a tab there a space (``explanation: >-``
         pasted with a tab at its end)."""
-        self.peek = self._peek_tab_as_space  # type: ignore[method-assign]
-        try:
+        with self._peeking(self._peek_tab_as_space):
             super().scan_block_scalar_ignored_line(start_mark)
-        finally:
-            del self.peek
 
     def _peek_tab_as_space(self, index: int = 0) -> str:
         found: str = yaml.reader.Reader.peek(self, index)
@@ -111,6 +100,15 @@ class PythonParser(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser)
     def _peek_between_tokens(self, index: int = 0) -> str:
         found: str = yaml.reader.Reader.peek(self, index)
         return " " if found == "\t" and (self.flow_level or not self.allow_simple_key) else found
+
+    @contextmanager
+    def _peeking(self, peek: Callable[[int], str]) -> Iterator[None]:
+        """``peek`` in place of PyYAML's while the block runs: set on the instance, it hides the method."""
+        self.peek = peek  # type: ignore[method-assign,assignment]
+        try:
+            yield
+        finally:
+            del self.peek
 
     def dispose(self) -> None:
         """Nothing to free: only libyaml's parser holds memory outside Python."""
