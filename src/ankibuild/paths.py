@@ -37,9 +37,25 @@ class TooLargeError(UnsafePathError):
 def within(root: Path, path: Path) -> bool:
     """True when ``path``, with every link followed, is ``root`` or lies below it."""
     try:
-        return path.resolve().is_relative_to(root.resolve())
+        return real_place(path).is_relative_to(root.resolve())
     except (OSError, RuntimeError, ValueError):  # a link loop, a NUL, a name the system refuses: not provably inside
         return False
+
+
+def real_place(path: Path) -> Path:
+    """Where ``path`` is with every link followed; it need not exist. A link loop raises :class:`OSError` or
+    :class:`RuntimeError`.
+
+    Python 3.13's ``Path.resolve`` leaves a loop in the path where 3.11's raised (and the path then looks
+    inside the bank): resolved strictly first, a loop raises on both, and a path that cannot be followed
+    to its end otherwise (a name missing, a file where a folder would be) is resolved as far as it goes.
+    """
+    try:
+        return path.resolve(strict=True)
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            raise
+        return path.resolve()
 
 
 def check_writable(root: Path, path: Path) -> None:

@@ -165,6 +165,12 @@ def test_links_inside_the_bank_are_followed_once(project: Project) -> None:
     assert (built.decks, built.questions) == (1, 6)  # the file reached through links is read once
 
 
+def test_a_file_linked_to_itself_is_refused_on_every_python(project: Project) -> None:
+    """Python 3.13 follows a link loop without a word, to a place that looks inside the bank; 3.11 raised."""
+    (project.decks / "loop.yaml").symlink_to(project.decks / "loop.yaml")
+    assert _refused(project, "decks/loop.yaml") == ["is a link to a place outside the bank folder; it is not read"]
+
+
 def test_hidden_files_and_folders_are_not_question_files(project: Project) -> None:
     """`.git`, CI workflows and editors' backups beside the questions are not read."""
     (project.decks / ".github" / "workflows").mkdir(parents=True)

@@ -30,7 +30,7 @@ import yaml
 from .. import paths
 from ..collector import paused
 from ..errors import Problems, Severity
-from ..paths import UnsafePathError, read_inside, size_inside, size_of, within
+from ..paths import UnsafePathError, read_inside, real_place, size_inside, size_of, within
 from .conflicts import report_conflict
 from .lines import Lines
 from .words import Explained, cut_by_comment, explain, item_key, joined_items, missing_dash
@@ -868,10 +868,10 @@ def _inside(root: Path, entry: Path) -> Path | None:
     folder on the way, which the build made three times over for each file before any was read.
     """
     try:
-        real = entry.resolve()
+        place = real_place(entry)
     except (OSError, RuntimeError, ValueError):  # a link loop, a NUL, a name the system refuses: not provably inside
         return None
-    return real if real.is_relative_to(root) else None
+    return place if place.is_relative_to(root) else None
 
 
 def _named_in_utf8(entry: Path, problems: Problems) -> bool:
