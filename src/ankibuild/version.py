@@ -6,6 +6,7 @@ import hashlib
 import os
 import re
 import sys
+import unicodedata
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
@@ -29,6 +30,8 @@ def code_fingerprint() -> str:
     installed = _installed()
     for name in _MAKERS:
         digest.update(f"{name}={installed.get(_normal(name)) or _version(name)}".encode())
+    # Python's tables of characters (what ``\w`` matches, what is a space) are of its own Unicode version.
+    digest.update(f"{sys.implementation.cache_tag} unicode={unicodedata.unidata_version}".encode())
     return digest.hexdigest()
 
 

@@ -291,6 +291,16 @@ def _fingerprint_of(source: Path) -> str:
     return run.stdout.strip()
 
 
+def test_the_results_kept_are_those_of_the_yaml_parser_that_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cache folder shared by a machine with libyaml and one without: PyYAML's own parser words a file's
+    problems apart from libyaml, so neither takes the other's results."""
+    bank = Bank(id="b", languages=("de",), titles={}, topics={}, decks=(), root=Path("decks"))
+    monkeypatch.setattr(reader, "LIBYAML", object())
+    with_libyaml = deckfiles._context(bank, b"id: b\n", ["de"])
+    monkeypatch.setattr(reader, "LIBYAML", None)
+    assert deckfiles._context(bank, b"id: b\n", ["de"]) != with_libyaml
+
+
 def test_the_cache_is_for_the_code_that_filled_it(tmp_path: Path) -> None:
     """An installed checkout edited keeps its version number: any change to its code or to what cards are made
     of keys the cache anew; compiled files, other files and links to folders elsewhere do not."""

@@ -1193,7 +1193,10 @@ def _context(bank: Bank, bank_raw: bytes, langs: Sequence[str]) -> str:
     """Everything besides a file's own place and bytes, and its images, that its result depends on."""
     # Problems name files relative to the working folder: a result is only valid from there.
     words = (part for lang, said in sorted(bank.report_words.items()) for part in (lang, said))
-    return digest(code_fingerprint(), str(Path.cwd()), str(bank.root.resolve()), bank_raw, *langs, *words)
+    # libyaml and PyYAML's own parser word a file's problems apart: a cache shared by machines with and
+    # without libyaml keeps the results of each.
+    parser = "libyaml" if reader.LIBYAML else "pyyaml"
+    return digest(code_fingerprint(), parser, str(Path.cwd()), str(bank.root.resolve()), bank_raw, *langs, *words)
 
 
 def _still_valid(result: FileResult) -> bool:
