@@ -49,7 +49,9 @@ def _items(package: Path) -> tuple[dict[str, Item], zipfile.ZipFile]:
         unchosen = {v.text for c in scoring for n in c.iter(f"{QTI}not") for v in n.iter(f"{QTI}varequal")}
         feedback = {f.get("ident", ""): _mattext(f) for f in item.iter(f"{QTI}itemfeedback")}
         kind = item.findtext(f".//{QTI}fieldentry") or ""
-        texts = [_mattext(label) for label in item.iter(f"{QTI}response_label") if label.find(f"{QTI}material")]
+        texts = [
+            _mattext(label) for label in item.iter(f"{QTI}response_label") if label.find(f"{QTI}material") is not None
+        ]
         correct = {labels.index(ident) for ident in chosen - unchosen if ident}
         items[item.get("ident", "")] = Item(kind, _mattext(item.find(f"{QTI}presentation")), texts, correct, feedback)
     return items, archive
