@@ -24,10 +24,12 @@ def pythons() -> list[str]:
     """The paths of the Pythons to test on besides this one, the class's first."""
     env = {**os.environ, **_all_of_pyenv()}
     class_minor = _workflow_minor()
-    if _path(class_minor, env) is None:
+    class_python = _path(class_minor, env) if class_minor != sys.version_info.minor else None
+    if class_python is None and class_minor != sys.version_info.minor:
         print(f"Python 3.{class_minor}, which a class's builds run on, is not on this machine", file=sys.stderr)
-    minors = [m for m in (class_minor, _newest_minor(env)) if m is not None and m != sys.version_info.minor]
-    return [path for minor in dict.fromkeys(minors) if (path := _path(minor, env)) is not None]
+    newer = (_path(minor, env) for minor in range(NEWEST_MINOR, sys.version_info.minor, -1))
+    newest = next((path for path in newer if path is not None), None)
+    return [path for path in dict.fromkeys((class_python, newest)) if path is not None]
 
 
 def _workflow_minor() -> int:
@@ -35,10 +37,6 @@ def _workflow_minor() -> int:
     if len(set(found)) != 1:
         raise SystemExit(f"{WORKFLOW} should name one Python 3 version; it names {sorted(set(found))}")
     return int(found[0])
-
-
-def _newest_minor(env: dict[str, str]) -> int | None:
-    return next((minor for minor in range(NEWEST_MINOR, 0, -1) if _path(minor, env) is not None), None)
 
 
 def _path(minor: int, env: dict[str, str]) -> str | None:
