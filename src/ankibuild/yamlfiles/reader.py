@@ -844,10 +844,8 @@ def _collect(folder: Path, root: Path, found: set[Path], *, problems: Problems) 
         wanted = entry.suffix in YAML_SUFFIXES or entry.is_dir()
         if not wanted or not _named_in_utf8(entry, problems):
             continue
-        real = _inside(root, entry)
+        real = _inside(root, entry, problems)
         if real is None:
-            hint = "move it into the bank folder: a link may only point inside it"
-            problems.add(entry, "is a link to a place outside the bank folder; it is not read", hint=hint)
             continue
         if real in found:
             continue  # reached again through a link
@@ -860,18 +858,24 @@ def _collect(folder: Path, root: Path, found: set[Path], *, problems: Problems) 
             problems.add(entry, "is not a file that can be read (a broken link?)")
 
 
-def _inside(root: Path, entry: Path) -> Path | None:
+def _inside(root: Path, entry: Path, problems: Problems) -> Path | None:
     """The real place of ``entry``, with every link followed, while it is ``root`` (a real place) or lies below
-    it, as :func:`.paths.within` tells; else None.
+    it, as :func:`.paths.within` tells; else None, with the problem reported.
 
     Its place is found once, and the bank folder's is known already: following links takes a system call per
     folder on the way, which the build made three times over for each file before any was read.
     """
     try:
         place = real_place(entry)
-    except (OSError, RuntimeError, ValueError):  # a link loop, a NUL, a name the system refuses: not provably inside
+    except (OSError, RuntimeError, ValueError):  # a link loop (a name from the folder's listing has no NUL)
+        hint = "delete the link, or point it at a file or folder inside the bank folder"
+        problems.add(entry, "is a link that leads back to itself; it is not read", hint=hint)
         return None
-    return place if place.is_relative_to(root) else None
+    if not place.is_relative_to(root):
+        hint = "move it into the bank folder: a link may only point inside it"
+        problems.add(entry, "is a link to a place outside the bank folder; it is not read", hint=hint)
+        return None
+    return place
 
 
 def _named_in_utf8(entry: Path, problems: Problems) -> bool:
