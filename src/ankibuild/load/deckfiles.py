@@ -1195,7 +1195,7 @@ def _context(bank: Bank, bank_raw: bytes, langs: Sequence[str]) -> str:
     words = (part for lang, said in sorted(bank.report_words.items()) for part in (lang, said))
     # libyaml and PyYAML's own parser word a file's problems apart: a cache shared by machines with and
     # without libyaml keeps the results of each.
-    parser = "libyaml" if reader.LIBYAML else "pyyaml"
+    parser = reader.PARSER.__name__
     return digest(code_fingerprint(), parser, str(Path.cwd()), str(bank.root.resolve()), bank_raw, *langs, *words)
 
 

@@ -867,7 +867,7 @@ def _inside(root: Path, entry: Path, problems: Problems) -> Path | None:
     """
     try:
         place = real_place(entry)
-    except (OSError, RuntimeError, ValueError):  # a link loop (a name from the folder's listing has no NUL)
+    except (OSError, RuntimeError):  # a link loop: OSError from Python 3.13 on, RuntimeError before
         hint = "delete the link, or point it at a file or folder inside the bank folder"
         problems.add(entry, "is a link that leads back to itself; it is not read", hint=hint)
         return None
