@@ -24,7 +24,7 @@ from .lock.format import LOCK_FILE
 from .options import BuildOptions
 from .progress import Progress, silent
 from .state import BuildResult, BuildState
-from .translations.record import Seen, ready_seen, today
+from .translations.record import Seen, ready_seen, records_translations, today
 
 if TYPE_CHECKING:
     from .anki.kept import Later
@@ -46,6 +46,7 @@ def run(
     recorded there, unless a file it read changed since ``state`` read it.
     """
     clock = clock or Clock()
+    date = today(clock.first())  # what the translations record dates the changes it sees first with
     with (
         nullcontext() if options.dry_run else exclusive(options.decks, wait=options.wait),
         note_rows(options.cache.kept) as rows,
@@ -65,6 +66,7 @@ def run(
             # Taken under the bank's lock: the lock file's bytes need not be read to recall it, unless changed.
             lock_sha=state.digests.held(options.decks / LOCK_FILE) or "",
             observed_later=True,  # by the packages' plan
+            recorded_on=date if records_translations(options) else "",
         )
         packages, exports = targets.made
         # What the packages made keep for the next build, written while this one goes on.
@@ -72,7 +74,7 @@ def run(
         # The one package to make after an edit is made meanwhile: left unmade should this build stop.
         with packages.plan(loaded) as planned:
             exports_planned = exports.plan(loaded)  # every plan before any write
-            with _Records(loaded.translations, planned.lock, date=today(clock.first()), options=options) as records:
+            with _Records(loaded.translations, planned.lock, date=date, options=options) as records:
                 exported = exports_planned.write()
                 result = planned.write(later, meanwhile=records.ready)
                 written = records.put()

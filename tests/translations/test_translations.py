@@ -18,6 +18,7 @@ from click.testing import CliRunner, Result
 from ankibuild import check, pipeline
 from ankibuild.cli import main
 from ankibuild.errors import BankError, Problem, Problems
+from ankibuild.lock.clock import Clock
 from ankibuild.model import Place, Question, Translation
 from ankibuild.translations.po import export_po, import_po
 from ankibuild.translations.record import (
@@ -104,15 +105,19 @@ def test_editing_english_flags_german_and_french_until_each_is_edited_or_marked(
 
 
 def test_a_build_records_the_change_with_its_date_and_keeps_warning(project: Project) -> None:
-    """After a build the change is in the record: warnings stay, dated, and a rebuild keeps them."""
+    """After a build the change is in the record: warnings stay, dated, and a rebuild keeps them.
+
+    The build that records the change tells it by the date it records: what it says stays true, and a
+    rebuild with nothing changed, which tells what it told, says what a build from the record says.
+    """
     project.edit(SAMPLE, EN_QUESTION, "Why do element-wise operations such as ReLU")
-    result = project.build()
-    assert len([w for w in result.warnings if "may be outdated" in w.message]) == 2
+    result = project.build(clock=Clock(lambda: 1_760_000_000))
+    told = [w.message for w in result.warnings if "may be outdated" in w.message]
+    assert len(told) == 2 and all("the 'en' text changed on 2025-10-09" in m for m in told)
     record = (project.decks / TRANSLATIONS_FILE).read_text(encoding="utf-8")
-    assert record.count(" behind en ") == 2
-    messages = [p.message for p in check(decks=project.decks).items]
-    assert len(messages) == 2 and all("the 'en' text changed on 20" in m for m in messages)
-    assert len(project.build().warnings) == 2  # unchanged: the same warnings, from the record
+    assert record.count(" behind en ") == 2 and record.count(" 2025-10-09\n") == 2
+    assert [p.message for p in check(decks=project.decks).items] == told
+    assert [w.message for w in project.build().warnings] == told  # unchanged: the same warnings, from the record
 
     confirm([SAMPLE_ID], decks=project.decks)  # every language behind
     assert check(decks=project.decks).items == []

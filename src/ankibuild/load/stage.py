@@ -201,6 +201,7 @@ def load_all(
     meanwhile: Callable[[], object] = lambda: None,
     lock_sha: str = "",
     observed_later: bool = False,
+    recorded_on: str = "",
 ) -> LoadedBank:
     """The valid bank and lock, the templates and notes of the languages asked for, and the warnings found.
 
@@ -215,6 +216,8 @@ def load_all(
     :attr:`LoadedBank.observed`), unless the build fails already: what it finds is added to the problems
     and raised with them then, as it is here otherwise. A build has it done once the package an edit
     changes is being made (some 10 ms less before).
+    ``recorded_on`` is the date a build that writes the record dates the changes it sees first with: they are
+    told by it, as every build after tells them. Without it they are told as changed since the last build.
     """
     decks, languages, strict = options.decks, options.languages, options.strict
     problems, cache = Problems(), options.cache
@@ -253,7 +256,7 @@ def load_all(
         report_unused(bank.root, {path for result in results for path in result.referenced}, problems)
     for bank_check in checks:
         bank_check(bank, problems)
-    observed = _observed(decks / TRANSLATIONS_FILE, results, problems, strict=strict)
+    observed = _observed(decks / TRANSLATIONS_FILE, results, problems, strict=strict, date=recorded_on)
     if not observed_later or problems.errors or (strict and problems.warnings):
         observed()  # the build fails: with what the record tells too
     questions = sum(len(result.questions) for result in results)
@@ -262,10 +265,13 @@ def load_all(
     return LoadedBank(bank, card_templates, notes, media, problems, lock(), questions, results, used, observed, read_as)
 
 
-def _observed(path: Path, results: Sequence[FileResult], problems: Problems, *, strict: bool) -> Callable[[], Seen]:
+def _observed(
+    path: Path, results: Sequence[FileResult], problems: Problems, *, strict: bool, date: str
+) -> Callable[[], Seen]:
     """The translations record in ``path`` after the texts of ``results``, observed once, when first asked for.
 
     What it finds is added to ``problems``, and raised with every other problem should it fail the build.
+    A change seen first is told as of ``date`` (see :func:`.load_all`).
     """
 
     def translated(questions: Collection[str]) -> list[TextRef]:
@@ -275,7 +281,7 @@ def _observed(path: Path, results: Sequence[FileResult], problems: Problems, *, 
     def seen() -> Seen:
         current = (item for result in results for item in result.blocks)
         translations = observe(path, current, translated, problems=problems)
-        report_outdated(translations.behind, translated, problems)
+        report_outdated(translations.behind, translated, problems, date=date)
         return translations
 
     def observed() -> Seen:

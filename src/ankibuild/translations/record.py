@@ -167,8 +167,11 @@ def mark_current(record: Record, question: str, langs: Iterable[str]) -> Record:
     return {**record, question: entries}
 
 
-def report_outdated(record: Record, refs: RefsOf, problems: Problems) -> None:
-    """A warning for every translation ``record`` (advanced to the texts) has behind."""
+def report_outdated(record: Record, refs: RefsOf, problems: Problems, *, date: str = "") -> None:
+    """A warning for every translation ``record`` (advanced to the texts) has behind.
+
+    A change not dated yet is told as of ``date``, where the record is written with it (see :meth:`Seen.text`).
+    """
     if not record:
         return
     # The record holds only questions with a translation behind, a few: only their texts are asked for.
@@ -176,9 +179,10 @@ def report_outdated(record: Record, refs: RefsOf, problems: Problems) -> None:
         entry = record[ref.question].get(ref.lang)
         if entry is None or entry.behind is None:
             continue
+        behind = entry.behind if entry.behind.date or not date else replace(entry.behind, date=date)
         problems.add(
             ref.path,
-            f"the '{ref.lang}' text may be outdated: {entry.behind.describe()}",
+            f"the '{ref.lang}' text may be outdated: {behind.describe()}",
             line=ref.line,
             column=ref.column,
             question=ref.question,
@@ -382,6 +386,11 @@ def observe(path: Path, current: Iterable[tuple[str, str]], refs: RefsOf, *, pro
     return Seen(blocks, behind)
 
 
+def records_translations(options: BuildOptions) -> bool:
+    """Whether a build with ``options`` writes the record (see :func:`ready_seen`)."""
+    return not (options.dry_run or options.leaves_bank)
+
+
 def ready_seen(text: str, options: BuildOptions) -> Readied | None:
     """What a build saw of each translation (:meth:`Seen.text`), readied to put in place: so that a change is
     still known once committed. None where nothing is written.
@@ -394,4 +403,4 @@ def ready_seen(text: str, options: BuildOptions) -> Readied | None:
         return None
     path = options.decks / TRANSLATIONS_FILE
     remove_stale_temporaries(path)
-    return None if options.leaves_bank else ready_if_changed(path, text.encode())
+    return ready_if_changed(path, text.encode()) if records_translations(options) else None
