@@ -1,0 +1,330 @@
+"""Whatever a class does to its bank, a build from what the cache kept makes what a build from nothing makes.
+
+A seeded random walk drives a real git repository through what a class does to
+a bank over a semester: edits, edits put back, questions removed, brought back
+and moved, retagging, reverts, resets, a classmate's branch merged, the lock
+alone taken back, files saved unchanged and packages lost. After every step the
+bank is built twice at the same time: in the repository, with the cache every
+earlier build filled, and in a copy of it with an empty cache. Every file the two
+builds leave, and what they tell (warnings, changes for classmates, packages),
+must be the same: whatever the cache keeps only ever saves work.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from ankibuild import BuildResult, build
+from ankibuild.errors import AnkibuildError, BankError
+from ankibuild.lock.clock import Clock
+
+from ..conftest import Project
+from ..gitrepo import Repo
+
+pytestmark = pytest.mark.slow  # some fifty builds of the sample bank per walk
+
+#: When the walk starts; each step takes an hour.
+START = 1_760_000_000
+HOUR = 3600
+STEPS = 40
+BLOCK = re.compile(r"^  - id: (\S+)\n.*?(?=^  - id: |\Z)", re.MULTILINE | re.DOTALL)
+QUESTION = re.compile(r"^(      question: [^\n]*?)((?: \(rev \d+\))*)$", re.MULTILINE)
+TOPICS = re.compile(r"^    topics: \[([^\]\n]*)\]$", re.MULTILINE)
+
+
+class Walk:
+    """The bank's repository, and what the walk keeps to undo its own steps."""
+
+    def __init__(self, repo: Repo, rng: random.Random) -> None:
+        self.repo, self.rng = repo, rng
+        self.decks = repo.path / "decks"
+        self.removed: list[str] = []
+        self.revision = 0
+
+    def files(self) -> list[Path]:
+        return sorted(path for path in self.decks.glob("*.yaml") if path.name != "bank.yaml")
+
+    def blocks(self, path: Path) -> list[re.Match[str]]:
+        return list(BLOCK.finditer(path.read_text(encoding="utf-8")))
+
+    def a_question(self, *, leaving_one: bool = False) -> tuple[Path, re.Match[str]] | None:
+        """A file and one of its questions; from a file that keeps another, with ``leaving_one``."""
+        files = [path for path in self.files() if len(self.blocks(path)) > (1 if leaving_one else 0)]
+        if not files:
+            return None
+        path = self.rng.choice(files)
+        return path, self.rng.choice(self.blocks(path))
+
+    def replace(self, path: Path, old: str, new: str) -> None:
+        text = path.read_text(encoding="utf-8")
+        assert old in text
+        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def _edit(walk: Walk) -> str | None:
+    """A question's text reworded in one language."""
+    found = walk.a_question()
+    if found is None:
+        return None
+    path, block = found
+    lines = list(QUESTION.finditer(block.group(0)))
+    line = walk.rng.choice(lines)
+    walk.revision += 1
+    edited = block.group(0).replace(line.group(0), f"{line.group(0)} (rev {walk.revision})", 1)
+    walk.replace(path, block.group(0), edited)
+    return f"edit {block.group(1)}"
+
+
+def _edit_put_back(walk: Walk) -> str | None:
+    """A question's texts put back as they first were: its notes' content is an earlier one again."""
+    for path in walk.files():
+        for block in walk.blocks(path):
+            if " (rev " in block.group(0):
+                walk.replace(path, block.group(0), QUESTION.sub(r"\1", block.group(0)))
+                return f"put back {block.group(1)}"
+    return None
+
+
+def _remove(walk: Walk) -> str | None:
+    found = walk.a_question(leaving_one=True)
+    if found is None:
+        return None
+    path, block = found
+    walk.removed.append(block.group(0))
+    walk.replace(path, block.group(0), "")
+    return f"remove {block.group(1)}"
+
+
+def _bring_back(walk: Walk) -> str | None:
+    """A question removed earlier, added again under its id: its notes come back."""
+    if not walk.removed:
+        return None
+    block = walk.removed.pop(walk.rng.randrange(len(walk.removed)))
+    qid = BLOCK.match(block)
+    assert qid is not None
+    if any(other.group(1) == qid.group(1) for path in walk.files() for other in walk.blocks(path)):
+        return None  # a revert brought it back already
+    path = walk.rng.choice(walk.files())
+    path.write_text(path.read_text(encoding="utf-8") + block, encoding="utf-8")
+    return f"bring back {qid.group(1)}"
+
+
+def _move(walk: Walk) -> str | None:
+    """A question moved to another file: its notes change decks."""
+    found = walk.a_question(leaving_one=True)
+    others = [path for path in walk.files() if found is not None and path != found[0]]
+    if found is None or not others:
+        return None
+    path, block = found
+    walk.replace(path, block.group(0), "")
+    other = walk.rng.choice(others)
+    other.write_text(other.read_text(encoding="utf-8") + block.group(0), encoding="utf-8")
+    return f"move {block.group(1)} to {other.name}"
+
+
+def _retag(walk: Walk) -> str | None:
+    """A question's topics cut to the first, or given back the second: its notes' tags change."""
+    found = walk.a_question()
+    if found is None:
+        return None
+    path, block = found
+    topics = TOPICS.search(block.group(0))
+    assert topics is not None
+    first = topics.group(1).split(", ")[0]
+    wider = f"{first}, {first}::memory-bandwidth" if first == "ai-hardware" else first
+    new = wider if topics.group(1) == first else first
+    walk.replace(path, block.group(0), block.group(0).replace(topics.group(0), f"    topics: [{new}]", 1))
+    return f"retag {block.group(1)}"
+
+
+def _rename_deck(walk: Walk) -> str | None:
+    """A file's deck renamed in one language, or given its name back: its notes' cards are in another deck."""
+    path = walk.rng.choice(walk.files())
+    text = path.read_text(encoding="utf-8")
+    name = re.search(r"^  de: ([^\n]*)$", text, re.MULTILINE)
+    assert name is not None
+    renamed = name.group(1)[: -len(" (neu)")] if name.group(1).endswith(" (neu)") else f"{name.group(1)} (neu)"
+    walk.replace(path, name.group(0), f"  de: {renamed}")
+    return f"rename the deck of {path.name}"
+
+
+def _save_unchanged(walk: Walk) -> str | None:
+    """A file saved again as it was: only its time changes."""
+    path = walk.rng.choice(walk.files())
+    path.write_bytes(path.read_bytes())
+    return f"save {path.name}"
+
+
+def _revert(walk: Walk) -> str | None:
+    """The last commit reverted, lock and record with it."""
+    parents = walk.repo.git("rev-list", "--parents", "-n", "1", "HEAD").stdout.split()
+    if len(parents) < 2:
+        return None
+    mainline = ("-m", "1") if len(parents) > 2 else ()
+    if walk.repo.git("revert", "--no-edit", *mainline, "HEAD", check=False).returncode:
+        walk.repo.git("revert", "--abort", check=False)
+        return None
+    return "revert"
+
+
+def _reset(walk: Walk) -> str | None:
+    """The bank put back as it was two commits ago, lock and record included, and committed."""
+    if walk.repo.git("rev-parse", "-q", "--verify", "HEAD~2", check=False).returncode:
+        return None
+    walk.repo.git("rm", "-r", "-q", "decks")
+    walk.repo.git("checkout", "HEAD~2", "--", "decks")
+    return "bank of two commits ago"
+
+
+def _lock_back(walk: Walk) -> str | None:
+    """The lock alone taken back a commit, as a careless merge might: the bank's times look older."""
+    if walk.repo.git("rev-parse", "-q", "--verify", "HEAD~1", check=False).returncode:
+        return None
+    walk.repo.git("checkout", "HEAD~1", "--", "decks/ankibuild.lock")
+    return "lock of a commit ago"
+
+
+def _package_lost(walk: Walk) -> str | None:
+    """One package gone from the output folder: built again, its notes counted as published again."""
+    packages = sorted((walk.repo.path / "dist").glob("*.apkg"))
+    if not packages:
+        return None
+    walk.rng.choice(packages).unlink()
+    return "package lost"
+
+
+STEPS_OF_A_CLASS: list[Callable[[Walk], str | None]] = [
+    _edit,
+    _edit,
+    _edit,
+    _edit_put_back,
+    _remove,
+    _bring_back,
+    _move,
+    _retag,
+    _rename_deck,
+    _save_unchanged,
+    _revert,
+    _reset,
+    _lock_back,
+    _package_lost,
+]
+
+
+def _split(decks: Path) -> None:
+    """The sample's questions in two files, two decks: questions can move between them."""
+    source = decks / "ai-hardware.yaml"
+    text = source.read_text(encoding="utf-8")
+    moved = [block.group(0) for block in BLOCK.finditer(text)][-3:]
+    for block in moved:
+        text = text.replace(block, "", 1)
+    source.write_text(text, encoding="utf-8")
+    header = "deck:\n  de: Beschleuniger\n  fr: Accélérateurs\n  en: Accelerators\nquestions:\n"
+    (decks / "accelerators.yaml").write_text(header + "".join(moved), encoding="utf-8")
+
+
+def _build(root: Path, cache: Path, when: int, monkeypatch: pytest.MonkeyPatch) -> BuildResult | str:
+    """The bank in ``root`` built with the cache in ``cache`` at ``when``; the problems when it is refused."""
+    with monkeypatch.context() as env:
+        env.chdir(root)
+        env.setenv("ANKIBUILD_CACHE_DIR", str(cache))
+        try:
+            return build(decks=Path("decks"), out=Path("dist"), clock=Clock(lambda: when))
+        except AnkibuildError as refused:
+            problems = refused.problems if isinstance(refused, BankError) else []
+            return "\n".join([type(refused).__name__, str(refused), *(p.describe() for p in problems)])
+
+
+def _left(root: Path) -> dict[str, bytes]:
+    """Every file of the bank and output folders, by path."""
+    return {
+        str(path.relative_to(root)): path.read_bytes()
+        for folder in ("decks", "dist")
+        for path in sorted((root / folder).rglob("*"))
+        if path.is_file() and path.name != ".ankibuild.build-lock"
+    }
+
+
+def _told(result: BuildResult | str) -> object:
+    if isinstance(result, str):
+        return result
+    packages = [(str(o.path), o.lang, o.decks, o.notes, o.preset) for o in result.outputs]
+    # The time of the changes heads the changelog's new section: there is none without changes.
+    when = result.changes.when if result.changes.items else None
+    return (result.questions, packages, [w.describe() for w in result.warnings], result.changes.items, when)
+
+
+def _built_twice(repo: Repo, scratch: Path, when: int, monkeypatch: pytest.MonkeyPatch, step: str) -> bool:
+    """The bank built from its cache (in ``scratch``) and from nothing, at ``when``; whether it built."""
+    twin = scratch / "twin"
+    shutil.rmtree(twin, ignore_errors=True)
+    shutil.rmtree(scratch / "empty-cache", ignore_errors=True)
+    for folder in ("decks", "templates", "dist"):
+        if (repo.path / folder).exists():
+            shutil.copytree(repo.path / folder, twin / folder)
+    from_nothing = _build(twin, scratch / "empty-cache", when, monkeypatch)
+    from_cache = _build(repo.path, scratch / "cache", when, monkeypatch)
+    assert _told(from_cache) == _told(from_nothing), step
+    assert _left(repo.path) == _left(twin), step
+    return not isinstance(from_cache, str)
+
+
+def _commit(repo: Repo, message: str) -> None:
+    """Everything committed, though a step may leave the bank as it was (a file saved unchanged)."""
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "--allow-empty", "-m", message)
+
+
+def _merge_a_branch(walk: Walk, scratch: Path, when: int, monkeypatch: pytest.MonkeyPatch) -> str | None:
+    """A classmate's branch from the commit before, with an edit built and committed there, merged in."""
+    repo = walk.repo
+    if repo.git("rev-parse", "-q", "--verify", "HEAD~1", check=False).returncode:
+        return None
+    repo.git("switch", "-q", "-c", f"classmate-{when}", "HEAD~1")
+    edited = _edit(walk)
+    built = edited is not None and _built_twice(repo, scratch, when, monkeypatch, f"on a branch: {edited}")
+    if built:
+        _commit(repo, f"Classmate: {edited}")
+    else:
+        repo.git("reset", "-q", "--hard")
+    repo.git("switch", "-q", "main")
+    if not built or repo.git("merge", "-q", "--no-edit", f"classmate-{when}", check=False).returncode:
+        repo.git("merge", "--abort", check=False)
+        return None
+    return f"merge a branch that made {edited}"
+
+
+@pytest.mark.parametrize("seed", range(1, 9))
+def test_a_random_history_builds_from_the_cache_what_it_builds_from_nothing(
+    project: Project, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    repo = Repo(project.root)
+    _split(project.decks)
+    (project.root / ".gitignore").write_text("dist/\n.ankibuild.build-lock\n", encoding="utf-8")
+    repo.git("init", "-q")
+    scratch = tmp_path_factory.mktemp("builds")
+    walk = Walk(repo, random.Random(seed))
+    assert _built_twice(repo, scratch, START, monkeypatch, "first build")
+    repo.commit("Start the bank")
+    history = ["first build"]
+    for number in range(1, STEPS + 1):
+        when = START + number * HOUR
+        if walk.rng.random() < 0.1:
+            step = _merge_a_branch(walk, scratch, when, monkeypatch)
+        else:
+            step = walk.rng.choice(STEPS_OF_A_CLASS)(walk)
+        if step is None:
+            continue
+        history.append(step)
+        if _built_twice(repo, scratch, when, monkeypatch, " / ".join(history)):
+            _commit(repo, step)
+        else:  # a bank with an error is not committed: the class mends it first
+            repo.git("reset", "-q", "--hard")
+            repo.git("clean", "-q", "-f", "-d", "decks")
+    assert len(history) > STEPS // 2
