@@ -41,8 +41,10 @@ TOPICS = re.compile(r"^    topics: \[([^\]\n]*)\]$", re.MULTILINE)
 class Walk:
     """The bank's repository, and what the walk keeps to undo its own steps."""
 
-    def __init__(self, repo: Repo, rng: random.Random) -> None:
+    def __init__(self, repo: Repo, rng: random.Random, *, split: bool) -> None:
         self.repo, self.rng = repo, rng
+        #: Whether the bank is built as a package per deck and language.
+        self.split = split
         self.decks = repo.path / "decks"
         self.removed: list[str] = []
         self.revision = 0
@@ -154,6 +156,18 @@ def _rename_deck(walk: Walk) -> str | None:
     return f"rename the deck of {path.name}"
 
 
+def _redraw(walk: Walk) -> str | None:
+    """The image a question shows drawn in another width, or back: the packages' media change."""
+    image = walk.decks / "media" / "roofline.svg"
+    if not image.exists():
+        return None
+    text = image.read_text(encoding="utf-8")
+    widths = ('stroke-width="1.5"', 'stroke-width="2"')
+    old, new = widths if widths[0] in text else widths[::-1]
+    image.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return "redraw an image"
+
+
 def _save_unchanged(walk: Walk) -> str | None:
     """A file saved again as it was: only its time changes."""
     path = walk.rng.choice(walk.files())
@@ -209,6 +223,7 @@ STEPS_OF_A_CLASS: list[Callable[[Walk], str | None]] = [
     _move,
     _retag,
     _rename_deck,
+    _redraw,
     _save_unchanged,
     _revert,
     _reset,
@@ -229,13 +244,14 @@ def _split(decks: Path) -> None:
     (decks / "accelerators.yaml").write_text(header + "".join(moved), encoding="utf-8")
 
 
-def _build(root: Path, cache: Path, when: int, monkeypatch: pytest.MonkeyPatch) -> BuildResult | str:
-    """The bank in ``root`` built with the cache in ``cache`` at ``when``; the problems when it is refused."""
+def _build(root: Path, cache: Path, when: int, monkeypatch: pytest.MonkeyPatch, *, split: bool) -> BuildResult | str:
+    """The bank in ``root`` built with the cache in ``cache`` at ``when``, a package per deck with ``split``; the
+    problems when it is refused."""
     with monkeypatch.context() as env:
         env.chdir(root)
         env.setenv("ANKIBUILD_CACHE_DIR", str(cache))
         try:
-            return build(decks=Path("decks"), out=Path("dist"), clock=Clock(lambda: when))
+            return build(decks=Path("decks"), out=Path("dist"), split=split, clock=Clock(lambda: when))
         except AnkibuildError as refused:
             problems = refused.problems if isinstance(refused, BankError) else []
             return "\n".join([type(refused).__name__, str(refused), *(p.describe() for p in problems)])
@@ -260,16 +276,17 @@ def _told(result: BuildResult | str) -> object:
     return (result.questions, packages, [w.describe() for w in result.warnings], result.changes.items, when)
 
 
-def _built_twice(repo: Repo, scratch: Path, when: int, monkeypatch: pytest.MonkeyPatch, step: str) -> bool:
+def _built_twice(walk: Walk, scratch: Path, when: int, monkeypatch: pytest.MonkeyPatch, step: str) -> bool:
     """The bank built from its cache (in ``scratch``) and from nothing, at ``when``; whether it built."""
+    repo = walk.repo
     twin = scratch / "twin"
     shutil.rmtree(twin, ignore_errors=True)
     shutil.rmtree(scratch / "empty-cache", ignore_errors=True)
     for folder in ("decks", "templates", "dist"):
         if (repo.path / folder).exists():
             shutil.copytree(repo.path / folder, twin / folder)
-    from_nothing = _build(twin, scratch / "empty-cache", when, monkeypatch)
-    from_cache = _build(repo.path, scratch / "cache", when, monkeypatch)
+    from_nothing = _build(twin, scratch / "empty-cache", when, monkeypatch, split=walk.split)
+    from_cache = _build(repo.path, scratch / "cache", when, monkeypatch, split=walk.split)
     assert _told(from_cache) == _told(from_nothing), step
     assert _left(repo.path) == _left(twin), step
     return not isinstance(from_cache, str)
@@ -288,7 +305,7 @@ def _merge_a_branch(walk: Walk, scratch: Path, when: int, monkeypatch: pytest.Mo
         return None
     repo.git("switch", "-q", "-c", f"classmate-{when}", "HEAD~1")
     edited = _edit(walk)
-    built = edited is not None and _built_twice(repo, scratch, when, monkeypatch, f"on a branch: {edited}")
+    built = edited is not None and _built_twice(walk, scratch, when, monkeypatch, f"on a branch: {edited}")
     if built:
         _commit(repo, f"Classmate: {edited}")
     else:
@@ -309,8 +326,8 @@ def test_a_random_history_builds_from_the_cache_what_it_builds_from_nothing(
     (project.root / ".gitignore").write_text("dist/\n.ankibuild.build-lock\n", encoding="utf-8")
     repo.git("init", "-q")
     scratch = tmp_path_factory.mktemp("builds")
-    walk = Walk(repo, random.Random(seed))
-    assert _built_twice(repo, scratch, START, monkeypatch, "first build")
+    walk = Walk(repo, random.Random(seed), split=seed % 2 == 0)  # every other walk a package per deck
+    assert _built_twice(walk, scratch, START, monkeypatch, "first build")
     repo.commit("Start the bank")
     history = ["first build"]
     for number in range(1, STEPS + 1):
@@ -322,7 +339,7 @@ def test_a_random_history_builds_from_the_cache_what_it_builds_from_nothing(
         if step is None:
             continue
         history.append(step)
-        if _built_twice(repo, scratch, when, monkeypatch, " / ".join(history)):
+        if _built_twice(walk, scratch, when, monkeypatch, " / ".join(history)):
             _commit(repo, step)
         else:  # a bank with an error is not committed: the class mends it first
             repo.git("reset", "-q", "--hard")
