@@ -6,8 +6,9 @@ and moved, retagging, reverts, resets, a classmate's branch merged, the lock
 alone taken back, files saved unchanged and packages lost. After every step the
 bank is built twice at the same time: in the repository, with the cache every
 earlier build filled, and in a copy of it with an empty cache. Every file the two
-builds leave, and what they tell (warnings, changes for classmates, packages),
-must be the same: whatever the cache keeps only ever saves work.
+builds leave, what they tell (warnings, changes for classmates, packages), and
+what ``check`` then tells in each must be the same: whatever the cache keeps only
+ever saves work.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from ankibuild import BuildResult, build
+from ankibuild import BuildResult, build, check
 from ankibuild.errors import AnkibuildError, BankError
 from ankibuild.lock.clock import Clock
 
@@ -257,6 +258,18 @@ def _build(root: Path, cache: Path, when: int, monkeypatch: pytest.MonkeyPatch, 
             return "\n".join([type(refused).__name__, str(refused), *(p.describe() for p in problems)])
 
 
+def _checked(root: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> object:
+    """What ``ankibuild check`` tells of the bank in ``root`` with the cache in ``cache``."""
+    with monkeypatch.context() as env:
+        env.chdir(root)
+        env.setenv("ANKIBUILD_CACHE_DIR", str(cache))
+        try:
+            result = check(decks=Path("decks"))
+        except BankError as refused:
+            return [problem.describe() for problem in refused.problems]
+        return result.files, result.questions, [problem.describe() for problem in result.items]
+
+
 def _left(root: Path) -> dict[str, bytes]:
     """Every file of the bank and output folders, by path."""
     return {
@@ -289,6 +302,9 @@ def _built_twice(walk: Walk, scratch: Path, when: int, monkeypatch: pytest.Monke
     from_cache = _build(repo.path, scratch / "cache", when, monkeypatch, split=walk.split)
     assert _told(from_cache) == _told(from_nothing), step
     assert _left(repo.path) == _left(twin), step
+    shutil.rmtree(scratch / "empty-cache")
+    checked = _checked(repo.path, scratch / "cache", monkeypatch)
+    assert checked == _checked(twin, scratch / "empty-cache", monkeypatch), step
     return not isinstance(from_cache, str)
 
 
