@@ -169,6 +169,68 @@ def _redraw(walk: Walk) -> str | None:
     return "redraw an image"
 
 
+def _new_language(walk: Walk) -> str | None:
+    """Spanish added to the bank's languages, or taken out again: a package of its own comes and goes."""
+    bank = walk.decks / "bank.yaml"
+    old, new = "languages: [de, fr, en]", "languages: [de, fr, en, es]"
+    text = bank.read_text(encoding="utf-8")
+    if old not in text and new not in text:
+        return None
+    walk.replace(bank, *((old, new) if old in text else (new, old)))
+    return "add or drop Spanish"
+
+
+def _translate(walk: Walk) -> str | None:
+    """A question given a Spanish text, copied from its English, or its Spanish taken out again."""
+    found = walk.a_question()
+    if found is None:
+        return None
+    path, block = found
+    text = block.group(0)
+    spanish = re.search(r"^    es:\n.*?(?=^    \w|\Z)", text, re.MULTILINE | re.DOTALL)
+    english = re.search(r"^    en:\n.*?(?=^    \w|\Z)", text, re.MULTILINE | re.DOTALL)
+    assert english is not None
+    if spanish is not None:
+        walk.replace(path, text, text.replace(spanish.group(0), "", 1))
+    else:
+        walk.replace(path, text, text + english.group(0).replace("    en:\n", "    es:\n", 1))
+    return f"translate {block.group(1)}"
+
+
+def _rename_file(walk: Walk) -> str | None:
+    """A question file renamed, or given its name back: its deck and questions now come from another file."""
+    if walk.split:
+        # Its package under the old name would stay in dist/, and every build would tell again the removals
+        # and moves only that package holds (docs/rebuilds.md): not what this walk is about.
+        return None
+    names = ("accelerators.yaml", "hardware-more.yaml")
+    old, new = names if (walk.decks / names[0]).exists() else names[::-1]
+    if not (walk.decks / old).exists():
+        return None
+    walk.repo.git("mv", f"decks/{old}", f"decks/{new}")
+    return f"rename {old} to {new}"
+
+
+def _relabel(walk: Walk) -> str | None:
+    """A label of the English cards reworded, or back: the English note type's templates change."""
+    labels = walk.repo.path / "templates" / "en" / "labels.yaml"
+    old, new = 'explanation: "Explanation"', 'explanation: "Why"'
+    text = labels.read_text(encoding="utf-8")
+    walk.replace(labels, *((old, new) if old in text else (new, old)))
+    return "relabel the English cards"
+
+
+def _typo(walk: Walk) -> str | None:
+    """A question's answer mistyped in the web editor: the bank is refused until it is mended (the walk mends
+    it by going back)."""
+    found = walk.a_question()
+    if found is None:
+        return None
+    path, block = found
+    walk.replace(path, block.group(0), re.sub(r"^    answer: \w+$", "    answer: [", block.group(0), count=1, flags=re.M))
+    return f"mistype the answer of {block.group(1)}"
+
+
 def _save_unchanged(walk: Walk) -> str | None:
     """A file saved again as it was: only its time changes."""
     path = walk.rng.choice(walk.files())
@@ -225,6 +287,11 @@ STEPS_OF_A_CLASS: list[Callable[[Walk], str | None]] = [
     _retag,
     _rename_deck,
     _redraw,
+    _new_language,
+    _translate,
+    _rename_file,
+    _relabel,
+    _typo,
     _save_unchanged,
     _revert,
     _reset,
