@@ -227,7 +227,8 @@ def _typo(walk: Walk) -> str | None:
     if found is None:
         return None
     path, block = found
-    walk.replace(path, block.group(0), re.sub(r"^    answer: \w+$", "    answer: [", block.group(0), count=1, flags=re.M))
+    mistyped = re.sub(r"^    answer: \w+$", "    answer: [", block.group(0), count=1, flags=re.MULTILINE)
+    walk.replace(path, block.group(0), mistyped)
     return f"mistype the answer of {block.group(1)}"
 
 
