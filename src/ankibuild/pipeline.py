@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from contextlib import AbstractContextManager, ExitStack, nullcontext
-from functools import cached_property
+from functools import cache, cached_property, partial
 from typing import TYPE_CHECKING
 
 from .anki.rows import note_rows
@@ -24,7 +24,7 @@ from .lock.format import LOCK_FILE
 from .options import BuildOptions
 from .progress import Progress, silent
 from .state import BuildResult, BuildState
-from .translations.record import Seen, ready_seen, records_translations, today
+from .translations.record import Seen, ready_seen, record_behind, records_translations, today
 
 if TYPE_CHECKING:
     from .anki.kept import Later
@@ -83,9 +83,9 @@ def run(
         result.lock_written = written is not None
         if written is not None:  # its digest is known: the record need not read some megabytes again
             state.digests.wrote(options.decks / LOCK_FILE, written, planned.lock.sha.hex())
-        # The next build that may write the lock still has it to tidy: this one must not be taken for it.
-        result.lock_untidy = options.leaves_bank and planned.lock.changed
-        if not (options.dry_run or result.lock_untidy):
+        # The next build that may write the records still has them to write: this one must not be taken for it.
+        result.records_behind = options.leaves_bank and records.behind()
+        if not (options.dry_run or result.records_behind):
             state.record(result, loaded.used, loaded.read_as)
         outlive(loaded, packages, planned)  # the command ends at once: not freed as the build returns
         return result
@@ -134,8 +134,13 @@ class _Records:
 
     def __init__(self, seen: Seen, lock: LockPlan, *, date: str, options: BuildOptions) -> None:
         self._lock, self._options = lock, options
-        self._seen = Ahead(lambda: ready_seen(seen.text(date), options))
+        self._text = cache(partial(seen.text, date))
+        self._seen = Ahead(lambda: ready_seen(self._text(), options))
         self._ahead = lock.ahead(options)
+
+    def behind(self) -> bool:
+        """Whether either record in the bank is not what this build made of it, written or not."""
+        return self._lock.changed or record_behind(self._text(), self._options)
 
     def ready(self) -> None:
         self._seen.ready()

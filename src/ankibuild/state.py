@@ -66,9 +66,9 @@ class BuildResult:
     retired_searches: Mapping[str, str] = field(default_factory=dict)
     #: The digest of what each package was made from (by path), so an unchanged one is not rebuilt next time.
     package_digests: dict[str, str] = field(default_factory=dict, repr=False)
-    #: The lock differs from this build's in form only and a frozen build left it as it was:
-    #: the build is not recorded, so that the next one, not frozen, still tidies it.
-    lock_untidy: bool = field(default=False, repr=False)
+    #: The lock or the translations record is not what this build made of it, and a build that leaves the bank
+    #: (frozen, or CI's) left it so: the build is not recorded, so that the next one, which writes them, runs.
+    records_behind: bool = field(default=False, repr=False)
 
 
 def _files(folder: Path, root: Path | None = None, seen: set[str] | None = None, *, real: str = "") -> Iterator[Path]:

@@ -124,6 +124,34 @@ def test_a_build_records_the_change_with_its_date_and_keeps_warning(project: Pro
     assert project.build().warnings == []
 
 
+def test_a_build_that_fails_tells_a_change_as_seen_since_the_last_build(project: Project) -> None:
+    """A build refused (here for its warnings, with ``strict``) records nothing: it tells no date."""
+    project.edit(SAMPLE, EN_QUESTION, "Why do element-wise operations such as ReLU")
+    before = (project.decks / TRANSLATIONS_FILE).read_bytes()
+    with pytest.raises(BankError) as refused:
+        project.build(strict=True, clock=Clock(lambda: 1_760_000_000))
+    told = [p.message for p in refused.value.problems if "may be outdated" in p.message]
+    assert len(told) == 2 and all("the 'en' text changed since the last build" in m for m in told)
+    assert (project.decks / TRANSLATIONS_FILE).read_bytes() == before
+
+
+def test_a_record_a_frozen_build_leaves_behind_is_written_by_the_next_build(project: Project) -> None:
+    """A frozen build leaves the record as it is: the build after it, finding the bank as that one did, still
+    writes it, and tells the change by the date it records."""
+    record = project.decks / TRANSLATIONS_FILE
+    project.build(clock=Clock(lambda: 1_760_000_000))
+    before = record.read_bytes()
+    project.edit(SAMPLE, EN_QUESTION, "Why do element-wise operations such as ReLU")
+    project.build(clock=Clock(lambda: 1_760_000_000))
+    record.write_bytes(before)  # a merge kept the other side's record
+    project.build(frozen=True, clock=Clock(lambda: 1_760_086_400))
+    assert record.read_bytes() == before
+    result = project.build(clock=Clock(lambda: 1_760_086_400))
+    assert record.read_text(encoding="utf-8").count(" behind en ") == 2
+    told = [w.message for w in result.warnings if "may be outdated" in w.message]
+    assert len(told) == 2 and all("the 'en' text changed on 2025-10-10" in m for m in told)
+
+
 def test_undoing_the_change_clears_the_warning(project: Project) -> None:
     """Back to the text the translations were made from, nothing is outdated."""
     project.edit(SAMPLE, EN_QUESTION, "Why do element-wise operations such as ReLU")

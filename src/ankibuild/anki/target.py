@@ -134,7 +134,7 @@ class AnkiTarget:
             check_frozen(old, stamped, options)
             packages = self._packages(loaded, types, lock=stamped, started=started)
         except Exception:
-            loaded.observed()
+            loaded.observed(failing=True)
             raise
         loaded.observed()
         return stamped, packages

@@ -14,6 +14,7 @@ from functools import partial
 from itertools import chain, groupby
 from operator import attrgetter
 from pathlib import Path
+from typing import Protocol
 
 from .. import paths
 from ..cache import Cache
@@ -158,6 +159,12 @@ def check(
     return CheckResult(loaded.problems, len(loaded.files), loaded.questions, languages=loaded.bank.languages)
 
 
+class Observed(Protocol):
+    """What observes the translations record once (see :func:`_observed`): ``failing`` in a build that fails."""
+
+    def __call__(self, *, failing: bool = False) -> Seen: ...
+
+
 @dataclass(frozen=True)
 class LoadedBank:
     """Everything a build reads, validated and rendered, before anything is written."""
@@ -176,7 +183,7 @@ class LoadedBank:
     #: The sha256 of the bytes each question file was read as, by path.
     used: dict[Path, str]
     #: The translations record after this build's texts, observed when first asked for (see :func:`load_all`).
-    observed: Callable[[], Seen]
+    observed: Observed
     #: The status of each question file this build was the first to hash, taken before it read it.
     read_as: dict[Path, os.stat_result] = field(default_factory=dict)
 
@@ -257,37 +264,40 @@ def load_all(
     for bank_check in checks:
         bank_check(bank, problems)
     observed = _observed(decks / TRANSLATIONS_FILE, results, problems, strict=strict, date=recorded_on)
-    if not observed_later or problems.errors or (strict and problems.warnings):
-        observed()  # the build fails: with what the record tells too
+    fails = bool(problems.errors) or (strict and bool(problems.warnings))
+    if not observed_later or fails:
+        observed(failing=fails)  # a build that fails does so with what the record tells too
     questions = sum(len(result.questions) for result in results)
     used = {path: result.sha for path, result in by_path.items()}
     read_as = {path: result.read_as for path, result in by_path.items() if result.read_as}
     return LoadedBank(bank, card_templates, notes, media, problems, lock(), questions, results, used, observed, read_as)
 
 
-def _observed(
-    path: Path, results: Sequence[FileResult], problems: Problems, *, strict: bool, date: str
-) -> Callable[[], Seen]:
+def _observed(path: Path, results: Sequence[FileResult], problems: Problems, *, strict: bool, date: str) -> Observed:
     """The translations record in ``path`` after the texts of ``results``, observed once, when first asked for.
 
     What it finds is added to ``problems``, and raised with every other problem should it fail the build.
-    A change seen first is told as of ``date`` (see :func:`.load_all`).
+    A change seen first is told as of ``date`` (see :func:`.load_all`), by a build that does not fail: one
+    that does records nothing, and tells it as changed since the last build.
     """
 
     def translated(questions: Collection[str]) -> list[TextRef]:
         return [ref for result in results for ref in result.translated_of(questions)]
 
-    @cache_call
-    def seen() -> Seen:
+    found: list[Seen] = []
+
+    def seen(failing: bool) -> Seen:
         current = (item for result in results for item in result.blocks)
         translations = observe(path, current, translated, problems=problems)
-        report_outdated(translations.behind, translated, problems, date=date)
+        fails = failing or bool(problems.errors) or (strict and bool(problems.warnings or translations.behind))
+        report_outdated(translations.behind, translated, problems, date="" if fails else date)
         return translations
 
-    def observed() -> Seen:
-        translations = seen()
+    def observed(*, failing: bool = False) -> Seen:
+        if not found:
+            found.append(seen(failing))
         problems.raise_for(strict=strict)
-        return translations
+        return found[0]
 
     return observed
 

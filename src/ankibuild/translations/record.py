@@ -391,6 +391,17 @@ def records_translations(options: BuildOptions) -> bool:
     return not (options.dry_run or options.leaves_bank)
 
 
+def record_behind(text: str, options: BuildOptions) -> bool:
+    """Whether the bank's record is not ``text``, what a build made of it (see :meth:`Seen.text`)."""
+    path = options.decks / TRANSLATIONS_FILE
+    try:
+        return paths.read_inside(path, (path.parent,), paths.MAX_RECORD_BYTES) != text.encode()
+    except FileNotFoundError:
+        return bool(text)
+    except (OSError, paths.UnsafePathError):  # not one the build would read as it is
+        return True
+
+
 def ready_seen(text: str, options: BuildOptions) -> Readied | None:
     """What a build saw of each translation (:meth:`Seen.text`), readied to put in place: so that a change is
     still known once committed. None where nothing is written.
