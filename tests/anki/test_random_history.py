@@ -24,6 +24,8 @@ import pytest
 from ankibuild import BuildResult, build, check
 from ankibuild.errors import AnkibuildError, BankError
 from ankibuild.lock.clock import Clock
+from ankibuild.state import BuildState
+from ankibuild.translations.status import confirm, status
 
 from ..conftest import Project
 from ..gitrepo import Repo
@@ -232,6 +234,49 @@ def _typo(walk: Walk) -> str | None:
     return f"mistype the answer of {block.group(1)}"
 
 
+def _translations_ok(walk: Walk) -> str | None:
+    """A translation behind marked current with ``ankibuild translations ok``: the record changes, no text does."""
+    behind = sorted({question for language in status(walk.decks).languages for question in language.outdated})
+    if not behind:
+        return None
+    question = walk.rng.choice(behind)
+    confirm([question], decks=walk.decks)
+    return f"translations of {question} ok"
+
+
+def _new_question(walk: Walk) -> str | None:
+    """A question added under a new id, worded from another: notes the lock has never seen."""
+    found = walk.a_question()
+    if found is None:
+        return None
+    path, block = found
+    walk.revision += 1
+    added = block.group(0).replace(f"  - id: {block.group(1)}\n", f"  - id: {block.group(1)}-v{walk.revision}\n", 1)
+    added = QUESTION.sub(rf"\1 (rev {walk.revision})", added)
+    path.write_text(path.read_text(encoding="utf-8") + added, encoding="utf-8")
+    return f"add {block.group(1)}-v{walk.revision}"
+
+
+def _retitle_topic(walk: Walk) -> str | None:
+    """A topic's German name reworded in bank.yaml, or back: every file's result is made again, no note changes
+    but for the tags' names, which are the topics' ids."""
+    bank = walk.decks / "bank.yaml"
+    old, new = "    de: Faltung\n", "    de: Faltung (neu)\n"
+    text = bank.read_text(encoding="utf-8")
+    if old not in text and new not in text:
+        return None
+    walk.replace(bank, *((old, new) if old in text else (new, old)))
+    return "retitle a topic"
+
+
+def _record_back(walk: Walk) -> str | None:
+    """The translations record alone taken back a commit, as a merge that kept the other side's might."""
+    if walk.repo.git("rev-parse", "-q", "--verify", "HEAD~1", check=False).returncode:
+        return None
+    walk.repo.git("checkout", "HEAD~1", "--", "decks/translations.lock")
+    return "translations record of a commit ago"
+
+
 def _save_unchanged(walk: Walk) -> str | None:
     """A file saved again as it was: only its time changes."""
     path = walk.rng.choice(walk.files())
@@ -293,6 +338,10 @@ STEPS_OF_A_CLASS: list[Callable[[Walk], str | None]] = [
     _rename_file,
     _relabel,
     _typo,
+    _translations_ok,
+    _new_question,
+    _retitle_topic,
+    _record_back,
     _save_unchanged,
     _revert,
     _reset,
@@ -313,14 +362,16 @@ def _split(decks: Path) -> None:
     (decks / "accelerators.yaml").write_text(header + "".join(moved), encoding="utf-8")
 
 
-def _build(root: Path, cache: Path, when: int, monkeypatch: pytest.MonkeyPatch, *, split: bool) -> BuildResult | str:
-    """The bank in ``root`` built with the cache in ``cache`` at ``when``, a package per deck with ``split``; the
-    problems when it is refused."""
+def _build(
+    root: Path, cache: Path, when: int, monkeypatch: pytest.MonkeyPatch, *, split: bool, frozen: bool
+) -> BuildResult | str:
+    """The bank in ``root`` built with the cache in ``cache`` at ``when``, a package per deck with ``split``,
+    ``frozen`` or not; the problems when it is refused."""
     with monkeypatch.context() as env:
         env.chdir(root)
         env.setenv("ANKIBUILD_CACHE_DIR", str(cache))
         try:
-            return build(decks=Path("decks"), out=Path("dist"), split=split, clock=Clock(lambda: when))
+            return build(decks=Path("decks"), out=Path("dist"), split=split, frozen=frozen, clock=Clock(lambda: when))
         except AnkibuildError as refused:
             problems = refused.problems if isinstance(refused, BankError) else []
             return "\n".join([type(refused).__name__, str(refused), *(p.describe() for p in problems)])
@@ -357,8 +408,11 @@ def _told(result: BuildResult | str) -> object:
     return (result.questions, packages, [w.describe() for w in result.warnings], result.changes.items, when)
 
 
-def _built_twice(walk: Walk, scratch: Path, when: int, monkeypatch: pytest.MonkeyPatch, step: str) -> bool:
-    """The bank built from its cache (in ``scratch``) and from nothing, at ``when``; whether it built."""
+def _built_twice(
+    walk: Walk, scratch: Path, when: int, monkeypatch: pytest.MonkeyPatch, step: str, *, frozen: bool = False
+) -> bool:
+    """The bank built from its cache (in ``scratch``) and from nothing, at ``when``, ``frozen`` or not; whether it
+    built."""
     repo = walk.repo
     twin = scratch / "twin"
     shutil.rmtree(twin, ignore_errors=True)
@@ -366,8 +420,8 @@ def _built_twice(walk: Walk, scratch: Path, when: int, monkeypatch: pytest.Monke
     for folder in ("decks", "templates", "dist"):
         if (repo.path / folder).exists():
             shutil.copytree(repo.path / folder, twin / folder)
-    from_nothing = _build(twin, scratch / "empty-cache", when, monkeypatch, split=walk.split)
-    from_cache = _build(repo.path, scratch / "cache", when, monkeypatch, split=walk.split)
+    from_nothing = _build(twin, scratch / "empty-cache", when, monkeypatch, split=walk.split, frozen=frozen)
+    from_cache = _build(repo.path, scratch / "cache", when, monkeypatch, split=walk.split, frozen=frozen)
     assert _told(from_cache) == _told(from_nothing), step
     assert _left(repo.path) == _left(twin), step
     shutil.rmtree(scratch / "empty-cache")
@@ -411,11 +465,14 @@ def test_a_random_history_builds_from_the_cache_what_it_builds_from_nothing(
     repo.git("init", "-q")
     scratch = tmp_path_factory.mktemp("builds")
     walk = Walk(repo, random.Random(seed), split=seed % 2 == 0)  # every other walk a package per deck
+    quick = _quick_looks(monkeypatch)
     assert _built_twice(walk, scratch, START, monkeypatch, "first build")
+    assert any((scratch / "cache").rglob("*.json")), "the build from the cache kept nothing"
     repo.commit("Start the bank")
     history = ["first build"]
     for number in range(1, STEPS + 1):
-        when = START + number * HOUR
+        # Now and then a classmate whose computer's clock is three hours slow builds.
+        when = START + number * HOUR - (3 * HOUR if walk.rng.random() < 0.1 else 0)
         if walk.rng.random() < 0.1:
             step = _merge_a_branch(walk, scratch, when, monkeypatch)
         else:
@@ -423,9 +480,26 @@ def test_a_random_history_builds_from_the_cache_what_it_builds_from_nothing(
         if step is None:
             continue
         history.append(step)
+        if walk.rng.random() < 0.2:  # as a check before a commit might: it writes packages, never the records
+            _built_twice(walk, scratch, when, monkeypatch, " / ".join([*history, "frozen"]), frozen=True)
         if _built_twice(walk, scratch, when, monkeypatch, " / ".join(history)):
             _commit(repo, step)
         else:  # a bank with an error is not committed: the class mends it first
             repo.git("reset", "-q", "--hard")
             repo.git("clean", "-q", "-f", "-d", "decks")
     assert len(history) > STEPS // 2
+    assert quick, "no build from the cache found that nothing changed"
+
+
+def _quick_looks(monkeypatch: pytest.MonkeyPatch) -> list[BuildResult]:
+    """What each build that found nothing changed (the quick look) answered, from now on."""
+    found: list[BuildResult] = []
+    look = BuildState.unchanged
+
+    def counted(state: BuildState) -> BuildResult | None:
+        result = look(state)
+        found.extend([result] if result is not None else [])
+        return result
+
+    monkeypatch.setattr(BuildState, "unchanged", counted)
+    return found
