@@ -24,6 +24,7 @@ from .cache import digest, plain_data, read_kept
 from .changelog import CHANGELOG_FILE, Changelog
 from .digests import Digests
 from .errors import Problem
+from .lock.clock import WRONG_CLOCK
 from .lock.format import LOCK_FILE
 from .paths import within
 from .translations.record import TRANSLATIONS_FILE
@@ -205,7 +206,9 @@ class BuildState:
             made = (*data["outputs"], *data["exports"])
             if any(self.digests.sha(Path(o["path"])) != o["sha"] for o in made) or not self._published(data):
                 return None
-            warnings = [Problem.from_dict(warning) for warning in data["warnings"]]
+            told = (Problem.from_dict(warning) for warning in data["warnings"])
+            # A build that finds nothing changed changes no note: it has no note's old time to warn of.
+            warnings = [warning for warning in told if warning.check != WRONG_CLOCK]
             return BuildResult(
                 data["bank"],
                 data["decks"],

@@ -50,7 +50,7 @@ class Walk:
         self.split = split
         self.decks = repo.path / "decks"
         self.removed: list[str] = []
-        self.revision = 0
+        self.revision = self.branches = 0
 
     def files(self) -> list[Path]:
         return sorted(path for path in self.decks.glob("*.yaml") if path.name != "bank.yaml")
@@ -441,7 +441,9 @@ def _merge_a_branch(walk: Walk, scratch: Path, when: int, monkeypatch: pytest.Mo
     repo = walk.repo
     if repo.git("rev-parse", "-q", "--verify", "HEAD~1", check=False).returncode:
         return None
-    repo.git("switch", "-q", "-c", f"classmate-{when}", "HEAD~1")
+    walk.branches += 1
+    branch = f"classmate-{walk.branches}"
+    repo.git("switch", "-q", "-c", branch, "HEAD~1")
     edited = _edit(walk)
     built = edited is not None and _built_twice(walk, scratch, when, monkeypatch, f"on a branch: {edited}")
     if built:
@@ -449,7 +451,7 @@ def _merge_a_branch(walk: Walk, scratch: Path, when: int, monkeypatch: pytest.Mo
     else:
         repo.git("reset", "-q", "--hard")
     repo.git("switch", "-q", "main")
-    if not built or repo.git("merge", "-q", "--no-edit", f"classmate-{when}", check=False).returncode:
+    if not built or repo.git("merge", "-q", "--no-edit", branch, check=False).returncode:
         repo.git("merge", "--abort", check=False)
         return None
     return f"merge a branch that made {edited}"

@@ -20,7 +20,7 @@ from ankibuild.cache import write_columns
 from ankibuild.errors import BankError, Problems
 from ankibuild.load.render import NoteHead
 from ankibuild.lock import format
-from ankibuild.lock.clock import Clock
+from ankibuild.lock.clock import WRONG_CLOCK, Clock
 from ankibuild.lock.format import LOCK_FILE, Lock, NoteLock, read_lock
 from ankibuild.lock.memo import _memo_key as memo_key
 from ankibuild.lock.memo import recall, remember
@@ -359,6 +359,16 @@ def test_only_a_time_ahead_of_the_clock_or_before_anki_is_a_wrong_clock(before: 
     changed = [NoteLock("g", "q1", "de", "aaaa", "", before)]
     _wrong_times(changed, Clock(lambda: 1_800_000_000.4), problems, path=Path(LOCK_FILE))
     assert [("clock" in p.hint) for p in problems.items] == ([True] if warned else [])
+
+
+def test_a_wrong_clock_is_told_by_the_build_that_changes_the_note_not_by_the_one_after(project: Project) -> None:
+    """The warning is of what a build did: a rebuild that finds nothing changed did nothing, and tells nothing of it,
+    as a build of the same bank with an empty cache does not."""
+    project.build(clock=Clock(lambda: 1_800_000_000))  # a computer whose clock runs years ahead
+    project.edit("ai-hardware.yaml", "Die arithmetische Intensität ist sehr niedrig", "Die Intensität ist niedrig")
+    slow = Clock(lambda: 1_700_000_000)
+    assert [w.check for w in project.build(clock=slow).warnings if w.check == WRONG_CLOCK] == [WRONG_CLOCK]
+    assert [w for w in project.build(clock=slow).warnings if w.check == WRONG_CLOCK] == []
 
 
 def _notes(count: int, mtime: int = 5) -> dict[str, NoteLock]:

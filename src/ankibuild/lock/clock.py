@@ -10,6 +10,8 @@ from collections.abc import Callable
 ANKI_EPOCH = 1_136_073_600
 #: The latest time a lock may hold, in seconds (the year 2286): Anki keeps times as 64-bit integers.
 MAX_TIME = 10**10
+#: The check that warns of changed notes whose previous time came from a wrong clock (see :mod:`.stamp`).
+WRONG_CLOCK = "wrong-clock"
 
 
 class Clock:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from ..errors import Problems, Severity
-from .clock import ANKI_EPOCH, Clock
+from .clock import ANKI_EPOCH, WRONG_CLOCK, Clock
 from .format import LOCK_FILE, Lock, NoteLock, NotetypeLock
 
 if TYPE_CHECKING:
@@ -163,4 +163,5 @@ def _wrong_times(changed: list[NoteLock], clock: Clock, problems: Problems, *, p
         f"{len(odd)} changed note(s) had a time ahead of this computer's clock, or before 2006: {names}",
         hint="their new times are one second after the old ones; check the clock of the computer that built them",
         severity=Severity.WARNING,
+        check=WRONG_CLOCK,
     )
