@@ -71,13 +71,41 @@ class Walk:
         assert old in text
         path.write_text(text.replace(old, new, 1), encoding="utf-8")
 
+    def append(self, path: Path, block: str) -> None:
+        path.write_text(path.read_text(encoding="utf-8") + block, encoding="utf-8")
 
-def _edit(walk: Walk) -> str | None:
+    def toggle(self, path: Path, one: str, other: str) -> bool:
+        """``one`` in ``path`` made ``other``, or ``other`` made ``one`` again; False where neither is (a reset took
+        the file back to before the step that made it, say)."""
+        if not path.exists():
+            return False
+        text = path.read_text(encoding="utf-8")
+        if one not in text and other not in text:
+            return False
+        self.replace(path, *((one, other) if one in text else (other, one)))
+        return True
+
+    def taken_back(self, name: str) -> bool:
+        """The bank's file ``name`` alone as it was a commit ago; False where there is none before."""
+        if self.repo.git("rev-parse", "-q", "--verify", "HEAD~1", check=False).returncode:
+            return False
+        self.repo.git("checkout", "HEAD~1", "--", f"decks/{name}")
+        return True
+
+
+def _on_a_question(change: Callable[[Walk, Path, re.Match[str]], str]) -> Callable[[Walk], str | None]:
+    """A step that makes ``change`` to a question the walk picks, and its file; none without a question."""
+
+    def step(walk: Walk) -> str | None:
+        found = walk.a_question()
+        return None if found is None else change(walk, *found)
+
+    return step
+
+
+@_on_a_question
+def _edit(walk: Walk, path: Path, block: re.Match[str]) -> str:
     """A question's text reworded in one language."""
-    found = walk.a_question()
-    if found is None:
-        return None
-    path, block = found
     lines = list(QUESTION.finditer(block.group(0)))
     line = walk.rng.choice(lines)
     walk.revision += 1
@@ -116,7 +144,7 @@ def _bring_back(walk: Walk) -> str | None:
     if any(other.group(1) == qid.group(1) for path in walk.files() for other in walk.blocks(path)):
         return None  # a revert brought it back already
     path = walk.rng.choice(walk.files())
-    path.write_text(path.read_text(encoding="utf-8") + block, encoding="utf-8")
+    walk.append(path, block)
     return f"bring back {qid.group(1)}"
 
 
@@ -129,16 +157,13 @@ def _move(walk: Walk) -> str | None:
     path, block = found
     walk.replace(path, block.group(0), "")
     other = walk.rng.choice(others)
-    other.write_text(other.read_text(encoding="utf-8") + block.group(0), encoding="utf-8")
+    walk.append(other, block.group(0))
     return f"move {block.group(1)} to {other.name}"
 
 
-def _retag(walk: Walk) -> str | None:
+@_on_a_question
+def _retag(walk: Walk, path: Path, block: re.Match[str]) -> str:
     """A question's topics cut to the first, or given back the second: its notes' tags change."""
-    found = walk.a_question()
-    if found is None:
-        return None
-    path, block = found
     topics = TOPICS.search(block.group(0))
     assert topics is not None
     first = topics.group(1).split(", ")[0]
@@ -162,32 +187,18 @@ def _rename_deck(walk: Walk) -> str | None:
 def _redraw(walk: Walk) -> str | None:
     """The image a question shows drawn in another width, or back: the packages' media change."""
     image = walk.decks / "media" / "roofline.svg"
-    if not image.exists():
-        return None
-    text = image.read_text(encoding="utf-8")
-    widths = ('stroke-width="1.5"', 'stroke-width="2"')
-    old, new = widths if widths[0] in text else widths[::-1]
-    image.write_text(text.replace(old, new, 1), encoding="utf-8")
-    return "redraw an image"
+    return "redraw an image" if walk.toggle(image, 'stroke-width="1.5"', 'stroke-width="2"') else None
 
 
 def _new_language(walk: Walk) -> str | None:
     """Spanish added to the bank's languages, or taken out again: a package of its own comes and goes."""
-    bank = walk.decks / "bank.yaml"
-    old, new = "languages: [de, fr, en]", "languages: [de, fr, en, es]"
-    text = bank.read_text(encoding="utf-8")
-    if old not in text and new not in text:
-        return None
-    walk.replace(bank, *((old, new) if old in text else (new, old)))
-    return "add or drop Spanish"
+    spanish = walk.toggle(walk.decks / "bank.yaml", "languages: [de, fr, en]", "languages: [de, fr, en, es]")
+    return "add or drop Spanish" if spanish else None
 
 
-def _translate(walk: Walk) -> str | None:
+@_on_a_question
+def _translate(walk: Walk, path: Path, block: re.Match[str]) -> str:
     """A question given a Spanish text, copied from its English, or its Spanish taken out again."""
-    found = walk.a_question()
-    if found is None:
-        return None
-    path, block = found
     text = block.group(0)
     spanish = re.search(r"^    es:\n.*?(?=^    \w|\Z)", text, re.MULTILINE | re.DOTALL)
     english = re.search(r"^    en:\n.*?(?=^    \w|\Z)", text, re.MULTILINE | re.DOTALL)
@@ -216,19 +227,14 @@ def _rename_file(walk: Walk) -> str | None:
 def _relabel(walk: Walk) -> str | None:
     """A label of the English cards reworded, or back: the English note type's templates change."""
     labels = walk.repo.path / "templates" / "en" / "labels.yaml"
-    old, new = 'explanation: "Explanation"', 'explanation: "Why"'
-    text = labels.read_text(encoding="utf-8")
-    walk.replace(labels, *((old, new) if old in text else (new, old)))
-    return "relabel the English cards"
+    relabelled = walk.toggle(labels, 'explanation: "Explanation"', 'explanation: "Why"')
+    return "relabel the English cards" if relabelled else None
 
 
-def _typo(walk: Walk) -> str | None:
+@_on_a_question
+def _typo(walk: Walk, path: Path, block: re.Match[str]) -> str:
     """A question's answer mistyped in the web editor: the bank is refused until it is mended (the walk mends
     it by going back)."""
-    found = walk.a_question()
-    if found is None:
-        return None
-    path, block = found
     mistyped = re.sub(r"^    answer: \w+$", "    answer: [", block.group(0), count=1, flags=re.MULTILINE)
     walk.replace(path, block.group(0), mistyped)
     return f"mistype the answer of {block.group(1)}"
@@ -244,37 +250,26 @@ def _translations_ok(walk: Walk) -> str | None:
     return f"translations of {question} ok"
 
 
-def _new_question(walk: Walk) -> str | None:
+@_on_a_question
+def _new_question(walk: Walk, path: Path, block: re.Match[str]) -> str:
     """A question added under a new id, worded from another: notes the lock has never seen."""
-    found = walk.a_question()
-    if found is None:
-        return None
-    path, block = found
     walk.revision += 1
     added = block.group(0).replace(f"  - id: {block.group(1)}\n", f"  - id: {block.group(1)}-v{walk.revision}\n", 1)
     added = QUESTION.sub(rf"\1 (rev {walk.revision})", added)
-    path.write_text(path.read_text(encoding="utf-8") + added, encoding="utf-8")
+    walk.append(path, added)
     return f"add {block.group(1)}-v{walk.revision}"
 
 
 def _retitle_topic(walk: Walk) -> str | None:
     """A topic's German name reworded in bank.yaml, or back: every file's result is made again, no note changes
     but for the tags' names, which are the topics' ids."""
-    bank = walk.decks / "bank.yaml"
-    old, new = "    de: Faltung\n", "    de: Faltung (neu)\n"
-    text = bank.read_text(encoding="utf-8")
-    if old not in text and new not in text:
-        return None
-    walk.replace(bank, *((old, new) if old in text else (new, old)))
-    return "retitle a topic"
+    retitled = walk.toggle(walk.decks / "bank.yaml", "    de: Faltung\n", "    de: Faltung (neu)\n")
+    return "retitle a topic" if retitled else None
 
 
 def _record_back(walk: Walk) -> str | None:
     """The translations record alone taken back a commit, as a merge that kept the other side's might."""
-    if walk.repo.git("rev-parse", "-q", "--verify", "HEAD~1", check=False).returncode:
-        return None
-    walk.repo.git("checkout", "HEAD~1", "--", "decks/translations.lock")
-    return "translations record of a commit ago"
+    return "translations record of a commit ago" if walk.taken_back("translations.lock") else None
 
 
 def _save_unchanged(walk: Walk) -> str | None:
@@ -307,10 +302,7 @@ def _reset(walk: Walk) -> str | None:
 
 def _lock_back(walk: Walk) -> str | None:
     """The lock alone taken back a commit, as a careless merge might: the bank's times look older."""
-    if walk.repo.git("rev-parse", "-q", "--verify", "HEAD~1", check=False).returncode:
-        return None
-    walk.repo.git("checkout", "HEAD~1", "--", "decks/ankibuild.lock")
-    return "lock of a commit ago"
+    return "lock of a commit ago" if walk.taken_back("ankibuild.lock") else None
 
 
 def _package_lost(walk: Walk) -> str | None:
