@@ -43,12 +43,18 @@ def write_if_changed(path: Path, content: bytes, *, durable: bool = True) -> boo
 
 def ready_if_changed(path: Path, content: bytes, *, durable: bool = True) -> Readied | None:
     """:func:`write_if_changed` but for the rename: ``content`` readied to replace ``path``, None when it holds it."""
+    return None if holds(path, content) else ready(path, (content,), durable=durable)
+
+
+def holds(path: Path, content: bytes) -> bool:
+    """Whether ``path`` is a regular file that holds ``content``.
+
+    A link or anything but a regular file in its place holds nothing: it is replaced, never written through.
+    """
     with contextlib.suppress(OSError):
-        # A link or anything but a regular file in the target's place is replaced, never written through.
         info = path.lstat()
-        if stat.S_ISREG(info.st_mode) and info.st_size == len(content) and path.read_bytes() == content:
-            return None
-    return ready(path, (content,), durable=durable)
+        return stat.S_ISREG(info.st_mode) and info.st_size == len(content) and path.read_bytes() == content
+    return False
 
 
 def write_parts(path: Path, parts: Iterable[bytes | memoryview], *, durable: bool = True) -> os.stat_result:

@@ -13,10 +13,11 @@ ever saves work.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import re
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -354,14 +355,21 @@ def _split(decks: Path) -> None:
     (decks / "accelerators.yaml").write_text(header + "".join(moved), encoding="utf-8")
 
 
+@contextlib.contextmanager
+def _in(root: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Working in ``root``, with the build cache in ``cache``."""
+    with monkeypatch.context() as env:
+        env.chdir(root)
+        env.setenv("ANKIBUILD_CACHE_DIR", str(cache))
+        yield
+
+
 def _build(
     root: Path, cache: Path, when: int, monkeypatch: pytest.MonkeyPatch, *, split: bool, frozen: bool
 ) -> BuildResult | str:
     """The bank in ``root`` built with the cache in ``cache`` at ``when``, a package per deck with ``split``,
     ``frozen`` or not; the problems when it is refused."""
-    with monkeypatch.context() as env:
-        env.chdir(root)
-        env.setenv("ANKIBUILD_CACHE_DIR", str(cache))
+    with _in(root, cache, monkeypatch):
         try:
             return build(decks=Path("decks"), out=Path("dist"), split=split, frozen=frozen, clock=Clock(lambda: when))
         except AnkibuildError as refused:
@@ -371,9 +379,7 @@ def _build(
 
 def _checked(root: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> object:
     """What ``ankibuild check`` tells of the bank in ``root`` with the cache in ``cache``."""
-    with monkeypatch.context() as env:
-        env.chdir(root)
-        env.setenv("ANKIBUILD_CACHE_DIR", str(cache))
+    with _in(root, cache, monkeypatch):
         try:
             result = check(decks=Path("decks"))
         except BankError as refused:

@@ -160,7 +160,8 @@ def check(
 
 
 class Observed(Protocol):
-    """What observes the translations record once (see :func:`_observed`): ``failing`` in a build that fails."""
+    """What observes the translations record once (see :func:`_observed`): ``failing`` in a build that fails for
+    a reason the problems do not hold (an error raised while planning)."""
 
     def __call__(self, *, failing: bool = False) -> Seen: ...
 
@@ -264,9 +265,8 @@ def load_all(
     for bank_check in checks:
         bank_check(bank, problems)
     observed = _observed(decks / TRANSLATIONS_FILE, results, problems, strict=strict, date=recorded_on)
-    fails = bool(problems.errors) or (strict and bool(problems.warnings))
-    if not observed_later or fails:
-        observed(failing=fails)  # a build that fails does so with what the record tells too
+    if not observed_later or problems.errors or (strict and problems.warnings):
+        observed()  # the build fails: with what the record tells too
     questions = sum(len(result.questions) for result in results)
     used = {path: result.sha for path, result in by_path.items()}
     read_as = {path: result.read_as for path, result in by_path.items() if result.read_as}

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from .. import paths
-from ..atomic import Readied, ready_if_changed, remove_stale_temporaries
+from ..atomic import Readied, holds, ready_if_changed, remove_stale_temporaries
 from ..errors import Problems, Severity
 from ..languages import is_language
 from ..yamlfiles.conflicts import conflict_line
@@ -174,15 +174,15 @@ def report_outdated(record: Record, refs: RefsOf, problems: Problems, *, date: s
     """
     if not record:
         return
+    told = {question: dated(entries, date) for question, entries in record.items()} if date else record
     # The record holds only questions with a translation behind, a few: only their texts are asked for.
-    for ref in refs(record.keys()):
-        entry = record[ref.question].get(ref.lang)
+    for ref in refs(told.keys()):
+        entry = told[ref.question].get(ref.lang)
         if entry is None or entry.behind is None:
             continue
-        behind = entry.behind if entry.behind.date or not date else replace(entry.behind, date=date)
         problems.add(
             ref.path,
-            f"the '{ref.lang}' text may be outdated: {behind.describe()}",
+            f"the '{ref.lang}' text may be outdated: {entry.behind.describe()}",
             line=ref.line,
             column=ref.column,
             question=ref.question,
@@ -393,13 +393,7 @@ def records_translations(options: BuildOptions) -> bool:
 
 def record_behind(text: str, options: BuildOptions) -> bool:
     """Whether the bank's record is not ``text``, what a build made of it (see :meth:`Seen.text`)."""
-    path = options.decks / TRANSLATIONS_FILE
-    try:
-        return paths.read_inside(path, (path.parent,), paths.MAX_RECORD_BYTES) != text.encode()
-    except FileNotFoundError:
-        return bool(text)
-    except (OSError, paths.UnsafePathError):  # not one the build would read as it is
-        return True
+    return not holds(options.decks / TRANSLATIONS_FILE, text.encode())
 
 
 def ready_seen(text: str, options: BuildOptions) -> Readied | None:
