@@ -6,6 +6,7 @@ question file each; the Anki target writes them and the preview links to them.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable
 from pathlib import Path
 
 from .errors import Problems
@@ -35,3 +36,29 @@ def check_names(bank: Bank, options: BuildOptions, problems: Problems) -> None:
                 column=deck.place.column,
                 hint="rename one of the two files",
             )
+
+
+def no_longer_made(
+    found: Iterable[Path], made: Iterable[Path], *, bank_id: str, langs: Collection[str], split: bool
+) -> list[Path]:
+    """The packages of ``found`` named as a ``--split`` build names them, that this build does not make: those
+    of question files renamed or deleted since. ``found`` holds only packages of nothing but the bank's notes.
+
+    Only when this build splits: the packages of one per language and those of one per deck may be made side
+    by side. Never one named as a package made, whatever its case: on a file system that ignores case, that
+    is the package just written.
+    """
+    if not split:
+        return []
+    names = {path.name.casefold() for path in made}
+    return sorted(
+        path
+        for path in found
+        if path.name.casefold() not in names and any(_split_named(path.name, bank_id, lang) for lang in langs)
+    )
+
+
+def _split_named(name: str, bank_id: str, lang: str) -> bool:
+    """Whether ``name`` is that of a package a ``--split`` build of ``bank_id`` makes in ``lang``, of some deck."""
+    head, tail = f"{bank_id}-", f"-{lang}.apkg"
+    return name.startswith(head) and name.endswith(tail) and len(name) > len(head) + len(tail)

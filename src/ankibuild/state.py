@@ -65,6 +65,9 @@ class BuildResult:
     templates: str = ""
     #: Per language built, the search that selects every question removed from the bank that a classmate has.
     retired_searches: Mapping[str, str] = field(default_factory=dict)
+    #: The packages of the bank's own that no question file makes any more (renamed or deleted with ``--split``),
+    #: removed from the output folder once the changelog told what they held.
+    removed: list[Path] = field(default_factory=list)
     #: The digest of what each package was made from (by path), so an unchanged one is not rebuilt next time.
     package_digests: dict[str, str] = field(default_factory=dict, repr=False)
     #: The lock or the translations record is not what this build made of it, and a build that leaves the bank

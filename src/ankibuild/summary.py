@@ -25,6 +25,8 @@ def build_summary(result: BuildResult, dry_run: bool) -> list[str]:
         lines.append(
             f"  {output.lang}: {output.notes} notes in {output.decks} deck(s) -> {shown(output.path)} ({state})"
         )
+    removing = "would remove" if dry_run else "removed"
+    lines += [f"  {removing} {shown(path)}: no question file makes it any more" for path in result.removed]
     lines += [f"  {line}" for line in _changes(result)]
     if result.lock_written:
         lines.append(f"  {verb} the lock file (every note's time of change): commit it with the bank")
@@ -33,7 +35,8 @@ def build_summary(result: BuildResult, dry_run: bool) -> list[str]:
 
 def would_change(result: BuildResult, dry_run: bool) -> bool:
     """Whether ``build --check`` fails: the build would change an output or the lock."""
-    return dry_run and bool(result.changes or any(o.written for o in (*result.outputs, *result.exports)))
+    written = any(o.written for o in (*result.outputs, *result.exports))
+    return dry_run and bool(result.changes or written or result.removed)
 
 
 def _changes(result: BuildResult) -> list[str]:

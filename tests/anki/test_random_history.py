@@ -213,10 +213,6 @@ def _translate(walk: Walk, path: Path, block: re.Match[str]) -> str:
 
 def _rename_file(walk: Walk) -> str | None:
     """A question file renamed, or given its name back: its deck and questions now come from another file."""
-    if walk.split:
-        # Its package under the old name would stay in dist/, and every build would tell again the removals
-        # and moves only that package holds (docs/rebuilds.md): not what this walk is about.
-        return None
     names = ("accelerators.yaml", "hardware-more.yaml")
     old, new = names if (walk.decks / names[0]).exists() else names[::-1]
     if not (walk.decks / old).exists():
@@ -403,7 +399,8 @@ def _told(result: BuildResult | str) -> object:
     packages = [(str(o.path), o.lang, o.decks, o.notes, o.preset) for o in result.outputs]
     # The time of the changes heads the changelog's new section: there is none without changes.
     when = result.changes.when if result.changes.items else None
-    return (result.questions, packages, [w.describe() for w in result.warnings], result.changes.items, when)
+    removed = [str(path) for path in result.removed]
+    return (result.questions, packages, removed, [w.describe() for w in result.warnings], result.changes.items, when)
 
 
 def _built_twice(

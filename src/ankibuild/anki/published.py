@@ -123,8 +123,13 @@ class Published:
     notetypes: dict[str, PublishedNotetype] = field(default_factory=dict)
     #: The languages whose packages were not read, each known to hold the build's notes as the lock has them.
     unread: frozenset[str] = frozenset()
+    #: A package read holds a note type, or a note, of another bank or of a language not asked for.
+    foreign: bool = False
+    #: The packages read that hold nothing else than the bank's note types and notes in the languages asked for.
+    own: frozenset[Path] = frozenset()
 
     def add(self, other: Published) -> None:
+        self.foreign, self.own = self.foreign or other.foreign, self.own | other.own
         if not self.notes:  # the first package read, nearly always the only one: its notes as they are, in C
             self.notes.update(other.notes)
         else:
@@ -237,12 +242,15 @@ class Columns(NamedTuple):
     #: The names of their note types.
     names: Sequence[str]
     notetypes: Mapping[str, PublishedNotetype]
+    #: The package holds a note type or note of another bank or language too (see :attr:`Published.foreign`).
+    foreign: bool = False
 
     @classmethod
     def of(cls, found: Published) -> Columns:
         notes = found.notes.values()
         entries = [note.entry for note in notes]
-        return cls(entries, [note.deck for note in notes], [note.notetype for note in notes], found.notetypes)
+        names = [note.notetype for note in notes]
+        return cls(entries, [note.deck for note in notes], names, found.notetypes, found.foreign)
 
 
 def keep(kept: Path, path: Path, content: bytes, *, types: Types, found: Columns) -> Callable[[], None]:
@@ -261,7 +269,8 @@ def _memo_writer(kept: Path, path: Path, key: str, *, found: Columns) -> Callabl
     guids, questions, langs, digests, parts, mtimes = list(zip(*found.entries, strict=True)) or [()] * 6
     notetypes = {key: [t.digest, t.mtime] for key, t in found.notetypes.items()}
     texts = [guids, questions, langs, digests, parts, found.decks, found.names]
-    return partial(_write_memo, kept, _memo(kept, path), pack_columns([key, mtimes, notetypes], texts))
+    packed = pack_columns([key, mtimes, notetypes, found.foreign], texts)
+    return partial(_write_memo, kept, _memo(kept, path), packed)
 
 
 def _write_memo(kept: Path, memo: Path, packed: bytes) -> None:
@@ -288,17 +297,16 @@ def _read_file(path: Path, file: io.BufferedReader, types: Types, *, latest: int
         raise OddPackageError(f"it is larger than {MAX_COLLECTION} bytes")
     key = hashlib.file_digest(file, lambda: _hasher(types)).hexdigest()
     if kept is None:
-        return _read_package(file, types, latest)
-    before = _status(_memo(kept, path))
-    found = _recalled(path, key, kept, latest=latest)
-    if found is None:
         found = _read_package(file, types, latest)
-        write = _memo_writer(kept, path, key, found=Columns.of(found))
+    else:
+        before = _status(_memo(kept, path))
+        recalled = _recalled(path, key, kept, latest=latest)
+        found = recalled or _read_package(file, types, latest)
         # Should what this package's replacement holds have been kept meanwhile, it stays: kept over by
         # what the package replaced held, it would never be recalled, and every build would read anew.
-        if _status(_memo(kept, path)) == before:
-            write()
-    return found
+        if recalled is None and _status(_memo(kept, path)) == before:
+            _memo_writer(kept, path, key, found=Columns.of(found))()
+    return replace(found, own=frozenset() if found.foreign else frozenset({path}))
 
 
 def _status(memo: Path) -> tuple[int, int, int] | None:
@@ -316,8 +324,8 @@ def _recalled(path: Path, key: str, kept: Path, *, latest: int) -> Published | N
     The kept folder may be shared: its times pass the checks of a package's (see :func:`_time`).
     """
     try:
-        (kept_key, mtimes, notetypes), texts = unpack_columns(read_kept(_memo(kept, path)))
-        if kept_key != key:
+        (kept_key, mtimes, notetypes, foreign), texts = unpack_columns(read_kept(_memo(kept, path)))
+        if kept_key != key or type(foreign) is not bool:
             return None
         guids, questions, langs, digests, parts, decks, names = texts
         entries = named_rows(NoteLock, guids, questions, langs, digests, parts, _times(mtimes, latest))
@@ -325,7 +333,7 @@ def _recalled(path: Path, key: str, kept: Path, *, latest: int) -> Published | N
         types = {
             key: PublishedNotetype(_text(digest), _time(mtime, latest)) for key, (digest, mtime) in notetypes.items()
         }
-        return Published(notes, types)
+        return Published(notes, types, foreign=foreign)
     except Exception:  # none, or damaged: the package is read instead
         return None
 
@@ -342,8 +350,12 @@ def _read_package(file: io.BufferedReader, types: Types, latest: int) -> Publish
         _inflate(archive, collection)
         models, decks, rows = _rows(collection)
     names = {_id(did): _text(deck["name"]) for did, deck in json.loads(decks).items()}
-    notes = (_note(row, types, names, latest=latest) for row in rows if row[1] in types)
-    return Published({note.entry.guid: note for note in notes}, dict(_notetypes(json.loads(models), types, latest)))
+    ours = (_note(row, types, names, latest=latest) for row in rows if row[1] in types)
+    notes = {note.entry.guid: note for note in ours}
+    held = json.loads(models)
+    notetypes = dict(_notetypes(held, types, latest))
+    foreign = not {row[1] for row in rows} | set(map(_id, held)) <= types.keys()
+    return Published(notes, notetypes, foreign=foreign)
 
 
 def _inflate(archive: zipfile.ZipFile, to: Path) -> None:

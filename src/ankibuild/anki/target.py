@@ -35,7 +35,7 @@ from ..lock.plan import LockPlan, check_frozen
 from ..lock.stamp import Shape, stamp_lock
 from ..model import Bank, Deck, deck_id, parent_deck_id
 from ..options import BuildOptions
-from ..packagenames import check_names, package_groups
+from ..packagenames import check_names, no_longer_made, package_groups
 from ..progress import Progress, silent
 from ..search import retired_search
 from ..state import BuildResult, Output
@@ -105,7 +105,9 @@ class AnkiTarget:
             stamped, packages = self._started(loaded, types, result=result, started=started)
             result.warnings[:0] = loaded.problems.warnings  # the translations record's among them now
             known = self._known(packages)
-            new, previous = _follow_published(loaded, stamped, options, clock=self.clock, result=result, known=known)
+            new, previous, own = _follow_published(
+                loaded, stamped, options, clock=self.clock, result=result, known=known
+            )
             if new is not stamped:  # times raised above the published ones: the packages hold those
                 started.stop()
                 packages = _plan(
@@ -115,8 +117,10 @@ class AnkiTarget:
             result.retired_searches = _RetiredSearches(types, loaded.notes, loaded.templates)
             lock = LockPlan.of(new, options, before=old)
             todo = self._todo(packages)
+            made = [package.path for package in packages]
+            gone = no_longer_made(own, made, bank_id=bank.id, langs=_langs(loaded), split=options.split)
             return AnkiPlan(
-                options, result, loaded.templates, types, packages, todo, lock, previous, self.progress, started
+                options, result, loaded.templates, types, packages, todo, lock, previous, gone, self.progress, started
             )
 
     def _started(
@@ -205,6 +209,9 @@ class AnkiPlan:
     lock: LockPlan
     #: The changelog already published, which the new one continues.
     previous: str
+    #: The packages of the bank's own in the output folder that no question file makes any more, to remove
+    #: once the changelog tells what they held (see :func:`.packagenames.no_longer_made`).
+    gone: list[Path]
     progress: Progress
     #: The one package to make, made meanwhile.
     started: _Started
@@ -267,6 +274,7 @@ class AnkiPlan:
             made = written.get(path, False)
             result.outputs.append(Output(path, package.lang, len(spec.decks), len(spec.notes), made, preset))
         changelog.put()
+        result.removed = self.gone if options.dry_run else _removed(self.gone, result.warnings)
         return result
 
     def _written(self, making: Iterable[tuple[_Package, bytes]]) -> dict[Path, bool]:
@@ -325,8 +333,9 @@ def _follow_published(
     clock: Clock,
     result: BuildResult,
     known: Mapping[Path, Known],
-) -> tuple[Lock, str]:
-    """The lock with its times raised above those of the packages published in ``out``; the changelog published.
+) -> tuple[Lock, str, frozenset[Path]]:
+    """The lock with its times raised above those of the packages published in ``out``; the changelog published;
+    the packages read that hold nothing but the bank's notes (see :attr:`Published.own`).
 
     The changes are those since the packages in ``out``: what classmates will
     see, whatever git did to the bank and its lock meanwhile. Where there are
@@ -344,7 +353,27 @@ def _follow_published(
     # A language not read has no changes: its notes are not compared (after one edit, most of them).
     result.changes.items += changes_since(published, loaded.notes, loaded.templates, decks=names)
     result.changes.when = _latest(raised)
-    return raised, previous
+    return raised, previous, published.own
+
+
+def _removed(gone: Sequence[Path], warnings: list[Problem]) -> list[Path]:
+    """The packages of ``gone`` removed: one that cannot be is a warning, a classmate would get its notes back."""
+    removed = []
+    for path in gone:
+        try:
+            path.unlink(missing_ok=True)
+        except OSError as err:
+            warnings.append(
+                Problem(
+                    str(path),
+                    message=f"no question file makes this package any more, and it cannot be removed ({err.strerror})",
+                    hint="delete it: a classmate given it would get back the questions it holds",
+                    severity=Severity.WARNING,
+                )
+            )
+        else:
+            removed.append(path)
+    return removed
 
 
 def _newest(spec: PackageSpec) -> int:

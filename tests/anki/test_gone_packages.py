@@ -1,0 +1,122 @@
+"""With ``--split``, a question file renamed or deleted leaves a package that no build makes again.
+
+Once the changelog told what it held, the build removes it: otherwise every
+build would tell it again, and a classmate given the output folder would get
+its questions back. Only a package named as ``--split`` names them, holding
+nothing but the bank's own notes, is removed.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ankibuild import build
+from ankibuild.changelog import ChangeKind
+from ankibuild.packagenames import no_longer_made
+from ankibuild.summary import build_summary, would_change
+
+from ..ankitools import collection, collection_notes, import_package
+from ..conftest import ROOT, Project
+
+LANGS = ("de", "fr", "en")
+#: The questions of the file the tests delete or rename.
+INFERENCE = {"gpu-on-chip-memory", "kv-cache-growth"}
+
+
+@pytest.fixture
+def project(project: Project) -> Project:
+    """The project with a second question file, the sample's: with ``--split``, a package of its own each."""
+    shutil.copy(ROOT / "decks" / "ai-inference.yaml", project.decks)
+    return project
+
+
+def _packages(project: Project, deck: str) -> list[Path]:
+    return [project.out / f"ai-stack-{deck}-{lang}.apkg" for lang in sorted(LANGS)]
+
+
+def _question_ids(packages: list[Path], col_path: Path) -> list[str]:
+    """The question of each note a classmate has who imported every one of ``packages`` into a new profile."""
+    with collection(col_path) as col:
+        for package in packages:
+            import_package(col, package)
+        return sorted(fields.split("\x1f")[0] for fields in collection_notes(col).values())
+
+
+def test_a_deleted_files_packages_are_removed_once_the_changelog_told_what_they_held(
+    project: Project, tmp_path: Path
+) -> None:
+    project.build(split=True)
+    gone = _packages(project, "ai-inference")
+    assert all(path.is_file() for path in gone)
+    (project.decks / "ai-inference.yaml").unlink()
+
+    result = project.build(split=True)
+    assert sorted(result.removed) == gone and not any(path.exists() for path in gone)
+    told = {(c.lang, c.question) for c in result.changes.items if c.kind is ChangeKind.REMOVED}
+    assert told == {(lang, question) for lang in LANGS for question in INFERENCE}
+    assert f"  removed {gone[0]}: no question file makes it any more" in build_summary(result, dry_run=False)
+    left = sorted(project.out.glob("*.apkg"))
+    assert INFERENCE.isdisjoint(_question_ids(left, tmp_path / "classmate.anki2"))
+
+    project.edit("ai-hardware.yaml", "Die arithmetische Intensität", "Die Intensität")
+    again = project.build(split=True)
+    assert again.removed == [] and [(c.lang, c.kind) for c in again.changes.items] == [("de", ChangeKind.CHANGED)]
+    changelog = (project.out / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert changelog.count("- removed kv-cache-growth") == len(LANGS)  # told once in each language
+
+
+def test_a_renamed_files_packages_give_way_to_those_of_its_new_name(project: Project) -> None:
+    project.build(split=True)
+    (project.decks / "ai-inference.yaml").rename(project.decks / "inference.yaml")
+    result = project.build(split=True)
+    assert sorted(result.removed) == _packages(project, "ai-inference")
+    assert all(path.is_file() for path in _packages(project, "inference"))
+    assert not any(c.kind is ChangeKind.REMOVED for c in result.changes.items)
+    again = project.build(split=True)
+    assert again.removed == [] and not again.changes.items
+
+
+def test_a_dry_run_tells_what_it_would_remove_and_removes_nothing(project: Project) -> None:
+    project.build(split=True)
+    (project.decks / "ai-inference.yaml").unlink()
+    result = project.build(split=True, dry_run=True)
+    gone = _packages(project, "ai-inference")
+    assert sorted(result.removed) == gone and all(path.is_file() for path in gone)
+    assert would_change(result, dry_run=True)
+    assert f"  would remove {gone[0]}: no question file makes it any more" in build_summary(result, dry_run=True)
+
+
+def test_only_packages_of_nothing_but_the_banks_notes_named_as_split_names_them_are_removed(
+    project: Project, tmp_path: Path
+) -> None:
+    """The packages of one per language, and those of another bank whose names look like the bank's, stay."""
+    other = tmp_path / "other"
+    shutil.copytree(project.decks, other / "decks")
+    shutil.copytree(project.templates, other / "templates")
+    bank = other / "decks" / "bank.yaml"
+    bank.write_text(bank.read_text(encoding="utf-8").replace("id: ai-stack\n", "id: ai-stack-extra\n"), "utf-8")
+    build(decks=other / "decks", out=other / "dist", split=True)
+    project.out.mkdir()
+    for package in (other / "dist").glob("*.apkg"):  # named ai-stack-extra-ai-hardware-de.apkg...
+        shutil.copy(package, project.out)
+    theirs = sorted(project.out.glob("ai-stack-extra-*.apkg"))
+    assert len(theirs) == 2 * len(LANGS)
+    project.build()  # one package per language, beside which --split makes one per deck
+    project.build(split=True)
+    (project.decks / "ai-inference.yaml").unlink()
+    result = project.build(split=True)
+    assert sorted(result.removed) == _packages(project, "ai-inference")
+    assert all(path.is_file() for path in theirs)
+    assert all((project.out / f"ai-stack-{lang}.apkg").is_file() for lang in LANGS)
+
+
+def test_a_package_named_as_one_made_whatever_its_case_is_never_removed() -> None:
+    """On a file system that ignores case, a file renamed in case only writes its package over the old one."""
+    out = Path("dist")
+    found = [out / "ai-stack-AI-Inference-de.apkg", out / "ai-stack-old-de.apkg", out / "ai-stack-de.apkg"]
+    made = [out / "ai-stack-ai-inference-de.apkg"]
+    assert no_longer_made(found, made, bank_id="ai-stack", langs=["de"], split=True) == [out / "ai-stack-old-de.apkg"]
+    assert no_longer_made(found, made, bank_id="ai-stack", langs=["de"], split=False) == []
