@@ -73,6 +73,8 @@ class Publication:
     presets: dict[str, str] = field(default_factory=dict)
     #: The bank holds its translations' record: without it, no translation is known to be outdated.
     recorded: bool = True
+    #: The packages of the last publication that this one no longer holds, by name.
+    dropped: list[str] = field(default_factory=list)
 
     @property
     def report(self) -> str:
@@ -87,7 +89,7 @@ class Publication:
         shown = [f"The cards it adds or changes: `{PREVIEW_FOLDER}/index.html` in the review's files.", ""]
         lagging = _lagging_table(self.lagging, self.languages, recorded=self.recorded)
         parts = [head, said.rstrip("\n"), "", *(shown if self.review else []), *_presets(self.presets)]
-        parts += [*_retired(self.retired), *lagging]
+        parts += [*_retired(self.retired), *_no_longer(self.dropped), *lagging]
         return "\n".join(parts).rstrip() + "\n"
 
 
@@ -183,14 +185,27 @@ def _publication(
     made.warnings = list(result.warnings)
     made.presets = {output.lang: output.preset for output in result.outputs if output.preset}
     made.retired = {lang: result.retired_searches[lang] for lang in langs if lang in result.retired_searches}
-    made.new = any(_differs(path, last / path.name) for path in files)
+    made.dropped = _dropped(files, last)
+    made.new = bool(made.dropped) or any(_differs(path, last / path.name) for path in files)
     return made
 
 
 def _published_files(work: Path, result: BuildResult) -> list[Path]:
-    """What a publication is made of: the packages and the changelog, then the exports for learning platforms."""
-    published = sorted(p for p in work.iterdir() if p.suffix == ".apkg" or p.name == CHANGELOG_FILE)
+    """What a publication is made of: the packages and the changelog, then the exports for learning platforms.
+
+    The packages the build made, not every one of the last publication: one it no longer makes (of a language
+    none of whose questions is translated any more) would be published again and again, unchanged.
+    """
+    changelog = [work / CHANGELOG_FILE] if (work / CHANGELOG_FILE).is_file() else []
+    published = sorted([*(output.path for output in result.outputs), *changelog])
     return [*published, *(export.path for export in result.exports)]
+
+
+def _dropped(files: Sequence[Path], last: Path) -> list[str]:
+    """The packages of the last publication that this one no longer holds, by name."""
+    names = {path.name for path in files}
+    held = sorted(path.name for path in last.iterdir()) if last.is_dir() else []
+    return [name for name in held if name.endswith(".apkg") and name not in names]
 
 
 def _differs(path: Path, before: Path) -> bool:
@@ -243,6 +258,20 @@ def _presets(presets: Mapping[str, str]) -> list[str]:
         "",
         f"The decks carry the class's study options, as the preset {', '.join(names)}. To use them, tick "
         "**Import any deck presets** when you import; leave it off to keep your own deck options.",
+        "",
+    ]
+
+
+def _no_longer(dropped: Sequence[str]) -> list[str]:
+    """The packages the last publication held that this one does not: a classmate keeps what they imported."""
+    if not dropped:
+        return []
+    names = ", ".join(code_span(name) for name in dropped)
+    return [
+        "### No longer published",
+        "",
+        f"{names}: the bank builds no package of that name any more (no question is translated into its "
+        "language now). The notes you imported from it stay in Anki, and no longer change.",
         "",
     ]
 

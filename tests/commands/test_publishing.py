@@ -379,6 +379,24 @@ def test_publishing_again_with_nothing_changed_publishes_nothing(tmp_path: Path)
     assert not (tmp_path / "again").exists()
 
 
+def test_a_language_no_longer_translated_leaves_the_publication_and_the_notes_say_so(tmp_path: Path) -> None:
+    """Every English text taken out: the next publication holds no English package, rather than the last one's
+    again and again, unchanged; its notes name it once."""
+    bank, release = _bank_with_a_publication(tmp_path)
+    assert (release / "physics-en.apkg").is_file()
+    for path in (bank.path / "decks").glob("*.yaml"):
+        text = path.read_text(encoding="utf-8")
+        path.write_text(re.sub(r"^    en:\n(?:      .*\n)+", "", text, flags=re.MULTILINE), encoding="utf-8")
+    bank.commit("Take the English texts out")
+    made = publish(decks=bank.path / "decks", last=release, out=tmp_path / "next")
+    assert made.new and made.dropped == ["physics-en.apkg"] and made.languages == ("de",)
+    assert sorted(path.name for path in (tmp_path / "next").glob("*.apkg")) == ["physics-de.apkg"]
+    notes = (tmp_path / "next" / "RELEASE_NOTES.md").read_text(encoding="utf-8")
+    assert "### No longer published" in notes and "`physics-en.apkg`" in notes
+    again = publish(decks=bank.path / "decks", last=tmp_path / "next", out=tmp_path / "again")
+    assert not again.new and again.dropped == [] and not (tmp_path / "again").exists()
+
+
 def test_a_lock_committed_later_changes_nothing_classmates_have(tmp_path: Path) -> None:
     """A local build an hour after the publication commits a lock with later times for the same notes: the next
     publication keeps the published times, so there is nothing to publish (else every note would update for nothing)."""
