@@ -46,7 +46,7 @@ def no_longer_made(
 
     Only when this build splits: the packages of one per language and those of one per deck may be made side
     by side. Never one named as a package made, whatever its case: on a file system that ignores case, that
-    is the package just written.
+    is the package just written. Never a link: a build writes none, someone made it.
     """
     if not split:
         return []
@@ -54,7 +54,9 @@ def no_longer_made(
     return sorted(
         path
         for path in found
-        if path.name.casefold() not in names and any(_split_named(path.name, bank_id, lang) for lang in langs)
+        if path.name.casefold() not in names
+        and any(_split_named(path.name, bank_id, lang) for lang in langs)
+        and not path.is_symlink()
     )
 
 

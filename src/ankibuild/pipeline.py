@@ -85,7 +85,7 @@ def run(
             state.digests.wrote(options.decks / LOCK_FILE, written, planned.lock.sha.hex())
         # The next build that may write the records still has them to write: this one must not be taken for it.
         result.records_behind = options.leaves_bank and records.behind()
-        if not (options.dry_run or result.records_behind):
+        if not (options.dry_run or result.records_behind or result.unremoved):
             state.record(result, loaded.used, loaded.read_as)
         outlive(loaded, packages, planned)  # the command ends at once: not freed as the build returns
         return result

@@ -68,6 +68,9 @@ class BuildResult:
     #: The packages of the bank's own that no question file makes any more (renamed or deleted with ``--split``),
     #: removed from the output folder once the changelog told what they held.
     removed: list[Path] = field(default_factory=list)
+    #: Such a package could not be removed: the build is not recorded, so that the next one reads it again and
+    #: tells the same, as a build with an empty cache does.
+    unremoved: list[Path] = field(default_factory=list, repr=False)
     #: The digest of what each package was made from (by path), so an unchanged one is not rebuilt next time.
     package_digests: dict[str, str] = field(default_factory=dict, repr=False)
     #: The lock or the translations record is not what this build made of it, and a build that leaves the bank

@@ -45,13 +45,18 @@ def _question_ids(packages: list[Path], col_path: Path) -> list[str]:
         return sorted(fields.split("\x1f")[0] for fields in collection_notes(col).values())
 
 
+@pytest.mark.parametrize("cache", ["kept", "empty"])
 def test_a_deleted_files_packages_are_removed_once_the_changelog_told_what_they_held(
-    project: Project, tmp_path: Path
+    project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cache: str
 ) -> None:
+    """From the cache, a package is known to hold nothing but the bank's notes from when it was made; with an
+    empty cache, from reading it."""
     project.build(split=True)
     gone = _packages(project, "ai-inference")
     assert all(path.is_file() for path in gone)
     (project.decks / "ai-inference.yaml").unlink()
+    if cache == "empty":
+        monkeypatch.setenv("ANKIBUILD_CACHE_DIR", str(tmp_path / "empty-cache"))
 
     result = project.build(split=True)
     assert sorted(result.removed) == gone and not any(path.exists() for path in gone)
@@ -77,6 +82,41 @@ def test_a_renamed_files_packages_give_way_to_those_of_its_new_name(project: Pro
     assert not any(c.kind is ChangeKind.REMOVED for c in result.changes.items)
     again = project.build(split=True)
     assert again.removed == [] and not again.changes.items
+
+
+def test_a_package_that_cannot_be_removed_is_a_warning_and_the_next_build_tells_it_again(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not recorded, the build is not taken for the next one, which reads the package again, tells what it held
+    that is gone and removes it: what a build with an empty cache does."""
+    project.build(split=True)
+    (project.decks / "ai-inference.yaml").unlink()
+    stuck = project.out / "ai-stack-ai-inference-de.apkg"
+    unlink = Path.unlink
+
+    def refused(path: Path, missing_ok: bool = False) -> None:
+        if path == stuck:
+            raise PermissionError(1, "Operation not permitted", str(path))
+        unlink(path, missing_ok=missing_ok)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Path, "unlink", refused)
+        result = project.build(split=True)
+    assert stuck.is_file() and sorted(result.removed) == [p for p in _packages(project, "ai-inference") if p != stuck]
+    (warning,) = [w for w in result.warnings if w.file == str(stuck)]
+    assert "cannot be removed (Operation not permitted)" in warning.message
+    again = project.build(split=True)
+    assert again.removed == [stuck] and not stuck.exists()
+    assert {(c.lang, c.kind) for c in again.changes.items} == {("de", ChangeKind.REMOVED)}
+
+
+def test_a_link_named_as_a_package_is_left_as_it_is(project: Project) -> None:
+    """A build writes no link: one in the output folder was made by someone, for a reason of theirs."""
+    project.build(split=True)
+    link = project.out / "ai-stack-latest-de.apkg"
+    link.symlink_to("ai-stack-ai-hardware-de.apkg")
+    project.edit("ai-hardware.yaml", "Die arithmetische Intensität", "Die Intensität")
+    assert project.build(split=True).removed == [] and link.is_symlink()
 
 
 def test_a_dry_run_tells_what_it_would_remove_and_removes_nothing(project: Project) -> None:

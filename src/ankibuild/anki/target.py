@@ -274,7 +274,7 @@ class AnkiPlan:
             made = written.get(path, False)
             result.outputs.append(Output(path, package.lang, len(spec.decks), len(spec.notes), made, preset))
         changelog.put()
-        result.removed = self.gone if options.dry_run else _removed(self.gone, result.warnings)
+        _remove(self.gone, result, dry_run=options.dry_run)
         return result
 
     def _written(self, making: Iterable[tuple[_Package, bytes]]) -> dict[Path, bool]:
@@ -356,14 +356,18 @@ def _follow_published(
     return raised, previous, published.own
 
 
-def _removed(gone: Sequence[Path], warnings: list[Problem]) -> list[Path]:
-    """The packages of ``gone`` removed: one that cannot be is a warning, a classmate would get its notes back."""
-    removed = []
+def _remove(gone: Sequence[Path], result: BuildResult, *, dry_run: bool) -> None:
+    """Remove the packages ``gone`` (a dry run only tells them); one that cannot be is a warning: a classmate
+    would get its notes back."""
+    if dry_run:
+        result.removed += gone
+        return
     for path in gone:
         try:
             path.unlink(missing_ok=True)
         except OSError as err:
-            warnings.append(
+            result.unremoved.append(path)
+            result.warnings.append(
                 Problem(
                     str(path),
                     message=f"no question file makes this package any more, and it cannot be removed ({err.strerror})",
@@ -372,8 +376,7 @@ def _removed(gone: Sequence[Path], warnings: list[Problem]) -> list[Path]:
                 )
             )
         else:
-            removed.append(path)
-    return removed
+            result.removed.append(path)
 
 
 def _newest(spec: PackageSpec) -> int:
