@@ -41,6 +41,8 @@ NOTES_FILE = "RELEASE_NOTES.md"
 REVIEW_FILE = "REVIEW.md"
 #: The preview of the changed cards, in a review.
 PREVIEW_FOLDER = "preview"
+#: How the names of the packages and exports a publication holds end (the workflow fetches and uploads these).
+PUBLISHED_SUFFIXES = (".apkg", ".moodle.xml", ".gift.txt", ".qti.zip")
 #: A published package or changelog larger than this is not taken from the last publication.
 MAX_PUBLISHED = 2**30
 #: The release notes give the searches for retired questions only up to this length, all languages together.
@@ -73,7 +75,7 @@ class Publication:
     presets: dict[str, str] = field(default_factory=dict)
     #: The bank holds its translations' record: without it, no translation is known to be outdated.
     recorded: bool = True
-    #: The packages of the last publication that this one no longer holds, by name.
+    #: The packages and exports of the last publication that this one no longer holds, by name.
     dropped: list[str] = field(default_factory=list)
 
     @property
@@ -185,8 +187,10 @@ def _publication(
     made.warnings = list(result.warnings)
     made.presets = {output.lang: output.preset for output in result.outputs if output.preset}
     made.retired = {lang: result.retired_searches[lang] for lang in langs if lang in result.retired_searches}
+    # Alone, a file no longer held publishes nothing: the release keeps it until the next publication, whose
+    # workflow takes it out (a workflow written before that never does, and would publish at every run).
     made.dropped = _dropped(files, last)
-    made.new = bool(made.dropped) or any(_differs(path, last / path.name) for path in files)
+    made.new = any(_differs(path, last / path.name) for path in files)
     return made
 
 
@@ -202,10 +206,10 @@ def _published_files(work: Path, result: BuildResult) -> list[Path]:
 
 
 def _dropped(files: Sequence[Path], last: Path) -> list[str]:
-    """The packages of the last publication that this one no longer holds, by name."""
+    """The packages and exports of the last publication that this one no longer holds, by name."""
     names = {path.name for path in files}
     held = sorted(path.name for path in last.iterdir()) if last.is_dir() else []
-    return [name for name in held if name.endswith(".apkg") and name not in names]
+    return [name for name in held if name.endswith(PUBLISHED_SUFFIXES) and name not in names]
 
 
 def _differs(path: Path, before: Path) -> bool:
@@ -263,15 +267,15 @@ def _presets(presets: Mapping[str, str]) -> list[str]:
 
 
 def _no_longer(dropped: Sequence[str]) -> list[str]:
-    """The packages the last publication held that this one does not: a classmate keeps what they imported."""
+    """The files the last publication held that this one does not: a classmate keeps what they imported."""
     if not dropped:
         return []
     names = ", ".join(code_span(name) for name in dropped)
     return [
         "### No longer published",
         "",
-        f"{names}: the bank builds no package of that name any more (no question is translated into its "
-        "language now). The notes you imported from it stay in Anki, and no longer change.",
+        f"{names}: the bank makes no such file any more (a language none of whose questions is translated now, "
+        "or an export no longer asked for). What you imported from it stays, and no longer changes.",
         "",
     ]
 

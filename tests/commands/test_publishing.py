@@ -379,21 +379,45 @@ def test_publishing_again_with_nothing_changed_publishes_nothing(tmp_path: Path)
     assert not (tmp_path / "again").exists()
 
 
-def test_a_language_no_longer_translated_leaves_the_publication_and_the_notes_say_so(tmp_path: Path) -> None:
-    """Every English text taken out: the next publication holds no English package, rather than the last one's
-    again and again, unchanged; its notes name it once."""
+#: ``gh`` for the Publish step, on a release that is a folder: updated in place, as GitHub updates one.
+FAKE_GH = """#!/bin/sh
+release={release}
+case "$2" in
+  view) [ "$4" = --json ] && ls "$release" ;;
+  upload) shift 3; for file in "$@"; do [ "$file" = --clobber ] || cp "$file" "$release/"; done ;;
+  delete-asset) rm "$release/$4" ;;
+esac
+exit 0
+"""
+
+
+def test_a_language_no_longer_translated_leaves_the_release_with_the_next_publication(tmp_path: Path) -> None:
+    """Every English text taken out: alone, that publishes nothing. The next publication holds no English package,
+    rather than the last one's again, unchanged; its notes name it, and the workflow takes it out of the release,
+    which GitHub updates in place: the run after has nothing to publish."""
     bank, release = _bank_with_a_publication(tmp_path)
-    assert (release / "physics-en.apkg").is_file()
+    (release / "RELEASE_NOTES.md").unlink()  # the release's text, not one of its files
     for path in (bank.path / "decks").glob("*.yaml"):
         text = path.read_text(encoding="utf-8")
         path.write_text(re.sub(r"^    en:\n(?:      .*\n)+", "", text, flags=re.MULTILINE), encoding="utf-8")
     bank.commit("Take the English texts out")
-    made = publish(decks=bank.path / "decks", last=release, out=tmp_path / "next")
+    alone = publish(decks=bank.path / "decks", last=release, out=tmp_path / "alone")
+    assert not alone.new and alone.dropped == ["physics-en.apkg"] and not (tmp_path / "alone").exists()
+    _edit(bank, "mechanics.yaml", "Siehe Skript.", "Siehe Skript, Kapitel 2.")
+    bank.commit("Point to the chapter")
+    made = publish(decks=bank.path / "decks", last=release, out=bank.path / "publication")
     assert made.new and made.dropped == ["physics-en.apkg"] and made.languages == ("de",)
-    assert sorted(path.name for path in (tmp_path / "next").glob("*.apkg")) == ["physics-de.apkg"]
-    notes = (tmp_path / "next" / "RELEASE_NOTES.md").read_text(encoding="utf-8")
+    assert sorted(path.name for path in (bank.path / "publication").glob("*.apkg")) == ["physics-de.apkg"]
+    notes = (bank.path / "publication" / "RELEASE_NOTES.md").read_text(encoding="utf-8")
     assert "### No longer published" in notes and "`physics-en.apkg`" in notes
-    again = publish(decks=bank.path / "decks", last=tmp_path / "next", out=tmp_path / "again")
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "gh").write_text(FAKE_GH.format(release=release), encoding="utf-8")
+    (fake / "gh").chmod(0o755)
+    uploaded = run_step(bank.path, "publish", step_index(bank.path, "publish", "Publish"), f'PATH="{fake}:$PATH"\n')
+    assert uploaded.returncode == 0, uploaded
+    assert sorted(path.name for path in release.iterdir()) == ["CHANGELOG.md", "physics-de.apkg"]
+    again = publish(decks=bank.path / "decks", last=release, out=tmp_path / "again")
     assert not again.new and again.dropped == [] and not (tmp_path / "again").exists()
 
 
