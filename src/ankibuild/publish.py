@@ -275,7 +275,8 @@ def _no_longer(dropped: Sequence[str]) -> list[str]:
         "### No longer published",
         "",
         f"{names}: the bank makes no such file any more (a language none of whose questions is translated now, "
-        "or an export no longer asked for). What you imported from it stays, and no longer changes.",
+        "or an export no longer asked for). The first publication with something new takes it out of the "
+        "release. What you imported from it stays, and no longer changes.",
         "",
     ]
 

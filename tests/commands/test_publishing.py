@@ -414,9 +414,10 @@ def test_a_language_no_longer_translated_leaves_the_release_with_the_next_public
     fake.mkdir()
     (fake / "gh").write_text(FAKE_GH.format(release=release), encoding="utf-8")
     (fake / "gh").chmod(0o755)
+    (release / "slides.pdf").write_bytes(b"%PDF-1.7\n")  # attached to the release by hand: it stays
     uploaded = run_step(bank.path, "publish", step_index(bank.path, "publish", "Publish"), f'PATH="{fake}:$PATH"\n')
     assert uploaded.returncode == 0, uploaded
-    assert sorted(path.name for path in release.iterdir()) == ["CHANGELOG.md", "physics-de.apkg"]
+    assert sorted(path.name for path in release.iterdir()) == ["CHANGELOG.md", "physics-de.apkg", "slides.pdf"]
     again = publish(decks=bank.path / "decks", last=release, out=tmp_path / "again")
     assert not again.new and again.dropped == [] and not (tmp_path / "again").exists()
 
