@@ -14,7 +14,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor, Future
 from pathlib import Path
 
@@ -35,7 +35,7 @@ QUESTIONS = 300
 LANGS = ("de", "en")
 
 PAUSING_BUILD = """
-import os, signal, sys
+import glob, os, signal, sys, time
 from ankibuild.cli import INTERRUPTED, main
 
 # Ctrl-C as in a terminal: a test runner's worker may ignore SIGINT, and a child inherits that.
@@ -44,11 +44,21 @@ signal.signal(signal.SIGINT, signal.default_int_handler)
 # thread at its next check: taken by another thread, it could come after the rename. Every thread
 # the build starts inherits this block; only the paused thread lifts it, so the test knows when it lands.
 signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-target = sys.argv.pop(1)
+target, readied = sys.argv.pop(1), [name for name in sys.argv.pop(1).split(",") if name]
 real_replace = os.replace
+
+def ready_or_not():
+    # The records are written ahead on a thread of their own while the packages are made: the pause waits
+    # for their temporary files (a few seconds at most), so that what the test finds does not depend on the load.
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not all(
+        glob.glob(f"*/.{glob.escape(name)}.*.tmp") for name in readied
+    ):
+        time.sleep(0.01)
 
 def replace_after_a_pause(source, destination):
     if os.path.basename(os.fspath(destination)) == target:
+        ready_or_not()
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
         os.kill(os.getpid(), signal.SIGSTOP)
     real_replace(source, destination)
@@ -91,9 +101,12 @@ def released(project: Project) -> Iterator[Project]:
     yield project
 
 
-def _start(project: Project, *arguments: str, pause_at: str = "") -> subprocess.Popen[bytes]:
-    """``ankibuild build`` in a new process; with ``pause_at``, stopped just before that file is renamed."""
-    command = ["-c", PAUSING_BUILD, pause_at] if pause_at else ["-m", "ankibuild"]
+def _start(
+    project: Project, *arguments: str, pause_at: str = "", readied: Sequence[str] = ()
+) -> subprocess.Popen[bytes]:
+    """``ankibuild build`` in a new process; with ``pause_at``, stopped just before that file is renamed, once the
+    temporary files of those ``readied`` are written."""
+    command = ["-c", PAUSING_BUILD, pause_at, ",".join(readied)] if pause_at else ["-m", "ankibuild"]
     process = subprocess.Popen(
         [sys.executable, *command, "build", *arguments],
         cwd=project.root,
@@ -136,9 +149,9 @@ def test_a_build_killed_mid_write_leaves_every_output_whole(released: Project, t
     build removes the stale temporary file and completes the work.
     """
     previous = snapshot(released.out, released.decks)
-    process = _start(released, pause_at=target)
     # The records beside the bank are written to their temporary files while the packages are made.
     waiting = [name for name in WRITES[WRITES.index(target) :] if name == target or name in READIED]
+    process = _start(released, pause_at=target, readied=[name for name in waiting if name != target])
     temporaries = {temporary.name[1:].rsplit(".", 2)[0]: temporary for temporary in _temporaries(released)}
     assert sorted(temporaries) == sorted(waiting) and temporaries[target].stat().st_size > 0
     process.kill()
