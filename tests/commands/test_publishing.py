@@ -21,7 +21,7 @@ from markdown_it import MarkdownIt
 from ankibuild import build
 from ankibuild.cli import main
 from ankibuild.lock.clock import Clock
-from ankibuild.publish import Publication, publish
+from ankibuild.publish import PUBLISHED_SUFFIXES, Publication, publish
 
 from ..ankitools import (
     collection,
@@ -33,7 +33,7 @@ from ..ankitools import (
 )
 from ..gitrepo import Repo
 from ..gitrepo import edit as _edit
-from ..workflow import run_step, step_index
+from ..workflow import run_step, step_index, workflow
 
 TRUNK = "trunk"
 #: When the class starts: now, so that Anki takes every time as it is; each run of CI is an hour later.
@@ -414,6 +414,8 @@ def test_a_language_no_longer_translated_leaves_the_release_with_the_next_public
     fake.mkdir()
     (fake / "gh").write_text(FAKE_GH.format(release=release), encoding="utf-8")
     (fake / "gh").chmod(0o755)
+    step = workflow(bank.path)["jobs"]["publish"]["steps"][step_index(bank.path, "publish", "Publish")]["run"]
+    assert all(f"*{suffix}" in step for suffix in PUBLISHED_SUFFIXES)  # what it uploads and may take out
     (release / "slides.pdf").write_bytes(b"%PDF-1.7\n")  # attached to the release by hand: it stays
     uploaded = run_step(bank.path, "publish", step_index(bank.path, "publish", "Publish"), f'PATH="{fake}:$PATH"\n')
     assert uploaded.returncode == 0, uploaded

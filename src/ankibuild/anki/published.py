@@ -123,13 +123,13 @@ class Published:
     notetypes: dict[str, PublishedNotetype] = field(default_factory=dict)
     #: The languages whose packages were not read, each known to hold the build's notes as the lock has them.
     unread: frozenset[str] = frozenset()
-    #: A package read holds a note type, or a note, of another bank or of a language not asked for.
+    #: The package read holds a note type, or a note, of another bank or of a language not asked for.
     foreign: bool = False
     #: The packages read that hold nothing else than the bank's note types and notes in the languages asked for.
     own: frozenset[Path] = frozenset()
 
     def add(self, other: Published) -> None:
-        self.foreign, self.own = self.foreign or other.foreign, self.own | other.own
+        self.own |= other.own
         if not self.notes:  # the first package read, nearly always the only one: its notes as they are, in C
             self.notes.update(other.notes)
         else:
