@@ -45,19 +45,30 @@ def no_longer_made(
     of question files renamed or deleted since. ``found`` holds only packages of nothing but the bank's notes.
 
     Only when this build splits: the packages of one per language and those of one per deck may be made side
-    by side. Never one named as a package made, whatever its case: on a file system that ignores case, that
-    is the package just written. Never a link: a build writes none, someone made it.
+    by side. Never a package made: one named as it is, or as it is but for case and the very same file (on a
+    file system that ignores case, the package just written; elsewhere, that of a file renamed in case only,
+    another file). Never a link: a build writes none, someone made it.
     """
     if not split:
         return []
-    names = {path.name.casefold() for path in made}
+    names = {path.name for path in made}
+    folded = {path.name.casefold(): path for path in made}
     return sorted(
         path
         for path in found
-        if path.name.casefold() not in names
+        if path.name not in names
+        and not _same_file(path, folded.get(path.name.casefold()))
         and any(_split_named(path.name, bank_id, lang) for lang in langs)
         and not path.is_symlink()
     )
+
+
+def _same_file(path: Path, other: Path | None) -> bool:
+    """Whether ``other`` is ``path`` under another name: False when either is missing."""
+    try:
+        return other is not None and path.samefile(other)
+    except OSError:
+        return False
 
 
 def _split_named(name: str, bank_id: str, lang: str) -> bool:

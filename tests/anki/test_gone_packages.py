@@ -153,10 +153,39 @@ def test_only_packages_of_nothing_but_the_banks_notes_named_as_split_names_them_
     assert all((project.out / f"ai-stack-{lang}.apkg").is_file() for lang in LANGS)
 
 
-def test_a_package_named_as_one_made_whatever_its_case_is_never_removed() -> None:
-    """On a file system that ignores case, a file renamed in case only writes its package over the old one."""
-    out = Path("dist")
-    found = [out / "ai-stack-AI-Inference-de.apkg", out / "ai-stack-old-de.apkg", out / "ai-stack-de.apkg"]
-    made = [out / "ai-stack-ai-inference-de.apkg"]
-    assert no_longer_made(found, made, bank_id="ai-stack", langs=["de"], split=True) == [out / "ai-stack-old-de.apkg"]
-    assert no_longer_made(found, made, bank_id="ai-stack", langs=["de"], split=False) == []
+def test_a_package_named_as_one_made_but_for_case_is_removed_unless_it_is_that_very_file(tmp_path: Path) -> None:
+    """On a file system that ignores case, a file renamed in case only writes its package over the old one: the
+    two names are one file (here, a hard link). Elsewhere they are two, and the old one is no longer made."""
+    out = tmp_path / "dist"
+    out.mkdir()
+    made = out / "ai-stack-ai-inference-de.apkg"
+    made.write_bytes(b"made")
+    same, other = out / "ai-stack-AI-Inference-de.apkg", out / "ai-stack-Ai-Inference-de.apkg"
+    same.hardlink_to(made)
+    other.write_bytes(b"made before a rename in case only")
+    found = [made, same, other, out / "ai-stack-old-de.apkg", out / "ai-stack-de.apkg"]
+    assert no_longer_made(found, [made], bank_id="ai-stack", langs=["de"], split=True) == [
+        other,
+        out / "ai-stack-old-de.apkg",
+    ]
+    assert no_longer_made(found, [made], bank_id="ai-stack", langs=["de"], split=False) == []
+
+
+def test_a_file_renamed_in_case_only_leaves_no_package_of_its_old_name(project: Project, tmp_path: Path) -> None:
+    """On a file system that tells case, the packages of the old name are other files: removed, told once."""
+    project.build(split=True)
+    (project.decks / "ai-inference.yaml").rename(project.decks / "AI-Inference.yaml")
+    result = project.build(split=True)
+    assert sorted(result.removed) == _packages(project, "ai-inference")
+    left = sorted(project.out.glob("*.apkg"))
+    assert left == sorted([*_packages(project, "AI-Inference"), *_packages(project, "ai-hardware")])
+    assert not any(c.kind is ChangeKind.REMOVED for c in result.changes.items)
+    assert set(_question_ids(left, tmp_path / "classmate.anki2")) >= INFERENCE
+    project.edit("AI-Inference.yaml", "- id: kv-cache-growth", "- id: kv-cache-grows")
+    renamed = project.build(split=True)
+    assert renamed.removed == []
+    told = {(c.question, c.kind) for c in renamed.changes.items}
+    assert told == {("kv-cache-growth", ChangeKind.REMOVED), ("kv-cache-grows", ChangeKind.NEW)}
+    project.edit("ai-hardware.yaml", "Die arithmetische Intensität", "Die Intensität")
+    again = project.build(split=True)
+    assert [(c.lang, c.kind) for c in again.changes.items] == [("de", ChangeKind.CHANGED)]
