@@ -27,6 +27,8 @@ from pathlib import Path
 from .api import build_with
 from .changelog import CHANGELOG_FILE, ChangeKind, Changelog, section
 from .errors import AnkibuildError, BankError, Problem, Problems, Severity, in_order, tally
+from .export.multilang import EVERY_LANGUAGE
+from .languages import is_language
 from .lock.clock import Clock
 from .markdowntext import code_span, plain, visible
 from .options import BuildOptions
@@ -43,6 +45,9 @@ REVIEW_FILE = "REVIEW.md"
 PREVIEW_FOLDER = "preview"
 #: How the names of the packages and exports a publication holds end (the workflow fetches and uploads these).
 PUBLISHED_SUFFIXES = (".apkg", ".moodle.xml", ".gift.txt", ".qti.zip")
+#: The files of the last publication this one no longer holds, a name a line, for the workflow to take out of the
+#: release: named by the publication, never guessed from the release, where a teacher may have attached others.
+DROPPED_FILE = "NO_LONGER_PUBLISHED.txt"
 #: A published package or changelog larger than this is not taken from the last publication.
 MAX_PUBLISHED = 2**30
 #: The release notes give the searches for retired questions only up to this length, all languages together.
@@ -189,7 +194,7 @@ def _publication(
     made.retired = {lang: result.retired_searches[lang] for lang in langs if lang in result.retired_searches}
     # Alone, a file no longer held publishes nothing: the release keeps it until the next publication, whose
     # workflow takes it out (a workflow written before that never does, and would publish at every run).
-    made.dropped = _dropped(files, last)
+    made.dropped = _dropped(files, last, result.bank_id)
     made.new = any(_differs(path, last / path.name) for path in files)
     return made
 
@@ -205,11 +210,25 @@ def _published_files(work: Path, result: BuildResult) -> list[Path]:
     return [*published, *(export.path for export in result.exports)]
 
 
-def _dropped(files: Sequence[Path], last: Path) -> list[str]:
-    """The packages and exports of the last publication that this one no longer holds, by name."""
+def _dropped(files: Sequence[Path], last: Path, bank_id: str) -> list[str]:
+    """The packages and exports of the last publication that this one no longer holds, by name.
+
+    Only files named as a publication of ``bank_id`` names them: any other (a deck a teacher attached to the
+    release by hand) is no publication's to take out.
+    """
     names = {path.name for path in files}
     held = sorted(path.name for path in last.iterdir()) if last.is_dir() else []
-    return [name for name in held if name.endswith(PUBLISHED_SUFFIXES) and name not in names]
+    return [name for name in held if _named_by(name, bank_id) and name not in names]
+
+
+def _named_by(name: str, bank_id: str) -> bool:
+    """Whether ``name`` is that of a package or export a publication of ``bank_id`` makes, in some language."""
+    head = f"{bank_id}-"
+    for suffix in PUBLISHED_SUFFIXES:
+        if name.startswith(head) and name.endswith(suffix):
+            tag = name[len(head) : len(name) - len(suffix)]
+            return tag == EVERY_LANGUAGE or is_language(tag)
+    return False
 
 
 def _differs(path: Path, before: Path) -> bool:
@@ -229,6 +248,8 @@ def _write(made: Publication, files: Sequence[Path], options: BuildOptions) -> N
         for path in files:
             shutil.copyfile(path, out / path.name)
         (out / NOTES_FILE).write_text(made.report, encoding="utf-8")
+        if made.dropped:
+            (out / DROPPED_FILE).write_text("".join(f"{name}\n" for name in made.dropped), encoding="utf-8")
 
 
 def _write_review(made: Publication, out: Path, options: BuildOptions) -> None:

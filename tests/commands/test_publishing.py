@@ -21,7 +21,7 @@ from markdown_it import MarkdownIt
 from ankibuild import build
 from ankibuild.cli import main
 from ankibuild.lock.clock import Clock
-from ankibuild.publish import PUBLISHED_SUFFIXES, Publication, publish
+from ankibuild.publish import DROPPED_FILE, PUBLISHED_SUFFIXES, Publication, publish
 
 from ..ankitools import (
     collection,
@@ -383,7 +383,6 @@ def test_publishing_again_with_nothing_changed_publishes_nothing(tmp_path: Path)
 FAKE_GH = """#!/bin/sh
 release={release}
 case "$2" in
-  view) [ "$4" = --json ] && ls "$release" ;;
   upload) shift 3; for file in "$@"; do [ "$file" = --clobber ] || cp "$file" "$release/"; done ;;
   delete-asset) rm "$release/$4" ;;
 esac
@@ -394,9 +393,13 @@ exit 0
 def test_a_language_no_longer_translated_leaves_the_release_with_the_next_publication(tmp_path: Path) -> None:
     """Every English text taken out: alone, that publishes nothing. The next publication holds no English package,
     rather than the last one's again, unchanged; its notes name it, and the workflow takes it out of the release,
-    which GitHub updates in place: the run after has nothing to publish."""
+    which GitHub updates in place: the run after has nothing to publish. The files a teacher attached to the
+    release by hand stay, whatever their names end with."""
     bank, release = _bank_with_a_publication(tmp_path)
     (release / "RELEASE_NOTES.md").unlink()  # the release's text, not one of its files
+    attached = ["Bonus exercises.apkg", "physics-extra.apkg", "physics-de-2025.apkg", "quiz.gift.txt", "slides.pdf"]
+    for name in attached:
+        (release / name).write_bytes(b"attached by hand")
     for path in (bank.path / "decks").glob("*.yaml"):
         text = path.read_text(encoding="utf-8")
         path.write_text(re.sub(r"^    en:\n(?:      .*\n)+", "", text, flags=re.MULTILINE), encoding="utf-8")
@@ -409,17 +412,18 @@ def test_a_language_no_longer_translated_leaves_the_release_with_the_next_public
     assert made.new and made.dropped == ["physics-en.apkg"] and made.languages == ("de",)
     assert sorted(path.name for path in (bank.path / "publication").glob("*.apkg")) == ["physics-de.apkg"]
     notes = (bank.path / "publication" / "RELEASE_NOTES.md").read_text(encoding="utf-8")
-    assert "### No longer published" in notes and "`physics-en.apkg`" in notes
+    assert "### No longer published" in notes and "`physics-en.apkg`" in notes and "Bonus" not in notes
+    dropped = (bank.path / "publication" / DROPPED_FILE).read_text(encoding="utf-8")
+    assert dropped == "physics-en.apkg\n"
     fake = tmp_path / "bin"
     fake.mkdir()
     (fake / "gh").write_text(FAKE_GH.format(release=release), encoding="utf-8")
     (fake / "gh").chmod(0o755)
     step = workflow(bank.path)["jobs"]["publish"]["steps"][step_index(bank.path, "publish", "Publish")]["run"]
-    assert all(f"*{suffix}" in step for suffix in PUBLISHED_SUFFIXES)  # what it uploads and may take out
-    (release / "slides.pdf").write_bytes(b"%PDF-1.7\n")  # attached to the release by hand: it stays
+    assert all(f"*{suffix}" in step for suffix in PUBLISHED_SUFFIXES) and DROPPED_FILE in step
     uploaded = run_step(bank.path, "publish", step_index(bank.path, "publish", "Publish"), f'PATH="{fake}:$PATH"\n')
     assert uploaded.returncode == 0, uploaded
-    assert sorted(path.name for path in release.iterdir()) == ["CHANGELOG.md", "physics-de.apkg", "slides.pdf"]
+    assert sorted(path.name for path in release.iterdir()) == sorted(["CHANGELOG.md", "physics-de.apkg", *attached])
     again = publish(decks=bank.path / "decks", last=release, out=tmp_path / "again")
     assert not again.new and again.dropped == [] and not (tmp_path / "again").exists()
 
