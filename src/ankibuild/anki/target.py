@@ -367,10 +367,11 @@ def _remove(gone: Sequence[Path], result: BuildResult, *, dry_run: bool) -> None
             path.unlink(missing_ok=True)
         except OSError as err:
             result.unremoved.append(path)
+            why = err.strerror or err
             result.warnings.append(
                 Problem(
                     str(path),
-                    message=f"no question file makes this package any more, and it cannot be removed ({err.strerror})",
+                    message=f"no question file makes this package any more, and it cannot be removed ({why})",
                     hint="delete it: a classmate given it would get back the questions it holds",
                     severity=Severity.WARNING,
                 )
