@@ -36,7 +36,7 @@ from ..errors import Problems, Severity
 from ..kinds import KINDS
 from ..load.render import CardTemplates, NoteHead, Side, note_digest, notetype_digest
 from ..lock.clock import MAX_TIME, Clock
-from ..lock.format import MAX_ID, Lock, NoteLock, changed_parts
+from ..lock.format import MAX_ID, Lock, NoteLock, NotetypeLock, changed_parts
 from ..model import SLUG
 from ..paths import UnsafePathError, open_inside
 from ..version import code_fingerprint
@@ -493,12 +493,19 @@ _LANG_OF, _GUID_OF, _DIGEST_OF, _DECK_OF = (
 _UNPUBLISHED = PublishedNote._make([NoteLock._make([None] * 6), None, None])
 
 
-def raise_times(lock: Lock, published: Published, clock: Clock) -> Lock:
+def raise_times(lock: Lock, published: Published, clock: Clock, *, fresh: bool = False) -> Lock:
     """``lock`` with the published copy's time where the content is the same, and a newer one where it differs.
 
     This is what carries a revert to classmates: the reverted note's content
     differs from what they have, so it gets a time after theirs. Where no time
     changes, ``lock`` itself.
+
+    With ``fresh`` (a publication, whose packages are the class's only record
+    of what it was given), a note or note type no package read holds gets the
+    time of now, unless its own is later: a classmate may have it from an
+    earlier publication, newer than the lock's time, which git brought back
+    with it (a question removed, or a language taken out of the release, then
+    restored by a revert).
     """
     copies = list(map(_ENTRY, published.notes.values()))
     entries = list(map(lock.notes.get, published.notes))
@@ -514,15 +521,33 @@ def raise_times(lock: Lock, published: Published, clock: Clock) -> Lock:
         guid: entry._replace(mtime=_newer(entry.mtime, entry.digest == copy.digest, copy.mtime, clock=clock))
         for guid, copy, entry in moved
     }
+    if fresh:
+        raised |= _fresh(lock, published.notes, now=clock.now())
     notetypes = {
-        key: replace(entry, mtime=_newer(entry.mtime, entry.digest == shipped.digest, shipped.mtime, clock=clock))
-        if (shipped := published.notetypes.get(key)) is not None
-        else entry
+        key: _notetype_time(entry, published.notetypes.get(key), clock=clock, fresh=fresh)
         for key, entry in lock.notetypes.items()
     }
     if not raised and notetypes == lock.notetypes:
         return lock
     return Lock(lock.bank, notetypes, {**lock.notes, **raised})
+
+
+def _notetype_time(
+    entry: NotetypeLock, shipped: PublishedNotetype | None, *, clock: Clock, fresh: bool
+) -> NotetypeLock:
+    """A note type's entry with its time raised as :func:`raise_times` raises a note's."""
+    if shipped is not None:
+        return replace(entry, mtime=_newer(entry.mtime, entry.digest == shipped.digest, shipped.mtime, clock=clock))
+    return replace(entry, mtime=max(entry.mtime, clock.now())) if fresh else entry
+
+
+def _fresh(lock: Lock, published: Mapping[str, PublishedNote], *, now: int) -> dict[str, NoteLock]:
+    """The notes of ``lock`` that no package read holds, each with the time ``now`` unless its own is later."""
+    return {
+        guid: entry._replace(mtime=now)
+        for guid, entry in lock.notes.items()
+        if guid not in published and entry.mtime < now
+    }
 
 
 def _newer(mtime: int, same: bool, published: int, *, clock: Clock) -> int:

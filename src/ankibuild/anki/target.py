@@ -341,13 +341,17 @@ def _follow_published(
     see, whatever git did to the bank and its lock meanwhile. Where there are
     none, nothing was published yet, and every note is new. The packages
     ``known`` hold the notes as ``lock`` has them (see :func:`read_published`).
+    A publication (``leave_bank``) gives what no package holds a fresh time (see :func:`raise_times`).
     """
     bank, problems, out, kept = loaded.bank, Problems(), options.out, options.cache.kept
     previous = previous_changelog(out, bank.root / CHANGELOG_FILE, problems)
+    # A publication's packages are the class's only record of what it was given: each one is read.
+    fresh = options.leave_bank
+    known = {} if fresh else known
     published = read_published(out, bank.id, loaded.templates, problems=problems, kept=kept, clock=clock, known=known)
     problems.raise_for()
     result.warnings += problems.warnings
-    raised = raise_times(lock, published, clock)
+    raised = raise_times(lock, published, clock, fresh=fresh)
     langs = {t.lang for t in loaded.templates.values()}
     names = {(deck.key, lang): bank.deck_name(deck, lang) for deck in bank.decks for lang in langs}
     # A language not read has no changes: its notes are not compared (after one edit, most of them).
