@@ -21,7 +21,7 @@ import sqlite3
 import tempfile
 import zipfile
 import zlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import compress, repeat
@@ -493,19 +493,27 @@ _LANG_OF, _GUID_OF, _DIGEST_OF, _DECK_OF = (
 _UNPUBLISHED = PublishedNote._make([NoteLock._make([None] * 6), None, None])
 
 
-def raise_times(lock: Lock, published: Published, clock: Clock, *, fresh: bool = False) -> Lock:
+class Fresh(NamedTuple):
+    """The notes and note types that get a fresh time where no package read holds them (see :func:`raise_times`)."""
+
+    #: The GUIDs of such notes.
+    notes: frozenset[str] = frozenset()
+    #: The keys of such note types.
+    notetypes: frozenset[str] = frozenset()
+
+
+def raise_times(lock: Lock, published: Published, clock: Clock, *, fresh: Fresh) -> Lock:
     """``lock`` with the published copy's time where the content is the same, and a newer one where it differs.
 
     This is what carries a revert to classmates: the reverted note's content
     differs from what they have, so it gets a time after theirs. Where no time
     changes, ``lock`` itself.
 
-    With ``fresh`` (a publication, whose packages are the class's only record
-    of what it was given), a note or note type no package read holds gets the
-    time of now, unless its own is later: a classmate may have it from an
-    earlier publication, newer than the lock's time, which git brought back
-    with it (a question removed, or a language taken out of the release, then
-    restored by a revert).
+    A note or note type of ``fresh`` that no package read holds gets the time of
+    now, unless its own is later: classmates may have it from an earlier
+    package, with a later time than the lock's, which git brought back with it
+    (a question removed, or a language taken out of a release, then restored by
+    a revert).
     """
     copies = list(map(_ENTRY, published.notes.values()))
     entries = list(map(lock.notes.get, published.notes))
@@ -521,10 +529,9 @@ def raise_times(lock: Lock, published: Published, clock: Clock, *, fresh: bool =
         guid: entry._replace(mtime=_newer(entry.mtime, entry.digest == copy.digest, copy.mtime, clock=clock))
         for guid, copy, entry in moved
     }
-    if fresh:
-        raised |= _fresh(lock, published.notes, now=clock.now())
+    raised |= _fresh(lock, published.notes, fresh.notes, now=clock.now())
     notetypes = {
-        key: _notetype_time(entry, published.notetypes.get(key), clock=clock, fresh=fresh)
+        key: _notetype_time(entry, published.notetypes.get(key), clock=clock, fresh=key in fresh.notetypes)
         for key, entry in lock.notetypes.items()
     }
     if not raised and notetypes == lock.notetypes:
@@ -541,13 +548,13 @@ def _notetype_time(
     return replace(entry, mtime=max(entry.mtime, clock.now())) if fresh else entry
 
 
-def _fresh(lock: Lock, published: Mapping[str, PublishedNote], *, now: int) -> dict[str, NoteLock]:
-    """The notes of ``lock`` that no package read holds, each with the time ``now`` unless its own is later."""
-    return {
-        guid: entry._replace(mtime=now)
-        for guid, entry in lock.notes.items()
-        if guid not in published and entry.mtime < now
-    }
+def _fresh(
+    lock: Lock, published: Mapping[str, PublishedNote], guids: Collection[str], *, now: int
+) -> dict[str, NoteLock]:
+    """The notes of ``lock`` of ``guids`` that no package read holds, each with the time ``now`` unless its own
+    is later."""
+    entries = (lock.notes.get(guid) for guid in guids if guid not in published)
+    return {entry.guid: entry._replace(mtime=now) for entry in entries if entry is not None and entry.mtime < now}
 
 
 def _newer(mtime: int, same: bool, published: int, *, clock: Clock) -> int:

@@ -46,7 +46,9 @@ from .package import package_bytes, remove_scratch
 from .preset import class_preset
 from .published import (
     Columns,
+    Fresh,
     Known,
+    Published,
     PublishedNotetype,
     Types,
     changes_since,
@@ -341,23 +343,39 @@ def _follow_published(
     see, whatever git did to the bank and its lock meanwhile. Where there are
     none, nothing was published yet, and every note is new. The packages
     ``known`` hold the notes as ``lock`` has them (see :func:`read_published`).
-    A publication (``leave_bank``) gives what no package holds a fresh time (see :func:`raise_times`).
     """
     bank, problems, out, kept = loaded.bank, Problems(), options.out, options.cache.kept
     previous = previous_changelog(out, bank.root / CHANGELOG_FILE, problems)
     # A publication's packages are the class's only record of what it was given: each one is read.
-    fresh = options.leave_bank
-    known = {} if fresh else known
+    known = {} if options.leave_bank else known
     published = read_published(out, bank.id, loaded.templates, problems=problems, kept=kept, clock=clock, known=known)
     problems.raise_for()
     result.warnings += problems.warnings
-    raised = raise_times(lock, published, clock, fresh=fresh)
     langs = {t.lang for t in loaded.templates.values()}
     names = {(deck.key, lang): bank.deck_name(deck, lang) for deck in bank.decks for lang in langs}
     # A language not read has no changes: its notes are not compared (after one edit, most of them).
-    result.changes.items += changes_since(published, loaded.notes, loaded.templates, decks=names)
+    changes = changes_since(published, loaded.notes, loaded.templates, decks=names)
+    raised = raise_times(lock, published, clock, fresh=_fresh(published, loaded, changes, every=options.leave_bank))
+    result.changes.items += changes
     result.changes.when = _latest(raised)
     return raised, previous, published.own
+
+
+def _fresh(published: Published, loaded: LoadedBank, changes: Sequence[Change], *, every: bool) -> Fresh:
+    """What gets a fresh time where no package read holds it: what is new to the packages of a language that were
+    read (a note of one that none holds was removed from them, if it ever was in one), or to those of ``every``
+    language built (a publication: a language may have been taken out of the release, the only record).
+
+    A note no package holds is one the changes call new: after most edits, none, and no note is looked at.
+    """
+    templates = loaded.templates
+    read = {templates[key].lang for key in published.notetypes.keys() & templates.keys()}
+    langs = {t.lang for t in templates.values() if every or t.lang in read}
+    types = frozenset(key for key, t in templates.items() if t.lang in langs)
+    new = {(c.lang, c.question) for c in changes if c.kind is ChangeKind.NEW and c.lang in langs}
+    if not new:
+        return Fresh(notetypes=types)
+    return Fresh(frozenset(head.guid for head in loaded.notes if (head.lang, head.question_id) in new), types)
 
 
 def _remove(gone: Sequence[Path], result: BuildResult, *, dry_run: bool) -> None:
