@@ -384,7 +384,7 @@ FAKE_GH = """#!/bin/sh
 release={release}
 case "$2" in
   upload) shift 3; for file in "$@"; do [ "$file" = --clobber ] || cp "$file" "$release/"; done ;;
-  delete-asset) rm "$release/$4" ;;
+  delete-asset) rm "$release/$4" || exit 1 ;;
 esac
 exit 0
 """
@@ -424,6 +424,9 @@ def test_a_language_no_longer_translated_leaves_the_release_with_the_next_public
     uploaded = run_step(bank.path, "publish", step_index(bank.path, "publish", "Publish"), f'PATH="{fake}:$PATH"\n')
     assert uploaded.returncode == 0, uploaded
     assert sorted(path.name for path in release.iterdir()) == sorted(["CHANGELOG.md", "physics-de.apkg", *attached])
+    # Run again (the asset is gone already): a warning, and the release as it is.
+    rerun = run_step(bank.path, "publish", step_index(bank.path, "publish", "Publish"), f'PATH="{fake}:$PATH"\n')
+    assert rerun.returncode == 0 and "::warning::Could not take physics-en.apkg out of the release" in rerun.stdout
     again = publish(decks=bank.path / "decks", last=release, out=tmp_path / "again")
     assert not again.new and again.dropped == [] and not (tmp_path / "again").exists()
 
