@@ -494,12 +494,15 @@ _UNPUBLISHED = PublishedNote._make([NoteLock._make([None] * 6), None, None])
 
 
 class Fresh(NamedTuple):
-    """The notes and note types that get a fresh time where no package read holds them (see :func:`raise_times`)."""
+    """The notes and note types that get a fresh time where no package read holds them (see :func:`raise_times`):
+    some were published once, and no package holds them any more."""
 
     #: The GUIDs of such notes.
     notes: frozenset[str] = frozenset()
     #: The keys of such note types.
     notetypes: frozenset[str] = frozenset()
+    #: The newest time any package ever published may hold: a fresh time is later.
+    after: int = 0
 
 
 def raise_times(lock: Lock, published: Published, clock: Clock, *, fresh: Fresh) -> Lock:
@@ -509,11 +512,11 @@ def raise_times(lock: Lock, published: Published, clock: Clock, *, fresh: Fresh)
     differs from what they have, so it gets a time after theirs. Where no time
     changes, ``lock`` itself.
 
-    A note or note type of ``fresh`` that no package read holds gets the time of
-    now, unless its own is later: classmates may have it from an earlier
-    package, with a later time than the lock's, which git brought back with it
-    (a question removed, or a language taken out of a release, then restored by
-    a revert).
+    A note or note type of ``fresh`` that no package read holds gets a time after
+    any ever published, unless its own is later: classmates may have it from an
+    earlier package, with a later time than the lock's, which git brought back
+    with it (a question removed, or a language taken out of a release, then
+    restored by a revert).
     """
     copies = list(map(_ENTRY, published.notes.values()))
     entries = list(map(lock.notes.get, published.notes))
@@ -529,9 +532,12 @@ def raise_times(lock: Lock, published: Published, clock: Clock, *, fresh: Fresh)
         guid: entry._replace(mtime=_newer(entry.mtime, entry.digest == copy.digest, copy.mtime, clock=clock))
         for guid, copy, entry in moved
     }
-    raised |= _fresh(lock, published.notes, fresh.notes, now=clock.now())
+    later = clock.after(fresh.after)
+    raised |= _fresh(lock, published.notes, fresh.notes, later=later)
     notetypes = {
-        key: _notetype_time(entry, published.notetypes.get(key), clock=clock, fresh=key in fresh.notetypes)
+        key: _notetype_time(
+            entry, published.notetypes.get(key), clock=clock, fresh=later if key in fresh.notetypes else 0
+        )
         for key, entry in lock.notetypes.items()
     }
     if not raised and notetypes == lock.notetypes:
@@ -539,22 +545,21 @@ def raise_times(lock: Lock, published: Published, clock: Clock, *, fresh: Fresh)
     return Lock(lock.bank, notetypes, {**lock.notes, **raised})
 
 
-def _notetype_time(
-    entry: NotetypeLock, shipped: PublishedNotetype | None, *, clock: Clock, fresh: bool
-) -> NotetypeLock:
-    """A note type's entry with its time raised as :func:`raise_times` raises a note's."""
+def _notetype_time(entry: NotetypeLock, shipped: PublishedNotetype | None, *, clock: Clock, fresh: int) -> NotetypeLock:
+    """A note type's entry with its time raised as :func:`raise_times` raises a note's: to ``fresh`` at least,
+    where none is published."""
     if shipped is not None:
         return replace(entry, mtime=_newer(entry.mtime, entry.digest == shipped.digest, shipped.mtime, clock=clock))
-    return replace(entry, mtime=max(entry.mtime, clock.now())) if fresh else entry
+    return replace(entry, mtime=fresh) if entry.mtime < fresh else entry
 
 
 def _fresh(
-    lock: Lock, published: Mapping[str, PublishedNote], guids: Collection[str], *, now: int
+    lock: Lock, published: Mapping[str, PublishedNote], guids: Collection[str], *, later: int
 ) -> dict[str, NoteLock]:
-    """The notes of ``lock`` of ``guids`` that no package read holds, each with the time ``now`` unless its own
-    is later."""
+    """The notes of ``lock`` of ``guids`` that no package read holds, each with the time ``later`` unless its own
+    is later still."""
     entries = (lock.notes.get(guid) for guid in guids if guid not in published)
-    return {entry.guid: entry._replace(mtime=now) for entry in entries if entry is not None and entry.mtime < now}
+    return {entry.guid: entry._replace(mtime=later) for entry in entries if entry is not None and entry.mtime < later}
 
 
 def _newer(mtime: int, same: bool, published: int, *, clock: Clock) -> int:
