@@ -380,8 +380,8 @@ def _fresh(
     rest is new: it keeps the time the lock gives it, so that builds on two computers, or two publications of
     one commit, agree. Such notes are among those the changes call new: after most edits, none.
     """
-    new = {(c.lang, c.question) for c in changes if c.kind is ChangeKind.NEW}
-    if not new:
+    new = {(c.lang, c.question) for c in changes if c.kind is ChangeKind.NEW} if previous else set()
+    if not new:  # nothing told before (a first build), or nothing new (an edit's build)
         return Fresh()
     templates = loaded.templates
     said = told(previous, latest=min(clock.now() + AHEAD, MAX_TIME))
