@@ -138,42 +138,6 @@ def _search(changes: list[Change]) -> str:
     return notes_search(by_notetype)
 
 
-class Told(NamedTuple):
-    """What a changelog told classmates before: what a note no package holds any more may have been."""
-
-    #: The languages it has a section of: their packages were published.
-    langs: frozenset[str]
-    #: Each question it told removed, with its language: its note was in a package.
-    removed: frozenset[tuple[str, str]]
-    #: The newest time a package it tells of may hold: the last second of its newest section's minute (0: none).
-    latest: int
-
-
-def told(changelog: str, *, latest: int) -> Told:
-    """What ``changelog`` told (see :func:`section`); a section's time after ``latest`` is no real time, and counts
-    as none. A line any text of the bank could make only tells of more: it gives a note a newer time, no older."""
-    langs: set[str] = set()
-    removed: set[tuple[str, str]] = set()
-    newest, lang = 0, ""
-    for line in changelog.splitlines():
-        if line.startswith("## ") and (minute := _minute(line.removeprefix("## "))) is not None:
-            newest = max(newest, minute + 59) if minute + 59 <= latest else newest
-        elif line.startswith("### "):
-            lang = line.removeprefix("### ")
-            langs.add(lang)
-        elif line.startswith("- removed ") and lang:
-            removed.add((lang, line.removeprefix("- removed ")))
-    return Told(frozenset(langs), frozenset(removed), newest)
-
-
-def _minute(stamp: str) -> int | None:
-    """The time of a section's heading (see :func:`section`), in seconds; None for any other text."""
-    try:
-        return int(dt.datetime.strptime(stamp, "%Y-%m-%d %H:%M UTC").replace(tzinfo=dt.UTC).timestamp())
-    except ValueError:
-        return None
-
-
 def previous_changelog(out: Path, first: Path, problems: Problems) -> str:
     """The changelog published with the packages in ``out``, else the one ``first`` versions kept in the bank."""
     # A link planted in the output folder is not read, only replaced.

@@ -43,8 +43,7 @@ class BuildOptions:
     verbose: bool = False
     #: Fail instead of changing the lock (for CI).
     frozen: bool = field(default=False, metadata=_HOW)
-    #: Write nothing into the bank folder, and take the packages in the output folder for the only record of what
-    #: the class was given: a publication is made from the commit as it is, and from the last publication.
+    #: Write nothing into the bank folder (a publication is made from the commit as it is).
     leave_bank: bool = field(default=False, metadata=_HOW)
     #: Compute everything and write nothing.
     dry_run: bool = field(default=False, metadata=_HOW)

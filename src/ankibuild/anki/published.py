@@ -21,7 +21,7 @@ import sqlite3
 import tempfile
 import zipfile
 import zlib
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from itertools import compress, repeat
@@ -36,7 +36,7 @@ from ..errors import Problems, Severity
 from ..kinds import KINDS
 from ..load.render import CardTemplates, NoteHead, Side, note_digest, notetype_digest
 from ..lock.clock import MAX_TIME, Clock
-from ..lock.format import MAX_ID, Lock, NoteLock, NotetypeLock, changed_parts
+from ..lock.format import MAX_ID, Lock, NoteLock, changed_parts
 from ..model import SLUG
 from ..paths import UnsafePathError, open_inside
 from ..version import code_fingerprint
@@ -493,30 +493,12 @@ _LANG_OF, _GUID_OF, _DIGEST_OF, _DECK_OF = (
 _UNPUBLISHED = PublishedNote._make([NoteLock._make([None] * 6), None, None])
 
 
-class Fresh(NamedTuple):
-    """The notes and note types that get a fresh time where no package read holds them (see :func:`raise_times`):
-    some were published once, and no package holds them any more."""
-
-    #: The GUIDs of such notes.
-    notes: frozenset[str] = frozenset()
-    #: The keys of such note types.
-    notetypes: frozenset[str] = frozenset()
-    #: The newest time any package ever published may hold: a fresh time is later.
-    after: int = 0
-
-
-def raise_times(lock: Lock, published: Published, clock: Clock, *, fresh: Fresh) -> Lock:
+def raise_times(lock: Lock, published: Published, clock: Clock) -> Lock:
     """``lock`` with the published copy's time where the content is the same, and a newer one where it differs.
 
     This is what carries a revert to classmates: the reverted note's content
     differs from what they have, so it gets a time after theirs. Where no time
     changes, ``lock`` itself.
-
-    A note or note type of ``fresh`` that no package read holds gets a time after
-    any ever published, unless its own is later: classmates may have it from an
-    earlier package, with a later time than the lock's, which git brought back
-    with it (a question removed, or a language taken out of a release, then
-    restored by a revert).
     """
     copies = list(map(_ENTRY, published.notes.values()))
     entries = list(map(lock.notes.get, published.notes))
@@ -532,34 +514,15 @@ def raise_times(lock: Lock, published: Published, clock: Clock, *, fresh: Fresh)
         guid: entry._replace(mtime=_newer(entry.mtime, entry.digest == copy.digest, copy.mtime, clock=clock))
         for guid, copy, entry in moved
     }
-    later = clock.after(fresh.after)
-    raised |= _fresh(lock, published.notes, fresh.notes, later=later)
     notetypes = {
-        key: _notetype_time(
-            entry, published.notetypes.get(key), clock=clock, fresh=later if key in fresh.notetypes else 0
-        )
+        key: replace(entry, mtime=_newer(entry.mtime, entry.digest == shipped.digest, shipped.mtime, clock=clock))
+        if (shipped := published.notetypes.get(key)) is not None
+        else entry
         for key, entry in lock.notetypes.items()
     }
     if not raised and notetypes == lock.notetypes:
         return lock
     return Lock(lock.bank, notetypes, {**lock.notes, **raised})
-
-
-def _notetype_time(entry: NotetypeLock, shipped: PublishedNotetype | None, *, clock: Clock, fresh: int) -> NotetypeLock:
-    """A note type's entry with its time raised as :func:`raise_times` raises a note's: to ``fresh`` at least,
-    where none is published."""
-    if shipped is not None:
-        return replace(entry, mtime=_newer(entry.mtime, entry.digest == shipped.digest, shipped.mtime, clock=clock))
-    return replace(entry, mtime=fresh) if entry.mtime < fresh else entry
-
-
-def _fresh(
-    lock: Lock, published: Mapping[str, PublishedNote], guids: Collection[str], *, later: int
-) -> dict[str, NoteLock]:
-    """The notes of ``lock`` of ``guids`` that no package read holds, each with the time ``later`` unless its own
-    is later still."""
-    entries = (lock.notes.get(guid) for guid in guids if guid not in published)
-    return {entry.guid: entry._replace(mtime=later) for entry in entries if entry is not None and entry.mtime < later}
 
 
 def _newer(mtime: int, same: bool, published: int, *, clock: Clock) -> int:

@@ -23,13 +23,13 @@ from typing import TYPE_CHECKING
 
 from ..atomic import Ahead, remove_stale_temporaries, write_if_changed
 from ..cache import Cache, cache_root, digest
-from ..changelog import CHANGELOG_FILE, Change, ChangeKind, previous_changelog, ready_changelog, told
+from ..changelog import CHANGELOG_FILE, Change, ChangeKind, previous_changelog, ready_changelog
 from ..errors import Problem, Problems, Severity, ShapeChangeError
 from ..forked import Forked, can_fork
 from ..load.deckfiles import FileResult
 from ..load.render import CardTemplates, NoteHead
 from ..load.stage import LoadedBank
-from ..lock.clock import MAX_TIME, Clock
+from ..lock.clock import Clock
 from ..lock.format import Lock
 from ..lock.plan import LockPlan, check_frozen
 from ..lock.stamp import Shape, stamp_lock
@@ -45,11 +45,8 @@ from .kept import Kept, Later, now
 from .package import package_bytes, remove_scratch
 from .preset import class_preset
 from .published import (
-    AHEAD,
     Columns,
-    Fresh,
     Known,
-    Published,
     PublishedNotetype,
     Types,
     changes_since,
@@ -347,51 +344,16 @@ def _follow_published(
     """
     bank, problems, out, kept = loaded.bank, Problems(), options.out, options.cache.kept
     previous = previous_changelog(out, bank.root / CHANGELOG_FILE, problems)
-    # A publication's packages are the class's only record of what it was given: each one is read.
-    known = {} if options.leave_bank else known
     published = read_published(out, bank.id, loaded.templates, problems=problems, kept=kept, clock=clock, known=known)
     problems.raise_for()
     result.warnings += problems.warnings
+    raised = raise_times(lock, published, clock)
     langs = {t.lang for t in loaded.templates.values()}
     names = {(deck.key, lang): bank.deck_name(deck, lang) for deck in bank.decks for lang in langs}
     # A language not read has no changes: its notes are not compared (after one edit, most of them).
-    changes = changes_since(published, loaded.notes, loaded.templates, decks=names)
-    fresh = _fresh(published, loaded, changes, previous, publication=options.leave_bank, clock=clock)
-    raised = raise_times(lock, published, clock, fresh=fresh)
-    result.changes.items += changes
+    result.changes.items += changes_since(published, loaded.notes, loaded.templates, decks=names)
     result.changes.when = _latest(raised)
     return raised, previous, published.own
-
-
-def _fresh(
-    published: Published,
-    loaded: LoadedBank,
-    changes: Sequence[Change],
-    previous: str,
-    *,
-    publication: bool,
-    clock: Clock,
-) -> Fresh:
-    """What was published once and no package read holds any more, to give a time after any published.
-
-    A question the ``previous`` changelog told removed in a language, and a language it has a section of whose
-    packages a ``publication`` no longer has (the workflow takes one no longer made out of the release): each
-    comes back, with a revert, with the lock's time, which may be older than the copy classmates kept. The
-    rest is new: it keeps the time the lock gives it, so that builds on two computers, or two publications of
-    one commit, agree. Such notes are among those the changes call new: after most edits, none.
-    """
-    new = {(c.lang, c.question) for c in changes if c.kind is ChangeKind.NEW} if previous else set()
-    if not new:  # nothing told before (a first build), or nothing new (an edit's build)
-        return Fresh()
-    templates = loaded.templates
-    said = told(previous, latest=min(clock.now() + AHEAD, MAX_TIME))
-    read = {templates[key].lang for key in published.notetypes.keys() & templates.keys()}
-    back = {t.lang for t in templates.values() if publication and t.lang in said.langs and t.lang not in read}
-    again = {(lang, question) for lang, question in new if lang in back or (lang, question) in said.removed}
-    if not again:
-        return Fresh()
-    notes = frozenset(head.guid for head in loaded.notes if (head.lang, head.question_id) in again)
-    return Fresh(notes, frozenset(key for key, t in templates.items() if t.lang in back), said.latest)
 
 
 def _remove(gone: Sequence[Path], result: BuildResult, *, dry_run: bool) -> None:
