@@ -431,6 +431,51 @@ def test_a_language_no_longer_translated_leaves_the_release_with_the_next_public
     assert not again.new and again.dropped == [] and not (tmp_path / "again").exists()
 
 
+def test_a_language_brought_back_with_a_text_the_lock_does_not_hold_reaches_classmates(tmp_path: Path) -> None:
+    """A language published, edited on the web (no lock committed), taken out of the release, then brought back
+    from the first commit with one word changed (docs/rebuilds.md): no package holds it any more, and its text
+    is not the lock's, so it gets a new time, later than the edit classmates hold."""
+    made = _ankibuild(tmp_path, "init", "physics", "--lang", "de", "--lang", "en", "--from", ORIGIN)
+    assert made.exit_code == 0, made.output
+    bank = Repo(tmp_path / "physics")
+    (bank.path / "decks" / "mechanics.yaml").write_text(MECHANICS, encoding="utf-8")
+    assert _ankibuild(bank.path, "build").exit_code == 0  # the teacher builds once, and commits the lock
+    start = bank.commit("Start the bank, with its lock")
+    releases = [tmp_path / "nothing-published-yet"]
+
+    def ci(hours: int) -> Publication:
+        out = tmp_path / f"out-{hours}"
+        made = publish(decks=bank.path / "decks", last=releases[-1], out=out, clock=Clock(lambda: START + hours * HOUR))
+        if made.new:
+            releases.append(out)  # as the workflow leaves the release: nothing the publication does not hold
+        return made
+
+    with collection(tmp_path / "classmate.anki2") as col:
+
+        def study() -> str:
+            for package in sorted(releases[-1].glob("*.apkg")):
+                import_package(col, package)
+            (nid,) = col.find_notes('"ID:inertia" "note:physics (en)"')
+            return str(col.get_note(nid)["Question"])
+
+        assert ci(1).new and study() == "Does a body with no force keep moving?"
+        _edit(bank, "mechanics.yaml", "keep moving?", "keep moving in a straight line?")
+        bank.commit("Say in which way, in the web editor")
+        assert ci(2).new and study() == "Does a body with no force keep moving in a straight line?"
+        for path in (bank.path / "decks").glob("*.yaml"):
+            text = path.read_text(encoding="utf-8")
+            path.write_text(re.sub(r"^    en:\n(?:      .*\n)+", "", text, flags=re.MULTILINE), encoding="utf-8")
+        _edit(bank, "mechanics.yaml", "Siehe Skript.", "Siehe Skript, Kapitel 2.")
+        bank.commit("Take the English out for a rewrite")
+        assert ci(3).dropped == ["physics-en.apkg"]
+        bank.git("checkout", "-q", start, "--", "decks")
+        _edit(bank, "mechanics.yaml", "keep moving?", "keep on moving?")
+        bank.commit("Bring the English back as it first was, but for a word")
+        back = ci(4)
+        assert back.new and "physics-en.apkg" in {path.name for path in releases[-1].iterdir()}
+        assert study() == "Does a body with no force keep on moving?"
+
+
 def test_a_first_publication_is_the_same_whenever_it_is_made(tmp_path: Path) -> None:
     """Nothing was published: every note is new to the release, and keeps the time the committed lock gives it."""
     made = _ankibuild(tmp_path, "init", "physics", "--lang", "de", "--lang", "en", "--from", ORIGIN)
