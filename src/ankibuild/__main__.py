@@ -1,6 +1,8 @@
 """The ``ankibuild`` program, and ``python -m ankibuild``."""
 
 import gc
+import sys
+from typing import NoReturn
 
 
 def main() -> None:
@@ -10,9 +12,24 @@ def main() -> None:
     loading them makes, some fourteen times (3 ms).
     """
     gc.disable()
-    from ankibuild.command import run
+    try:
+        from ankibuild.command import run
 
-    run()
+        run()
+    except ImportError as missing:
+        _incomplete(missing)
+
+
+def _incomplete(missing: ImportError) -> NoReturn:
+    """An installation that lacks a module the command loads (installed without its dependencies, or one of them
+    removed since) is a fault of the machine: said in one line, not a traceback, with how to mend it. Whatever
+    the command had begun is left as any stopped command leaves it: every file as it was, or whole and new."""
+    name = f"the module {missing.name!r}" if missing.name else "a module it needs"
+    sys.stderr.write(
+        f"Error: ankibuild cannot load {name} ({missing}): its installation is incomplete. Install it again with "
+        "its dependencies (pip install --force-reinstall ankibuild), then run the command again.\n"
+    )
+    sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -118,6 +118,27 @@ def test_a_file_size_limit_is_one_line_and_the_previous_outputs_stay(project: Pr
     assert not list(project.out.glob(".*.tmp"))
 
 
+#: The program as its script starts it, with the module named first missing from its installation.
+_WITHOUT = """
+import sys
+sys.modules[sys.argv[1]] = None  # any import of it fails, as when it is not installed
+sys.argv = ["ankibuild", *sys.argv[2:]]
+from ankibuild.__main__ import main
+main()
+"""
+
+
+@pytest.mark.parametrize("module", ["genanki", "click", "yaml", "markdown_it"])
+def test_an_installation_without_a_dependency_is_one_line(project: Project, module: str) -> None:
+    """Installed without its dependencies, or one removed since: the module is named, with how to mend it."""
+    before = snapshot(project.decks)
+    command = [sys.executable, "-c", _WITHOUT, module, "build", "--out", str(project.out)]
+    result = subprocess.run(command, cwd=project.root, capture_output=True, text=True)
+    _one_line_error(result, f"cannot load the module '{module}'", "pip install --force-reinstall ankibuild")
+    assert snapshot(project.decks) == before
+    assert not project.out.exists()
+
+
 def test_a_closed_standard_output_still_builds(project: Project) -> None:
     """``ankibuild build >&-`` (or with standard error closed): the packages are written, exit 0."""
     for closed in (">&-", "2>&-", ">&- 2>&-"):
