@@ -25,6 +25,8 @@ def _incomplete(missing: ImportError) -> NoReturn:
     removed since) is a fault of the machine: said in one line, not a traceback, with how to mend it. Whatever
     the command had begun is left as any stopped command leaves it: every file as it was, or whole and new."""
     name = f"the module {missing.name!r}" if missing.name else "a module it needs"
+    if sys.stderr is None:  # started with it closed: the exit code alone tells
+        sys.exit(1)
     sys.stderr.write(
         f"Error: ankibuild cannot load {name} ({missing}): its installation is incomplete. Install it again with "
         "its dependencies (pip install --force-reinstall ankibuild), then run the command again.\n"
