@@ -1,37 +1,58 @@
 """The ``ankibuild`` program, and ``python -m ankibuild``."""
 
+import contextlib
 import gc
+import os
 import sys
+from pathlib import Path
 from typing import NoReturn
+
+from ankibuild import faults
 
 
 def main() -> None:
     """The ``ankibuild`` command (:func:`.command.run`), its modules loaded with the cycle collector off.
 
     The command turns the collector off for good; off before they are loaded, it does not walk what
-    loading them makes, some fourteen times (3 ms).
+    loading them makes, some fourteen times (3 ms). Whatever stops it, at any moment, is said in one
+    line (see :mod:`.faults`): the commands say what stops them themselves, this says the rest.
     """
     gc.disable()
     try:
+        faults.stop_on_termination()
+        _in_a_folder()
         from ankibuild.command import run
 
         run()
+    except KeyboardInterrupt:
+        _end(faults.INTERRUPTED_WORDS, faults.INTERRUPTED)
     except ImportError as missing:
-        _incomplete(missing)
+        _end(f"Error: {faults.incomplete(missing)}", 1)
+    except MemoryError:
+        _end(f"Error: {faults.short_of('the memory it needs')}", 1)
+    except OSError as err:
+        _end(f"Error: {faults.of_system(err, os.fsdecode(err.filename) if err.filename else '')}", 1)
 
 
-def _incomplete(missing: ImportError) -> NoReturn:
-    """An installation that lacks a module the command loads (installed without its dependencies, or one of them
-    removed since) is a fault of the machine: said in one line, not a traceback, with how to mend it. Whatever
-    the command had begun is left as any stopped command leaves it: every file as it was, or whole and new."""
-    name = f"the module {missing.name!r}" if missing.name else "a module it needs"
-    if sys.stderr is None:  # started with it closed: the exit code alone tells
-        sys.exit(1)
-    sys.stderr.write(
-        f"Error: ankibuild cannot load {name} ({missing}): its installation is incomplete. Install it again with "
-        "its dependencies (pip install --force-reinstall ankibuild), then run the command again.\n"
-    )
-    sys.exit(1)
+def _in_a_folder() -> None:
+    """End the program if the folder it was started in was removed: every relative path is found from there."""
+    try:
+        Path.cwd()
+    except FileNotFoundError:
+        _end(f"Error: {faults.NO_FOLDER}", 1)
+
+
+def _end(words: str, code: int) -> NoReturn:
+    """End the program with ``code``, having said ``words`` (unless standard error is closed, or nobody reads it)."""
+    try:
+        for stream in (sys.stdout, sys.stderr):  # what was printed before comes first
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                stream.flush()
+        if sys.stderr is not None:
+            sys.stderr.write(f"{words}\n")
+            sys.stderr.flush()
+    finally:
+        os._exit(code)  # what stopped it is said: nothing is left to tear down
 
 
 if __name__ == "__main__":

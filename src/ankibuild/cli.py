@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
-from . import commandline
+from . import commandline, faults
 from .api import build_with
 from .buildlock import DEFAULT_WAIT
 from .cards.folders import TemplateFolders
@@ -83,10 +83,6 @@ _wait = click.option(
 )
 
 
-#: The exit code of a command interrupted with Ctrl-C, as shells report a process SIGINT ended.
-INTERRUPTED = 130
-
-
 class _Failure(click.ClickException):
     """An error the user can fix (:class:`AnkibuildError`), shown and ended as click shows and ends its own."""
 
@@ -144,8 +140,8 @@ def _in_words() -> Iterator[None]:
     try:
         yield
     except KeyboardInterrupt:
-        click.echo("Interrupted: every file is as it was or whole and new; run the command again.", err=True)
-        raise click.exceptions.Exit(INTERRUPTED) from None
+        click.echo(faults.INTERRUPTED_WORDS, err=True)
+        raise click.exceptions.Exit(faults.INTERRUPTED) from None
     except BrokenPipeError:  # `ankibuild build | head -1`: what was asked is done, only the summary is cut
         raise AnkibuildError("the standard output was closed before everything was printed") from None
     except BrokenExecutor:  # a worker process ended before its work was done: killed, or out of memory
@@ -154,11 +150,14 @@ def _in_words() -> Iterator[None]:
             "of memory). Every file is as it was or whole and new; free some memory, then run the command again."
         ) from None
     except OSError as err:
-        where = f"{click.format_filename(err.filename)}: " if err.filename else ""
-        raise AnkibuildError(
-            f"{where}{err.strerror or err}. Every file is as it was or whole and new; "
-            "make room or choose another folder, then run the command again."
-        ) from None
+        name = click.format_filename(err.filename) if err.filename else ""
+        raise AnkibuildError(faults.of_system(err, name)) from None
+    except MemoryError:
+        raise AnkibuildError(faults.short_of("the memory it needs")) from None
+    except RuntimeError as error:  # a limit on processes or memory: the system refuses the build a thread
+        if not faults.thread_refused(error):
+            raise
+        raise AnkibuildError(faults.short_of("a thread")) from None
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})

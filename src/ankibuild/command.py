@@ -13,6 +13,8 @@ from __future__ import annotations
 import gc
 import os
 import sys
+from collections.abc import Callable
+from functools import partial
 from typing import NoReturn
 
 from .api import built
@@ -52,29 +54,35 @@ def _told(argv: list[str]) -> int | None:
     except Exception:  # options refused (a templates folder gone...): click goes the usual way and says why
         return None
     if result is not None:
-        return _print(result, options.dry_run, quiet)
+        return _said(partial(_print, result, options.dry_run, quiet))
     # On a terminal, warnings are coloured and a bar shows the progress: click's.
-    return None if sys.stderr.isatty() else _built(options, state, quiet)
+    return None if sys.stderr.isatty() else _said(partial(_built, options, state, quiet))
+
+
+def _said(command: Callable[[], int | None]) -> int | None:
+    """The exit code of ``command``, or of what stopped it, shown as a command shows it (see :func:`.cli.ended`);
+    None to go through click."""
+    try:
+        return command()
+    except (Exception, KeyboardInterrupt) as error:
+        from .cli import ended
+
+        return ended(error)
 
 
 def _built(options: BuildOptions, state: BuildState, quiet: bool) -> int:
-    """The exit code of the build the options ask for, run without click: what it did, or what stopped it, printed.
+    """The exit code of the build the options ask for, run without click, what it did printed.
 
     Loading click and the command line takes some 30 ms, which a build after
     one edit is spared; click is loaded only to say what stopped a build, or to
     take escapes out of what it prints.
     """
-    try:
-        result = built(options, state)
-        code = _print(result, options.dry_run, quiet)
-        if code is None:
-            from .cli import told
+    result = built(options, state)
+    code = _print(result, options.dry_run, quiet)
+    if code is None:
+        from .cli import told
 
-            code = told(result, options.dry_run, quiet)
-    except (Exception, KeyboardInterrupt) as error:
-        from .cli import ended
-
-        return ended(error)
+        code = told(result, options.dry_run, quiet)
     return code
 
 
@@ -88,6 +96,7 @@ def _print(result: BuildResult, dry_run: bool, quiet: bool) -> int | None:
         sys.stderr.write("".join(f"{line}\n" for line in warnings))
     if said:
         sys.stdout.write("".join(f"{line}\n" for line in said))
+        sys.stdout.flush()  # a full disk or a closed pipe is said here, not lost as the process ends
     return int(would_change(result, dry_run))
 
 

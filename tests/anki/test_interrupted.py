@@ -24,7 +24,8 @@ from click.testing import CliRunner
 import ankibuild
 from ankibuild import atomic
 from ankibuild.anki import target
-from ankibuild.cli import INTERRUPTED, main
+from ankibuild.cli import main
+from ankibuild.faults import INTERRUPTED
 from ankibuild.lock.format import LOCK_FILE
 from ankibuild.translations.record import TRANSLATIONS_FILE
 
@@ -36,7 +37,8 @@ LANGS = ("de", "en")
 
 PAUSING_BUILD = """
 import glob, os, signal, sys, time
-from ankibuild.cli import INTERRUPTED, main
+from ankibuild.cli import main
+from ankibuild.faults import INTERRUPTED
 
 # Ctrl-C as in a terminal: a test runner's worker may ignore SIGINT, and a child inherits that.
 signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import resource
+import shlex
 import signal
 import subprocess
 import sys
@@ -19,6 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from ankibuild.cli import main
+from ankibuild.faults import INTERRUPTED, INTERRUPTED_WORDS
 
 from ..conftest import ROOT, Project, snapshot
 
@@ -118,25 +120,126 @@ def test_a_file_size_limit_is_one_line_and_the_previous_outputs_stay(project: Pr
     assert not list(project.out.glob(".*.tmp"))
 
 
-#: The program as its script starts it, with the module named first missing from its installation.
-_WITHOUT = """
-import sys
-sys.modules[sys.argv[1]] = None  # any import of it fails, as when it is not installed
-sys.argv = ["ankibuild", *sys.argv[2:]]
+#: The program as its script starts it, once ``setup`` ran: with the signals that end it as a terminal leaves them
+#: (a test runner's worker may ignore some, and a child inherits that).
+_PROGRAM = """
+import os, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
+signal.signal(signal.SIGHUP, signal.SIG_DFL)
+{setup}
+sys.argv = ["ankibuild", *sys.argv[1:]]
 from ankibuild.__main__ import main
 main()
 """
+
+
+def _program(project: Project, setup: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """The program run with ``args`` in the project's folder, once ``setup`` (Python) ran in its process."""
+    command = [sys.executable, "-c", _PROGRAM.format(setup=setup), *args]
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    return subprocess.run(command, cwd=project.root, capture_output=True, text=True, env=env)
 
 
 @pytest.mark.parametrize("module", ["genanki", "click", "yaml", "markdown_it"])
 def test_an_installation_without_a_dependency_is_one_line(project: Project, module: str) -> None:
     """Installed without its dependencies, or one removed since: the module is named, with how to mend it."""
     before = snapshot(project.decks)
-    command = [sys.executable, "-c", _WITHOUT, module, "build", "--out", str(project.out)]
-    result = subprocess.run(command, cwd=project.root, capture_output=True, text=True)
+    missing = f"sys.modules[{module!r}] = None  # any import of it fails, as when it is not installed"
+    result = _program(project, missing, "build", "--out", str(project.out))
     _one_line_error(result, f"cannot load the module '{module}'", "pip install --force-reinstall ankibuild")
     assert snapshot(project.decks) == before
     assert not project.out.exists()
+
+
+#: ``setup`` for :func:`_program` that sends the process the signal named ``name`` as the quick look begins.
+_SIGNALLED_AT_ONCE = """
+from ankibuild.state import BuildState
+looking = BuildState.unchanged
+def signalled(self):
+    os.kill(os.getpid(), signal.{name})
+    return looking(self)
+BuildState.unchanged = signalled
+"""
+
+
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_a_command_interrupted_before_it_builds_is_one_line(project: Project, name: str) -> None:
+    """Ctrl-C, a CI job cancelled or a terminal closed while the build looks whether anything changed (most of
+    a build with nothing to do): said as any interruption is, with its exit code."""
+    assert _build(project, project.out).returncode == 0
+    result = _program(project, _SIGNALLED_AT_ONCE.format(name=name), "build", "--out", str(project.out))
+    assert result.returncode == INTERRUPTED, result.stderr
+    assert result.stderr.splitlines() == [INTERRUPTED_WORDS]
+
+
+#: ``setup`` for :func:`_program` that sends the process the signal named ``name`` as a package is to be put in
+#: place, its new bytes whole in its temporary file, the records' written ahead.
+_SIGNALLED_AS_A_PACKAGE_IS_PUT = """
+replace = os.replace
+def signalled(source, destination):
+    if os.fspath(destination).endswith(".apkg"):
+        os.kill(os.getpid(), signal.{name})
+    replace(source, destination)
+os.replace = signalled
+"""
+
+
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
+def test_a_build_ended_by_a_signal_leaves_no_temporary_file(project: Project, name: str) -> None:
+    """A CI job cancelled, a terminal closed: the build ends as on Ctrl-C, the files it was writing removed,
+    none left beside the bank to be committed."""
+    assert _build(project, project.out).returncode == 0
+    project.edit("ai-hardware.yaml", OLD, "Die Intensität ist gering")
+    before = snapshot(project.out, project.decks)
+    setup = _SIGNALLED_AS_A_PACKAGE_IS_PUT.format(name=name)
+    result = _program(project, setup, "build", "--out", str(project.out))
+    assert result.returncode == INTERRUPTED, result.stderr
+    assert result.stderr.splitlines()[-1] == INTERRUPTED_WORDS
+    assert snapshot(project.out, project.decks) == before
+    assert not [*project.out.glob(".*.tmp"), *project.decks.glob(".*.tmp")]
+
+
+def test_a_folder_removed_under_the_command_is_one_line(project: Project) -> None:
+    """Started in a folder removed since (a branch switched in another terminal): said so, not a traceback."""
+    command = (
+        f"mkdir gone && cd gone && rmdir ../gone && exec {shlex.quote(sys.executable)} -m ankibuild build "
+        f"--decks {shlex.quote(str(project.decks))} --out {shlex.quote(str(project.out))}"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    result = subprocess.run(command, shell=True, cwd=project.root, capture_output=True, text=True, env=env)
+    _one_line_error(result, "the folder this command was started in no longer exists", "(cd)")
+    assert not project.out.exists()
+
+
+def test_a_full_standard_output_is_one_line(project: Project) -> None:
+    """``ankibuild build > /dev/full``: with nothing to do as after an edit, the summary that cannot be
+    written is said in one line, exit 1."""
+    assert _build(project, project.out).returncode == 0
+    _one_line_error(_build(project, project.out, shell="> /dev/full"), "No space left on device")
+    project.edit("ai-hardware.yaml", OLD, "Die Intensität ist gering")
+    edited = _build(project, project.out, shell="> /dev/full")  # its warnings first: the other texts may be outdated
+    assert edited.returncode == 1, edited.stderr
+    assert edited.stderr.splitlines()[-1].startswith("Error: No space left on device"), edited.stderr
+
+
+#: ``setup`` for :func:`_program`: the system refuses every thread, as under a low limit on processes or memory.
+_NO_THREAD = """
+import threading
+def refused(self):
+    raise RuntimeError("can't start new thread")
+threading.Thread.start = refused
+"""
+
+
+def test_a_thread_refused_is_one_line(project: Project) -> None:
+    """A container's limit on processes, a low ``ulimit -v``: the build could not start a thread, and says so."""
+    assert _build(project, project.out).returncode == 0
+    project.edit("ai-hardware.yaml", OLD, "Die Intensität ist gering")
+    before = snapshot(project.out, project.decks)
+    result = _program(project, _NO_THREAD, "build", "--out", str(project.out))
+    _one_line_error(result, "would not give the command a thread", "ulimit")
+    assert snapshot(project.out, project.decks) == before
 
 
 def test_a_closed_standard_output_still_builds(project: Project) -> None:

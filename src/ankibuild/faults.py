@@ -1,0 +1,86 @@
+"""What a command says when the machine stops it: one line, with what to do about it.
+
+Nothing here loads another module of the program: :mod:`ankibuild.__main__`
+says these at any moment, even while the program's modules are loading, and
+the commands say them through click (see :func:`ankibuild.cli.ended`).
+"""
+
+from __future__ import annotations
+
+import errno
+import signal
+from types import FrameType
+from typing import NoReturn
+
+#: The exit code of a command interrupted (Ctrl-C, or a signal to end it), as shells report a process SIGINT ended.
+INTERRUPTED = 130
+#: What a command interrupted says: the files it was writing are removed, or were put in place whole.
+INTERRUPTED_WORDS = "Interrupted: every file is as it was or whole and new; run the command again."
+_WHOLE = "Every file is as it was or whole and new"
+
+_ROOM = "make room on the disk"
+_RIGHTS = "choose a folder you may write to, or get the right to write there"
+#: What to do about an error of the system, by its name; the others ask to mend what it says.
+_NAMED = {
+    "ENOSPC": _ROOM,
+    "EDQUOT": "make room within your disk quota",
+    "EFBIG": "raise the limit on a file's size (ulimit -f) or make room",
+    "EROFS": "choose a folder on a disk that can be written",
+    "EACCES": _RIGHTS,
+    "EPERM": _RIGHTS,
+    "EMFILE": "raise the limit on open files (ulimit -n)",
+    "ENFILE": "close some programs: the system has too many files open",
+    "ENOMEM": "free some memory",
+}
+#: The same by number, for the names this system has.
+_REMEDIES = {getattr(errno, name): remedy for name, remedy in _NAMED.items() if hasattr(errno, name)}
+
+
+def stop_on_termination() -> None:
+    """End on SIGTERM and SIGHUP (a CI job cancelled, a terminal closed) as on Ctrl-C: the files being written
+    are removed rather than left beside the bank. A signal the program was started to ignore stays ignored."""
+    for name in ("SIGTERM", "SIGHUP"):  # Windows has no SIGHUP
+        number = getattr(signal, name, None)
+        if number is not None and signal.getsignal(number) is signal.SIG_DFL:
+            signal.signal(number, _interrupt)
+
+
+def _interrupt(number: int, frame: FrameType | None) -> NoReturn:
+    raise KeyboardInterrupt
+
+
+def of_system(err: OSError, name: str) -> str:
+    """What to say of ``err``, which the system gave about the file ``name`` ("" for none)."""
+    where = f"{name}: " if name else ""
+    remedy = _REMEDIES.get(err.errno or 0, "mend what it says")
+    return f"{where}{err.strerror or err}. {_WHOLE}; {remedy}, then run the command again."
+
+
+def short_of(what: str) -> str:
+    """What to say when the machine would not give the command ``what`` (memory, a thread)."""
+    return (
+        f"the machine would not give the command {what} (memory short, or a limit on memory or processes). "
+        f"{_WHOLE}; free some memory or raise the limit (ulimit -v, ulimit -u), then run the command again."
+    )
+
+
+def thread_refused(error: RuntimeError) -> bool:
+    """Whether ``error`` is the one Python raises when the system refuses it a thread."""
+    return str(error) == "can't start new thread"
+
+
+def incomplete(missing: ImportError) -> str:
+    """What to say when a module the command loads is missing: installed without its dependencies, or one of them
+    removed since."""
+    name = f"the module {missing.name!r}" if missing.name else "a module it needs"
+    return (
+        f"ankibuild cannot load {name} ({missing}): its installation is incomplete. Install it again with "
+        "its dependencies (pip install --force-reinstall ankibuild), then run the command again."
+    )
+
+
+#: What to say when the folder the command was started in was removed: no relative path can be found from it.
+NO_FOLDER = (
+    "the folder this command was started in no longer exists (it was removed or moved): go to your bank's folder "
+    "again (cd), then run the command again."
+)
