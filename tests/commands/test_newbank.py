@@ -68,7 +68,8 @@ def test_init_writes_a_shared_repository(tmp_path: Path) -> None:
         .read_text(encoding="utf-8")
         .startswith("# yaml-language-server: $schema=../schema/bank.json\n")
     )
-    assert {"dist/", ".ankibuild.build-lock"} <= set((tmp_path / ".gitignore").read_text(encoding="utf-8").split())
+    ignored = set((tmp_path / ".gitignore").read_text(encoding="utf-8").split())
+    assert {"dist/", ".ankibuild.build-lock", ".*.tmp"} <= ignored
     hook = yaml.safe_load((tmp_path / ".pre-commit-config.yaml").read_text(encoding="utf-8"))
     assert hook["repos"][0] | {"hooks": None} == {"repo": "https://git.example.org/x", "rev": "v9", "hooks": None}
     assert hook["repos"][0]["hooks"][0]["id"] == "ankibuild-check"
