@@ -45,6 +45,9 @@ def _in_a_folder() -> None:
 def _end(words: str, code: int) -> NoReturn:
     """End the program with ``code``, having said ``words`` (unless standard error is closed, or nobody reads it)."""
     try:
+        cache = sys.modules.get("ankibuild.cache")  # loaded by then if a build made a private folder
+        if cache is not None:
+            cache.remove_scratch()
         for stream in (sys.stdout, sys.stderr):  # what was printed before comes first
             with contextlib.suppress(OSError, ValueError, AttributeError):
                 stream.flush()

@@ -344,15 +344,35 @@ def refusal(folder: Path) -> str | None:
     return None
 
 
+#: The folders :func:`_private_scratch` made, to remove as the process ends.
+_SCRATCH: list[Path] = []
+
+
 @cache
 def _private_scratch() -> Path:
-    """A folder only this process uses, for a build whose cache folder is refused; removed at exit."""
-    import shutil  # loaded only for a folder of this kind, which is rare
-    import tempfile
+    """A folder only this process uses, for a build whose cache folder is refused; removed at exit (see
+    :func:`remove_scratch`)."""
+    import tempfile  # loaded only for a folder of this kind, which is rare
 
     folder = Path(tempfile.mkdtemp(prefix="ankibuild-cache-"))
-    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    if not _SCRATCH:
+        atexit.register(remove_scratch)
+    _SCRATCH.append(folder)
     return folder
+
+
+def remove_scratch() -> None:
+    """Remove the private folders this process made for its builds.
+
+    The program ends without running what is registered to run at exit (see
+    :func:`.commandline.end`): it calls this itself, or every build whose
+    cache folder is refused would leave its work behind in the temporary folder.
+    """
+    import shutil
+
+    while _SCRATCH:
+        shutil.rmtree(_SCRATCH.pop(), ignore_errors=True)
+    _private_scratch.cache_clear()  # a build after this one makes a folder again
 
 
 class Cache:

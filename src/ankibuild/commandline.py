@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from .atomic import write_if_changed
-from .cache import cache_root, digest, plain_data, read_kept, refusal
+from .cache import cache_root, digest, plain_data, read_kept, refusal, remove_scratch
 from .options import BuildOptions
 from .version import code_fingerprint
 
@@ -81,6 +81,7 @@ def end(code: object) -> NoReturn:
     for stream in (sys.stdout, sys.stderr):  # None when the command was started with the stream closed
         with contextlib.suppress(OSError, ValueError, AttributeError):
             stream.flush()
+    remove_scratch()
     os._exit(code if isinstance(code, int) else int(code is not None))
 
 

@@ -211,3 +211,21 @@ def test_a_user_without_a_home_folder_builds(project: Project, monkeypatch: pyte
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(Path, "home", no_home)
     assert project.build().outputs and cache_root().is_dir()
+
+
+def test_the_private_folder_of_a_build_whose_cache_is_refused_is_removed(project: Project, tmp_path: Path) -> None:
+    """The program ends without running what is registered for the interpreter's exit: the folder a build kept
+    its work in instead of a refused cache folder is removed all the same, or each build would leave one."""
+    refused, scratch = tmp_path / "shared", tmp_path / "tmp"
+    refused.mkdir()
+    refused.chmod(0o777)
+    scratch.mkdir()
+    env = {**os.environ, "ANKIBUILD_CACHE_DIR": str(refused), "TMPDIR": str(scratch)}
+    command = [sys.executable, "-m", "ankibuild", "build"]
+    project.edit("ai-hardware.yaml", "questions:", "questions: [")  # a build that fails ends the same way
+    failed = subprocess.run(command, capture_output=True, text=True, cwd=project.root, env=env, timeout=120)
+    project.edit("ai-hardware.yaml", "questions: [", "questions:")
+    built = subprocess.run(command, capture_output=True, text=True, cwd=project.root, env=env, timeout=120)
+    assert failed.returncode == 1 and built.returncode == 0, built.stderr
+    assert f"the cache folder {refused} is not used" in built.stderr
+    assert not list(scratch.iterdir())
