@@ -319,7 +319,8 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def _where(args: argparse.Namespace) -> dict[str, Any]:
-    return {"workdir": args.workdir, "seed": args.seed, "keep": args.keep}
+    # Absolute: each build's XDG_CACHE_HOME is a folder of it, and a build ignores a relative one.
+    return {"workdir": args.workdir.resolve(), "seed": args.seed, "keep": args.keep}
 
 
 if __name__ == "__main__":

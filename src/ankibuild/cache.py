@@ -1,8 +1,9 @@
 """A cache of work already done, keyed by the content it was done on.
 
 Entries live in the user's cache folder (``$ANKIBUILD_CACHE_DIR``, else
-``$XDG_CACHE_HOME/ankibuild``, else ``~/.cache/ankibuild``), never in the bank
-or the output folder: a repository that someone shares cannot plant one.
+``$XDG_CACHE_HOME/ankibuild``, else ``~/.cache/ankibuild``, those two only
+where absolute), never in the bank or the output folder: a repository that
+someone shares cannot plant one.
 A key is a digest of every input of the work, never a file's size or time, so
 an entry is either exactly right or not found. A damaged entry is a miss.
 
@@ -46,12 +47,15 @@ def cache_root() -> Path:
     explicit = os.environ.get("ANKIBUILD_CACHE_DIR")
     if explicit:
         return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME")
-    if not base:
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not Path(base).is_absolute():  # a relative one is ignored, as XDG asks: it would be in the bank
         try:
-            base = str(Path.home() / ".cache")
+            home = Path.home()
         except RuntimeError:  # no HOME and no user name (a container's user by number): a cache for this build
             return _private_scratch()
+        if not home.is_absolute():  # HOME set to a relative path: the same
+            return _private_scratch()
+        base = str(home / ".cache")
     return Path(base) / "ankibuild"
 
 

@@ -229,3 +229,15 @@ def test_the_private_folder_of_a_build_whose_cache_is_refused_is_removed(project
     assert failed.returncode == 1 and built.returncode == 0, built.stderr
     assert f"the cache folder {refused} is not used" in built.stderr
     assert not list(scratch.iterdir())
+
+
+@pytest.mark.parametrize("variable", ["XDG_CACHE_HOME", "HOME"])
+def test_a_relative_cache_home_never_puts_the_cache_in_the_bank(project: Project, variable: str) -> None:
+    """``XDG_CACHE_HOME=cache`` or ``HOME=.``, found from the folder the build runs in (the bank's, a repository's
+    that others write): ignored, as the XDG specification asks, the cache is never made there."""
+    env = {name: value for name, value in os.environ.items() if name not in ("ANKIBUILD_CACHE_DIR", "XDG_CACHE_HOME")}
+    env[variable] = "cache"
+    command = [sys.executable, "-m", "ankibuild", "build"]
+    built = subprocess.run(command, capture_output=True, text=True, cwd=project.root, env=env, timeout=120)
+    assert built.returncode == 0 and list(project.out.glob("*.apkg")), built.stderr
+    assert not (project.root / "cache").exists()
