@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import glob
 import os
 import stat
@@ -99,9 +100,9 @@ class Readied:
 
 
 class Ahead:
-    """A file written ahead of its turn where it can be: to its temporary file by :meth:`ready`, put in its
-    place in its turn by :meth:`put`. Where readying failed (a full disk, a read-only folder), :meth:`put`
-    writes it in its turn, and fails there as a build always did."""
+    """A file written ahead of its turn: to its temporary file by :meth:`ready`, put in its place in its turn by
+    :meth:`put`. Readying fails as writing would (a full disk, a read-only folder), before the build puts any
+    file in place; a file never readied is written by :meth:`put`."""
 
     __slots__ = ("_readied", "_write")
 
@@ -112,8 +113,7 @@ class Ahead:
         self._readied: list[Readied | None] = []
 
     def ready(self) -> None:
-        with contextlib.suppress(OSError):
-            self._readied = [self._write()]
+        self._readied = [self._write()]
 
     def put(self) -> os.stat_result | None:
         """Put the file in its place; the status of its bytes as written, or None where nothing is written."""
@@ -144,6 +144,9 @@ def _named(err: OSError, path: Path) -> OSError:
 
 def _readied(path: Path, parts: Iterable[bytes | memoryview], *, durable: bool) -> Readied:
     path.parent.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(FileNotFoundError):  # a folder in its place would refuse the rename, after the rest
+        if stat.S_ISDIR(path.lstat().st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
     import tempfile  # not loaded by a build with nothing to write
 
     handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

@@ -31,6 +31,8 @@ _NAMED = {
     "EMFILE": "raise the limit on open files (ulimit -n)",
     "ENFILE": "close some programs: the system has too many files open",
     "ENOMEM": "free some memory",
+    "EISDIR": "move the folder that stands where the file goes",
+    "ENOTDIR": "move the file that stands where a folder should be",
 }
 #: The same by number, for the names this system has.
 _REMEDIES = {getattr(errno, name): remedy for name, remedy in _NAMED.items() if hasattr(errno, name)}

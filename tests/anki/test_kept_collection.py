@@ -491,11 +491,11 @@ def test_a_package_that_cannot_be_written_stops_the_others_being_made_before_the
         time.sleep(0.5)  # two made at once: the third is still being made when the first fails to be written
         return make(*args)
 
-    def disk_full(*_: Any) -> bool:
+    def disk_full(*_: Any, **__: Any) -> bool:
         raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(target, "package_bytes", slowly)
-    monkeypatch.setattr(target, "_write", disk_full)
+    monkeypatch.setattr(target, "_ready", disk_full)
     with pytest.raises(OSError, match="No space left"):
         project.build()
     assert threading.active_count() == threads

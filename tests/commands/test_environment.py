@@ -21,6 +21,7 @@ from click.testing import CliRunner
 
 from ankibuild.cli import main
 from ankibuild.faults import INTERRUPTED, INTERRUPTED_WORDS
+from ankibuild.translations.record import TRANSLATIONS_FILE
 
 from ..conftest import ROOT, Project, snapshot
 
@@ -97,6 +98,37 @@ def test_a_full_disk_is_one_line_and_the_previous_outputs_stay(
     _one_line_error(result, str(out), "No space left on device")
     assert snapshot(out, project.decks) == before
     assert not list(out.glob(".*.tmp"))
+
+
+def test_a_disk_full_half_way_puts_no_package_in_place(project: Project, small_disk: Callable[[str], None]) -> None:
+    """Room for one package of three: none replaces the one before it (here, none is made), not one of them."""
+    out = project.root / "disk"
+    assert _build(project, out).returncode == 0
+    sizes = [package.stat().st_size for package in out.glob("*.apkg")]
+    for package in out.glob("*.apkg"):
+        package.unlink()
+    disk = os.statvfs(out)
+    (out / "filler").write_bytes(b"\0" * (disk.f_bavail * disk.f_frsize - max(sizes) * 3 // 2))
+    before = snapshot(out, project.decks)
+    _one_line_error(_build(project, out), str(out), "No space left on device")
+    assert snapshot(out, project.decks) == before
+    assert not list(out.glob(".*.tmp"))
+
+
+def test_a_record_that_cannot_be_written_changes_no_output(project: Project) -> None:
+    """A folder where the translations record goes: found as it is readied, before any package is put in place."""
+    assert _build(project, project.out).returncode == 0
+    record = project.decks / TRANSLATIONS_FILE
+    record.unlink()
+    record.mkdir()
+    project.edit("ai-hardware.yaml", OLD, "Die Intensität ist gering")
+    before = snapshot(project.out, project.decks)
+    result = _build(project, project.out)
+    assert result.returncode == 1, result.stderr
+    error = "Error: decks/translations.lock: Is a directory. Every file is as it was or whole and new; move the folder"
+    assert result.stderr.splitlines()[-1].startswith(error), result.stderr
+    assert snapshot(project.out, project.decks) == before
+    assert not [*project.out.glob(".*.tmp"), *project.decks.glob(".*.tmp")]
 
 
 def test_a_read_only_output_folder_is_one_line(project: Project, small_disk: Callable[[str], None]) -> None:

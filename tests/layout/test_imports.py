@@ -19,7 +19,19 @@ PACKAGE = Path(ankibuild.__file__).resolve().parent
 #: The layers, lowest first: a module may import from its own layer and those below it.
 #: A name is a module or a folder of modules (the longest name that matches counts).
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "paths", "version", "languages", "progress", "collector", "memory", "search", "markdowntext", "forked"),
+    (
+        "errors",
+        "faults",
+        "paths",
+        "version",
+        "languages",
+        "progress",
+        "collector",
+        "memory",
+        "search",
+        "markdowntext",
+        "forked",
+    ),
     ("atomic", "buildlock", "cache", "digests"),
     ("yamlfiles", "text", "model", "study", "links"),
     ("cards", "kinds"),

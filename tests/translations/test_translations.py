@@ -36,7 +36,6 @@ from ankibuild.translations.record import (
     observe,
     parse,
     read_record,
-    ready_seen,
 )
 from ankibuild.translations.status import add_language, confirm, status
 
@@ -541,23 +540,20 @@ def test_a_new_language_builds_step_by_step_beside_the_complete_ones(project: Pr
     assert _run("check", "--strict").exit_code == 1  # the names standing in are warnings
 
 
-def test_a_build_that_cannot_write_the_records_while_its_packages_are_made_writes_them_after(
+def test_a_build_that_cannot_write_the_records_while_its_packages_are_made_changes_no_package(
     project: Project, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The records are written while the packages are made; should that fail, after the packages, as ever."""
+    """The records are written while the packages are made: should that fail (the disk full by then), the build
+    fails before it puts any package in place, and leaves no temporary file."""
     project.build()
     project.edit(SAMPLE, EN_QUESTION, "Why do element-wise operations such as ReLU")
+    before = snapshot(project.out, project.decks)
 
-    calls = []
+    def full(*args: Any) -> Any:
+        raise OSError(errno.ENOSPC, "No space left on device")
 
-    def full_at_first(*args: Any) -> Any:  # the disk full while the packages are made, not after them
-        calls.append(args)
-        if len(calls) == 1:
-            raise OSError(errno.ENOSPC, "No space left on device")
-        return ready_seen(*args)
-
-    monkeypatch.setattr(pipeline, "ready_seen", full_at_first)
-    result = project.build()
-    assert result.lock_written
-    assert (project.decks / TRANSLATIONS_FILE).read_text(encoding="utf-8").count(" behind en ") == 2
-    assert sorted(project.decks.glob(".*.tmp")) == []
+    monkeypatch.setattr(pipeline, "ready_seen", full)
+    with pytest.raises(OSError, match="No space left on device"):
+        project.build()
+    assert snapshot(project.out, project.decks) == before
+    assert sorted([*project.decks.glob(".*.tmp"), *project.out.glob(".*.tmp")]) == []

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
-from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Generator, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property, partial
@@ -21,7 +21,7 @@ from operator import attrgetter, is_not
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..atomic import Ahead, remove_stale_temporaries, write_if_changed
+from ..atomic import Ahead, Readied, ready_if_changed, remove_stale_temporaries
 from ..cache import Cache, cache_root, digest
 from ..changelog import CHANGELOG_FILE, Change, ChangeKind, previous_changelog, ready_changelog
 from ..errors import Problem, Problems, Severity, ShapeChangeError
@@ -256,18 +256,7 @@ class AnkiPlan:
         making = _make_packages(
             self.todo, kept, self.progress, published=published, meanwhile=also, later=later, started=self.started
         )
-        try:
-            # Closed should writing a package fail: the threads or processes making the others end first, and
-            # what they keep is handed on while the work kept for later still takes it.
-            with contextlib.closing(making):
-                written = self._written(making)
-            _joined(ahead, readied)
-        except BaseException:
-            try:
-                _settled(ahead)  # then nothing is readied any more: what was is removed, none left behind
-            finally:
-                changelog.discard()
-            raise
+        written = _put_together(making, ahead=ahead, readied=readied, changelog=changelog, dry_run=options.dry_run)
         for package in self.packages:
             path, spec = package.path, package.spec
             preset = spec.preset.name if spec.preset else ""
@@ -276,11 +265,6 @@ class AnkiPlan:
         changelog.put()
         _remove(self.gone, result, dry_run=options.dry_run)
         return result
-
-    def _written(self, making: Iterable[tuple[_Package, bytes]]) -> dict[Path, bool]:
-        """Whether each package made was written: each as soon as it is made, and let go, not every one's
-        bytes at once."""
-        return {package.path: _write(package.path, content, self.options.dry_run) for package, content in making}
 
 
 class _RetiredSearches(Mapping[str, str]):
@@ -492,6 +476,42 @@ def _pooled(
     with pool:
         meanwhile()
         yield from contents
+
+
+def _put_together(
+    making: Generator[tuple[_Package, bytes], None, None],
+    *,
+    ahead: Executor,
+    readied: list[Future[object]],
+    changelog: Ahead,
+    dry_run: bool,
+) -> dict[Path, bool]:
+    """Whether each package ``making`` makes is new (see :func:`_ready`), put in its place once ``ahead`` readied
+    every other file the build writes (``readied``).
+
+    Until then each waits in its temporary file, its bytes let go: a build that
+    cannot write one of its files (a full disk, a folder it may not write to)
+    changes none. Should it stop, every file readied is removed, ``changelog``'s too.
+    """
+    waiting: list[Readied] = []
+    try:
+        # Closed should readying a package fail: the threads or processes making the others end first, and
+        # what they keep is handed on while the work kept for later still takes it.
+        with contextlib.closing(making):
+            ready = partial(_ready, dry_run=dry_run, waiting=waiting)
+            written = {package.path: ready(package.path, content) for package, content in making}
+        _joined(ahead, readied)
+        for package in waiting:
+            package.put()
+    except BaseException:
+        try:
+            _settled(ahead)  # then nothing is readied any more: what was is removed, none left behind
+        finally:
+            changelog.discard()
+            for package in waiting:
+                package.discard()
+        raise
+    return written
 
 
 def _joined(pool: Executor, done: list[Future[object]]) -> None:
@@ -713,10 +733,15 @@ def _made_ready(package: _Package, content: bytes, *, published: Keeping, then: 
     then(published(package, content))
 
 
-def _write(path: Path, content: bytes, dry_run: bool) -> bool:
+def _ready(path: Path, content: bytes, *, dry_run: bool, waiting: list[Readied]) -> bool:
+    """Whether ``content`` is new to ``path``; if so, readied to replace it (added to ``waiting``), unless in a
+    dry run."""
     if dry_run:
         return not path.is_file() or path.read_bytes() != content
-    return write_if_changed(path, content)
+    readied = ready_if_changed(path, content)
+    if readied is not None:
+        waiting.append(readied)
+    return readied is not None
 
 
 def _stamp(loaded: LoadedBank, types: dict[str, Notetype], *, result: BuildResult, clock: Clock) -> Lock:
