@@ -32,6 +32,10 @@ def main() -> None:
         _end(f"Error: {faults.short_of('the memory it needs')}", 1)
     except OSError as err:
         _end(f"Error: {faults.of_system(err, os.fsdecode(err.filename) if err.filename else '')}", 1)
+    except UnicodeEncodeError as err:
+        if err.encoding.replace("-", "").lower() == "utf8":  # no fault of the machine's
+            raise
+        _end(f"Error: {faults.not_encoded(err.encoding)}", 1)
 
 
 def _in_a_folder() -> None:

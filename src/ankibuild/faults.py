@@ -71,6 +71,15 @@ def thread_refused(error: RuntimeError) -> bool:
     return str(error) == "can't start new thread"
 
 
+def not_encoded(encoding: str) -> str:
+    """What to say when a file's name or a text cannot be said in the system's ``encoding`` (a locale without
+    UTF-8, with Python's UTF-8 mode turned off)."""
+    return (
+        f"a file's name or a text cannot be written in this system's encoding ({encoding}). {_WHOLE}; "
+        "use a UTF-8 locale (for instance LC_ALL=C.UTF-8), then run the command again."
+    )
+
+
 def incomplete(missing: ImportError) -> str:
     """What to say when a module the command loads is missing: installed without its dependencies, or one of them
     removed since."""

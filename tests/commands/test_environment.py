@@ -10,6 +10,7 @@ import contextlib
 import os
 import resource
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -272,6 +273,20 @@ def test_a_thread_refused_is_one_line(project: Project) -> None:
     result = _program(project, _NO_THREAD, "build", "--out", str(project.out))
     _one_line_error(result, "would not give the command a thread", "ulimit")
     assert snapshot(project.out, project.decks) == before
+
+
+def test_a_locale_without_utf8_is_one_line(project: Project, tmp_path: Path) -> None:
+    """A bank in a folder named ``lök`` built again with the C locale and Python's UTF-8 mode turned off, in which
+    Python encodes file names in ASCII: said so, with the locale to use."""
+    root = tmp_path / "lök"
+    shutil.copytree(project.root, root)
+    env = {name: value for name, value in os.environ.items() if not name.startswith(("LC_", "LANG", "PYTHONIO"))}
+    env["PYTHONPATH"] = str(ROOT / "src")
+    command = [sys.executable, "-m", "ankibuild", "build"]
+    assert subprocess.run(command, cwd=root, capture_output=True, env=env).returncode == 0  # its cache names the folder
+    ascii_only = env | {"LC_ALL": "C", "PYTHONUTF8": "0"}
+    result = subprocess.run(command, cwd=root, capture_output=True, text=True, env=ascii_only, encoding="utf-8")
+    _one_line_error(result, "cannot be written in this system's encoding", "LC_ALL=C.UTF-8")
 
 
 def test_a_closed_standard_output_still_builds(project: Project) -> None:
