@@ -99,6 +99,37 @@ class Readied:
         self.temporary.unlink(missing_ok=True)
 
 
+class Waiting:
+    """Files readied (see :func:`ready`), to be put in their places together, in order, by :meth:`put`; those not
+    put are removed on leaving (``with``). A build readies every file it writes before it puts the first in place:
+    one that cannot write a file changes none."""
+
+    __slots__ = ("_files",)
+
+    def __init__(self) -> None:
+        self._files: list[Readied] = []
+
+    def add(self, readied: Readied | None) -> bool:
+        """Add ``readied`` to the files to put in place; whether there was one (a file's bytes that change)."""
+        if readied is not None:
+            self._files.append(readied)
+        return readied is not None
+
+    def put(self) -> None:
+        """Put each file in its place, in the order they were added."""
+        while self._files:
+            self._files[0].put()  # removed should the rename fail, as those after it are on leaving
+            del self._files[0]
+
+    def __enter__(self) -> Waiting:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        for readied in self._files:
+            readied.discard()
+        self._files.clear()
+
+
 class Ahead:
     """A file written ahead of its turn: to its temporary file by :meth:`ready`, put in its place in its turn by
     :meth:`put`. Readying fails as writing would (a full disk, a read-only folder), before the build puts any

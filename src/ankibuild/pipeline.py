@@ -15,7 +15,7 @@ from functools import cache, cached_property, partial
 from typing import TYPE_CHECKING
 
 from .anki.rows import note_rows
-from .atomic import Ahead
+from .atomic import Ahead, Waiting
 from .buildlock import exclusive
 from .commandline import outlive
 from .load.stage import load_all
@@ -74,9 +74,12 @@ def run(
         # The one package to make after an edit is made meanwhile: left unmade should this build stop.
         with packages.plan(loaded) as planned:
             exports_planned = exports.plan(loaded)  # every plan before any write
-            with _Records(loaded.translations, planned.lock, date=date, options=options) as records:
-                exported = exports_planned.write()
-                result = planned.write(later, meanwhile=records.ready)
+            with (
+                Waiting() as waiting,  # every file but the records: put in place together, once all are readied
+                _Records(loaded.translations, planned.lock, date=date, options=options) as records,
+            ):
+                exported = exports_planned.write(waiting)
+                result = planned.write(waiting, later, meanwhile=records.ready)
                 written = records.put()
         result.exports.extend(exported.outputs)
         result.warnings.extend(exported.warnings)

@@ -3,7 +3,8 @@
 A target takes the bank as the loading stage gives it (:class:`~ankibuild.load.LoadedBank`:
 read, validated and rendered) and plans everything it would write before
 anything is written, so that a problem any target finds leaves every file as it
-was. The plan then writes. The Anki packages (:mod:`ankibuild.anki.target`) and
+was. The plan then writes each file to its temporary, and the build puts them
+all in place once every one is written. The Anki packages (:mod:`ankibuild.anki.target`) and
 the preview page (:mod:`ankibuild.preview`) are targets; another output is one
 more class with these two methods, and no edit of the stages before it.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 if TYPE_CHECKING:
+    from .atomic import Waiting
     from .errors import Problems
     from .load.stage import LoadedBank
     from .model import Bank
@@ -24,8 +26,9 @@ Written = TypeVar("Written", covariant=True)
 class Plan(Protocol[Written]):
     """Everything one target will write, computed; nothing written yet."""
 
-    def write(self) -> Written:
-        """Write what was planned, leaving alone every file whose bytes would not change."""
+    def write(self, waiting: Waiting) -> Written:
+        """Ready what was planned in ``waiting``, leaving alone every file whose bytes would not change: the build
+        puts the files of every target in place together, once all are readied."""
         ...
 
 

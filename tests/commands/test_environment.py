@@ -117,14 +117,16 @@ def test_a_disk_full_half_way_puts_no_package_in_place(project: Project, small_d
 
 
 def test_a_record_that_cannot_be_written_changes_no_output(project: Project) -> None:
-    """A folder where the translations record goes: found as it is readied, before any package is put in place."""
-    assert _build(project, project.out).returncode == 0
+    """A folder where the translations record goes: found as it is readied, before any package or file for a
+    learning platform is put in place."""
+    assert _build(project, project.out, shell="--export gift").returncode == 0
+    assert list(project.out.glob("*.gift.txt"))
     record = project.decks / TRANSLATIONS_FILE
     record.unlink()
     record.mkdir()
     project.edit("ai-hardware.yaml", OLD, "Die Intensität ist gering")
     before = snapshot(project.out, project.decks)
-    result = _build(project, project.out)
+    result = _build(project, project.out, shell="--export gift")
     assert result.returncode == 1, result.stderr
     error = "Error: decks/translations.lock: Is a directory. Every file is as it was or whole and new; move the folder"
     assert result.stderr.splitlines()[-1].startswith(error), result.stderr

@@ -21,7 +21,7 @@ from operator import attrgetter, is_not
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..atomic import Ahead, Readied, ready_if_changed, remove_stale_temporaries
+from ..atomic import Ahead, Waiting, ready_if_changed, remove_stale_temporaries
 from ..cache import Cache, cache_root, digest
 from ..changelog import CHANGELOG_FILE, Change, ChangeKind, previous_changelog, ready_changelog
 from ..errors import Problem, Problems, Severity, ShapeChangeError
@@ -223,15 +223,19 @@ class AnkiPlan:
         """Stop making the package started while planning, should the build stop before asking for its bytes."""
         self.started.stop()
 
-    def write(self, later: Later | None = None, *, meanwhile: Callable[[], object] = lambda: None) -> BuildResult:
+    def write(
+        self, waiting: Waiting, later: Later | None = None, *, meanwhile: Callable[[], object] = lambda: None
+    ) -> BuildResult:
         """Make the packages that changed, then publish the changelog; ``meanwhile`` is done while they are made.
 
+        The files of ``waiting``, readied by the other targets, are put in place
+        first, once the packages are made and ``meanwhile`` readied what it readies.
         What each package made keeps for the next build is written ``later`` (see
         :func:`deferred`) while the build goes on; without it, before this returns.
         """
         if later is None:
             with deferred() as later:
-                return self.write(later, meanwhile=meanwhile)
+                return self.write(waiting, later, meanwhile=meanwhile)
         options, result = self.options, self.result
         kept, out = options.cache.kept, options.out
         if not options.dry_run:
@@ -256,13 +260,14 @@ class AnkiPlan:
         making = _make_packages(
             self.todo, kept, self.progress, published=published, meanwhile=also, later=later, started=self.started
         )
-        written = _put_together(making, ahead=ahead, readied=readied, changelog=changelog, dry_run=options.dry_run)
+        written = _put_together(
+            making, waiting, ahead=ahead, readied=readied, changelog=changelog, dry_run=options.dry_run
+        )
         for package in self.packages:
             path, spec = package.path, package.spec
             preset = spec.preset.name if spec.preset else ""
             made = written.get(path, False)
             result.outputs.append(Output(path, package.lang, len(spec.decks), len(spec.notes), made, preset))
-        changelog.put()
         _remove(self.gone, result, dry_run=options.dry_run)
         return result
 
@@ -480,20 +485,20 @@ def _pooled(
 
 def _put_together(
     making: Generator[tuple[_Package, bytes], None, None],
+    waiting: Waiting,
     *,
     ahead: Executor,
     readied: list[Future[object]],
     changelog: Ahead,
     dry_run: bool,
 ) -> dict[Path, bool]:
-    """Whether each package ``making`` makes is new (see :func:`_ready`), put in its place once ``ahead`` readied
-    every other file the build writes (``readied``).
+    """Whether each package ``making`` makes is new (see :func:`_ready`): added to ``waiting``, every file of which
+    is put in its place once ``ahead`` readied every other file the build writes (``readied``), then the changelog.
 
     Until then each waits in its temporary file, its bytes let go: a build that
     cannot write one of its files (a full disk, a folder it may not write to)
-    changes none. Should it stop, every file readied is removed, ``changelog``'s too.
+    changes none. Should it stop, ``changelog``'s is removed (``waiting``'s are on leaving it).
     """
-    waiting: list[Readied] = []
     try:
         # Closed should readying a package fail: the threads or processes making the others end first, and
         # what they keep is handed on while the work kept for later still takes it.
@@ -501,15 +506,13 @@ def _put_together(
             ready = partial(_ready, dry_run=dry_run, waiting=waiting)
             written = {package.path: ready(package.path, content) for package, content in making}
         _joined(ahead, readied)
-        for package in waiting:
-            package.put()
+        waiting.put()
+        changelog.put()
     except BaseException:
         try:
             _settled(ahead)  # then nothing is readied any more: what was is removed, none left behind
         finally:
             changelog.discard()
-            for package in waiting:
-                package.discard()
         raise
     return written
 
@@ -733,15 +736,12 @@ def _made_ready(package: _Package, content: bytes, *, published: Keeping, then: 
     then(published(package, content))
 
 
-def _ready(path: Path, content: bytes, *, dry_run: bool, waiting: list[Readied]) -> bool:
+def _ready(path: Path, content: bytes, *, dry_run: bool, waiting: Waiting) -> bool:
     """Whether ``content`` is new to ``path``; if so, readied to replace it (added to ``waiting``), unless in a
     dry run."""
     if dry_run:
         return not path.is_file() or path.read_bytes() != content
-    readied = ready_if_changed(path, content)
-    if readied is not None:
-        waiting.append(readied)
-    return readied is not None
+    return waiting.add(ready_if_changed(path, content))
 
 
 def _stamp(loaded: LoadedBank, types: dict[str, Notetype], *, result: BuildResult, clock: Clock) -> Lock:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..atomic import remove_stale_temporaries, write_if_changed
+from ..atomic import Waiting, ready_if_changed, remove_stale_temporaries
 from ..errors import Problem, Problems, Severity
 from ..load.stage import LoadedBank
 from ..model import Bank, Place
@@ -76,7 +76,7 @@ class ExportPlan:
     warnings: list[Problem]
     dry_run: bool
 
-    def write(self) -> ExportResult:
+    def write(self, waiting: Waiting) -> ExportResult:
         result = ExportResult(warnings=self.warnings)
         for file in self.files:
             path = self.out / file.name
@@ -84,7 +84,7 @@ class ExportPlan:
                 written = not path.is_file() or path.read_bytes() != file.content
             else:
                 remove_stale_temporaries(path)
-                written = write_if_changed(path, file.content)
+                written = waiting.add(ready_if_changed(path, file.content))
             result.outputs.append(Output(path, file.lang, file.categories, file.questions, written))
         return result
 

@@ -20,7 +20,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..anki.rows import card_id
-from ..atomic import write_if_changed
+from ..atomic import Waiting, ready_if_changed
 from ..cards.assets import Asset
 from ..cards.template import SPECIAL_FIELDS, Template
 from ..errors import Problems
@@ -196,7 +196,10 @@ def write_preview(
     )
     chosen = None if only is None else set(only)
     target: Target[PreviewResult] = PreviewTarget(options, out / PAGE, show_ids, chosen, linked=packages is not None)
-    return target.plan(load_all(options, checks=[target.check])).write()
+    with Waiting() as waiting:
+        written = target.plan(load_all(options, checks=[target.check])).write(waiting)
+        waiting.put()
+    return written
 
 
 @dataclass(frozen=True)
@@ -239,8 +242,8 @@ class PreviewPlan:
     links: list[PackageLink]
     warnings: list[str]
 
-    def write(self) -> PreviewResult:
-        written = write_if_changed(self.path, self.page.encode())
+    def write(self, waiting: Waiting) -> PreviewResult:
+        written = waiting.add(ready_if_changed(self.path, self.page.encode()))
         return PreviewResult(self.path, written, self.cards, self.links, self.warnings)
 
 
