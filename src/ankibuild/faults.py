@@ -19,7 +19,7 @@ INTERRUPTED_WORDS = "Interrupted: every file is as it was or whole and new; run 
 _WHOLE = "Every file is as it was or whole and new"
 
 _ROOM = "make room on the disk"
-_RIGHTS = "choose a folder you may write to, or get the right to write there"
+_RIGHTS = "get the right to read and write there (chmod, or ask its owner), or choose another folder"
 #: What to do about an error of the system, by its name; the others ask to mend what it says.
 _NAMED = {
     "ENOSPC": _ROOM,

@@ -91,8 +91,12 @@ def _files(folder: Path, root: Path | None = None, seen: set[str] | None = None,
     if not folder.is_dir() or real in seen:
         return
     seen.add(real)
-    with os.scandir(folder) as listing:
-        entries = sorted(listing, key=lambda entry: entry.name)
+    try:
+        with os.scandir(folder) as listing:
+            entries = sorted(listing, key=lambda entry: entry.name)
+    except OSError:  # one that cannot be listed stands for itself, with no digest: the build says what is wrong
+        yield folder
+        return
     for entry in entries:
         path = folder / entry.name
         if entry.name.startswith(".") or (entry.is_symlink() and not within(root, path)):

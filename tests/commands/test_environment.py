@@ -291,6 +291,34 @@ def test_a_locale_without_utf8_is_one_line(project: Project, tmp_path: Path) -> 
     _one_line_error(result, "cannot be written in this system's encoding", "LC_ALL=C.UTF-8")
 
 
+def _without_overriding_permissions() -> list[str]:
+    """What to start a command with so that the permissions of files bind it: root's are dropped."""
+    if os.geteuid() != 0:
+        return []
+    if shutil.which("setpriv") is None:
+        pytest.skip("root reads every folder, and setpriv is not here to drop that")
+    dropped = "-dac_override,-dac_read_search"
+    return ["setpriv", f"--inh-caps={dropped}", f"--bounding-set={dropped}"]
+
+
+def test_a_folder_of_the_bank_that_cannot_be_listed_is_named(project: Project) -> None:
+    """``chmod 000`` on a folder of the bank after a build: the build says which folder it cannot list, as a
+    check does. The quick look, which lists every folder before anything else, takes it for a change."""
+    assert _build(project, project.out).returncode == 0
+    folder = project.decks / "more"
+    folder.mkdir()
+    folder.chmod(0)
+    command = [*_without_overriding_permissions(), sys.executable, "-m", "ankibuild", "build"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    try:
+        result = subprocess.run(command, cwd=project.root, capture_output=True, text=True, env=env)
+    finally:
+        folder.chmod(0o755)
+    assert result.returncode == 1, result.stderr
+    assert "decks/more: error: cannot list the folder: Permission denied" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_a_closed_standard_output_still_builds(project: Project) -> None:
     """``ankibuild build >&-`` (or with standard error closed): the packages are written, exit 0."""
     for closed in (">&-", "2>&-", ">&- 2>&-"):
