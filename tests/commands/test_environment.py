@@ -102,7 +102,7 @@ def test_a_full_disk_is_one_line_and_the_previous_outputs_stay(
 
 
 def test_a_disk_full_half_way_puts_no_package_in_place(project: Project, small_disk: Callable[[str], None]) -> None:
-    """Room for one package of three: none replaces the one before it (here, none is made), not one of them."""
+    """Room on the disk for one new package of three: none is put in place, where the first one used to be."""
     out = project.root / "disk"
     assert _build(project, out).returncode == 0
     sizes = [package.stat().st_size for package in out.glob("*.apkg")]
