@@ -1,6 +1,5 @@
 """The ``ankibuild`` program, and ``python -m ankibuild``."""
 
-import contextlib
 import gc
 import os
 import sys
@@ -52,9 +51,7 @@ def _end(words: str, code: int) -> NoReturn:
         cache = sys.modules.get("ankibuild.cache")  # loaded by then if a build made a private folder
         if cache is not None:
             cache.remove_scratch()
-        for stream in (sys.stdout, sys.stderr):  # what was printed before comes first
-            with contextlib.suppress(OSError, ValueError, AttributeError):
-                stream.flush()
+        faults.flush_output()
         if sys.stderr is not None:
             sys.stderr.write(f"{words}\n")
             sys.stderr.flush()

@@ -145,10 +145,7 @@ def _in_words() -> Iterator[None]:
     except BrokenPipeError:  # `ankibuild build | head -1`: what was asked is done, only the summary is cut
         raise AnkibuildError("the standard output was closed before everything was printed") from None
     except BrokenExecutor:  # a worker process ended before its work was done: killed, or out of memory
-        raise AnkibuildError(
-            "a process of the build stopped before its work was done (killed, or the machine ran out "
-            "of memory). Every file is as it was or whole and new; free some memory, then run the command again."
-        ) from None
+        raise AnkibuildError(faults.PROCESS_STOPPED) from None
     except OSError as err:
         name = click.format_filename(err.filename) if err.filename else ""
         raise AnkibuildError(faults.of_system(err, name)) from None

@@ -12,13 +12,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import sys
 from dataclasses import fields
 from pathlib import Path
 from typing import Any, NoReturn
 
 from .atomic import write_if_changed
 from .cache import cache_root, digest, plain_data, read_kept, refusal, remove_scratch
+from .faults import flush_output
 from .options import BuildOptions
 from .version import code_fingerprint
 
@@ -78,9 +78,7 @@ def end(code: object) -> NoReturn:
     of a build with nothing to do; by the time a command returns, everything it
     wrote is closed and its workers are gone.
     """
-    for stream in (sys.stdout, sys.stderr):  # None when the command was started with the stream closed
-        with contextlib.suppress(OSError, ValueError, AttributeError):
-            stream.flush()
+    flush_output()
     remove_scratch()
     os._exit(code if isinstance(code, int) else int(code is not None))
 

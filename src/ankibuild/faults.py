@@ -7,8 +7,10 @@ the commands say them through click (see :func:`ankibuild.cli.ended`).
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import signal
+import sys
 from types import FrameType
 from typing import NoReturn
 
@@ -17,12 +19,16 @@ INTERRUPTED = 130
 #: What a command interrupted says: the files it was writing are removed, or were put in place whole.
 INTERRUPTED_WORDS = "Interrupted: every file is as it was or whole and new; run the command again."
 _WHOLE = "Every file is as it was or whole and new"
+#: What a command says when a process of the build ended before its work was done: killed, or out of memory.
+PROCESS_STOPPED = (
+    "a process of the build stopped before its work was done (killed, or the machine ran out of memory). "
+    f"{_WHOLE}; free some memory, then run the command again."
+)
 
-_ROOM = "make room on the disk"
 _RIGHTS = "get the right to read and write there (chmod, or ask its owner), or choose another folder"
 #: What to do about an error of the system, by its name; the others ask to mend what it says.
 _NAMED = {
-    "ENOSPC": _ROOM,
+    "ENOSPC": "make room on the disk",
     "EDQUOT": "make room within your disk quota",
     "EFBIG": "raise the limit on a file's size (ulimit -f) or make room",
     "EROFS": "choose a folder on a disk that can be written",
@@ -36,6 +42,14 @@ _NAMED = {
 }
 #: The same by number, for the names this system has.
 _REMEDIES = {getattr(errno, name): remedy for name, remedy in _NAMED.items() if hasattr(errno, name)}
+
+
+def flush_output() -> None:
+    """Flush standard output and error before the process ends at once: whatever was printed is said first.
+    Either may be closed (None when the command was started so) or refuse its bytes (a full disk)."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            stream.flush()
 
 
 def stop_on_termination() -> None:
