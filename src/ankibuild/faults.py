@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import os
 import signal
 import sys
+from collections.abc import Iterable
 from types import FrameType
 from typing import NoReturn
 
@@ -52,17 +54,52 @@ def flush_output() -> None:
             stream.flush()
 
 
+#: The signals that end a command: Ctrl-C, and those of a CI job cancelled and a terminal closed (Windows has
+#: no SIGHUP).
+ENDING = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
 def stop_on_termination() -> None:
     """End on SIGTERM and SIGHUP (a CI job cancelled, a terminal closed) as on Ctrl-C: the files being written
-    are removed rather than left beside the bank. A signal the program was started to ignore stays ignored."""
-    for name in ("SIGTERM", "SIGHUP"):  # Windows has no SIGHUP
-        number = getattr(signal, name, None)
-        if number is not None and signal.getsignal(number) is signal.SIG_DFL:
+    are removed rather than left beside the bank. A signal the program was started to ignore stays ignored.
+
+    A process forked from the command ends at once on any of them (see :func:`_as_forked`).
+    """
+    for number in ENDING[1:]:
+        if signal.getsignal(number) is signal.SIG_DFL:
             signal.signal(number, _interrupt)
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(before=_hold, after_in_parent=_release, after_in_child=_as_forked)
 
 
 def _interrupt(number: int, frame: FrameType | None) -> NoReturn:
     raise KeyboardInterrupt
+
+
+#: The signal mask of each fork under way, from :func:`_hold` until it is done.
+_HELD: list[Iterable[int]] = []
+
+
+def _hold() -> None:
+    """Hold the signals that end the command while it forks: none may reach the new process before it is set
+    up (:func:`_as_forked`)."""
+    _HELD.append(signal.pthread_sigmask(signal.SIG_BLOCK, ENDING))
+
+
+def _release() -> None:
+    signal.pthread_sigmask(signal.SIG_SETMASK, _HELD.pop())
+
+
+def _as_forked() -> None:
+    """In a process just forked from the command (a worker, a package's process): the signals that end the
+    command end it at once, as any process. Raised there as Ctrl-C is, they would run the command's code in it:
+    a worker waiting for work printed a traceback, and one at work sent the interruption back as its result and
+    went on, left running once the command ended, holding the bank's lock. The command alone says what
+    stopped it, and ends its processes."""
+    for number in ENDING:
+        if signal.getsignal(number) in (_interrupt, signal.default_int_handler):
+            signal.signal(number, signal.SIG_DFL)
+    _release()
 
 
 def of_system(err: OSError, name: str) -> str:

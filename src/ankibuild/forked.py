@@ -15,8 +15,15 @@ import mmap
 import os
 import pickle
 import signal
-from collections.abc import Callable, Iterable
-from typing import BinaryIO, NoReturn
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn, TypeVar
+
+from .faults import ENDING
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
+T = TypeVar("T")
 
 #: Whether work may be forked at all: a profile of the build keeps every stage in its own process.
 ALLOWED = True
@@ -24,6 +31,39 @@ ALLOWED = True
 
 def can_fork() -> bool:
     return ALLOWED and hasattr(os, "fork")
+
+
+def in_order(pool: Executor, work: Callable[..., T], *columns: Iterable[Any]) -> Iterator[T]:
+    """What ``pool.map(work, *columns)`` gives, the work all handed to the pool at once; but the work not asked
+    for yet is left for the pool's ``shutdown(cancel_futures=True)`` to cancel.
+
+    ``map`` cancels it from this thread as soon as a result fails. Should a worker of a process pool have died
+    (the machine out of memory, a signal to every process of the build), Python 3.11's pool ends the failed
+    work meanwhile on its own thread, which the cancelling made fail: that thread stopped with a traceback
+    before ending the other workers, which were left running once the command ended.
+    """
+    futures = [pool.submit(work, *arguments) for arguments in zip(*columns, strict=True)]
+    return (future.result() for future in futures)
+
+
+def pool_ended(pool: Executor, *, failed: bool) -> None:
+    """End ``pool``: once its work is all done, its workers leave and are waited for. Should the build have
+    failed or been stopped first, the work not started is cancelled and the workers of a pool of processes are
+    killed at once, the pool not waited for.
+
+    A worker killed while it sent its result (a signal to every process of the build, the machine out of memory)
+    left the pool's own thread waiting forever for the rest of it, and the build that waited for that thread.
+    """
+    if not failed:
+        pool.shutdown()
+        return
+    # A pool of processes keeps them there, public only from Python 3.14 on (its kill_workers); one of threads
+    # has none, and is waited for: a thread cannot be killed, nor leave a result half sent.
+    processes: dict[int, Any] | None = getattr(pool, "_processes", None)
+    for worker in list((processes or {}).values()):
+        with contextlib.suppress(OSError, ValueError):  # ended already, or never started
+            worker.kill()
+    pool.shutdown(wait=processes is None, cancel_futures=True)
 
 
 class Forked:
@@ -51,7 +91,7 @@ class Forked:
             raise
         self._file = _memory_file()
         # Signals wait until each process is ready for them: the forked one must never run the caller's code.
-        mask = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, ENDING)
         try:
             self._fork(work, (after, taken), pipes=(pipe, told), mask=mask)
         finally:
@@ -174,9 +214,6 @@ def _forget_answers() -> None:
 
 
 os.register_at_fork(after_in_child=_forget_answers)
-
-#: Signals held while a process is forked (see :class:`Forked`).
-_HELD = {signal.SIGINT, signal.SIGTERM}
 
 #: What an answer sent begins with: it is in the file in memory, its length follows; or it follows itself.
 _IN_FILE, _IN_PIPE = b"F", b"P"

@@ -14,6 +14,8 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -21,7 +23,7 @@ import pytest
 from click.testing import CliRunner
 
 from ankibuild.cli import main
-from ankibuild.faults import INTERRUPTED, INTERRUPTED_WORDS
+from ankibuild.faults import INTERRUPTED, INTERRUPTED_WORDS, PROCESS_STOPPED
 from ankibuild.translations.record import TRANSLATIONS_FILE
 
 from ..conftest import ROOT, Project, snapshot
@@ -233,6 +235,124 @@ def test_a_build_ended_by_a_signal_leaves_no_temporary_file(project: Project, na
     assert result.stderr.splitlines()[-1] == INTERRUPTED_WORDS
     assert snapshot(project.out, project.decks) == before
     assert not [*project.out.glob(".*.tmp"), *project.decks.glob(".*.tmp")]
+
+
+#: The start of a ``setup`` for :func:`_program`: the question files are processed by two workers, the
+#: smallest one last (the largest go first).
+_TWO_WORKERS = """
+import time
+from pathlib import Path
+import ankibuild.load.deckfiles as deckfiles
+deckfiles.PARALLEL_BYTES = 0
+questions = [path for path in Path("decks").glob("*.yaml") if path.name != "bank.yaml"]
+last = min(questions, key=lambda path: path.stat().st_size).name
+processed = deckfiles._process_job
+"""
+
+#: ``setup`` for :func:`_program`: the worker that processes the last question file waits until the other is
+#: idle, then does ``{act}``.
+_A_WORKER_THAT_ENDS_THE_BUILD = (
+    _TWO_WORKERS
+    + """
+def processing(path, *args, **kwargs):
+    if path.name == last:
+        time.sleep(0.5)
+        {act}
+    return processed(path, *args, **kwargs)
+deckfiles._process_job = processing
+"""
+)
+
+#: ``setup`` for :func:`_program`: the worker that processes the last question file has sent half of its result
+#: when it sends the signal ``{name}`` to every process of the build, which ends it there.
+_A_SIGNAL_WHILE_A_RESULT_IS_SENT = (
+    _TWO_WORKERS
+    + """
+from multiprocessing import connection
+send = connection.Connection._send
+sending = []
+def processing(path, *args, **kwargs):
+    done = processed(path, *args, **kwargs)
+    if path.name == last:
+        sending.append(path)
+        return done, bytes(1 << 20)  # sent in two parts: its length, then itself
+    return done
+def half_sent(self, data, *args):
+    if sending and len(data) > 1 << 19:
+        os.write(self.fileno(), bytes(data)[: len(data) // 2])
+        os.killpg(os.getpgrp(), signal.{name})
+    send(self, data, *args)
+deckfiles._process_job = processing
+connection.Connection._send = half_sent
+"""
+)
+
+
+def _left_behind(project: Project, setup: str) -> tuple[subprocess.CompletedProcess[str], bool]:
+    """The program run as :func:`_program` runs it, in a process group of its own, on the bank with two copies of
+    its question file, each larger than it (by its questions' ids): three files for two workers. Whether any
+    process of that group is still there some seconds after the program ended (one that holds the bank's lock)."""
+    text = (project.decks / "ai-hardware.yaml").read_text(encoding="utf-8")
+    for copy in ("copy", "second-copy"):
+        renamed = text.replace("  - id: ", f"  - id: {copy}-").replace("KI-Hardware", f"KI-Hardware {copy}")
+        renamed = renamed.replace("Pile matérielle", f"Pile {copy}").replace("AI hardware", f"AI hardware {copy}")
+        (project.decks / f"{copy}.yaml").write_text(renamed, encoding="utf-8")
+    command = [sys.executable, "-c", _PROGRAM.format(setup=setup), "build", "--out", str(project.out)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    with tempfile.TemporaryFile("w+") as errors:  # not a pipe: a process left behind would hold it open
+        program = subprocess.Popen(command, cwd=project.root, stderr=errors, text=True, env=env, start_new_session=True)
+        try:
+            code = program.wait(timeout=60)
+        except subprocess.TimeoutExpired:  # stalled: its processes are killed below
+            code = -1
+        left = not _ended(program.pid)
+        errors.seek(0)
+        return subprocess.CompletedProcess(command, code, "", errors.read()), left
+
+
+def _ended(group: int, seconds: float = 5) -> bool:
+    """Whether every process of the process group ``group`` ended within ``seconds``; those left are killed."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    os.killpg(group, signal.SIGKILL)
+    return False
+
+
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_a_signal_to_every_process_of_the_build_is_one_line(project: Project, name: str) -> None:
+    """Ctrl-C in a terminal, a CI job cancelled, a terminal closed: every process of the build gets the signal, a
+    worker idle among them. The build says it in one line, and no process of it is left holding the bank."""
+    setup = _A_WORKER_THAT_ENDS_THE_BUILD.format(act=f"os.killpg(os.getpgrp(), signal.{name}); time.sleep(5)")
+    result, left = _left_behind(project, setup)
+    assert not left, result.stderr
+    assert result.returncode == INTERRUPTED, result.stderr
+    assert result.stderr.splitlines() == [INTERRUPTED_WORDS]
+    assert not project.out.exists()
+
+
+def test_a_signal_while_a_worker_sends_its_result_is_one_line(project: Project) -> None:
+    """Stopped while a worker has sent part of its result: the pool's own thread waits for the rest forever. The
+    build does not wait for it, says it was interrupted, and ends."""
+    result, left = _left_behind(project, _A_SIGNAL_WHILE_A_RESULT_IS_SENT.format(name="SIGTERM"))
+    assert not left, result.stderr
+    assert result.returncode == INTERRUPTED, result.stderr
+    assert result.stderr.splitlines() == [INTERRUPTED_WORDS]
+    assert not project.out.exists()
+
+
+def test_a_worker_killed_is_one_line_and_the_others_end(project: Project) -> None:
+    """A worker dies as the kernel ends one out of memory; the pool ends the others with SIGTERM. The build says
+    so in one line, and no process of it is left behind."""
+    result, left = _left_behind(project, _A_WORKER_THAT_ENDS_THE_BUILD.format(act="os._exit(137)"))
+    assert not left, result.stderr
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.splitlines() == [f"Error: {PROCESS_STOPPED}"]
+    assert not project.out.exists()
 
 
 def test_a_folder_removed_under_the_command_is_one_line(project: Project) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -304,3 +305,51 @@ def test_a_process_whose_answer_could_not_be_taken_is_not_told_it_was(
     assert not taken.exists()
     work.stop()
     assert not taken.exists()
+
+
+#: Set once the pool of the test below was handed all its work (an event its forked workers share).
+_HANDED_OUT: list[Any] = []
+
+
+def _interrupting(number: int) -> int:
+    """A pool's work: the first, in the worker that does it, interrupts the process that handed it out and
+    dies, as every process of a build does at a signal to all of them; the others wait for a worker."""
+    if number == 0:
+        _HANDED_OUT[0].wait(60)
+        os.kill(os.getppid(), signal.SIGINT)
+        os._exit(1)
+    time.sleep(0.001)
+    return number
+
+
+def test_a_pool_whose_workers_die_as_the_build_is_interrupted_ends_them_all(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Interrupted while its workers die, with work still waiting: the pool's own thread ends that work, nothing
+    cancels it from the build's thread meanwhile, and no worker is left. (``Executor.map`` cancelled it there:
+    on Python 3.11 the pool's thread then stopped with an error before ending the workers, the threads taking
+    turns as often as here.)"""
+    import multiprocessing
+    import threading
+    from concurrent.futures import ProcessPoolExecutor
+
+    failed: list[type[BaseException]] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: failed.append(args.exc_type))
+    context = multiprocessing.get_context("fork")
+    monkeypatch.setattr(sys.modules[__name__], "_HANDED_OUT", [context.Event()])
+    previous, interval = signal.signal(signal.SIGINT, signal.default_int_handler), sys.getswitchinterval()
+    pool = ProcessPoolExecutor(2, mp_context=context)
+    try:
+        results = forked.in_order(pool, _interrupting, range(10000))
+        workers = list(pool._processes.values())
+        sys.setswitchinterval(1e-6)
+        with pytest.raises(KeyboardInterrupt):
+            _HANDED_OUT[0].set()
+            for _ in results:
+                pass
+    finally:
+        forked.pool_ended(pool, failed=True)
+        sys.setswitchinterval(interval)
+        signal.signal(signal.SIGINT, previous)
+    for worker in workers:
+        worker.join(5)
+    assert failed == []
+    assert not any(worker.is_alive() for worker in workers)

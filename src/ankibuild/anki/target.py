@@ -25,7 +25,7 @@ from ..atomic import Ahead, Waiting, ready_if_changed, remove_stale_temporaries
 from ..cache import Cache, cache_root, digest
 from ..changelog import CHANGELOG_FILE, Change, ChangeKind, previous_changelog, ready_changelog
 from ..errors import Problem, Problems, Severity, ShapeChangeError
-from ..forked import Forked, can_fork
+from ..forked import Forked, can_fork, in_order, pool_ended
 from ..load.deckfiles import FileResult
 from ..load.render import CardTemplates, NoteHead
 from ..load.stage import LoadedBank
@@ -474,13 +474,17 @@ def _pooled(
         pool = ProcessPoolExecutor(
             min(len(todo), _most()), mp_context=fork, initializer=_adopt, initargs=(making(now),)
         )
-        contents = pool.map(_made, range(len(todo)))
+        contents = in_order(pool, _made, range(len(todo)))
     else:
         pool = ThreadPoolExecutor(min(2, cores))  # SQLite and zlib let go of the interpreter now and then
-        contents = pool.map(lambda make: make(), making(later))
-    with pool:
+        contents = in_order(pool, lambda make: make(), making(later))
+    try:
         meanwhile()
         yield from contents
+    except BaseException:
+        pool_ended(pool, failed=True)
+        raise
+    pool_ended(pool, failed=False)
 
 
 def _put_together(

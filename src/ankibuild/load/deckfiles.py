@@ -43,7 +43,7 @@ from ..cache import (
     unpack_views,
 )
 from ..errors import CacheChangedError, Problem, Problems, Severity
-from ..forked import Forked, can_fork
+from ..forked import Forked, can_fork, in_order, pool_ended
 from ..kinds import KINDS, Kind
 from ..kinds.base import Fact
 from ..kinds.checks import FileChecks
@@ -1421,10 +1421,13 @@ def _process_job(
 class _Computing:
     """Question files being processed, from the moment they are started: their packed results, as each is done.
 
-    A context: leaving it stops whatever is still running.
+    A context: leaving it stops whatever is still running, by ``stop``, told whether the processing failed or
+    was stopped before its end.
     """
 
-    def __init__(self, results: Iterator[tuple[Path, _Done]], stop: Callable[[], None] = lambda: None) -> None:
+    def __init__(
+        self, results: Iterator[tuple[Path, _Done]], stop: Callable[[bool], None] = lambda failed: None
+    ) -> None:
         self._results, self._stop = results, stop
 
     @classmethod
@@ -1451,7 +1454,7 @@ class _Computing:
             return cls._on_workers(jobs, job, workers, recipes=recipes)
         if meanwhile and jobs and not large and can_fork():
             forked = Forked(lambda: list(here))
-            return cls(_sent_or_made_here(forked, jobs, job, recipes=recipes), forked.stop)
+            return cls(_sent_or_made_here(forked, jobs, job, recipes=recipes), lambda failed: forked.stop())
         if large:  # one large file, processed here: its texts' blocks would stay resident while packages are made
             give_back_large_blocks()
         return cls(here)
@@ -1471,10 +1474,10 @@ class _Computing:
         context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else None)
         largest_first = sorted(jobs, key=lambda path: jobs[path].size, reverse=True)
         pool = ProcessPoolExecutor(workers, mp_context=context)
-        packed = pool.map(job, largest_first, map(jobs.get, largest_first), map(recipes.get, largest_first))
+        packed = in_order(pool, job, largest_first, map(jobs.get, largest_first), map(recipes.get, largest_first))
         # The workers have started; this much to process makes packages as large, in this process.
         give_back_large_blocks()
-        return cls(zip(largest_first, packed, strict=True), partial(pool.shutdown, cancel_futures=True))
+        return cls(zip(largest_first, packed, strict=True), lambda failed: pool_ended(pool, failed=failed))
 
     def __iter__(self) -> Iterator[tuple[Path, _Done]]:
         return self._results
@@ -1482,8 +1485,8 @@ class _Computing:
     def __enter__(self) -> _Computing:
         return self
 
-    def __exit__(self, *_: object) -> None:
-        self._stop()
+    def __exit__(self, error: type[BaseException] | None, *_: object) -> None:
+        self._stop(error is not None)
 
 
 def _sent_or_made_here(
