@@ -12,7 +12,6 @@ import errno
 import os
 import signal
 import sys
-from collections.abc import Iterable
 from types import FrameType
 from typing import NoReturn
 
@@ -69,25 +68,11 @@ def stop_on_termination() -> None:
         if signal.getsignal(number) is signal.SIG_DFL:
             signal.signal(number, _interrupt)
     if hasattr(os, "register_at_fork"):
-        os.register_at_fork(before=_hold, after_in_parent=_release, after_in_child=_as_forked)
+        os.register_at_fork(after_in_child=_as_forked)
 
 
 def _interrupt(number: int, frame: FrameType | None) -> NoReturn:
     raise KeyboardInterrupt
-
-
-#: The signal mask of each fork under way, from :func:`_hold` until it is done.
-_HELD: list[Iterable[int]] = []
-
-
-def _hold() -> None:
-    """Hold the signals that end the command while it forks: none may reach the new process before it is set
-    up (:func:`_as_forked`)."""
-    _HELD.append(signal.pthread_sigmask(signal.SIG_BLOCK, ENDING))
-
-
-def _release() -> None:
-    signal.pthread_sigmask(signal.SIG_SETMASK, _HELD.pop())
 
 
 def _as_forked() -> None:
@@ -95,11 +80,14 @@ def _as_forked() -> None:
     command end it at once, as any process. Raised there as Ctrl-C is, they would run the command's code in it:
     a worker waiting for work printed a traceback, and one at work sent the interruption back as its result and
     went on, left running once the command ended, holding the bank's lock. The command alone says what
-    stopped it, and ends its processes."""
+    stopped it, and ends its processes.
+
+    Nothing is held around the fork here: a signal the command was sent meanwhile would come in a hook, which
+    drops what it raises. :class:`.forked.Forked` holds them itself.
+    """
     for number in ENDING:
         if signal.getsignal(number) in (_interrupt, signal.default_int_handler):
             signal.signal(number, signal.SIG_DFL)
-    _release()
 
 
 def of_system(err: OSError, name: str) -> str:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO, NoReturn, TypeVar
 from .faults import ENDING
 
 if TYPE_CHECKING:
-    from concurrent.futures import Executor
+    from concurrent.futures import Executor, Future
 
 T = TypeVar("T")
 
@@ -42,8 +42,20 @@ def in_order(pool: Executor, work: Callable[..., T], *columns: Iterable[Any]) ->
     work meanwhile on its own thread, which the cancelling made fail: that thread stopped with a traceback
     before ending the other workers, which were left running once the command ended.
     """
-    futures = [pool.submit(work, *arguments) for arguments in zip(*columns, strict=True)]
-    return (future.result() for future in futures)
+    try:
+        futures = [pool.submit(work, *arguments) for arguments in zip(*columns, strict=True)]
+    except BaseException:  # stopped while the workers were being started
+        pool_ended(pool, failed=True)
+        raise
+    futures.reverse()
+    return _taken(futures)
+
+
+def _taken(futures: list[Future[T]]) -> Iterator[T]:
+    """The results of ``futures``, kept last first: the last one's first, each let go once it is taken (a
+    package's bytes, a file's notes), as ``map`` lets them go."""
+    while futures:
+        yield futures.pop().result()
 
 
 def pool_ended(pool: Executor, *, failed: bool) -> None:
@@ -51,8 +63,8 @@ def pool_ended(pool: Executor, *, failed: bool) -> None:
     failed or been stopped first, the work not started is cancelled and the workers of a pool of processes are
     killed at once, the pool not waited for.
 
-    A worker killed while it sent its result (a signal to every process of the build, the machine out of memory)
-    left the pool's own thread waiting forever for the rest of it, and the build that waited for that thread.
+    A worker killed while it sent its result (a signal to every process of the build) left the pool's own
+    thread waiting forever for the rest of it, and the build that waited for that thread.
     """
     if not failed:
         pool.shutdown()
@@ -63,6 +75,11 @@ def pool_ended(pool: Executor, *, failed: bool) -> None:
     for worker in list((processes or {}).values()):
         with contextlib.suppress(OSError, ValueError):  # ended already, or never started
             worker.kill()
+    # The pool's thread reads the workers' results from a pipe this process holds open too: closed here, a
+    # result cut short by a worker's end is an end there, not a wait for the rest for as long as this process
+    # lives (a program that leaves the usual way waits for that thread).
+    with contextlib.suppress(AttributeError, OSError):
+        pool._result_queue._writer.close()  # type: ignore[attr-defined]
     pool.shutdown(wait=processes is None, cancel_futures=True)
 
 

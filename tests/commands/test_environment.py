@@ -313,14 +313,24 @@ def _left_behind(project: Project, setup: str) -> tuple[subprocess.CompletedProc
 def _ended(group: int, seconds: float = 5) -> bool:
     """Whether every process of the process group ``group`` ended within ``seconds``; those left are killed."""
     deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            os.killpg(group, 0)
-        except ProcessLookupError:
-            return True
+    while (running := _running(group)) and time.monotonic() < deadline:
         time.sleep(0.1)
-    os.killpg(group, signal.SIGKILL)
-    return False
+    for pid in running:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    return not running
+
+
+def _running(group: int) -> list[int]:
+    """The processes of the process group ``group`` still running: not those ended but not yet reaped."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            # After the name in brackets: the state, the parent, the group.
+            state, _, pgrp, *_ = (entry / "stat").read_text().rpartition(")")[2].split()
+            if entry.name.isdigit() and int(pgrp) == group and state != "Z":
+                found.append(int(entry.name))
+    return found
 
 
 @pytest.mark.parametrize("name", ["SIGINT", "SIGTERM", "SIGHUP"])

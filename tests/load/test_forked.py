@@ -324,9 +324,9 @@ def _interrupting(number: int) -> int:
 
 def test_a_pool_whose_workers_die_as_the_build_is_interrupted_ends_them_all(monkeypatch: pytest.MonkeyPatch) -> None:
     """Interrupted while its workers die, with work still waiting: the pool's own thread ends that work, nothing
-    cancels it from the build's thread meanwhile, and no worker is left. (``Executor.map`` cancelled it there:
-    on Python 3.11 the pool's thread then stopped with an error before ending the workers, the threads taking
-    turns as often as here.)"""
+    cancels it from the build's thread meanwhile, no worker is left, and that thread ends. (``Executor.map``
+    cancelled it there: on Python 3.11 the pool's thread then stopped with an error before ending the workers,
+    the threads taking turns as often as here.)"""
     import multiprocessing
     import threading
     from concurrent.futures import ProcessPoolExecutor
@@ -346,10 +346,14 @@ def test_a_pool_whose_workers_die_as_the_build_is_interrupted_ends_them_all(monk
             for _ in results:
                 pass
     finally:
+        manager = getattr(pool, "_executor_manager_thread", None)  # the pool's own thread
         forked.pool_ended(pool, failed=True)
         sys.setswitchinterval(interval)
         signal.signal(signal.SIGINT, previous)
+    if manager is not None:  # done ending the work of the dead worker, or stopped by an error
+        manager.join(10)
     for worker in workers:
         worker.join(5)
     assert failed == []
     assert not any(worker.is_alive() for worker in workers)
+    assert manager is None or not manager.is_alive()  # a program leaving the usual way waits for it
