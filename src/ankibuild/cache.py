@@ -25,7 +25,7 @@ import os
 import stat
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from functools import cache, partial
+from functools import partial
 from itertools import chain, groupby, islice, repeat
 from operator import ne
 from pathlib import Path
@@ -348,21 +348,19 @@ def refusal(folder: Path) -> str | None:
     return None
 
 
-#: The folders :func:`_private_scratch` made, to remove as the process ends.
+#: The folder :func:`_private_scratch` made, until :func:`remove_scratch` removes it.
 _SCRATCH: list[Path] = []
 
 
-@cache
 def _private_scratch() -> Path:
-    """A folder only this process uses, for a build whose cache folder is refused; removed at exit (see
-    :func:`remove_scratch`)."""
-    import tempfile  # loaded only for a folder of this kind, which is rare
-
-    folder = Path(tempfile.mkdtemp(prefix="ankibuild-cache-"))
+    """A folder only this process uses, for a build whose cache folder is refused; made once, removed at exit
+    (see :func:`remove_scratch`)."""
     if not _SCRATCH:
+        import tempfile  # loaded only for a folder of this kind, which is rare
+
+        _SCRATCH.append(Path(tempfile.mkdtemp(prefix="ankibuild-cache-")))
         atexit.register(remove_scratch)
-    _SCRATCH.append(folder)
-    return folder
+    return _SCRATCH[0]
 
 
 def remove_scratch() -> None:
@@ -374,9 +372,8 @@ def remove_scratch() -> None:
     """
     import shutil
 
-    while _SCRATCH:
+    while _SCRATCH:  # a build after this one makes a folder again
         shutil.rmtree(_SCRATCH.pop(), ignore_errors=True)
-    _private_scratch.cache_clear()  # a build after this one makes a folder again
 
 
 class Cache:
