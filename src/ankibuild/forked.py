@@ -48,14 +48,33 @@ def in_order(pool: Executor, work: Callable[..., T], *columns: Iterable[Any]) ->
         pool_ended(pool, failed=True)
         raise
     futures.reverse()
-    return _taken(futures)
+    return _taken(pool, futures)
 
 
-def _taken(futures: list[Future[T]]) -> Iterator[T]:
+def _taken(pool: Executor, futures: list[Future[T]]) -> Iterator[T]:
     """The results of ``futures``, kept last first: the last one's first, each let go once it is taken (a
     package's bytes, a file's notes), as ``map`` lets them go."""
     while futures:
-        yield futures.pop().result()
+        yield _result(pool, futures.pop())
+
+
+#: How long the build waits for a result of a pool before it looks whether a worker died meanwhile (seconds).
+LOOK_AGAIN = 1.0
+
+
+def _result(pool: Executor, future: Future[T]) -> T:
+    """The result of ``future``, work of ``pool``; :class:`BrokenExecutor` once a worker of the pool is found dead.
+
+    The kernel killing a worker out of memory as it sent its result left the pool's own thread waiting forever
+    for the rest, the pool never found broken, and the build waiting for the result as long.
+    """
+    while True:
+        with contextlib.suppress(TimeoutError):
+            return future.result(timeout=LOOK_AGAIN)
+        if not all(worker.is_alive() for worker in _workers(pool)):
+            from concurrent.futures import BrokenExecutor
+
+            raise BrokenExecutor("a worker of the pool ended before its work was done")
 
 
 def pool_ended(pool: Executor, *, failed: bool) -> None:
@@ -69,10 +88,10 @@ def pool_ended(pool: Executor, *, failed: bool) -> None:
     if not failed:
         pool.shutdown()
         return
-    # A pool of processes keeps them there, public only from Python 3.14 on (its kill_workers); one of threads
-    # has none, and is waited for: a thread cannot be killed, nor leave a result half sent.
-    processes: dict[int, Any] | None = getattr(pool, "_processes", None)
-    for worker in list((processes or {}).values()):
+    # A pool of threads, or one whose processes ended already, is waited for: a thread cannot be killed, nor
+    # leave a result half sent.
+    wait = getattr(pool, "_processes", None) is None
+    for worker in _workers(pool):
         with contextlib.suppress(OSError, ValueError):  # ended already, or never started
             worker.kill()
     # The pool's thread reads the workers' results from a pipe this process holds open too: closed here, a
@@ -80,7 +99,14 @@ def pool_ended(pool: Executor, *, failed: bool) -> None:
     # lives (a program that leaves the usual way waits for that thread).
     with contextlib.suppress(AttributeError, OSError):
         pool._result_queue._writer.close()  # type: ignore[attr-defined]
-    pool.shutdown(wait=processes is None, cancel_futures=True)
+    pool.shutdown(wait=wait, cancel_futures=True)
+
+
+def _workers(pool: Executor) -> list[Any]:
+    """The processes of a pool of processes, as it keeps them (public only from Python 3.14 on, as its
+    ``kill_workers``); none for a pool of threads."""
+    processes: dict[int, Any] | None = getattr(pool, "_processes", None)
+    return list((processes or {}).values())
 
 
 class Forked:

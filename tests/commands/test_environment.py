@@ -264,8 +264,8 @@ deckfiles._process_job = processing
 )
 
 #: ``setup`` for :func:`_program`: the worker that processes the last question file has sent half of its result
-#: when it sends the signal ``{name}`` to every process of the build, which ends it there.
-_A_SIGNAL_WHILE_A_RESULT_IS_SENT = (
+#: when it does ``{act}``, which ends it there.
+_A_WORKER_ENDED_WHILE_IT_SENDS_ITS_RESULT = (
     _TWO_WORKERS
     + """
 from multiprocessing import connection
@@ -280,7 +280,7 @@ def processing(path, *args, **kwargs):
 def half_sent(self, data, *args):
     if sending and len(data) > 1 << 19:
         os.write(self.fileno(), bytes(data)[: len(data) // 2])
-        os.killpg(os.getpgrp(), signal.{name})
+        {act}
     send(self, data, *args)
 deckfiles._process_job = processing
 connection.Connection._send = half_sent
@@ -348,10 +348,23 @@ def test_a_signal_to_every_process_of_the_build_is_one_line(project: Project, na
 def test_a_signal_while_a_worker_sends_its_result_is_one_line(project: Project) -> None:
     """Stopped while a worker has sent part of its result: the pool's own thread waits for the rest forever. The
     build does not wait for it, says it was interrupted, and ends."""
-    result, left = _left_behind(project, _A_SIGNAL_WHILE_A_RESULT_IS_SENT.format(name="SIGTERM"))
+    setup = _A_WORKER_ENDED_WHILE_IT_SENDS_ITS_RESULT.format(act="os.killpg(os.getpgrp(), signal.SIGTERM)")
+    result, left = _left_behind(project, setup)
     assert not left, result.stderr
     assert result.returncode == INTERRUPTED, result.stderr
     assert result.stderr.splitlines() == [INTERRUPTED_WORDS]
+    assert not project.out.exists()
+
+
+def test_a_worker_killed_while_it_sends_its_result_is_one_line(project: Project) -> None:
+    """The kernel kills a worker out of memory once it sent part of its result, and nothing else: the pool's own
+    thread waits for the rest forever, and never finds the pool broken. The build finds the worker gone, says so
+    in one line, and ends."""
+    setup = _A_WORKER_ENDED_WHILE_IT_SENDS_ITS_RESULT.format(act="os.kill(os.getpid(), signal.SIGKILL)")
+    result, left = _left_behind(project, setup)
+    assert not left, result.stderr
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.splitlines() == [f"Error: {PROCESS_STOPPED}"]
     assert not project.out.exists()
 
 

@@ -357,3 +357,47 @@ def test_a_pool_whose_workers_die_as_the_build_is_interrupted_ends_them_all(monk
     assert failed == []
     assert not any(worker.is_alive() for worker in workers)
     assert manager is None or not manager.is_alive()  # a program leaving the usual way waits for it
+
+
+def _killed_while_sending(number: int) -> bytes:
+    """A pool's work whose worker the kernel kills, out of memory, once it has sent half of its result."""
+    from multiprocessing import connection
+
+    send = connection.Connection._send  # type: ignore[attr-defined]
+
+    def half_sent(self: connection.Connection, data: bytes, *args: Any) -> None:
+        if len(data) > 1 << 19:
+            os.write(self.fileno(), bytes(data)[: len(data) // 2])
+            os.kill(os.getpid(), signal.SIGKILL)
+        send(self, data, *args)
+
+    connection.Connection._send = half_sent  # type: ignore[attr-defined]  # in the worker alone: it was forked
+    return bytes(1 << 20)  # sent in two parts: its length, then itself
+
+
+def test_a_pool_whose_worker_is_killed_while_it_sends_a_result_is_found_broken() -> None:
+    """The pool's own thread waits for the rest of that result forever and never finds the pool broken: the
+    build finds the worker gone while it waits, and the pool ends."""
+    import multiprocessing
+    import threading
+    from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
+
+    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
+    raised: list[BaseException] = []
+
+    def taking() -> None:
+        try:
+            list(forked.in_order(pool, _killed_while_sending, [0]))
+        except BaseException as error:
+            raised.append(error)
+
+    waiting = threading.Thread(target=taking, daemon=True)  # a build that waits forever fails here, not hangs
+    waiting.start()
+    waiting.join(30)
+    manager: threading.Thread | None = getattr(pool, "_executor_manager_thread", None)  # the pool's own thread
+    forked.pool_ended(pool, failed=True)
+    assert not waiting.is_alive()
+    assert len(raised) == 1 and isinstance(raised[0], BrokenExecutor), raised
+    assert manager is not None
+    manager.join(10)
+    assert not manager.is_alive()
