@@ -66,15 +66,21 @@ def _result(pool: Executor, future: Future[T]) -> T:
     """The result of ``future``, work of ``pool``; :class:`BrokenExecutor` once a worker of the pool is found dead.
 
     The kernel killing a worker out of memory as it sent its result left the pool's own thread waiting forever
-    for the rest, the pool never found broken, and the build waiting for the result as long.
+    for the rest, the pool never found broken, and the build waiting for the result as long. A pool's workers
+    live as long as it does (no pool here sets ``max_tasks_per_child``): one dead while work is due is a fault.
     """
     while True:
-        with contextlib.suppress(TimeoutError):
-            return future.result(timeout=LOOK_AGAIN)
-        if not all(worker.is_alive() for worker in _workers(pool)):
+        try:
+            # Only waits: the work's own error, a TimeoutError too (a file on a network disk), is given back, not
+            # raised here, to be raised by result() below rather than taken for more waiting.
+            future.exception(timeout=LOOK_AGAIN)
+        except TimeoutError:
+            if all(worker.is_alive() for worker in _workers(pool)):
+                continue
             from concurrent.futures import BrokenExecutor
 
-            raise BrokenExecutor("a worker of the pool ended before its work was done")
+            raise BrokenExecutor("a worker of the pool ended before its work was done") from None
+        return future.result()
 
 
 def pool_ended(pool: Executor, *, failed: bool) -> None:
@@ -88,8 +94,8 @@ def pool_ended(pool: Executor, *, failed: bool) -> None:
     if not failed:
         pool.shutdown()
         return
-    # A pool of threads, or one whose processes ended already, is waited for: a thread cannot be killed, nor
-    # leave a result half sent.
+    # A pool of threads, or one shut down already, is waited for: a thread cannot be killed, nor leave a
+    # result half sent.
     wait = getattr(pool, "_processes", None) is None
     for worker in _workers(pool):
         with contextlib.suppress(OSError, ValueError):  # ended already, or never started

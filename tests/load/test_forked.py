@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
 import sys
@@ -394,10 +395,37 @@ def test_a_pool_whose_worker_is_killed_while_it_sends_a_result_is_found_broken()
     waiting = threading.Thread(target=taking, daemon=True)  # a build that waits forever fails here, not hangs
     waiting.start()
     waiting.join(30)
+    found = not waiting.is_alive()  # before the pool is ended below: ending it breaks the pool anyway
     manager: threading.Thread | None = getattr(pool, "_executor_manager_thread", None)  # the pool's own thread
     forked.pool_ended(pool, failed=True)
-    assert not waiting.is_alive()
+    assert found
     assert len(raised) == 1 and isinstance(raised[0], BrokenExecutor), raised
     assert manager is not None
     manager.join(10)
     assert not manager.is_alive()
+
+
+def _timed_out(number: int) -> int:
+    raise TimeoutError(errno.ETIMEDOUT, "timed out", f"/mnt/network/{number}.yaml")
+
+
+def test_work_that_fails_with_a_timeout_fails_the_build_with_it() -> None:
+    """A worker's own TimeoutError (a file on a network disk that timed out) is the work's error, raised as it is:
+    not taken for a result still to come, waited for again and again."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    raised: list[BaseException] = []
+
+    def taking() -> None:
+        with ThreadPoolExecutor(1) as pool:
+            try:
+                list(forked.in_order(pool, _timed_out, [0]))
+            except BaseException as error:
+                raised.append(error)
+
+    waiting = threading.Thread(target=taking, daemon=True)  # a build that waits forever fails here, not hangs
+    waiting.start()
+    waiting.join(10)
+    assert not waiting.is_alive()
+    assert len(raised) == 1 and isinstance(raised[0], TimeoutError) and raised[0].filename, raised
