@@ -376,6 +376,25 @@ def _killed_while_sending(number: int) -> bytes:
     return bytes(1 << 20)  # sent in two parts: its length, then itself
 
 
+def _waited(take: Callable[[], object], seconds: float) -> tuple[bool, list[BaseException]]:
+    """Whether ``take``, done on a thread of its own, ended within ``seconds``, and what it raised: a build that
+    waits forever fails the test rather than hangs it."""
+    import threading
+
+    raised: list[BaseException] = []
+
+    def taking() -> None:
+        try:
+            take()
+        except BaseException as error:
+            raised.append(error)
+
+    waiting = threading.Thread(target=taking, daemon=True)
+    waiting.start()
+    waiting.join(seconds)
+    return not waiting.is_alive(), raised
+
+
 def test_a_pool_whose_worker_is_killed_while_it_sends_a_result_is_found_broken() -> None:
     """The pool's own thread waits for the rest of that result forever and never finds the pool broken: the
     build finds the worker gone while it waits, and the pool ends."""
@@ -384,21 +403,11 @@ def test_a_pool_whose_worker_is_killed_while_it_sends_a_result_is_found_broken()
     from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
 
     pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
-    raised: list[BaseException] = []
-
-    def taking() -> None:
-        try:
-            list(forked.in_order(pool, _killed_while_sending, [0]))
-        except BaseException as error:
-            raised.append(error)
-
-    waiting = threading.Thread(target=taking, daemon=True)  # a build that waits forever fails here, not hangs
-    waiting.start()
-    waiting.join(30)
-    found = not waiting.is_alive()  # before the pool is ended below: ending it breaks the pool anyway
+    # Looked at before the pool is ended below: ending it breaks the pool anyway.
+    ended, raised = _waited(lambda: list(forked.in_order(pool, _killed_while_sending, [0])), 30)
     manager: threading.Thread | None = getattr(pool, "_executor_manager_thread", None)  # the pool's own thread
     forked.pool_ended(pool, failed=True)
-    assert found
+    assert ended
     assert len(raised) == 1 and isinstance(raised[0], BrokenExecutor), raised
     assert manager is not None
     manager.join(10)
@@ -412,20 +421,12 @@ def _timed_out(number: int) -> int:
 def test_work_that_fails_with_a_timeout_fails_the_build_with_it() -> None:
     """A worker's own TimeoutError (a file on a network disk that timed out) is the work's error, raised as it is:
     not taken for a result still to come, waited for again and again."""
-    import threading
     from concurrent.futures import ThreadPoolExecutor
 
-    raised: list[BaseException] = []
-
-    def taking() -> None:
+    def take() -> None:
         with ThreadPoolExecutor(1) as pool:
-            try:
-                list(forked.in_order(pool, _timed_out, [0]))
-            except BaseException as error:
-                raised.append(error)
+            list(forked.in_order(pool, _timed_out, [0]))
 
-    waiting = threading.Thread(target=taking, daemon=True)  # a build that waits forever fails here, not hangs
-    waiting.start()
-    waiting.join(10)
-    assert not waiting.is_alive()
+    ended, raised = _waited(take, 10)
+    assert ended
     assert len(raised) == 1 and isinstance(raised[0], TimeoutError) and raised[0].filename, raised
