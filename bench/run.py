@@ -157,13 +157,24 @@ def run_contender(project: Project, key: str, repetition: int) -> tuple[Sample, 
     return sample, size
 
 
+def unit_order(repetition: int) -> list[int]:
+    """The order the units of :data:`UNITS` run in at ``repetition``, by their indexes.
+
+    Over as many repetitions as there are units, each unit runs first once and right after each other unit
+    once (a Williams square): what one contender leaves the machine in (a process of 600 MB just ended,
+    say) weighs on each of the others alike. Starting one unit later each time kept their cyclic order, and
+    the cold build always ran right after the floor.
+    """
+    count = len(UNITS)
+    first = [0] + [(step + 1) // 2 if step % 2 else count - step // 2 for step in range(1, count)]
+    return [(index + repetition) % count for index in first]
+
+
 def measure(project: Project, *, repeat: int, progress: Callable[[str], None]) -> SizeResult:
-    """Every contender ``repeat`` times, interleaved."""
+    """Every contender ``repeat`` times, interleaved (see :func:`unit_order`)."""
     result = SizeResult(project.bank.questions)
     for repetition in range(repeat):
-        # Start one unit later each time, so that no contender always runs right after the same other.
-        shift = repetition % len(UNITS)
-        for key in (key for unit in UNITS[shift:] + UNITS[:shift] for key in unit):
+        for key in (key for index in unit_order(repetition) for key in UNITS[index]):
             sample, size = run_contender(project, key, repetition)
             result.add(key, sample)
             if key in WITH_PACKAGES:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.metadata
+import itertools
 import os
 import statistics
 import sys
@@ -18,7 +19,7 @@ from bench import baseline, floor, profile
 from bench.generate import BANK_ID, GeneratedBank, edit_question, generate_bank
 from bench.measure import ContenderFailed, Sample, check_packages, run_process
 from bench.report import CONTENDERS, TARGETS, SizeResult, tables
-from bench.run import Project, _installed, run_contender
+from bench.run import UNITS, Project, _installed, run_contender, unit_order
 from bench.run import main as bench_main
 
 from ..ankitools import collection, import_package
@@ -277,3 +278,13 @@ def test_every_stage_of_the_profile_names_a_function_there_is() -> None:
     with profile.probed(recorder):
         pass
     assert recorder.missing == []
+
+
+def test_no_contender_always_runs_right_after_the_same_other() -> None:
+    """Over as many repetitions as there are units, each unit runs first once and right after each other one
+    once: the cold build does not always follow the floor's 600 MB process, nor the edit the same build."""
+    orders = [unit_order(repetition) for repetition in range(len(UNITS))]
+    assert all(sorted(order) == list(range(len(UNITS))) for order in orders)
+    assert sorted(order[0] for order in orders) == list(range(len(UNITS)))
+    followed = sorted((before, after) for order in orders for before, after in itertools.pairwise(order))
+    assert followed == [(a, b) for a in range(len(UNITS)) for b in range(len(UNITS)) if a != b]
