@@ -333,27 +333,29 @@ def _running(group: int) -> list[int]:
     return found
 
 
+def _ended_in_one_line(project: Project, setup: str, code: int, line: str) -> None:
+    """The program, run with ``setup`` as :func:`_left_behind` runs it, ends with ``code`` having said ``line``
+    alone, no process of it is left behind, and no output is written."""
+    result, left = _left_behind(project, setup)
+    assert not left, result.stderr
+    assert result.returncode == code, result.stderr
+    assert result.stderr.splitlines() == [line]
+    assert not project.out.exists()
+
+
 @pytest.mark.parametrize("name", ["SIGINT", "SIGTERM", "SIGHUP"])
 def test_a_signal_to_every_process_of_the_build_is_one_line(project: Project, name: str) -> None:
     """Ctrl-C in a terminal, a CI job cancelled, a terminal closed: every process of the build gets the signal, a
     worker idle among them. The build says it in one line, and no process of it is left holding the bank."""
     setup = _A_WORKER_THAT_ENDS_THE_BUILD.format(act=f"os.killpg(os.getpgrp(), signal.{name}); time.sleep(5)")
-    result, left = _left_behind(project, setup)
-    assert not left, result.stderr
-    assert result.returncode == INTERRUPTED, result.stderr
-    assert result.stderr.splitlines() == [INTERRUPTED_WORDS]
-    assert not project.out.exists()
+    _ended_in_one_line(project, setup, INTERRUPTED, INTERRUPTED_WORDS)
 
 
 def test_a_signal_while_a_worker_sends_its_result_is_one_line(project: Project) -> None:
     """Stopped while a worker has sent part of its result: the pool's own thread waits for the rest forever. The
     build does not wait for it, says it was interrupted, and ends."""
     setup = _A_WORKER_ENDED_WHILE_IT_SENDS_ITS_RESULT.format(act="os.killpg(os.getpgrp(), signal.SIGTERM)")
-    result, left = _left_behind(project, setup)
-    assert not left, result.stderr
-    assert result.returncode == INTERRUPTED, result.stderr
-    assert result.stderr.splitlines() == [INTERRUPTED_WORDS]
-    assert not project.out.exists()
+    _ended_in_one_line(project, setup, INTERRUPTED, INTERRUPTED_WORDS)
 
 
 def test_a_worker_killed_while_it_sends_its_result_is_one_line(project: Project) -> None:
@@ -361,21 +363,14 @@ def test_a_worker_killed_while_it_sends_its_result_is_one_line(project: Project)
     thread waits for the rest forever, and never finds the pool broken. The build finds the worker gone, says so
     in one line, and ends."""
     setup = _A_WORKER_ENDED_WHILE_IT_SENDS_ITS_RESULT.format(act="os.kill(os.getpid(), signal.SIGKILL)")
-    result, left = _left_behind(project, setup)
-    assert not left, result.stderr
-    assert result.returncode == 1, result.stderr
-    assert result.stderr.splitlines() == [f"Error: {PROCESS_STOPPED}"]
-    assert not project.out.exists()
+    _ended_in_one_line(project, setup, 1, f"Error: {PROCESS_STOPPED}")
 
 
 def test_a_worker_killed_is_one_line_and_the_others_end(project: Project) -> None:
     """A worker dies as the kernel ends one out of memory; the pool ends the others with SIGTERM. The build says
     so in one line, and no process of it is left behind."""
-    result, left = _left_behind(project, _A_WORKER_THAT_ENDS_THE_BUILD.format(act="os._exit(137)"))
-    assert not left, result.stderr
-    assert result.returncode == 1, result.stderr
-    assert result.stderr.splitlines() == [f"Error: {PROCESS_STOPPED}"]
-    assert not project.out.exists()
+    setup = _A_WORKER_THAT_ENDS_THE_BUILD.format(act="os._exit(137)")
+    _ended_in_one_line(project, setup, 1, f"Error: {PROCESS_STOPPED}")
 
 
 def test_a_folder_removed_under_the_command_is_one_line(project: Project) -> None:
