@@ -4,7 +4,8 @@
     python -m bench.run --one-file 100000 [--repeat 1]
 
 For each size a synthetic bank is generated (``bench/generate.py``), then every
-repetition runs each contender once, as its own process, round-robin:
+repetition runs each contender once, as its own process, in an order that
+changes with each repetition (see :func:`unit_order`):
 
 (a) the naive baseline (``bench/baseline.py``), (b) the floor (``bench/floor.py``),
 (b') the floor with the garbage collector off (``bench/floor_nogc.py``),
