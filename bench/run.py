@@ -164,7 +164,8 @@ def unit_order(repetition: int) -> list[int]:
     Over as many repetitions as there are units, each unit runs first once and right after each other unit
     once (a Williams square): what one contender leaves the machine in (a process of 600 MB just ended,
     say) weighs on each of the others alike. Starting one unit later each time kept their cyclic order, and
-    the cold build always ran right after the floor.
+    the cold build always ran right after the floor. This holds for an even number of units, as there are:
+    with an odd one, some unit would follow another twice and a third never.
     """
     count = len(UNITS)
     first = [0] + [(step + 1) // 2 if step % 2 else count - step // 2 for step in range(1, count)]
