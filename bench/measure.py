@@ -1,12 +1,15 @@
-"""Measuring one contender: a separate process, its wall time and peak memory.
+"""Measuring one contender: a separate process, its wall time, processor time and peak memory.
 
 Wall time covers the whole process, interpreter start-up included, since that
-is what a user waits for. Peak memory is the child's own high-water mark, from
-``os.wait4``: ``getrusage(RUSAGE_CHILDREN)`` would report the largest child so
-far. Linux also counts the memory of the process that spawned a child into the
-child's peak (the spawner's pages are the child's until ``exec``), so each
-contender is started by a tiny launcher process instead of this one, which may
-have grown: the launcher is smaller than any Python program.
+is what a user waits for. Processor time is the user and system time of the
+process and of every process it waited for (a worker it forked), from
+``os.wait4``: on two cores a run takes at least half of it in wall time. Peak
+memory is the child's own high-water mark, from ``os.wait4`` too:
+``getrusage(RUSAGE_CHILDREN)`` would report the largest child so far. Linux
+also counts the memory of the process that spawned a child into the child's
+peak (the spawner's pages are the child's until ``exec``), so each contender
+is started by a tiny launcher process instead of this one, which may have
+grown: the launcher is smaller than any Python program.
 
 A contender that fails, or writes packages that are missing, broken or short of
 notes, stops the benchmark: a broken build must never look fast.
@@ -27,7 +30,7 @@ from pathlib import Path
 #: ``ru_maxrss`` is in kilobytes on Linux and in bytes on macOS.
 _MAXRSS_PER_MB = 1024 * 1024 if sys.platform == "darwin" else 1024
 #: Started with ``-I -S``: it imports next to nothing, so it stays a few megabytes.
-#: argv: the file to report to, then the command. Reports seconds, exit code, maxrss.
+#: argv: the file to report to, then the command. Reports seconds, exit code, maxrss, processor seconds.
 _LAUNCHER = """
 import os, sys, time
 start = time.perf_counter()
@@ -35,7 +38,8 @@ pid = os.posix_spawnp(sys.argv[2], sys.argv[2:], os.environ)
 _, status, usage = os.wait4(pid, 0)
 seconds = time.perf_counter() - start
 with open(sys.argv[1], "w") as report:
-    report.write(f"{seconds} {os.waitstatus_to_exitcode(status)} {usage.ru_maxrss}")
+    processor = usage.ru_utime + usage.ru_stime
+    report.write(f"{seconds} {os.waitstatus_to_exitcode(status)} {usage.ru_maxrss} {processor}")
 """
 #: Collection names inside an .apkg, newest first (``anki21b`` is compressed, not read here).
 _COLLECTIONS = ("collection.anki21", "collection.anki2")
@@ -51,6 +55,12 @@ class Sample:
 
     seconds: float
     peak_mb: float
+    #: User and system time of the process and of those it waited for.
+    processor_seconds: float
+
+    def said(self) -> str:
+        """The run in a few words, for the progress printed as the benchmark goes."""
+        return f"{self.seconds:.2f} s ({self.processor_seconds:.2f} s of processor), {self.peak_mb:.0f} MB"
 
 
 def run_process(command: Sequence[str], *, cwd: Path, env: Mapping[str, str], log: Path) -> Sample:
@@ -66,13 +76,13 @@ def run_process(command: Sequence[str], *, cwd: Path, env: Mapping[str, str], lo
     with out_path.open("wb") as out, err_path.open("wb") as err:
         subprocess.run(launcher, cwd=cwd, env=dict(env), stdout=out, stderr=err, check=False)
     try:
-        seconds, status, maxrss = usage_path.read_text(encoding="utf-8").split()
+        seconds, status, maxrss, processor = usage_path.read_text(encoding="utf-8").split()
     except FileNotFoundError:  # the launcher itself failed: its error is in the log
-        seconds, status, maxrss = "0", "unknown", "0"
+        seconds, status, maxrss, processor = "0", "unknown", "0", "0"
     if status != "0":
         tail = err_path.read_text(encoding="utf-8", errors="replace")[-2000:]
         raise ContenderFailed(f"{' '.join(command)} exited with status {status} (log: {err_path}):\n{tail}")
-    return Sample(float(seconds), int(maxrss) / _MAXRSS_PER_MB)
+    return Sample(float(seconds), int(maxrss) / _MAXRSS_PER_MB, float(processor))
 
 
 def check_packages(paths: Sequence[Path], *, notes: int) -> int:

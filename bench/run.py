@@ -181,10 +181,7 @@ def measure(project: Project, *, repeat: int, progress: Callable[[str], None]) -
             result.add(key, sample)
             if key in WITH_PACKAGES:
                 result.package_bytes[key] = size
-            progress(
-                f"N={result.questions:,} run {repetition + 1}/{repeat} {CONTENDERS[key]}: "
-                f"{sample.seconds:.2f} s, {sample.peak_mb:.0f} MB"
-            )
+            progress(f"N={result.questions:,} run {repetition + 1}/{repeat} {CONTENDERS[key]}: {sample.said()}")
     return result
 
 
@@ -209,8 +206,7 @@ def measure_one_file(questions: int, repeat: int, *, workdir: Path, seed: int, k
             sample, _ = run_contender(project, "cold", repetition)
             result.add("cold", sample)
             print(
-                f"N={questions:,} in {len(project.bank.files)} file(s), run {repetition + 1}/{repeat}: "
-                f"{sample.seconds:.2f} s, {sample.peak_mb:.0f} MB",
+                f"N={questions:,} in {len(project.bank.files)} file(s), run {repetition + 1}/{repeat}: {sample.said()}",
                 file=sys.stderr,
             )
     if not keep:

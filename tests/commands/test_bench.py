@@ -113,6 +113,23 @@ def test_each_run_reports_the_peak_memory_of_its_own_process(tmp_path: Path) -> 
     assert small.peak_mb < 100
 
 
+def test_each_run_reports_the_processor_time_of_the_processes_it_waited_for(tmp_path: Path) -> None:
+    """Two workers forked and waited for, each working for 0.3 s of its own processor time, count with the process
+    that forked them: processor time, not wall time, which two cores would halve."""
+    program = """
+import os, time
+for _ in range(2):
+    if os.fork() == 0:
+        while time.process_time() < 0.3:
+            pass
+        os._exit(0)
+os.wait()
+os.wait()
+"""
+    forked = run_process([sys.executable, "-c", program], cwd=tmp_path, env=os.environ, log=tmp_path / "a")
+    assert forked.processor_seconds >= 0.6
+
+
 def test_missing_broken_or_short_packages_are_refused(bank: GeneratedBank, tmp_path: Path) -> None:
     """Only packages holding every note and card pass the check."""
     paths = floor.build(decks=bank.decks, out=tmp_path / "floor")
@@ -235,8 +252,8 @@ def test_growth_and_large_bank_targets_are_judged_at_their_own_size() -> None:
     results = {}
     for questions, cold, baseline_mb in ((10_000, 2.0, 100.0), (50_000, 12.0, 400.0)):
         result = SizeResult(questions)
-        result.add("cold", Sample(cold, 300.0))
-        result.add("baseline", Sample(60.0, baseline_mb))
+        result.add("cold", Sample(cold, 300.0, cold))
+        result.add("baseline", Sample(60.0, baseline_mb, 60.0))
         results[questions] = result
     growth, memory = (
         next(t for t in TARGETS if t.label.startswith(start))
@@ -254,7 +271,7 @@ def test_each_target_shows_its_ratio_in_every_repetition() -> None:
     for edited, cold, baseline_mb in ((0.6, 6.0, 100.0), (0.9, 6.0, 120.0), (0.5, 4.0, 110.0)):
         for key in CONTENDERS:
             seconds = {"edit": edited, "cold": cold}.get(key, 1.0)
-            result.add(key, Sample(seconds, baseline_mb if key == "baseline" else 80.0))
+            result.add(key, Sample(seconds, baseline_mb if key == "baseline" else 80.0, seconds))
     edit, memory, growth = (
         next(t for t in TARGETS if t.label.startswith(start))
         for start in ("time (e)/(c)", "memory (c)/(a): cold build vs baseline", "time (c)/(c")
@@ -264,8 +281,8 @@ def test_each_target_shows_its_ratio_in_every_repetition() -> None:
     assert memory.by_repetition(results, 10_000) == pytest.approx((80.0 / 120.0, 80.0 / 100.0))
     assert growth.by_repetition(results, 10_000) is None and edit.by_repetition(results, 50_000) is None
     single = SizeResult(10_000)
-    single.add("edit", Sample(0.6, 90.0))
-    single.add("cold", Sample(6.0, 80.0))
+    single.add("edit", Sample(0.6, 90.0, 0.6))
+    single.add("cold", Sample(6.0, 80.0, 6.0))
     assert edit.by_repetition({10_000: single}, 10_000) is None
     table = next(t for t in tables([result]) if t.title == "Targets")
     row = next(row for row in table.rows if row[0] == edit.label)
