@@ -58,6 +58,15 @@ def real_place(path: Path) -> Path:
         return path.resolve()
 
 
+def written_place(path: Path) -> Path:
+    """Where the file a build writes at ``path`` lies: its folder's links followed, not a link at its own name.
+
+    The build replaces such a link with the file, perhaps while another thread names it; a link read as it
+    is replaced fails (``EINVAL`` on Python 3.11 and 3.12), and what it pointed to was never the file's place.
+    """
+    return path.parent.resolve() / path.name
+
+
 def check_writable(root: Path, path: Path) -> None:
     """Raise :class:`UnsafePathError` unless writing ``path`` keeps to ``root``, the folder a command writes into.
 

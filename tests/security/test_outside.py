@@ -9,6 +9,7 @@ through it.
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 from collections.abc import Callable, Iterator
@@ -18,6 +19,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from ankibuild.cli import main
+from ankibuild.paths import written_place
 
 from ..conftest import Project
 
@@ -126,6 +128,26 @@ def test_an_output_that_is_a_link_is_replaced_never_written_through(project: Pro
     assert _run("build").exit_code == 0
     assert not target.is_symlink() and target.stat().st_size > 0
     assert secret.read_text(encoding="utf-8") == f"{SECRET}\n"
+
+
+def test_a_written_file_is_placed_by_its_folder_never_by_the_link_at_its_name(
+    tmp_path: Path, secret: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A package's kept records are named by where it lies while the build replaces a link at its name: a link
+    read as it is replaced fails (as the one below does), and the place is the same as for the file."""
+    (tmp_path / "dist").mkdir()
+    (tmp_path / "out").symlink_to(tmp_path / "dist", target_is_directory=True)
+    package = tmp_path / "out" / "ai-stack-de.apkg"
+    package.symlink_to(secret)
+    readlink = os.readlink
+
+    def replaced(path: str) -> str:
+        if Path(path).name == package.name:
+            raise OSError(errno.EINVAL, os.strerror(errno.EINVAL), path)
+        return readlink(path)
+
+    monkeypatch.setattr(os, "readlink", replaced)
+    assert written_place(package) == tmp_path.resolve() / "dist" / "ai-stack-de.apkg"
 
 
 @pytest.mark.parametrize("kind", ["link to a missing file", "link to a file", "fifo"])

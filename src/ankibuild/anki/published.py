@@ -38,7 +38,7 @@ from ..load.render import CardTemplates, NoteHead, Side, note_digest, notetype_d
 from ..lock.clock import MAX_TIME, Clock
 from ..lock.format import MAX_ID, Lock, NoteLock, changed_parts
 from ..model import SLUG
-from ..paths import UnsafePathError, open_inside
+from ..paths import UnsafePathError, open_inside, written_place
 from ..version import code_fingerprint
 from .spec import COLLECTION
 
@@ -280,7 +280,7 @@ def _write_memo(kept: Path, memo: Path, packed: bytes) -> None:
 
 
 def _memo(kept: Path, path: Path) -> Path:
-    return kept / f"published-{hashlib.sha256(os.fsencode(path.resolve())).hexdigest()[:16]}.memo"
+    return kept / f"published-{hashlib.sha256(os.fsencode(written_place(path))).hexdigest()[:16]}.memo"
 
 
 def _hasher(types: Types) -> hashlib._Hash:

@@ -36,6 +36,7 @@ from ..lock.stamp import Shape, stamp_lock
 from ..model import Bank, Deck, deck_id, parent_deck_id
 from ..options import BuildOptions
 from ..packagenames import check_names, no_longer_made, package_groups
+from ..paths import written_place
 from ..progress import Progress, silent
 from ..search import retired_search
 from ..state import BuildResult, Output
@@ -730,7 +731,7 @@ def _package_made(
 
     Its notes are made ready to keep later: meanwhile the interpreter is for what the build waits for.
     """
-    content = package_bytes(package.spec, Kept(kept, digest(str(package.path.resolve()))[:16], later))
+    content = package_bytes(package.spec, Kept(kept, digest(str(written_place(package.path)))[:16], later))
     later(partial(_made_ready, published=published, then=taken or now), package, content)
     return content
 
