@@ -19,7 +19,6 @@ import pytest
 from click.testing import CliRunner, Result
 
 from ankibuild.cli import main
-from ankibuild.paths import written_place
 
 from ..conftest import Project
 
@@ -130,24 +129,26 @@ def test_an_output_that_is_a_link_is_replaced_never_written_through(project: Pro
     assert secret.read_text(encoding="utf-8") == f"{SECRET}\n"
 
 
-def test_a_written_file_is_placed_by_its_folder_never_by_the_link_at_its_name(
-    tmp_path: Path, secret: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_package_that_is_a_link_is_replaced_without_its_link_being_read(
+    project: Project, secret: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A package's kept records are named by where it lies while the build replaces a link at its name: a link
-    read as it is replaced fails (as the one below does), and the place is the same as for the file."""
-    (tmp_path / "dist").mkdir()
-    (tmp_path / "out").symlink_to(tmp_path / "dist", target_is_directory=True)
-    package = tmp_path / "out" / "ai-stack-de.apkg"
-    package.symlink_to(secret)
+    """The build replaces a link at a package's name while a thread names the package's records: a link read
+    as it is replaced fails (EINVAL, as every read of it does here), so nothing reads it."""
+    _built(project)
+    target = project.root / "dist" / "ai-stack-de.apkg"
+    _link_out(target, secret)
     readlink = os.readlink
 
     def replaced(path: str) -> str:
-        if Path(path).name == package.name:
+        if Path(path).name == target.name:
             raise OSError(errno.EINVAL, os.strerror(errno.EINVAL), path)
         return readlink(path)
 
     monkeypatch.setattr(os, "readlink", replaced)
-    assert written_place(package) == tmp_path.resolve() / "dist" / "ai-stack-de.apkg"
+    project.edit("ai-hardware.yaml", "Die arithmetische Intensität", "Die Intensität")
+    result = _run("build")
+    assert result.exit_code == 0, result.output
+    assert not target.is_symlink() and target.stat().st_size > 0
 
 
 @pytest.mark.parametrize("kind", ["link to a missing file", "link to a file", "fifo"])
